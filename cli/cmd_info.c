@@ -1,0 +1,160 @@
+/* kinegraph info MODEL: what the model is made of, and what is wrong with it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "analysis/mass.h"
+#include "core/fk.h"
+
+int kg_cmd_info(int argc, char **argv);
+
+static const char help[] =
+    "usage: kinegraph info MODEL [options]\n"
+    "\n"
+    "Reads MODEL (URDF) and prints its name, format, link and joint counts, degrees of\n"
+    "freedom (moving joint coordinates that are not mimic followers), root link, closed\n"
+    "loops with their members, mimic couplings, total mass, and every diagnostic with\n"
+    "its file and line. Exit status 1 when the model has errors.\n"
+    "\n"
+    "options:\n";
+
+static json_t *name_list(const kg_model *m, const int *idx, int n, int links) {
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, kg_json_str(links ? m->link[idx[i]].name : m->joint[idx[i]].name));
+    return a;
+}
+
+static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
+    json_t *o = json_object();
+    json_object_set_new(o, "name", kg_json_str(m->name));
+    json_object_set_new(o, "format", json_string(m->format));
+    json_object_set_new(o, "source", kg_json_str(m->source));
+    json_object_set_new(o, "links", json_integer(m->nlink - m->nvirtual));
+    json_object_set_new(o, "joints", json_integer(m->njoint));
+    json_object_set_new(o, "dof", json_integer(m->dof));
+    json_object_set_new(o, "nq", json_integer(m->nq));
+    json_object_set_new(o, "virtual_links", json_integer(m->nvirtual));
+    json_object_set_new(o, "root", kg_json_str(m->link[0].name));
+    json_t *types = json_object();
+    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
+        int n = 0;
+        for (int j = 0; j < m->njoint; j++) n += m->joint[j].type == (kg_joint_type)t;
+        json_object_set_new(types, kg_joint_type_name((kg_joint_type)t), json_integer(n));
+    }
+    json_object_set_new(o, "joint_types", types);
+    json_t *loops = json_array();
+    for (int k = 0; k < m->nloop; k++) {
+        const kg_loop *lp = &m->loop[k];
+        json_t *l = json_object();
+        json_object_set_new(l, "cut_joint", kg_json_str(m->joint[lp->cut_joint].name));
+        json_object_set_new(l, "real_link", kg_json_str(m->link[lp->real_link].name));
+        json_object_set_new(l, "virtual_link", kg_json_str(m->link[lp->virtual_link].name));
+        json_object_set_new(l, "links", name_list(m, lp->links, lp->nlink, 1));
+        json_object_set_new(l, "joints", name_list(m, lp->joints, lp->njoint, 0));
+        json_array_append_new(loops, l);
+    }
+    json_object_set_new(o, "loops", loops);
+    json_t *mimic = json_array();
+    for (int k = 0; k < m->nmimic; k++) {
+        const kg_mimic *mm = &m->mimic[k];
+        json_t *x = json_object();
+        json_object_set_new(x, "joint", kg_json_str(m->joint[mm->follower].name));
+        json_object_set_new(x, "leader", kg_json_str(m->joint[mm->leader].name));
+        json_object_set_new(x, "multiplier", json_real(mm->multiplier));
+        json_object_set_new(x, "offset", json_real(mm->offset));
+        json_array_append_new(mimic, x);
+    }
+    json_object_set_new(o, "mimic", mimic);
+    json_object_set_new(o, "mass", json_real(mass));
+    int nvis = 0, ncol = 0, nmesh = 0, nunres = 0;
+    for (int g = 0; g < m->ngeom; g++) {
+        if (m->geom[g].role == KG_VISUAL) nvis++;
+        else ncol++;
+        if (m->geom[g].type == KG_GEOM_MESH) {
+            nmesh++;
+            nunres += m->geom[g].mesh_path == NULL;
+        }
+    }
+    json_t *geoms = json_object();
+    json_object_set_new(geoms, "visual", json_integer(nvis));
+    json_object_set_new(geoms, "collision", json_integer(ncol));
+    json_object_set_new(geoms, "meshes", json_integer(nmesh));
+    json_object_set_new(geoms, "unresolved_meshes", json_integer(nunres));
+    json_object_set_new(o, "geoms", geoms);
+    json_object_set_new(o, "materials", json_integer(m->nmaterial));
+    json_object_set_new(o, "extras", json_integer(m->nextra));
+    json_object_set_new(o, "diagnostics", kg_json_diags(&c->diags));
+    return o;
+}
+
+static void info_text(const kg_model *m, const kg_cli *c, double mass) {
+    printf("name:    %s\n", m->name);
+    printf("format:  %s\n", m->format);
+    printf("source:  %s\n", m->source ? m->source : "-");
+    printf("links:   %d (root '%s')\n", m->nlink - m->nvirtual, m->link[0].name);
+    printf("joints:  %d, %d dof", m->njoint, m->dof);
+    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
+        int n = 0;
+        for (int j = 0; j < m->njoint; j++) n += m->joint[j].type == (kg_joint_type)t;
+        if (n) printf(", %d %s", n, kg_joint_type_name((kg_joint_type)t));
+    }
+    printf("\nmass:    %.6g kg\n", mass);
+    printf("loops:   %d\n", m->nloop);
+    for (int k = 0; k < m->nloop; k++) {
+        const kg_loop *lp = &m->loop[k];
+        printf("  cut at joint '%s' (virtual link '%s' closes on '%s'): links", m->joint[lp->cut_joint].name,
+               m->link[lp->virtual_link].name, m->link[lp->real_link].name);
+        for (int i = 0; i < lp->nlink; i++) printf(" %s", m->link[lp->links[i]].name);
+        printf("\n");
+    }
+    printf("mimic:   %d\n", m->nmimic);
+    for (int k = 0; k < m->nmimic; k++) {
+        const kg_mimic *mm = &m->mimic[k];
+        printf("  %s = %.17g * %s + %.17g\n", m->joint[mm->follower].name, mm->multiplier,
+               m->joint[mm->leader].name, mm->offset);
+    }
+    (void)c;
+}
+
+int kg_cmd_info(int argc, char **argv) {
+    kg_cli c = {.command = "info"};
+    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    if (rc >= 0) return rc;
+    /* info shows all diagnostics itself (in the report or the JSON) */
+    kg_load_options o = {0};
+    o.format = c.format;
+    o.resolver.package_paths = c.package_paths;
+    o.resolver.npackage_paths = c.npackage_paths;
+    kg_model *m = kg_load(c.model_path, &o, &c.diags);
+    int status = kg_cli_status(&c);
+    rc = 0;
+    if (!m) {
+        if (c.json) {
+            json_t *j = json_object();
+            json_object_set_new(j, "source", kg_json_str(c.model_path));
+            json_object_set_new(j, "diagnostics", kg_json_diags(&c.diags));
+            rc = kg_json_print(j);
+        } else {
+            kg_cli_print_diags(&c, stderr, KG_INFO);
+        }
+        kg_diags_clear(&c.diags);
+        return rc ? rc : KG_EXIT_ERRORS;
+    }
+    kg_data *d = kg_data_new(m);
+    kg_fk(m, d);
+    kg_mass_props mp;
+    kg_mass_properties(m, d, &mp, NULL);
+    if (c.json) {
+        rc = kg_json_print(info_json(m, &c, mp.mass));
+    } else {
+        info_text(m, &c, mp.mass);
+        printf("diagnostics: %zu errors, %zu warnings, %zu notes\n", kg_diags_count(&c.diags, KG_ERROR),
+               kg_diags_count(&c.diags, KG_WARNING), kg_diags_count(&c.diags, KG_INFO));
+        kg_cli_print_diags(&c, stdout, KG_INFO);
+    }
+    kg_data_free(d);
+    kg_model_free(m);
+    kg_diags_clear(&c.diags);
+    return rc ? rc : status;
+}

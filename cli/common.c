@@ -1,0 +1,279 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli/common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fk.h"
+#include "core/spatial.h"
+#include "formats/xml.h"
+
+const char kg_cli_model_options_help[] =
+    "  --json                 print JSON (SI units: m, rad, kg, kg m^2) instead of text\n"
+    "  --package-path DIR     where package://NAME/ references are looked up (DIR/NAME,\n"
+    "                         or DIR itself when named NAME); repeatable; searched before\n"
+    "                         ROS_PACKAGE_PATH and the model's ancestor folders\n"
+    "  --format FMT           read the model as FMT (urdf) instead of guessing\n"
+    "  --verbose              print warnings and notes about the model on stderr\n"
+    "  --help                 this text\n";
+
+const char kg_cli_q_options_help[] =
+    "  --q JSON               joint values as a JSON object, e.g. '{\"knee\": 0.5}' (rad or m);\n"
+    "                         joints not named are 0; planar joints take [x, y, angle], floating\n"
+    "                         joints [x, y, z, qw, qx, qy, qz]; mimic followers are computed and\n"
+    "                         may not be named\n"
+    "  --q-file FILE          the same JSON object, read from FILE\n"
+    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity)\n";
+
+int kg_cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "kinegraph%s%s: ", command ? " " : "", command ? command : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'kinegraph %s%s--help')\n", command ? command : "", command ? " " : "");
+    return KG_EXIT_USAGE;
+}
+
+int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q) {
+    const char *a = argv[*i];
+#define VALUE()                                                                          \
+    ((*i + 1 < argc) ? argv[++*i]                                                        \
+                     : (kg_cli_usage_error(c->command, "option %s needs a value", a), (char *)NULL))
+    if (strcmp(a, "--json") == 0) {
+        c->json = 1;
+        return 1;
+    }
+    if (strcmp(a, "--verbose") == 0) {
+        c->verbose = 1;
+        return 1;
+    }
+    if (strcmp(a, "--package-path") == 0) {
+        const char *v = VALUE();
+        if (!v) return -1;
+        if (c->npackage_paths == KG_MAX_PACKAGE_PATHS) {
+            kg_cli_usage_error(c->command, "too many --package-path options");
+            return -1;
+        }
+        c->package_paths[c->npackage_paths++] = v;
+        return 1;
+    }
+    if (strcmp(a, "--format") == 0) {
+        if (!(c->format = VALUE())) return -1;
+        return 1;
+    }
+    if (want_q && strcmp(a, "--q") == 0) {
+        if (!(c->q_json = VALUE())) return -1;
+        return 1;
+    }
+    if (want_q && strcmp(a, "--q-file") == 0) {
+        if (!(c->q_file = VALUE())) return -1;
+        return 1;
+    }
+    if (want_q && strcmp(a, "--base") == 0) {
+        if (!(c->base = VALUE())) return -1;
+        return 1;
+    }
+#undef VALUE
+    return 0;
+}
+
+void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level) {
+    size_t hidden = 0;
+    for (size_t i = 0; i < c->diags.count; i++) {
+        const kg_diag *g = &c->diags.items[i];
+        if (g->severity < min_level) {
+            if (g->severity == KG_WARNING) hidden++;
+            continue;
+        }
+        if (g->file && g->line) fprintf(out, "%s:%d: ", g->file, g->line);
+        else if (g->file) fprintf(out, "%s: ", g->file);
+        fprintf(out, "%s: %s [%s]\n", kg_severity_name(g->severity), g->message, g->code);
+    }
+    if (c->diags.dropped)
+        fprintf(out, "kinegraph: %zu more diagnostics not shown\n", c->diags.dropped);
+    if (hidden)
+        fprintf(out, "kinegraph: %zu warning%s about the model (see 'kinegraph info' or --verbose)\n",
+                hidden, hidden == 1 ? "" : "s");
+}
+
+kg_model *kg_cli_load(kg_cli *c, kg_severity print_level) {
+    kg_load_options o = {0};
+    o.format = c->format;
+    o.resolver.package_paths = c->package_paths;
+    o.resolver.npackage_paths = c->npackage_paths;
+    kg_model *m = kg_load(c->model_path, &o, &c->diags);
+    kg_cli_print_diags(c, stderr, c->verbose ? KG_INFO : print_level);
+    return m;
+}
+
+int kg_cli_status(const kg_cli *c) {
+    return kg_diags_count(&c->diags, KG_ERROR) ? KG_EXIT_ERRORS : KG_EXIT_OK;
+}
+
+static int set_joint_value(kg_cli *c, const kg_model *m, kg_data *d, const char *name, json_t *v) {
+    int j = kg_model_joint(m, name);
+    if (j < 0) {
+        kg_cli_usage_error(c->command, "--q names joint '%s', which the model does not have", name);
+        return -1;
+    }
+    const kg_joint *J = &m->joint[j];
+    if (J->nq == 0) {
+        kg_cli_usage_error(c->command, "--q names joint '%s', which is fixed and has no value", name);
+        return -1;
+    }
+    if (J->mimic >= 0) {
+        kg_cli_usage_error(c->command,
+                           "--q names joint '%s', which mimics joint '%s'; set '%s' instead", name,
+                           m->joint[m->mimic[J->mimic].leader].name, m->joint[m->mimic[J->mimic].leader].name);
+        return -1;
+    }
+    if (J->nq == 1) {
+        if (!json_is_number(v)) {
+            kg_cli_usage_error(c->command, "--q: the value of joint '%s' must be a number", name);
+            return -1;
+        }
+        d->q[J->qadr] = json_number_value(v);
+        return 0;
+    }
+    if (!json_is_array(v) || (int)json_array_size(v) != J->nq) {
+        kg_cli_usage_error(c->command, "--q: %s joint '%s' takes an array of %d numbers", kg_joint_type_name(J->type),
+                           name, J->nq);
+        return -1;
+    }
+    for (int k = 0; k < J->nq; k++) {
+        json_t *x = json_array_get(v, (size_t)k);
+        if (!json_is_number(x)) {
+            kg_cli_usage_error(c->command, "--q: the values of joint '%s' must be numbers", name);
+            return -1;
+        }
+        d->q[J->qadr + k] = json_number_value(x);
+    }
+    return 0;
+}
+
+int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d) {
+    if (c->q_json && c->q_file)
+        return kg_cli_usage_error(c->command, "give either --q or --q-file, not both");
+    json_t *q = NULL;
+    json_error_t err;
+    if (c->q_json) {
+        q = json_loads(c->q_json, 0, &err);
+        if (!q) return kg_cli_usage_error(c->command, "--q is not valid JSON: %s", err.text);
+    } else if (c->q_file) {
+        q = json_load_file(c->q_file, 0, &err);
+        if (!q) return kg_cli_usage_error(c->command, "--q-file %s: %s (line %d)", c->q_file, err.text, err.line);
+    }
+    if (q) {
+        if (!json_is_object(q)) {
+            json_decref(q);
+            return kg_cli_usage_error(c->command, "--q must be a JSON object mapping joint names to values");
+        }
+        const char *key;
+        json_t *v;
+        json_object_foreach(q, key, v) {
+            if (set_joint_value(c, m, d, key, v) != 0) {
+                json_decref(q);
+                return KG_EXIT_USAGE;
+            }
+        }
+        json_decref(q);
+    }
+    if (c->base) {
+        double b[7] = {0, 0, 0, 1, 0, 0, 0};
+        char *copy = strdup(c->base);
+        int n = 0;
+        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+            double v;
+            if (n == 7 || kg_parse_doubles(tok, &v, 1) != 0) {
+                n = -1;
+                break;
+            }
+            b[n++] = v;
+        }
+        free(copy);
+        if (n != 3 && n != 7)
+            return kg_cli_usage_error(c->command, "--base takes X,Y,Z or X,Y,Z,QW,QX,QY,QZ");
+        kg_data_set_base(d, b, b + 3);
+    }
+    return 0;
+}
+
+json_t *kg_json_str(const char *s) {
+    if (!s) return json_null();
+    json_t *j = json_string(s);
+    if (j) return j;
+    /* not valid UTF-8 (a truncated message, an odd file name): replace bad bytes */
+    char *copy = strdup(s);
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+        if (*p >= 0x80) *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+json_t *kg_json_vec(const double *v, int n) {
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+    return a;
+}
+
+json_t *kg_json_mat3(const double *r) {
+    json_t *a = json_array();
+    for (int i = 0; i < 3; i++) json_array_append_new(a, kg_json_vec(r + 3 * i, 3));
+    return a;
+}
+
+json_t *kg_json_diags(const kg_diags *d) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->count; i++) {
+        const kg_diag *g = &d->items[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "severity", json_string(kg_severity_name(g->severity)));
+        json_object_set_new(o, "code", json_string(g->code));
+        json_object_set_new(o, "message", kg_json_str(g->message));
+        json_object_set_new(o, "file", kg_json_str(g->file));
+        json_object_set_new(o, "line", g->line ? json_integer(g->line) : json_null());
+        json_object_set_new(o, "element", kg_json_str(g->element));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+int kg_json_print(json_t *j) {
+    /* 17 significant digits: every double reads back exactly */
+    int rc = json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) return KG_EXIT_OUTPUT;
+    return 0;
+}
+
+int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s%s%s", help, kg_cli_model_options_help, want_q ? kg_cli_q_options_help : "");
+            return KG_EXIT_OK;
+        }
+        int r = kg_cli_common_option(c, argc, argv, &i, want_q);
+        if (r < 0) return KG_EXIT_USAGE;
+        if (r) continue;
+        if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error(c->command, "unknown option %s", argv[i]);
+        if (c->model_path) return kg_cli_usage_error(c->command, "only one MODEL, please");
+        c->model_path = argv[i];
+    }
+    if (!c->model_path) return kg_cli_usage_error(c->command, "which MODEL?");
+    return -1;
+}
+
+int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d) {
+    *m = kg_cli_load(c, KG_ERROR);
+    *d = NULL;
+    if (!*m) return KG_EXIT_ERRORS;
+    *d = kg_data_new(*m);
+    int rc = kg_cli_apply_q(c, *m, *d);
+    if (rc) return rc;
+    kg_fk(*m, *d);
+    return 0;
+}

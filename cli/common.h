@@ -1,0 +1,74 @@
+/* Shared pieces of the kinegraph command: option handling, model loading,
+ * diagnostics printing and JSON output. The commands stay thin: parse
+ * arguments, call the library, print. */
+#ifndef KG_CLI_COMMON_H
+#define KG_CLI_COMMON_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "core/data.h"
+#include "core/diag.h"
+#include "core/model.h"
+#include "formats/load.h"
+
+/* Exit codes (documented in the README and in `kinegraph --help`). */
+enum {
+    KG_EXIT_OK = 0,     /* done, and the input has no error diagnostics */
+    KG_EXIT_ERRORS = 1, /* the input has errors (output is still printed when a model was built) */
+    KG_EXIT_USAGE = 2,  /* bad command line (unknown option, bad --q, unknown joint, ...) */
+    KG_EXIT_OUTPUT = 3, /* an output file could not be written */
+};
+
+#define KG_MAX_PACKAGE_PATHS 64
+
+typedef struct kg_cli {
+    const char *command;
+    const char *model_path;
+    int json, verbose;
+    const char *format;
+    const char *package_paths[KG_MAX_PACKAGE_PATHS];
+    int npackage_paths;
+    /* joint values and base pose (fk, mass) */
+    const char *q_json, *q_file, *base;
+    kg_diags diags;
+} kg_cli;
+
+/* Handles the options every model command shares (--json, --package-path,
+ * --format, --verbose, --q, --q-file, --base when want_q). Returns 1 if argv[*i]
+ * was consumed (advancing *i past a value), 0 if not ours, -1 on a usage error. */
+int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q);
+/* Options text for --help. */
+extern const char kg_cli_model_options_help[];
+extern const char kg_cli_q_options_help[];
+
+int kg_cli_usage_error(const char *command, const char *fmt, ...);
+
+/* Loads c->model_path; prints diagnostics to stderr per `print_level` (errors
+ * always; warnings and info when at or above print_level). */
+kg_model *kg_cli_load(kg_cli *c, kg_severity print_level);
+/* Compiler-style lines "file:line: severity: message [code]". */
+void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level);
+/* Exit code for the loaded input: KG_EXIT_ERRORS if any error diagnostic. */
+int kg_cli_status(const kg_cli *c);
+
+/* Fills d->q and the base pose from --q / --q-file / --base. Returns 0, or
+ * KG_EXIT_USAGE after printing why. */
+int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d);
+
+/* A JSON string (null for NULL); bytes that are not valid UTF-8 become '?'. */
+json_t *kg_json_str(const char *s);
+json_t *kg_json_vec(const double *v, int n);
+json_t *kg_json_mat3(const double *r);
+json_t *kg_json_diags(const kg_diags *d);
+/* Prints JSON to stdout; returns 0 or KG_EXIT_OUTPUT. Steals the reference. */
+int kg_json_print(json_t *j);
+
+/* Parses "MODEL [options]" (the q options too when want_q). Returns -1 to go on,
+ * or an exit code when done (--help printed, or a usage error). */
+int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q);
+/* Loads the model, applies --q/--q-file/--base and runs forward kinematics.
+ * Returns 0, or an exit code (*m and *d may be set and must be freed). */
+int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d);
+
+#endif

@@ -1,0 +1,49 @@
+/* kinegraph: convert, check and analyse robot models and motion. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common.h"
+
+int kg_cmd_info(int argc, char **argv);
+int kg_cmd_fk(int argc, char **argv);
+int kg_cmd_mass(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"info", kg_cmd_info, "what a model is made of, and its diagnostics"},
+    {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
+    {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: kinegraph COMMAND [arguments]   (kinegraph COMMAND --help for details)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\nexit status: 0 success; 1 the input has errors (printed on stderr, or in the JSON of\n"
+            "'info'); 2 usage error; 3 an output could not be written.\n"
+            "Units are SI everywhere: m, rad, kg, kg m^2.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return KG_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return KG_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("kinegraph 0.1.0\n");
+        return KG_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kinegraph: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return KG_EXIT_USAGE;
+}

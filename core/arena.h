@@ -1,0 +1,26 @@
+/* A bump allocator. Everything a model owns (names, arrays, opaque XML) lives in
+ * one arena so that an immutable model is freed with one call and never leaks a
+ * piece of itself. Allocations are 16-byte aligned and zeroed. */
+#ifndef KG_ARENA_H
+#define KG_ARENA_H
+
+#include <stddef.h>
+
+typedef struct kg_arena kg_arena;
+
+kg_arena *kg_arena_new(void);
+void kg_arena_free(kg_arena *a);
+
+/* Zeroed memory; aborts the process when memory is exhausted (a model that
+ * cannot be allocated cannot be reported on either). */
+void *kg_arena_alloc(kg_arena *a, size_t size);
+char *kg_arena_strdup(kg_arena *a, const char *s);
+char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
+
+/* Allocation helpers for the rest of the library: abort on exhaustion. */
+void *kg_xmalloc(size_t size);
+void *kg_xcalloc(size_t n, size_t size);
+void *kg_xrealloc(void *p, size_t size);
+char *kg_xstrdup(const char *s);
+
+#endif

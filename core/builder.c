@@ -1,0 +1,785 @@
+#include "core/builder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/spatial.h"
+#include "core/strmap.h"
+
+/* Builder records wrap the public structs so importers fill the real thing. */
+typedef struct blink {
+    kg_link l; /* first member: kg_link * and blink * convert */
+    int index; /* declaration order */
+} blink;
+
+typedef struct bjoint {
+    kg_joint j; /* first member */
+    const char *parent_name, *child_name;
+    int parent, child; /* declaration indices of links, -1 when unresolved */
+    int has_mimic;
+    const char *mimic_leader;
+    double mimic_multiplier, mimic_offset;
+    int mimic_line;
+} bjoint;
+
+typedef struct bmaterial {
+    kg_material m; /* first member */
+    int index;
+} bmaterial;
+
+typedef struct bgeom {
+    kg_geom g;
+    blink *link;
+    const char *material_name; /* by name, or */
+    bmaterial *material;       /* directly (anonymous materials) */
+} bgeom;
+
+#define VEC(T) struct { T *v; int n, cap; }
+#define VEC_PUSH(vec, x)                                                          \
+    do {                                                                          \
+        if ((vec).n == (vec).cap) {                                               \
+            (vec).cap = (vec).cap ? 2 * (vec).cap : 16;                           \
+            (vec).v = kg_xrealloc((vec).v, (size_t)(vec).cap * sizeof *(vec).v);  \
+        }                                                                         \
+        (vec).v[(vec).n++] = (x);                                                 \
+    } while (0)
+
+struct kg_builder {
+    kg_arena *arena; /* becomes the model's */
+    kg_diags *diags;
+    const char *file, *format, *name, *forbid_loops;
+    VEC(blink *) links;
+    VEC(bjoint *) joints;
+    VEC(bgeom *) geoms;
+    VEC(bmaterial *) materials;
+    VEC(kg_extra) extras;
+    kg_strmap material_map;
+};
+
+kg_builder *kg_builder_new(const char *file, const char *format, kg_diags *diags) {
+    kg_builder *b = kg_xcalloc(1, sizeof *b);
+    b->arena = kg_arena_new();
+    b->diags = diags;
+    b->file = kg_arena_strdup(b->arena, file);
+    b->format = kg_arena_strdup(b->arena, format);
+    kg_strmap_init(&b->material_map);
+    return b;
+}
+
+void kg_builder_free(kg_builder *b) {
+    if (!b) return;
+    kg_arena_free(b->arena);
+    free(b->links.v);
+    free(b->joints.v);
+    free(b->geoms.v);
+    free(b->materials.v);
+    free(b->extras.v);
+    kg_strmap_free(&b->material_map);
+    free(b);
+}
+
+const char *kg_builder_strdup(kg_builder *b, const char *s) { return kg_arena_strdup(b->arena, s); }
+
+void kg_builder_set_name(kg_builder *b, const char *name) { b->name = kg_arena_strdup(b->arena, name); }
+
+void kg_builder_forbid_loops(kg_builder *b, const char *format_name) {
+    b->forbid_loops = kg_arena_strdup(b->arena, format_name);
+}
+
+kg_link *kg_builder_add_link(kg_builder *b, const char *name, int line) {
+    blink *l = kg_arena_alloc(b->arena, sizeof *l);
+    l->l.name = kg_arena_strdup(b->arena, name ? name : "");
+    l->l.parent = l->l.joint = l->l.real = l->l.loop = -1;
+    kg_mat3_identity(l->l.inertial.rot);
+    l->l.line = line;
+    l->index = b->links.n;
+    VEC_PUSH(b->links, l);
+    return &l->l;
+}
+
+kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type type, const char *parent,
+                               const char *child, int line) {
+    bjoint *j = kg_arena_alloc(b->arena, sizeof *j);
+    j->j.name = kg_arena_strdup(b->arena, name ? name : "");
+    j->j.type = type;
+    kg_mat3_identity(j->j.rot);
+    j->j.axis[0] = 1; /* URDF's default axis */
+    j->j.lower = -INFINITY;
+    j->j.upper = INFINITY;
+    j->j.effort = j->j.velocity = NAN;
+    j->j.mimic = j->j.loop = -1;
+    j->j.line = line;
+    j->parent_name = kg_arena_strdup(b->arena, parent ? parent : "");
+    j->child_name = kg_arena_strdup(b->arena, child ? child : "");
+    j->parent = j->child = -1;
+    VEC_PUSH(b->joints, j);
+    return &j->j;
+}
+
+void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader, double multiplier,
+                          double offset, int line) {
+    bjoint *j = (bjoint *)follower;
+    j->has_mimic = 1;
+    j->mimic_leader = kg_arena_strdup(b->arena, leader ? leader : "");
+    j->mimic_multiplier = multiplier;
+    j->mimic_offset = offset;
+    j->mimic_line = line;
+}
+
+kg_geom *kg_builder_add_geom(kg_builder *b, kg_link *link, kg_geom_role role, kg_geom_type type,
+                             const char *material, int line) {
+    bgeom *g = kg_arena_alloc(b->arena, sizeof *g);
+    g->link = (blink *)link;
+    g->g.role = role;
+    g->g.type = type;
+    kg_mat3_identity(g->g.rot);
+    g->g.scale[0] = g->g.scale[1] = g->g.scale[2] = 1;
+    g->g.material = -1;
+    g->g.line = line;
+    g->material_name = material ? kg_arena_strdup(b->arena, material) : NULL;
+    VEC_PUSH(b->geoms, g);
+    return &g->g;
+}
+
+int kg_builder_has_material(const kg_builder *b, const char *name) {
+    return kg_strmap_get(&b->material_map, name) >= 0;
+}
+
+kg_material *kg_builder_add_material(kg_builder *b, const char *name, int line) {
+    bmaterial *m = kg_arena_alloc(b->arena, sizeof *m);
+    m->m.name = kg_arena_strdup(b->arena, name ? name : "");
+    m->m.line = line;
+    if (m->m.name[0] && kg_strmap_put(&b->material_map, m->m.name, b->materials.n) >= 0) {
+        kg_diag_add(b->diags, KG_ERROR, "material.duplicate", b->file, line, "material",
+                    "material '%s' is defined twice", m->m.name);
+        return NULL;
+    }
+    m->index = b->materials.n;
+    VEC_PUSH(b->materials, m);
+    return &m->m;
+}
+
+void kg_builder_set_geom_material(kg_builder *b, kg_geom *g, kg_material *m) {
+    (void)b;
+    ((bgeom *)g)->material_name = NULL;
+    ((bgeom *)g)->material = (bmaterial *)m;
+}
+
+void kg_builder_add_extra(kg_builder *b, const char *kind, const char *name, const char *xml, int line) {
+    kg_extra e = {kg_arena_strdup(b->arena, kind), kg_arena_strdup(b->arena, name),
+                  kg_arena_strdup(b->arena, xml), line};
+    VEC_PUSH(b->extras, e);
+}
+
+/* ---- finishing ----------------------------------------------------------- */
+
+static int joint_nq(kg_joint_type t) {
+    switch (t) {
+    case KG_JOINT_FIXED: return 0;
+    case KG_JOINT_FLOATING: return 7;
+    case KG_JOINT_PLANAR: return 3;
+    default: return 1;
+    }
+}
+
+static int joint_nv(kg_joint_type t) { return t == KG_JOINT_FLOATING ? 6 : joint_nq(t); }
+
+static int all_finite(const double *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* Two unit vectors spanning the plane normal to `axis` (planar joints): the basis
+ * vector least aligned with the axis, made orthogonal, then axis x u. For the
+ * usual axis z this gives u = x, v = y. */
+static void plane_basis(const double axis[3], double u[3], double v[3]) {
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+        if (fabs(axis[i]) < fabs(axis[k])) k = i;
+    double e[3] = {0, 0, 0};
+    e[k] = 1;
+    double d = kg_vec3_dot(axis, e);
+    for (int i = 0; i < 3; i++) u[i] = e[i] - d * axis[i];
+    double n = kg_vec3_norm(u);
+    for (int i = 0; i < 3; i++) u[i] /= n;
+    kg_vec3_cross(v, axis, u);
+}
+
+static void precompute_kin(kg_model *m) {
+    for (int i = 1; i < m->nlink; i++) {
+        const kg_joint *j = &m->joint[m->link[i].joint];
+        kg_kin *k = &m->kin[i];
+        k->parent = m->link[i].parent;
+        k->type = j->type;
+        k->qadr = j->qadr;
+        kg_vec3_copy(k->p0, j->pos);
+        kg_mat3_copy(k->r0, j->rot);
+        double id[9];
+        kg_mat3_identity(id);
+        k->rot_identity = memcmp(id, j->rot, sizeof id) == 0;
+        kg_mat3_vec(k->a0, j->rot, j->axis);
+        double s[9], s2[9];
+        kg_mat3_skew(s, j->axis);
+        kg_mat3_mul(s2, s, s);
+        kg_mat3_mul(k->b1, j->rot, s);
+        kg_mat3_mul(k->b2, j->rot, s2);
+        if (j->type == KG_JOINT_PLANAR) {
+            double u[3], v[3];
+            plane_basis(j->axis, u, v);
+            kg_mat3_vec(k->u0, j->rot, u);
+            kg_mat3_vec(k->v0, j->rot, v);
+        }
+    }
+}
+
+/* Validates what the kinematics and mass computations rely on; fixes nothing
+ * silently (normalising an axis is reported). */
+static void validate_joint(kg_builder *b, kg_joint *j) {
+    const char *f = b->file;
+    if (!all_finite(j->pos, 3) || !all_finite(j->rpy, 3) || !all_finite(j->axis, 3))
+        kg_diag_add(b->diags, KG_ERROR, "joint.not_finite", f, j->line, "joint",
+                    "joint '%s' has a non-finite origin or axis", j->name);
+    if (j->nq > 0 && j->type != KG_JOINT_FLOATING) {
+        double n = kg_vec3_norm(j->axis);
+        if (n == 0) {
+            kg_diag_add(b->diags, KG_ERROR, "joint.axis_zero", f, j->line, "axis",
+                        "joint '%s' has a zero axis; it cannot move", j->name);
+        } else if (isfinite(n) && fabs(n - 1) > 1e-9) {
+            kg_diag_add(b->diags, KG_WARNING, "joint.axis_not_unit", f, j->line, "axis",
+                        "joint '%s' axis has length %.9g; normalised", j->name, n);
+            for (int i = 0; i < 3; i++) j->axis[i] /= n;
+        }
+    }
+    if (j->has_limit) {
+        if (isnan(j->lower) || isnan(j->upper))
+            kg_diag_add(b->diags, KG_ERROR, "joint.limit_not_finite", f, j->line, "limit",
+                        "joint '%s' has a NaN limit", j->name);
+        else if (j->lower > j->upper && (j->type == KG_JOINT_REVOLUTE || j->type == KG_JOINT_PRISMATIC))
+            kg_diag_add(b->diags, KG_ERROR, "joint.limit_inverted", f, j->line, "limit",
+                        "joint '%s' has lower limit %.17g above upper limit %.17g", j->name, j->lower,
+                        j->upper);
+    }
+}
+
+static void validate_link(kg_builder *b, kg_link *l) {
+    if (!l->has_inertial) return;
+    const kg_inertial *in = &l->inertial;
+    if (!isfinite(in->mass) || !all_finite(in->pos, 3) || !all_finite(in->rpy, 3) ||
+        !all_finite(in->inertia, 6))
+        kg_diag_add(b->diags, KG_ERROR, "link.inertial_not_finite", b->file, l->line, "inertial",
+                    "link '%s' has a non-finite mass, inertia or inertial origin", l->name);
+    else if (in->mass < 0)
+        kg_diag_add(b->diags, KG_ERROR, "link.mass_negative", b->file, l->line, "mass",
+                    "link '%s' has negative mass %.17g kg", l->name, in->mass);
+}
+
+/* Orders mimic couplings so that leaders are evaluated before their followers
+ * (a follower may itself lead). Couplings on a cycle are reported and dropped,
+ * which makes their joints independent. Returns the number of couplings kept. */
+static int order_mimics(kg_builder *b, kg_model *m, int *mleader, kg_mimic *out) {
+    int nj = m->njoint, n = 0, maxd = 0;
+    int *state = kg_xcalloc((size_t)nj + 1, sizeof *state); /* 0 new, 1 on path, 2 done */
+    int *depth = kg_xcalloc((size_t)nj + 1, sizeof *depth);
+    int *path = kg_xmalloc(((size_t)nj + 1) * sizeof *path);
+    for (int j = 0; j < nj; j++) {
+        if (mleader[j] < 0 || state[j]) continue;
+        int np = 0, k = j, d;
+        while (mleader[k] >= 0 && state[k] == 0) {
+            state[k] = 1;
+            path[np++] = k;
+            k = mleader[k];
+        }
+        if (mleader[k] < 0) {
+            d = 0;
+        } else if (state[k] == 2) {
+            d = depth[k] + 1;
+        } else { /* k is on this path: path[s..np) is a cycle */
+            int s = 0;
+            while (path[s] != k) s++;
+            for (int i = s; i < np; i++) {
+                kg_diag_add(b->diags, KG_ERROR, "mimic.cycle", b->file, m->joint[path[i]].line, "mimic",
+                            "joint '%s' is part of a cycle of mimic couplings; coupling ignored",
+                            m->joint[path[i]].name);
+                mleader[path[i]] = -1;
+                state[path[i]] = 2;
+            }
+            np = s;
+            d = 0;
+        }
+        for (int i = np - 1; i >= 0; i--) {
+            depth[path[i]] = d++;
+            state[path[i]] = 2;
+            if (depth[path[i]] > maxd) maxd = depth[path[i]];
+        }
+    }
+    for (int d = 0; d <= maxd; d++)
+        for (int j = 0; j < nj; j++)
+            if (mleader[j] >= 0 && depth[j] == d) {
+                out[n].follower = j;
+                out[n].leader = mleader[j];
+                n++;
+            }
+    free(state);
+    free(depth);
+    free(path);
+    return n;
+}
+
+kg_model *kg_builder_finish(kg_builder *b) {
+    kg_diags *D = b->diags;
+    const char *F = b->file;
+    int nl = b->links.n, nj = b->joints.n;
+    kg_model *m = NULL;
+    kg_strmap lmap, jmap;
+    kg_strmap_init(&lmap);
+    kg_strmap_init(&jmap);
+    int *in_count = NULL, *out_start = NULL, *out_list = NULL, *tree_joint = NULL, *order = NULL;
+    int *cut = NULL, *newidx = NULL, *depth = NULL, *stack = NULL, *mleader = NULL;
+
+    if (nl == 0) {
+        kg_diag_add(D, KG_ERROR, "model.no_links", F, 0, NULL, "the model has no links");
+        goto done;
+    }
+
+    /* 1. names. A bad definition is reported and left out, so the rest of the
+     * model can still be built and checked. */
+    char *skip = kg_xcalloc((size_t)(nj ? nj : 1), sizeof *skip); /* joints left out */
+    for (int i = 0; i < nl; i++) {
+        blink *l = b->links.v[i];
+        if (!l->l.name[0]) {
+            kg_diag_add(D, KG_ERROR, "link.no_name", F, l->l.line, "link", "a link has no name; left out");
+            l->index = -1;
+        } else if (kg_strmap_put(&lmap, l->l.name, i) >= 0) {
+            int first = kg_strmap_get(&lmap, l->l.name);
+            kg_diag_add(D, KG_ERROR, "link.duplicate", F, l->l.line, "link",
+                        "link '%s' is defined twice (first at line %d); the second definition is left out",
+                        l->l.name, b->links.v[first]->l.line);
+            l->index = -1;
+        }
+    }
+    for (int i = 0; i < nj; i++) {
+        bjoint *j = b->joints.v[i];
+        if (!j->j.name[0]) {
+            kg_diag_add(D, KG_ERROR, "joint.no_name", F, j->j.line, "joint", "a joint has no name");
+        } else if (kg_strmap_put(&jmap, j->j.name, i) >= 0) {
+            int first = kg_strmap_get(&jmap, j->j.name);
+            kg_diag_add(D, KG_ERROR, "joint.duplicate", F, j->j.line, "joint",
+                        "joint '%s' is defined twice (first at line %d); the second definition is left out",
+                        j->j.name, b->joints.v[first]->j.line);
+            skip[i] = 1;
+            continue;
+        }
+        j->parent = kg_strmap_get(&lmap, j->parent_name);
+        j->child = kg_strmap_get(&lmap, j->child_name);
+        if (j->parent < 0) {
+            kg_diag_add(D, KG_ERROR, "joint.missing_link", F, j->j.line, "parent",
+                        "joint '%s' names parent link '%s', which is not defined; joint left out",
+                        j->j.name, j->parent_name);
+            skip[i] = 1;
+        }
+        if (j->child < 0) {
+            kg_diag_add(D, KG_ERROR, "joint.missing_link", F, j->j.line, "child",
+                        "joint '%s' names child link '%s', which is not defined; joint left out",
+                        j->j.name, j->child_name);
+            skip[i] = 1;
+        }
+        if (!skip[i] && j->parent == j->child) {
+            kg_diag_add(D, KG_ERROR, "joint.self_parent", F, j->j.line, "joint",
+                        "joint '%s' has link '%s' as both parent and child; joint left out", j->j.name,
+                        j->parent_name);
+            skip[i] = 1;
+        }
+    }
+    /* Compact: drop left-out links and joints from the builder's lists. */
+    {
+        int n = 0;
+        for (int i = 0; i < nl; i++)
+            if (b->links.v[i]->index >= 0) b->links.v[n++] = b->links.v[i];
+        for (int i = 0; i < n; i++) b->links.v[i]->index = i;
+        b->links.n = nl = n;
+        kg_strmap_free(&lmap);
+        kg_strmap_init(&lmap);
+        for (int i = 0; i < nl; i++) kg_strmap_put(&lmap, b->links.v[i]->l.name, i);
+        n = 0;
+        for (int i = 0; i < nj; i++)
+            if (!skip[i]) {
+                bjoint *j = b->joints.v[i];
+                j->parent = kg_strmap_get(&lmap, j->parent_name);
+                j->child = kg_strmap_get(&lmap, j->child_name);
+                b->joints.v[n++] = j;
+            }
+        b->joints.n = nj = n;
+        free(skip);
+        /* geoms of a left-out duplicate link go with it */
+        n = 0;
+        for (int g = 0; g < b->geoms.n; g++)
+            if (b->geoms.v[g]->link->index >= 0) b->geoms.v[n++] = b->geoms.v[g];
+        b->geoms.n = n;
+    }
+    if (nl == 0) {
+        kg_diag_add(D, KG_ERROR, "model.no_links", F, 0, NULL, "the model has no usable links");
+        goto done;
+    }
+
+    /* 2. root: the link no joint points to */
+    in_count = kg_xcalloc((size_t)nl, sizeof *in_count);
+    for (int i = 0; i < nj; i++) in_count[b->joints.v[i]->child]++;
+    int root = -1, nroot = 0;
+    for (int i = 0; i < nl; i++)
+        if (in_count[i] == 0) {
+            if (nroot++ == 0) root = i;
+        }
+    if (nroot > 1) {
+        char list[512] = "";
+        size_t len = 0;
+        int shown = 0;
+        for (int i = 0; i < nl && len < sizeof list - 64; i++)
+            if (in_count[i] == 0 && shown < 8) {
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", shown ? ", " : "",
+                                        b->links.v[i]->l.name);
+                shown++;
+            }
+        kg_diag_add(D, KG_ERROR, "topology.multiple_roots", F, b->links.v[root]->l.line, "link",
+                    "the model has %d root links (links no joint leads to): %s%s; it must have one",
+                    nroot, list, nroot > shown ? ", ..." : "");
+        goto done;
+    }
+    if (nroot == 0) { /* every link has a parent: there are joints */
+        root = b->joints.v[0]->parent;
+        kg_diag_add(D, KG_ERROR, "topology.no_root", F, b->links.v[root]->l.line, "link",
+                    "every link is the child of a joint, so there is no root link; "
+                    "'%s' (parent of the first joint) is used as the root",
+                    b->links.v[root]->l.name);
+    }
+
+    /* 3. spanning tree by breadth-first search; joints into visited links are cut */
+    out_start = kg_xcalloc((size_t)nl + 1, sizeof *out_start);
+    out_list = kg_xmalloc((size_t)(nj ? nj : 1) * sizeof *out_list);
+    for (int i = 0; i < nj; i++) out_start[b->joints.v[i]->parent + 1]++;
+    for (int i = 0; i < nl; i++) out_start[i + 1] += out_start[i];
+    {
+        int *fill = kg_xmalloc((size_t)nl * sizeof *fill);
+        memcpy(fill, out_start, (size_t)nl * sizeof *fill);
+        for (int i = 0; i < nj; i++) out_list[fill[b->joints.v[i]->parent]++] = i;
+        free(fill);
+    }
+    tree_joint = kg_xmalloc((size_t)nl * sizeof *tree_joint);
+    cut = kg_xcalloc((size_t)(nj ? nj : 1), sizeof *cut);
+    for (int i = 0; i < nl; i++) tree_joint[i] = -2; /* -2 unvisited, -1 root */
+    {
+        int *queue = kg_xmalloc((size_t)nl * sizeof *queue), qh = 0, qt = 0;
+        tree_joint[root] = -1;
+        queue[qt++] = root;
+        while (qh < qt) {
+            int u = queue[qh++];
+            for (int k = out_start[u]; k < out_start[u + 1]; k++) {
+                int j = out_list[k], c = b->joints.v[j]->child;
+                if (tree_joint[c] == -2) {
+                    tree_joint[c] = j;
+                    queue[qt++] = c;
+                } else {
+                    cut[j] = 1;
+                }
+            }
+        }
+        free(queue);
+    }
+    int nunreached = 0;
+    for (int i = 0; i < nl; i++)
+        if (tree_joint[i] == -2) {
+            if (nunreached++ < 8)
+                kg_diag_add(D, KG_ERROR, "topology.unreachable", F, b->links.v[i]->l.line, "link",
+                            "link '%s' cannot be reached from the root link '%s'", b->links.v[i]->l.name,
+                            b->links.v[root]->l.name);
+        }
+    if (nunreached) goto done;
+
+    int ncut = 0;
+    for (int j = 0; j < nj; j++) ncut += cut[j];
+
+    /* 4. topological order by depth-first preorder, children in declaration order.
+     * Node ids: 0..nl-1 real links; nl + j a virtual link hanging from cut joint j. */
+    int nnode = nl + nj;
+    order = kg_xmalloc((size_t)(nl + ncut) * sizeof *order);
+    newidx = kg_xmalloc((size_t)nnode * sizeof *newidx);
+    stack = kg_xmalloc((size_t)(nl + ncut + 1) * sizeof *stack);
+    int norder = 0, sp = 0;
+    stack[sp++] = root;
+    while (sp) {
+        int u = stack[--sp];
+        newidx[u] = norder;
+        order[norder++] = u;
+        if (u >= nl) continue; /* virtual links are leaves */
+        for (int k = out_start[u + 1] - 1; k >= out_start[u]; k--) {
+            int j = out_list[k];
+            stack[sp++] = cut[j] ? nl + j : b->joints.v[j]->child;
+        }
+    }
+
+    /* 5. the model */
+    m = kg_arena_alloc(b->arena, sizeof *m);
+    m->mem = b->arena;
+    m->name = b->name ? b->name : "";
+    m->format = b->format;
+    m->source = b->file;
+    m->nlink = norder;
+    m->njoint = norder - 1;
+    m->nvirtual = ncut;
+    m->nloop = ncut;
+    kg_arena *A = b->arena;
+    m->link = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->link);
+    m->joint = kg_arena_alloc(A, (size_t)(m->njoint ? m->njoint : 1) * sizeof *m->joint);
+    m->loop = kg_arena_alloc(A, (size_t)(ncut ? ncut : 1) * sizeof *m->loop);
+    m->kin = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->kin);
+
+    int loopi = 0;
+    for (int i = 0; i < norder; i++) {
+        int u = order[i];
+        kg_link *L = &m->link[i];
+        if (u < nl) {
+            *L = b->links.v[u]->l;
+            L->real = L->loop = -1;
+            L->joint = i > 0 ? i - 1 : -1;
+        } else {
+            bjoint *cj = b->joints.v[u - nl];
+            const kg_link *real = &b->links.v[cj->child]->l;
+            char name[512];
+            snprintf(name, sizeof name, "%s@%s", real->name, cj->j.name);
+            memset(L, 0, sizeof *L);
+            L->name = kg_arena_strdup(A, name);
+            kg_mat3_identity(L->inertial.rot);
+            L->real = cj->child; /* declaration index: remapped below */
+            L->loop = loopi++;
+            L->joint = i - 1;
+            L->line = cj->j.line;
+        }
+        L->geom_first = L->geom_count = 0;
+        if (i > 0) {
+            bjoint *bj = b->joints.v[u < nl ? tree_joint[u] : u - nl];
+            kg_joint *J = &m->joint[i - 1];
+            *J = bj->j;
+            J->child = i;
+            J->parent = newidx[bj->parent];
+            J->mimic = -1;
+            J->loop = u < nl ? -1 : L->loop;
+            L->parent = J->parent;
+        } else {
+            L->parent = -1;
+        }
+    }
+    for (int i = 0; i < m->nlink; i++)
+        if (m->link[i].real >= 0) m->link[i].real = newidx[m->link[i].real];
+
+    /* Virtual link names must not collide with real ones. */
+    {
+        kg_strmap names;
+        kg_strmap_init(&names);
+        for (int i = 0; i < m->nlink; i++)
+            if (m->link[i].real < 0) kg_strmap_put(&names, m->link[i].name, i);
+        for (int i = 0; i < m->nlink; i++) {
+            if (m->link[i].real < 0) continue;
+            const char *base = m->link[i].name;
+            char name[600];
+            for (int k = 2; kg_strmap_put(&names, m->link[i].name, i) >= 0; k++) {
+                snprintf(name, sizeof name, "%s#%d", base, k);
+                m->link[i].name = kg_arena_strdup(A, name);
+            }
+        }
+        kg_strmap_free(&names);
+    }
+
+    /* 6. joint coordinates and validation */
+    for (int j = 0; j < m->njoint; j++) {
+        kg_joint *J = &m->joint[j];
+        J->nq = joint_nq(J->type);
+        J->nv = joint_nv(J->type);
+        J->qadr = m->nq;
+        m->nq += J->nq;
+        m->nv += J->nv;
+        validate_joint(b, J);
+    }
+    for (int i = 0; i < m->nlink; i++) {
+        kg_link *L = &m->link[i];
+        if (L->real >= 0) continue;
+        validate_link(b, L);
+        if (L->has_inertial) {
+            L->mass = L->inertial.mass;
+            kg_vec3_copy(L->com, L->inertial.pos);
+            double ii[9];
+            kg_inertia_from6(ii, L->inertial.inertia);
+            kg_inertia_rotate(L->inertia, L->inertial.rot, ii);
+        }
+    }
+
+
+    /* 7. loops: the cycle is the two tree paths from the cut joint's ends to
+     * their common ancestor, joined by the cut joint */
+    depth = kg_xcalloc((size_t)m->nlink, sizeof *depth);
+    for (int i = 1; i < m->nlink; i++) depth[i] = depth[m->link[i].parent] + 1;
+    for (int v = 0; v < m->nlink; v++) {
+        if (m->link[v].loop < 0) continue;
+        kg_loop *lp = &m->loop[m->link[v].loop];
+        lp->virtual_link = v;
+        lp->cut_joint = m->link[v].joint;
+        lp->real_link = m->link[v].real;
+        int a = lp->real_link, c = m->link[v].parent;
+        while (depth[a] > depth[c]) a = m->link[a].parent;
+        while (depth[c] > depth[a]) c = m->link[c].parent;
+        while (a != c) {
+            a = m->link[a].parent;
+            c = m->link[c].parent;
+        }
+        int down = depth[lp->real_link] - depth[a];
+        int up = depth[m->link[v].parent] - depth[a];
+        int n = 1 + down + up;
+        int *links = kg_arena_alloc(A, (size_t)n * sizeof *links);
+        int *joints = kg_arena_alloc(A, (size_t)n * sizeof *joints);
+        links[0] = a;
+        for (int i = down, x = lp->real_link; i >= 1; i--, x = m->link[x].parent) {
+            links[i] = x;
+            joints[i - 1] = m->link[x].joint;
+        }
+        joints[down] = lp->cut_joint;
+        for (int i = 0, x = m->link[v].parent; i < up; i++, x = m->link[x].parent) {
+            links[1 + down + i] = x;
+            joints[1 + down + i] = m->link[x].joint;
+        }
+        lp->nlink = lp->njoint = n;
+        lp->links = links;
+        lp->joints = joints;
+
+        char list[768];
+        size_t len = 0;
+        for (int i = 0; i < n && len < sizeof list - 80; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", i ? ", " : "",
+                                    m->link[links[i]].name);
+        const kg_joint *cj = &m->joint[lp->cut_joint];
+        if (b->forbid_loops)
+            kg_diag_add(D, KG_ERROR, "topology.loop_forbidden", F, cj->line, "joint",
+                        "%s does not allow closed loops: joint '%s' closes a loop through links %s "
+                        "(built with a loop closure at that joint)",
+                        b->forbid_loops, cj->name, list);
+        else
+            kg_diag_add(D, KG_INFO, "topology.loop", F, cj->line, "joint",
+                        "closed loop through links %s, cut at joint '%s'", list, cj->name);
+    }
+
+    /* 8. mimic couplings */
+    mleader = kg_xmalloc((size_t)(m->njoint ? m->njoint : 1) * sizeof *mleader);
+    {
+        /* joint name -> new index */
+        kg_strmap_free(&jmap);
+        kg_strmap_init(&jmap);
+        for (int j = 0; j < m->njoint; j++) kg_strmap_put(&jmap, m->joint[j].name, j);
+        int *src = kg_xmalloc((size_t)(m->njoint ? m->njoint : 1) * sizeof *src);
+        for (int i = 1; i < m->nlink; i++) {
+            int u = order[i];
+            src[i - 1] = u < nl ? tree_joint[u] : u - nl;
+        }
+        for (int j = 0; j < m->njoint; j++) {
+            mleader[j] = -1;
+            const bjoint *bj = b->joints.v[src[j]];
+            if (!bj->has_mimic) continue;
+            kg_joint *J = &m->joint[j];
+            int lead = kg_strmap_get(&jmap, bj->mimic_leader);
+            if (lead < 0) {
+                kg_diag_add(D, KG_ERROR, "mimic.missing_leader", F, bj->mimic_line, "mimic",
+                            "joint '%s' mimics joint '%s', which is not defined; coupling ignored",
+                            J->name, bj->mimic_leader);
+            } else if (lead == j) {
+                kg_diag_add(D, KG_ERROR, "mimic.self", F, bj->mimic_line, "mimic",
+                            "joint '%s' mimics itself; coupling ignored", J->name);
+            } else if (J->type == KG_JOINT_FIXED) {
+                kg_diag_add(D, KG_WARNING, "mimic.fixed", F, bj->mimic_line, "mimic",
+                            "fixed joint '%s' mimics joint '%s'; a fixed joint cannot move, so the "
+                            "coupling has no effect",
+                            J->name, bj->mimic_leader);
+            } else if (J->nq != 1 || m->joint[lead].nq != 1) {
+                kg_diag_add(D, KG_ERROR, "mimic.type", F, bj->mimic_line, "mimic",
+                            "mimic coupling of joint '%s' (%s) to '%s' (%s) needs two one-coordinate "
+                            "joints; coupling ignored",
+                            J->name, kg_joint_type_name(J->type), m->joint[lead].name,
+                            kg_joint_type_name(m->joint[lead].type));
+            } else if (!isfinite(bj->mimic_multiplier) || !isfinite(bj->mimic_offset)) {
+                kg_diag_add(D, KG_ERROR, "mimic.not_finite", F, bj->mimic_line, "mimic",
+                            "joint '%s' has a non-finite mimic multiplier or offset; coupling ignored",
+                            J->name);
+            } else {
+                mleader[j] = lead;
+            }
+        }
+        m->mimic = kg_arena_alloc(A, (size_t)(m->njoint ? m->njoint : 1) * sizeof *m->mimic);
+        m->nmimic = order_mimics(b, m, mleader, m->mimic);
+        for (int k = 0; k < m->nmimic; k++) {
+            kg_mimic *mm = &m->mimic[k];
+            const bjoint *bj = b->joints.v[src[mm->follower]];
+            mm->multiplier = bj->mimic_multiplier;
+            mm->offset = bj->mimic_offset;
+            mm->line = bj->mimic_line;
+            m->joint[mm->follower].mimic = k;
+        }
+        free(src);
+    }
+    for (int j = 0; j < m->njoint; j++)
+        if (kg_joint_is_independent(m, j)) m->dof += m->joint[j].nv;
+
+    /* 9. materials, geoms (grouped by link, declaration order within a link), extras */
+    m->nmaterial = b->materials.n;
+    m->material = kg_arena_alloc(A, (size_t)(m->nmaterial ? m->nmaterial : 1) * sizeof *m->material);
+    for (int i = 0; i < m->nmaterial; i++) m->material[i] = b->materials.v[i]->m;
+    m->ngeom = b->geoms.n;
+    m->geom = kg_arena_alloc(A, (size_t)(m->ngeom ? m->ngeom : 1) * sizeof *m->geom);
+    {
+        int *count = kg_xcalloc((size_t)m->nlink + 1, sizeof *count);
+        for (int g = 0; g < m->ngeom; g++) count[newidx[b->geoms.v[g]->link->index] + 1]++;
+        for (int i = 0; i < m->nlink; i++) count[i + 1] += count[i];
+        for (int i = 0; i < m->nlink; i++) m->link[i].geom_first = count[i];
+        for (int g = 0; g < m->ngeom; g++) {
+            const bgeom *bg = b->geoms.v[g];
+            int li = newidx[bg->link->index];
+            kg_geom *G = &m->geom[m->link[li].geom_first + m->link[li].geom_count++];
+            *G = bg->g;
+            G->link = li;
+            G->material = bg->material ? bg->material->index : -1;
+            if (bg->material_name) {
+                G->material = kg_strmap_get(&b->material_map, bg->material_name);
+                if (G->material < 0)
+                    kg_diag_add(D, KG_WARNING, "material.undefined", F, bg->g.line, "material",
+                                "link '%s' uses material '%s', which is not defined",
+                                m->link[li].name, bg->material_name);
+            }
+        }
+        free(count);
+    }
+    m->nextra = b->extras.n;
+    m->extra = kg_arena_alloc(A, (size_t)(m->nextra ? m->nextra : 1) * sizeof *m->extra);
+    if (m->nextra) memcpy(m->extra, b->extras.v, (size_t)m->nextra * sizeof *m->extra);
+
+    /* 10. constants for the hot paths */
+    m->q_default = kg_arena_alloc(A, (size_t)(m->nq ? m->nq : 1) * sizeof *m->q_default);
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
+    precompute_kin(m);
+
+done:
+    kg_strmap_free(&lmap);
+    kg_strmap_free(&jmap);
+    free(in_count);
+    free(out_start);
+    free(out_list);
+    free(tree_joint);
+    free(order);
+    free(cut);
+    free(newidx);
+    free(depth);
+    free(stack);
+    free(mleader);
+    /* The arena now belongs to the model (or dies with the builder). */
+    if (m) b->arena = NULL;
+    kg_builder_free(b);
+    return m;
+}

@@ -1,0 +1,29 @@
+/* Per-thread working state for one model (like MuJoCo's mjData): the joint
+ * vector, the pose of the root, and the results of kinematics. A model can have
+ * any number of kg_data; nothing in a kg_data is shared. */
+#ifndef KG_DATA_H
+#define KG_DATA_H
+
+#include "core/model.h"
+
+typedef struct kg_data {
+    const kg_model *model;
+    double *q;           /* [nq] joint coordinates (see core/model.h) */
+    double base_pos[3];  /* world pose of the root link; identity by default */
+    double base_rot[9];
+    double *link_pos;    /* [3 * nlink] world position of each link frame, after kg_fk */
+    double *link_rot;    /* [9 * nlink] world rotation of each link frame (row-major) */
+} kg_data;
+
+/* q starts at model->q_default (zero, identity quaternions). */
+kg_data *kg_data_new(const kg_model *m);
+void kg_data_free(kg_data *d);
+
+/* Sets the root's world pose from a position and a quaternion (w, x, y, z); the
+ * quaternion is normalised. */
+void kg_data_set_base(kg_data *d, const double pos[3], const double quat[4]);
+
+/* follower = multiplier * leader + offset for every mimic coupling, in order. */
+void kg_apply_mimic(const kg_model *m, double *q);
+
+#endif

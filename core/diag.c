@@ -1,0 +1,69 @@
+#include "core/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+
+/* A hostile file can produce one diagnostic per line; keep memory bounded. */
+#define KG_DIAG_DEFAULT_LIMIT 10000
+
+void kg_diags_init(kg_diags *d) { memset(d, 0, sizeof *d); }
+
+void kg_diags_clear(kg_diags *d) {
+    for (size_t i = 0; i < d->count; i++) {
+        free(d->items[i].message);
+        free(d->items[i].file);
+        free(d->items[i].element);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *file, int line,
+                 const char *element, const char *fmt, ...) {
+    if (!d) return;
+    size_t limit = d->limit ? d->limit : KG_DIAG_DEFAULT_LIMIT;
+    if (d->count >= limit) {
+        /* Keep errors visible even past the limit by overwriting the last slot. */
+        d->dropped++;
+        if (sev != KG_ERROR || d->items[d->count - 1].severity == KG_ERROR) return;
+        kg_diag *last = &d->items[--d->count];
+        free(last->message);
+        free(last->file);
+        free(last->element);
+    }
+    if (d->count == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 16;
+        d->items = kg_xrealloc(d->items, d->cap * sizeof *d->items);
+    }
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    kg_diag *g = &d->items[d->count++];
+    g->severity = sev;
+    g->code = code;
+    g->message = kg_xstrdup(buf);
+    g->file = file ? kg_xstrdup(file) : NULL;
+    g->line = line;
+    g->element = element ? kg_xstrdup(element) : NULL;
+}
+
+size_t kg_diags_count(const kg_diags *d, kg_severity sev) {
+    size_t n = 0;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->items[i].severity == sev) n++;
+    return n;
+}
+
+const char *kg_severity_name(kg_severity sev) {
+    switch (sev) {
+    case KG_ERROR: return "error";
+    case KG_WARNING: return "warning";
+    default: return "info";
+    }
+}

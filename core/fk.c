@@ -1,0 +1,82 @@
+#define _GNU_SOURCE /* sincos */
+#include "core/fk.h"
+
+#include <math.h>
+
+#include "core/spatial.h"
+
+/* m = r0 + s * b1 + c1 * b2, i.e. r0 * Rot(axis, q) with s = sin q, c1 = 1 - cos q. */
+static inline void rot_joint(double *restrict m, const kg_kin *k, double s, double c1) {
+    for (int i = 0; i < 9; i++) m[i] = k->r0[i] + s * k->b1[i] + c1 * k->b2[i];
+}
+
+void kg_fk(const kg_model *m, kg_data *d) {
+    double *restrict pos = d->link_pos, *restrict rot = d->link_rot;
+    const double *q = d->q;
+    kg_apply_mimic(m, d->q);
+    kg_vec3_copy(pos, d->base_pos);
+    kg_mat3_copy(rot, d->base_rot);
+    for (int i = 1; i < m->nlink; i++) {
+        const kg_kin *k = &m->kin[i];
+        const double *rp = rot + 9 * k->parent, *pp = pos + 3 * k->parent;
+        double *r = rot + 9 * i, *p = pos + 3 * i;
+        double t[3], mr[9];
+        switch (k->type) {
+        case KG_JOINT_REVOLUTE:
+        case KG_JOINT_CONTINUOUS: {
+            double s, c;
+            sincos(q[k->qadr], &s, &c);
+            rot_joint(mr, k, s, 1.0 - c);
+            kg_mat3_mul(r, rp, mr);
+            kg_mat3_vec(t, rp, k->p0);
+            break;
+        }
+        case KG_JOINT_PRISMATIC: {
+            const double x = q[k->qadr];
+            double o[3] = {k->p0[0] + x * k->a0[0], k->p0[1] + x * k->a0[1], k->p0[2] + x * k->a0[2]};
+            if (k->rot_identity) kg_mat3_copy(r, rp);
+            else kg_mat3_mul(r, rp, k->r0);
+            kg_mat3_vec(t, rp, o);
+            break;
+        }
+        case KG_JOINT_PLANAR: {
+            const double *x = q + k->qadr;
+            double o[3], s, c;
+            for (int a = 0; a < 3; a++) o[a] = k->p0[a] + x[0] * k->u0[a] + x[1] * k->v0[a];
+            sincos(x[2], &s, &c);
+            rot_joint(mr, k, s, 1.0 - c);
+            kg_mat3_mul(r, rp, mr);
+            kg_mat3_vec(t, rp, o);
+            break;
+        }
+        case KG_JOINT_FLOATING: {
+            const double *x = q + k->qadr;
+            double o[3], rq[9];
+            kg_mat3_vec(o, k->r0, x);
+            for (int a = 0; a < 3; a++) o[a] += k->p0[a];
+            kg_rot_from_quat(rq, x + 3);
+            kg_mat3_mul(mr, k->r0, rq);
+            kg_mat3_mul(r, rp, mr);
+            kg_mat3_vec(t, rp, o);
+            break;
+        }
+        default: /* fixed */
+            if (k->rot_identity) kg_mat3_copy(r, rp);
+            else kg_mat3_mul(r, rp, k->r0);
+            kg_mat3_vec(t, rp, k->p0);
+            break;
+        }
+        p[0] = pp[0] + t[0];
+        p[1] = pp[1] + t[1];
+        p[2] = pp[2] + t[2];
+    }
+}
+
+void kg_loop_residual(const kg_model *m, const kg_data *d, int k, double dpos[3], double *dangle) {
+    const kg_loop *lp = &m->loop[k];
+    const double *pv = d->link_pos + 3 * lp->virtual_link, *pr = d->link_pos + 3 * lp->real_link;
+    for (int a = 0; a < 3; a++) dpos[a] = pv[a] - pr[a];
+    double rel[9];
+    kg_mat3_mul_at(rel, d->link_rot + 9 * lp->real_link, d->link_rot + 9 * lp->virtual_link);
+    *dangle = kg_rot_angle(rel);
+}

@@ -1,0 +1,190 @@
+/* The kinegraph model: one link/joint graph for every input format.
+ *
+ * Like MuJoCo's mjModel, a model is a set of flat arrays built once and never
+ * changed afterwards; everything that changes (joint values, poses, scratch
+ * space) lives in kg_data (core/data.h), one per thread.
+ *
+ * Topology. Links are stored in topological order: link 0 is the root and every
+ * link comes after its parent. Every non-root link has exactly one parent joint,
+ * and joints are stored in the order of their child link, so joint j moves link
+ * j + 1. Closed loops are cut at one joint: that joint (the cut joint) hangs a
+ * massless *virtual link* from its parent, and the loop is closed by the
+ * constraint that the virtual link coincides with its *real* link (Nakamura and
+ * Yamane's representation of closed and structure-varying chains). So the graph
+ * stored here is always a tree, and kg_loop lists the closures.
+ *
+ * Joint coordinates. Each joint owns nq consecutive entries of the joint vector q
+ * starting at qadr: fixed 0, revolute/continuous/prismatic 1, planar 3 (x, y in
+ * the plane normal to the axis, then the angle about it), floating 7 (x, y, z,
+ * then a unit quaternion w, x, y, z). A mimic follower's coordinate is computed
+ * from its leader (follower = multiplier * leader + offset) before kinematics.
+ *
+ * Units are SI everywhere: m, rad, kg, kg m^2, N, N m, m/s, rad/s. */
+#ifndef KG_MODEL_H
+#define KG_MODEL_H
+
+#include <stddef.h>
+
+typedef enum {
+    KG_JOINT_FIXED = 0,
+    KG_JOINT_REVOLUTE,
+    KG_JOINT_CONTINUOUS,
+    KG_JOINT_PRISMATIC,
+    KG_JOINT_FLOATING,
+    KG_JOINT_PLANAR,
+} kg_joint_type;
+
+typedef enum { KG_GEOM_BOX = 0, KG_GEOM_CYLINDER, KG_GEOM_SPHERE, KG_GEOM_MESH, KG_GEOM_CAPSULE } kg_geom_type;
+typedef enum { KG_VISUAL = 0, KG_COLLISION = 1 } kg_geom_role;
+
+/* Calibration flags (kg_joint.calibration) */
+enum { KG_CAL_RISING = 1, KG_CAL_FALLING = 2, KG_CAL_REFERENCE = 4 };
+
+typedef struct kg_inertial {
+    double mass;       /* kg */
+    double pos[3];     /* origin of the inertial frame (the COM) in the link frame */
+    double rpy[3];     /* orientation of the inertial frame, as declared */
+    double rot[9];     /* the same as a matrix */
+    double inertia[6]; /* ixx ixy ixz iyy iyz izz about the COM, inertial-frame axes */
+} kg_inertial;
+
+typedef struct kg_link {
+    const char *name;
+    int parent;        /* parent link, -1 for the root */
+    int joint;         /* joint from the parent, -1 for the root */
+    int real;          /* for a virtual link: the real link it closes onto; else -1 */
+    int loop;          /* for a virtual link: its loop; else -1 */
+    int has_inertial;
+    kg_inertial inertial; /* as declared (zero when has_inertial is 0) */
+    /* Derived from `inertial`: what analyses use. Virtual links have zero mass. */
+    double mass;       /* kg */
+    double com[3];     /* COM in the link frame */
+    double inertia[9]; /* about the COM, link-frame axes */
+    int geom_first, geom_count; /* this link's geoms in model->geom */
+    int line;          /* source line, 0 when unknown */
+} kg_link;
+
+typedef struct kg_joint {
+    const char *name;
+    kg_joint_type type;
+    int parent, child; /* links */
+    int qadr, nq;      /* coordinates in q */
+    int nv;            /* degrees of freedom (floating: 6) */
+    double pos[3];     /* origin: child frame at zero in the parent frame */
+    double rpy[3];
+    double rot[9];
+    double axis[3];    /* unit vector in the joint (child) frame; zero if declared zero */
+    int has_limit;
+    double lower, upper; /* rad or m; +-inf when absent */
+    double effort, velocity; /* N or N m; m/s or rad/s; NAN when absent */
+    int has_dynamics;
+    double damping, friction;
+    int has_safety;
+    double soft_lower, soft_upper, k_position, k_velocity;
+    int calibration;   /* KG_CAL_* flags of the values present */
+    double cal_rising, cal_falling, cal_reference;
+    int mimic;         /* index in model->mimic when this joint follows another; else -1 */
+    int loop;          /* index in model->loop when this is a cut joint; else -1 */
+    int line;
+} kg_joint;
+
+typedef struct kg_mimic {
+    int follower, leader; /* joints */
+    double multiplier, offset;
+    int line;
+} kg_mimic;
+
+typedef struct kg_loop {
+    int cut_joint;     /* the joint whose child is the virtual link */
+    int virtual_link;
+    int real_link;     /* the link the virtual link must coincide with */
+    /* The cycle, in order: the common ancestor of both ends, the tree path down to
+     * the real link, then (across the cut joint) the path from the cut joint's
+     * parent back up. joints[i] connects links[i] and links[(i + 1) % nlink]. */
+    int nlink;
+    const int *links;
+    int njoint;        /* == nlink */
+    const int *joints;
+} kg_loop;
+
+typedef struct kg_material {
+    const char *name;
+    int has_color;
+    double rgba[4];
+    const char *texture; /* as written, or NULL */
+    int line;
+} kg_material;
+
+typedef struct kg_geom {
+    int link;
+    kg_geom_role role;
+    kg_geom_type type;
+    const char *name;  /* may be NULL */
+    double pos[3], rpy[3], rot[9]; /* pose in the link frame */
+    double size[3];    /* box: x y z; cylinder/capsule: radius length; sphere: radius */
+    const char *mesh_uri;  /* mesh reference as written */
+    const char *mesh_path; /* resolved file, or NULL when it did not resolve */
+    double scale[3];
+    int material;      /* index in model->material, or -1 */
+    int line;
+} kg_geom;
+
+/* Something the model keeps but does not interpret (URDF <transmission>, <gazebo>,
+ * unknown top-level elements): exporters write it back verbatim. */
+typedef struct kg_extra {
+    const char *kind;  /* element name */
+    const char *name;  /* its name or reference attribute, or NULL */
+    const char *xml;   /* the element, serialised */
+    int line;
+} kg_extra;
+
+/* Precomputed per-link constants for forward kinematics (internal layout). */
+typedef struct kg_kin {
+    int parent, type, qadr, rot_identity;
+    double p0[3];      /* joint origin position */
+    double r0[9];      /* joint origin rotation */
+    double a0[3];      /* r0 * axis */
+    double b1[9];      /* r0 * [axis]x   : r0 * Rot(axis, q) = r0 + sin(q) b1 + (1 - cos(q)) b2 */
+    double b2[9];      /* r0 * [axis]x^2 */
+    double u0[3], v0[3]; /* planar: r0 * (in-plane basis) */
+} kg_kin;
+
+typedef struct kg_model {
+    const char *name;     /* robot name */
+    const char *format;   /* "urdf", ... */
+    const char *source;   /* file it was read from, or NULL */
+
+    int nlink, njoint, nq, nv, dof;
+    int nvirtual, nloop, nmimic, ngeom, nmaterial, nextra;
+
+    kg_link *link;
+    kg_joint *joint;
+    kg_mimic *mimic;      /* in evaluation order: leaders before followers */
+    kg_loop *loop;
+    kg_geom *geom;        /* grouped by link */
+    kg_material *material;
+    kg_extra *extra;
+    kg_kin *kin;          /* [nlink]; kin[0] unused */
+    double *q_default;    /* [nq]: zero, with identity quaternions for floating joints */
+
+    void *mem;            /* the arena owning all of the above */
+} kg_model;
+
+void kg_model_free(kg_model *m);
+
+/* Lookups by name; -1 when absent. Linear time: for set-up, not inner loops. */
+int kg_model_link(const kg_model *m, const char *name);
+int kg_model_joint(const kg_model *m, const char *name);
+int kg_model_material(const kg_model *m, const char *name);
+
+const char *kg_joint_type_name(kg_joint_type t);
+/* Parse a URDF joint type name; returns -1 when unknown. */
+int kg_joint_type_parse(const char *s);
+const char *kg_geom_type_name(kg_geom_type t);
+
+/* Joints that move and are not mimic followers, i.e. the model's independent coordinates. */
+static inline int kg_joint_is_independent(const kg_model *m, int j) {
+    return m->joint[j].nq > 0 && m->joint[j].mimic < 0;
+}
+
+#endif

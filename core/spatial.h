@@ -1,0 +1,111 @@
+/* Spatial maths on plain double arrays.
+ *
+ * Conventions used everywhere in kinegraph:
+ *   - 3x3 rotation matrices are row-major double[9]: r[3*i + j] is row i, column j.
+ *   - A pose is a rotation r[9] and a position p[3]; it maps child coordinates to
+ *     parent coordinates: x_parent = r * x_child + p.
+ *   - Quaternions are double[4] in the order (w, x, y, z), Hamilton convention.
+ *   - Roll-pitch-yaw (URDF "rpy") means R = Rz(yaw) * Ry(pitch) * Rx(roll),
+ *     i.e. fixed-axis rotations about X, then Y, then Z.
+ * The small functions are inline because forward kinematics and Jacobians call them
+ * in their inner loops. */
+#ifndef KG_SPATIAL_H
+#define KG_SPATIAL_H
+
+#include <math.h>
+
+#define KG_PI 3.14159265358979323846
+
+static inline void kg_vec3_copy(double o[3], const double a[3]) {
+    o[0] = a[0]; o[1] = a[1]; o[2] = a[2];
+}
+static inline double kg_vec3_dot(const double a[3], const double b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline double kg_vec3_norm(const double a[3]) { return sqrt(kg_vec3_dot(a, a)); }
+static inline void kg_vec3_cross(double o[3], const double a[3], const double b[3]) {
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    o[0] = x; o[1] = y; o[2] = z;
+}
+
+static inline void kg_mat3_identity(double r[9]) {
+    r[0] = 1; r[1] = 0; r[2] = 0;
+    r[3] = 0; r[4] = 1; r[5] = 0;
+    r[6] = 0; r[7] = 0; r[8] = 1;
+}
+static inline void kg_mat3_copy(double o[9], const double a[9]) {
+    for (int i = 0; i < 9; i++) o[i] = a[i];
+}
+/* o = a * b (o may not alias a or b) */
+static inline void kg_mat3_mul(double *restrict o, const double *restrict a, const double *restrict b) {
+    for (int i = 0; i < 3; i++) {
+        const double a0 = a[3 * i], a1 = a[3 * i + 1], a2 = a[3 * i + 2];
+        o[3 * i + 0] = a0 * b[0] + a1 * b[3] + a2 * b[6];
+        o[3 * i + 1] = a0 * b[1] + a1 * b[4] + a2 * b[7];
+        o[3 * i + 2] = a0 * b[2] + a1 * b[5] + a2 * b[8];
+    }
+}
+/* o = a * b^T */
+static inline void kg_mat3_mul_bt(double *restrict o, const double *restrict a, const double *restrict b) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            o[3 * i + j] = a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
+}
+/* o = a^T * b */
+static inline void kg_mat3_mul_at(double *restrict o, const double *restrict a, const double *restrict b) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            o[3 * i + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
+}
+/* o = r * v (o may alias v) */
+static inline void kg_mat3_vec(double o[3], const double r[9], const double v[3]) {
+    double x = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
+    double y = r[3] * v[0] + r[4] * v[1] + r[5] * v[2];
+    double z = r[6] * v[0] + r[7] * v[1] + r[8] * v[2];
+    o[0] = x; o[1] = y; o[2] = z;
+}
+/* o = r^T * v (o may alias v) */
+static inline void kg_mat3_tvec(double o[3], const double r[9], const double v[3]) {
+    double x = r[0] * v[0] + r[3] * v[1] + r[6] * v[2];
+    double y = r[1] * v[0] + r[4] * v[1] + r[7] * v[2];
+    double z = r[2] * v[0] + r[5] * v[1] + r[8] * v[2];
+    o[0] = x; o[1] = y; o[2] = z;
+}
+/* Skew-symmetric matrix [a]x, so that [a]x b = a x b. */
+static inline void kg_mat3_skew(double o[9], const double a[3]) {
+    o[0] = 0;     o[1] = -a[2]; o[2] = a[1];
+    o[3] = a[2];  o[4] = 0;     o[5] = -a[0];
+    o[6] = -a[1]; o[7] = a[0];  o[8] = 0;
+}
+
+/* Rotation of `angle` radians about the unit vector `axis` (Rodrigues). */
+void kg_rot_axis_angle(double r[9], const double axis[3], double angle);
+void kg_rot_from_rpy(double r[9], const double rpy[3]);
+/* Inverse of kg_rot_from_rpy; pitch in [-pi/2, pi/2]. */
+void kg_rot_to_rpy(const double r[9], double rpy[3]);
+/* Normalises q (w, x, y, z) first; a zero quaternion gives the identity. */
+void kg_rot_from_quat(double r[9], const double q[4]);
+/* w >= 0 */
+void kg_rot_to_quat(const double r[9], double q[4]);
+/* Rotation vector (axis * angle, angle in [0, pi]) of r: the matrix logarithm. */
+void kg_rot_log(const double r[9], double w[3]);
+/* Angle of the rotation r, in [0, pi]. */
+double kg_rot_angle(const double r[9]);
+
+/* Symmetric 3x3 inertia from URDF's six numbers (ixx ixy ixz iyy iyz izz). */
+void kg_inertia_from6(double o[9], const double i6[6]);
+/* o = r * i * r^T: an inertia tensor expressed in rotated axes. */
+void kg_inertia_rotate(double o[9], const double r[9], const double i[9]);
+
+/* Pose composition: (ro, po) = (ra, pa) * (rb, pb). Outputs may not alias inputs. */
+static inline void kg_pose_mul(double *restrict ro, double *restrict po, const double *restrict ra,
+                               const double *restrict pa, const double *restrict rb,
+                               const double *restrict pb) {
+    kg_mat3_mul(ro, ra, rb);
+    kg_mat3_vec(po, ra, pb);
+    po[0] += pa[0]; po[1] += pa[1]; po[2] += pa[2];
+}
+
+#endif

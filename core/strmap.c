@@ -1,0 +1,65 @@
+#include "core/strmap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+
+static uint64_t hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void kg_strmap_init(kg_strmap *m) { memset(m, 0, sizeof *m); }
+
+void kg_strmap_free(kg_strmap *m) {
+    free(m->keys);
+    free(m->values);
+    memset(m, 0, sizeof *m);
+}
+
+static void grow(kg_strmap *m) {
+    size_t ncap = m->cap ? 2 * m->cap : 64;
+    const char **keys = kg_xcalloc(ncap, sizeof *keys);
+    int *values = kg_xcalloc(ncap, sizeof *values);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t h = hash(m->keys[i]) & (ncap - 1);
+        while (keys[h]) h = (h + 1) & (ncap - 1);
+        keys[h] = m->keys[i];
+        values[h] = m->values[i];
+    }
+    free(m->keys);
+    free(m->values);
+    m->keys = keys;
+    m->values = values;
+    m->cap = ncap;
+}
+
+int kg_strmap_put(kg_strmap *m, const char *key, int value) {
+    if (2 * (m->count + 1) > m->cap) grow(m);
+    size_t h = hash(key) & (m->cap - 1);
+    while (m->keys[h]) {
+        if (strcmp(m->keys[h], key) == 0) return m->values[h];
+        h = (h + 1) & (m->cap - 1);
+    }
+    m->keys[h] = key;
+    m->values[h] = value;
+    m->count++;
+    return -1;
+}
+
+int kg_strmap_get(const kg_strmap *m, const char *key) {
+    if (!m->cap) return -1;
+    size_t h = hash(key) & (m->cap - 1);
+    while (m->keys[h]) {
+        if (strcmp(m->keys[h], key) == 0) return m->values[h];
+        h = (h + 1) & (m->cap - 1);
+    }
+    return -1;
+}

@@ -1,0 +1,22 @@
+/* String -> int map (open addressing, FNV-1a). Keys are borrowed, not copied:
+ * they must outlive the map. Used to resolve names while building a model. */
+#ifndef KG_STRMAP_H
+#define KG_STRMAP_H
+
+#include <stddef.h>
+
+typedef struct kg_strmap {
+    const char **keys;
+    int *values;
+    size_t cap, count;
+} kg_strmap;
+
+void kg_strmap_init(kg_strmap *m);
+void kg_strmap_free(kg_strmap *m);
+/* Returns the existing value if the key is present (and leaves it), else inserts
+ * and returns -1. */
+int kg_strmap_put(kg_strmap *m, const char *key, int value);
+/* -1 when absent */
+int kg_strmap_get(const kg_strmap *m, const char *key);
+
+#endif

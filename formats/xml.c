@@ -1,0 +1,220 @@
+#include "formats/xml.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+
+typedef struct err_sink {
+    const char *file;
+    kg_diags *diags;
+    int fatal;
+} err_sink;
+
+static void on_error(void *ud, xmlErrorPtr e) {
+    err_sink *s = ud;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", e->message ? e->message : "XML error");
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+    if (e->level == XML_ERR_FATAL) {
+        s->fatal = 1;
+        kg_diag_add(s->diags, KG_ERROR, "xml.malformed", s->file, e->line, NULL,
+                    "not well-formed XML: %s", msg);
+    } else if (e->domain == XML_FROM_NAMESPACE) {
+        kg_diag_add(s->diags, KG_WARNING, "xml.namespace", s->file, e->line, NULL, "%s", msg);
+    } else {
+        kg_diag_add(s->diags, KG_WARNING, "xml.warning", s->file, e->line, NULL, "%s", msg);
+    }
+}
+
+/* A few files start with '<?xml verison="1.0"?>' (TinyXML accepts it; libxml2
+ * does not) or have white space before the declaration. When the declaration is
+ * malformed or misplaced, blank it out (keeping line numbers) and warn. */
+static void fix_declaration(char *buf, size_t len, const char *file, kg_diags *d) {
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB &&
+        (unsigned char)buf[2] == 0xBF)
+        i = 3;
+    size_t start = i;
+    while (i < len && isspace((unsigned char)buf[i])) i++;
+    if (len - i < 6 || memcmp(buf + i, "<?xml", 5) != 0 || !isspace((unsigned char)buf[i + 5])) return;
+    size_t decl = i, end = i + 5;
+    while (end + 1 < len && !(buf[end] == '?' && buf[end + 1] == '>')) end++;
+    if (end + 1 >= len) return; /* unterminated: let the parser report it */
+    end += 2;
+    int ok = 1, has_version = 0;
+    const char *p = buf + decl + 5, *e = buf + end - 2;
+    while (ok) {
+        while (p < e && isspace((unsigned char)*p)) p++;
+        if (p >= e) break;
+        const char *name = p;
+        while (p < e && (isalnum((unsigned char)*p) || *p == '_' || *p == '-')) p++;
+        size_t nl = (size_t)(p - name);
+        while (p < e && isspace((unsigned char)*p)) p++;
+        if (nl == 0 || p >= e || *p != '=') { ok = 0; break; }
+        p++;
+        while (p < e && isspace((unsigned char)*p)) p++;
+        if (p >= e || (*p != '"' && *p != '\'')) { ok = 0; break; }
+        char quote = *p++;
+        while (p < e && *p != quote) p++;
+        if (p >= e) { ok = 0; break; }
+        p++;
+        if (nl == 7 && memcmp(name, "version", 7) == 0) has_version = 1;
+        else if (!(nl == 8 && memcmp(name, "encoding", 8) == 0) &&
+                 !(nl == 10 && memcmp(name, "standalone", 10) == 0))
+            ok = 0;
+    }
+    if (ok && has_version && decl == start) return;
+    int line = 1;
+    for (size_t k = 0; k < decl; k++)
+        if (buf[k] == '\n') line++;
+    char text[128];
+    size_t tl = end - decl < sizeof text - 1 ? end - decl : sizeof text - 1;
+    memcpy(text, buf + decl, tl);
+    text[tl] = 0;
+    for (char *c = text; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    kg_diag_add(d, KG_WARNING, "xml.declaration", file, line, NULL,
+                ok && has_version ? "XML declaration '%s' is not at the start of the file; ignored"
+                                  : "malformed XML declaration '%s' ignored",
+                text);
+    for (size_t k = decl; k < end; k++)
+        if (buf[k] != '\n' && buf[k] != '\r') buf[k] = ' ';
+}
+
+int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_diags *d) {
+    memset(x, 0, sizeof *x);
+    x->file = file;
+    x->diags = d;
+    if (len > (size_t)INT32_MAX) {
+        kg_diag_add(d, KG_ERROR, "io.too_large", file, 0, NULL, "file too large for the XML parser");
+        return -1;
+    }
+    char *copy = kg_xmalloc(len + 1);
+    memcpy(copy, buf, len);
+    copy[len] = 0;
+    fix_declaration(copy, len, file, d);
+    err_sink sink = {file, d, 0};
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) {
+        free(copy);
+        kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "cannot create an XML parser");
+        return -1;
+    }
+    xmlSetStructuredErrorFunc(&sink, on_error);
+    /* No network, no external entities, no DTD loading; line numbers past 65535. */
+    int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);
+    xmlSetStructuredErrorFunc(NULL, NULL);
+    xmlFreeParserCtxt(ctxt);
+    free(copy);
+    if (!doc || sink.fatal) {
+        if (doc) xmlFreeDoc(doc);
+        if (!sink.fatal)
+            kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "not a readable XML document");
+        return -1;
+    }
+    if (!xmlDocGetRootElement(doc)) {
+        xmlFreeDoc(doc);
+        kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "the XML document has no root element");
+        return -1;
+    }
+    x->doc = doc;
+    return 0;
+}
+
+void kg_xml_close(kg_xml *x) {
+    if (x->doc) xmlFreeDoc(x->doc);
+    for (int i = 0; i < x->nowned; i++) free(x->owned[i]);
+    free(x->owned);
+    memset(x, 0, sizeof *x);
+}
+
+xmlNodePtr kg_xml_first(xmlNodePtr n) {
+    for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) return c;
+    return NULL;
+}
+
+xmlNodePtr kg_xml_next(xmlNodePtr c) {
+    for (c = c ? c->next : NULL; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) return c;
+    return NULL;
+}
+
+int kg_xml_is(xmlNodePtr n, const char *name) {
+    return n && n->type == XML_ELEMENT_NODE && (!n->ns || !n->ns->prefix) &&
+           strcmp((const char *)n->name, name) == 0;
+}
+
+xmlNodePtr kg_xml_child(xmlNodePtr n, const char *name) {
+    for (xmlNodePtr c = kg_xml_first(n); c; c = kg_xml_next(c))
+        if (kg_xml_is(c, name)) return c;
+    return NULL;
+}
+
+const char *kg_xml_attr(kg_xml *x, xmlNodePtr n, const char *name) {
+    xmlAttrPtr a = xmlHasProp(n, (const xmlChar *)name);
+    if (!a) return NULL;
+    if (!a->children) return "";
+    if (a->children->type == XML_TEXT_NODE && !a->children->next)
+        return (const char *)a->children->content;
+    /* values made of several nodes (entity references): build and keep a copy */
+    xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
+    char *s = kg_xstrdup(v ? (const char *)v : "");
+    xmlFree(v);
+    if (x->nowned == x->capowned) {
+        x->capowned = x->capowned ? 2 * x->capowned : 8;
+        x->owned = kg_xrealloc(x->owned, (size_t)x->capowned * sizeof *x->owned);
+    }
+    x->owned[x->nowned++] = s;
+    return s;
+}
+
+int kg_parse_doubles(const char *s, double *out, int count) {
+    const char *p = s;
+    for (int i = 0; i < count; i++) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) return -1;
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v)) return -1;
+        if (*end && !isspace((unsigned char)*end)) return -1;
+        out[i] = v;
+        p = end;
+    }
+    while (isspace((unsigned char)*p)) p++;
+    return *p ? -1 : 0;
+}
+
+int kg_xml_doubles(kg_xml *x, xmlNodePtr n, const char *name, double *out, int count) {
+    const char *v = kg_xml_attr(x, n, name);
+    if (!v) return 0;
+    double tmp[16];
+    if (count > 16 || kg_parse_doubles(v, tmp, count) != 0) {
+        char shown[80];
+        snprintf(shown, sizeof shown, "%s", v);
+        kg_diag_add(x->diags, KG_ERROR, "xml.bad_number", x->file, kg_xml_line(n), (const char *)n->name,
+                    "<%s %s=\"%s%s\">: expected %d finite number%s", (const char *)n->name, name, shown,
+                    strlen(v) >= sizeof shown ? "..." : "", count, count == 1 ? "" : "s");
+        return -1;
+    }
+    memcpy(out, tmp, (size_t)count * sizeof *out);
+    return 1;
+}
+
+char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
+    xmlBufferPtr b = xmlBufferCreate();
+    xmlNodeDump(b, x->doc, n, 0, 0);
+    char *s = kg_xstrdup((const char *)xmlBufferContent(b));
+    xmlBufferFree(b);
+    return s;
+}

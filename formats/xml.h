@@ -1,0 +1,55 @@
+/* XML helpers on libxml2 shared by the XML importers (URDF, COLLADA).
+ *
+ * Every diagnostic carries the file and line of the element concerned. Real
+ * files are messy, so the reader is tolerant where the intent is clear: a
+ * misspelt or misplaced XML declaration and undeclared namespace prefixes are
+ * warnings; anything else that is not well-formed is an error with its line. */
+#ifndef KG_XML_H
+#define KG_XML_H
+
+#include <libxml/tree.h>
+#include <stddef.h>
+
+#include "core/diag.h"
+
+typedef struct kg_xml {
+    xmlDocPtr doc;
+    const char *file;
+    kg_diags *diags;
+    char **owned; /* strings handed out by kg_xml_attr that need freeing */
+    int nowned, capowned;
+} kg_xml;
+
+/* Parses buf (len bytes) named `file`. Returns 0 and fills x on success; -1 with
+ * an error diagnostic when the document is not usable. */
+int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_diags *d);
+void kg_xml_close(kg_xml *x);
+
+static inline int kg_xml_line(xmlNodePtr n) { return n ? (int)xmlGetLineNo(n) : 0; }
+
+/* Element children: iterate with kg_xml_first(n) / kg_xml_next(c); or by name
+ * (only elements with no namespace prefix match a name). */
+xmlNodePtr kg_xml_first(xmlNodePtr n);
+xmlNodePtr kg_xml_next(xmlNodePtr c);
+xmlNodePtr kg_xml_child(xmlNodePtr n, const char *name);
+int kg_xml_is(xmlNodePtr n, const char *name);
+
+/* The attribute's value, or NULL when absent. Valid until kg_xml_close. */
+const char *kg_xml_attr(kg_xml *x, xmlNodePtr n, const char *name);
+
+/* Reads exactly `count` finite numbers separated by white space from attribute
+ * `name`. Returns 1 when read, 0 when the attribute is absent (out untouched),
+ * -1 when malformed (an error diagnostic naming file, line, element and value). */
+int kg_xml_doubles(kg_xml *x, xmlNodePtr n, const char *name, double *out, int count);
+static inline int kg_xml_double(kg_xml *x, xmlNodePtr n, const char *name, double *out) {
+    return kg_xml_doubles(x, n, name, out, 1);
+}
+
+/* The element serialised as XML (malloc'd). */
+char *kg_xml_dump(kg_xml *x, xmlNodePtr n);
+
+/* Parses a whitespace-separated list of exactly `count` finite doubles from s.
+ * Returns 0 on success. */
+int kg_parse_doubles(const char *s, double *out, int count);
+
+#endif
