@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# kinegraph set-up: installs the Debian packages the build needs (apt-get, only
+# those missing; idempotent), configures and builds into build/, then does what
+# was asked:
+#   ./setup.sh           install and build
+#   ./setup.sh demo      ... and run the main job on the built-in sample (samples/)
+#   ./setup.sh test      ... and run every test (ctest, all labels)
+#   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
+#   ./setup.sh references  regenerate tests/reference/ from the peer tools
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Build: libxml2, jansson, cmocka. Peers for references and benchmarks: KDL with
+# kdl_parser and urdfdom, MuJoCo, check_urdf.
+PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-dev
+          liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
+          libmujoco-dev)
+
+install_packages() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build build -j"$(nproc)"
+}
+
+install_packages
+build
+
+case "${1:-}" in
+"") ;;
+demo)
+    set -x
+    build/kinegraph info samples/humanoid.urdf
+    build/kinegraph fk samples/humanoid.urdf --base 0,0,0.65 \
+        --q '{"r_hip_pitch": -0.4363, "r_knee": 0.8727, "r_ankle_pitch": -0.4363, "l_shoulder_pitch": -0.5}'
+    build/kinegraph mass samples/humanoid.urdf --base 0,0,0.65 --json
+    ;;
+test)
+    ctest --test-dir build --output-on-failure -j"$(nproc)"
+    ;;
+bench)
+    build/bench/run_benchmarks.sh
+    ;;
+references)
+    tests/peers/make_references.sh
+    ;;
+*)
+    echo "usage: $0 [demo|test|bench|references]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates tests/reference/*.json: forward kinematics and mass properties of
+# every corpus URDF that urdfdom can read, computed by KDL (kg_kdl_reference) at
+# the zero pose and two random joint vectors (seed 20261122). Run after
+# ./setup.sh (which builds build/tests/kg_kdl_reference).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data="${KINEGRAPH_DATA:-../shared/data}"
+gen=build/tests/kg_kdl_reference
+[ -x "$gen" ] || { echo "build $gen first (./setup.sh)" >&2; exit 1; }
+out=tests/reference
+mkdir -p "$out"
+rm -f "$out"/*.json
+n=0
+while IFS= read -r -d '' f; do
+    rel="${f#"$data"/}"
+    label=$(echo "$rel" | sed 's#^urdf/##; s#^bad/urdf/##; s#/.*/#_#; s#[^A-Za-z0-9_.-]#_#g; s#\.[Uu][Rr][Dd][Ff]$##')
+    if "$gen" "$f" "$rel" 20261122 3 >"$out/$label.json" 2>/dev/null; then
+        n=$((n + 1))
+    else
+        echo "skipped (the peer cannot read it): $rel" >&2
+        rm -f "$out/$label.json"
+    fi
+done < <(find "$data/urdf" "$data/bad/urdf/ros_urdf_tests" -iname '*.urdf' ! -name 'fail_*' -print0 | sort -z)
+echo "wrote $n reference files to $out"

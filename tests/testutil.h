@@ -1,0 +1,48 @@
+/* Helpers shared by the cmocka tests. */
+#ifndef KG_TESTUTIL_H
+#define KG_TESTUTIL_H
+
+#include <setjmp.h> /* cmocka needs these first */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+
+#include "core/diag.h"
+#include "core/model.h"
+
+/* The third-party corpus: $KINEGRAPH_DATA, else ../shared/data beside the
+ * checkout. NULL (and a printed notice) when it is absent. */
+const char *kg_test_data_dir(void);
+/* Skip the current test, saying why, when the corpus is absent. */
+#define KG_REQUIRE_DATA(dir)                                                                \
+    const char *dir = kg_test_data_dir();                                                   \
+    do {                                                                                    \
+        if (!dir) {                                                                         \
+            printf("SKIPPED: %s needs the shared corpus (set KINEGRAPH_DATA)\n", __func__); \
+            skip();                                                                         \
+        }                                                                                   \
+    } while (0)
+
+/* Loads a model from a string (named `name` for diagnostics). */
+kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
+/* Number of diagnostics with this code (and at least this severity). */
+int kg_test_count(const kg_diags *d, const char *code);
+/* First diagnostic with this code, or NULL. */
+const kg_diag *kg_test_find(const kg_diags *d, const char *code);
+/* Prints all diagnostics (for failing tests). */
+void kg_test_print_diags(const kg_diags *d);
+
+/* |a - b| <= tol, with a message naming what was compared. */
+#define KG_ASSERT_NEAR(a, b, tol)                                                                 \
+    do {                                                                                          \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                    \
+        if (!(fabs(a_ - b_) <= t_)) {                                                             \
+            fail_msg("%s = %.17g, expected %s = %.17g (tolerance %g)", #a, a_, #b, b_, t_);       \
+        }                                                                                         \
+    } while (0)
+
+#endif
