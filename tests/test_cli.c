@@ -1,1 +1,289 @@
-int main(void){return 0;}
+/* The kinegraph command: its JSON contract (field names and SI values), exit codes,
+ * --help on every command, errors on stderr. */
+#define _XOPEN_SOURCE 700
+#include "testutil.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BIN KG_BINARY_DIR "/kinegraph"
+#define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
+
+static char tmpdir[] = "/tmp/kg_cli_XXXXXX";
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t r = fread(s, 1, (size_t)n, f);
+    s[r] = 0;
+    fclose(f);
+    return s;
+}
+
+/* Runs "kinegraph ARGS" (ARGS is shell text); returns the exit status. */
+static int run(const char *args, char **out, char **err) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", BIN, args, tmpdir, tmpdir);
+    int st = system(cmd);
+    char p[600];
+    snprintf(p, sizeof p, "%s/out", tmpdir);
+    *out = slurp(p);
+    snprintf(p, sizeof p, "%s/err", tmpdir);
+    *err = slurp(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static json_t *run_json(const char *args, int expect_status) {
+    char *out, *err;
+    int st = run(args, &out, &err);
+    if (st != expect_status) fail_msg("kinegraph %s: exit %d, expected %d; stderr: %s", args, st, expect_status, err);
+    json_error_t e;
+    json_t *j = json_loads(out, 0, &e);
+    if (!j) fail_msg("kinegraph %s: not JSON (%s): %s", args, e.text, out);
+    free(out);
+    free(err);
+    return j;
+}
+
+static char *write_tmp(const char *name, const char *text) {
+    static char path[700];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int setup(void **state) {
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd);
+}
+
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+static void test_help(void **state) {
+    (void)state;
+    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char *out, *err;
+        assert_int_equal(run(cmds[i], &out, &err), 0);
+        assert_non_null(strstr(out, "usage: kinegraph"));
+        free(out);
+        free(err);
+    }
+    char *out, *err;
+    assert_int_equal(run("", &out, &err), 2); /* no command: usage on stderr */
+    assert_non_null(strstr(err, "usage"));
+    free(out);
+    free(err);
+    assert_int_equal(run("frobnicate", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
+static void test_info_json(void **state) {
+    (void)state;
+    json_t *j = run_json("info --json '" SAMPLE "'", 0);
+    assert_string_equal(json_string_value(json_object_get(j, "name")), "kinegraph_humanoid");
+    assert_string_equal(json_string_value(json_object_get(j, "format")), "urdf");
+    assert_int_equal(json_integer_value(json_object_get(j, "links")), 28);
+    assert_int_equal(json_integer_value(json_object_get(j, "joints")), 27);
+    assert_int_equal(json_integer_value(json_object_get(j, "dof")), 23);
+    assert_string_equal(json_string_value(json_object_get(j, "root")), "pelvis");
+    assert_true(json_is_array(json_object_get(j, "loops")));
+    assert_int_equal(json_array_size(json_object_get(j, "loops")), 0);
+    assert_true(json_is_array(json_object_get(j, "mimic")));
+    KG_ASSERT_NEAR(num(j, "mass"), 57.1, 1e-12); /* the sum of the sample's link masses */
+    assert_true(json_is_array(json_object_get(j, "diagnostics")));
+    assert_int_equal(json_array_size(json_object_get(j, "diagnostics")), 0);
+    json_decref(j);
+}
+
+static void test_info_loop_and_diagnostics(void **state) {
+    (void)state;
+    const char *p = write_tmp("loop.urdf",
+                              "<robot name='l'>\n"
+                              " <link name='base'/><link name='a'/><link name='c'/>\n"
+                              " <joint name='ja' type='continuous'><parent link='base'/><child link='a'/></joint>\n"
+                              " <joint name='jc' type='continuous'><parent link='a'/><child link='c'/></joint>\n"
+                              " <joint name='jbc' type='continuous'><parent link='base'/><child link='c'/><axis xyz='0 0 0'/></joint>\n"
+                              "</robot>\n");
+    char args[800];
+    snprintf(args, sizeof args, "info --json '%s'", p);
+    json_t *j = run_json(args, 1); /* errors: a loop in URDF, a zero axis */
+    json_t *loops = json_object_get(j, "loops");
+    assert_int_equal(json_array_size(loops), 1);
+    json_t *l = json_array_get(loops, 0);
+    /* breadth-first from the root: base-c is the shorter path, so a-c is cut */
+    assert_string_equal(json_string_value(json_object_get(l, "cut_joint")), "jc");
+    assert_int_equal(json_array_size(json_object_get(l, "links")), 3);
+    json_t *diags = json_object_get(j, "diagnostics");
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(diags); i++) {
+        json_t *g = json_array_get(diags, i);
+        const char *code = json_string_value(json_object_get(g, "code"));
+        assert_non_null(json_object_get(g, "severity"));
+        assert_non_null(json_object_get(g, "message"));
+        assert_string_equal(json_string_value(json_object_get(g, "file")), p);
+        if (strcmp(code, "joint.axis_zero") == 0) {
+            assert_int_equal(json_integer_value(json_object_get(g, "line")), 5);
+            assert_string_equal(json_string_value(json_object_get(g, "severity")), "error");
+            seen++;
+        }
+        if (strcmp(code, "topology.loop_forbidden") == 0) seen++;
+    }
+    assert_int_equal(seen, 2);
+    json_decref(j);
+
+    /* a file that is not XML: exit 1, the diagnostic in the JSON, file:line on stderr in text mode */
+    p = write_tmp("junk.urdf", "<robot name='x'>\n<link name='a'>\n</robot>\n");
+    snprintf(args, sizeof args, "info --json '%s'", p);
+    j = run_json(args, 1);
+    json_t *g = json_array_get(json_object_get(j, "diagnostics"), 0);
+    assert_string_equal(json_string_value(json_object_get(g, "code")), "xml.malformed");
+    json_decref(j);
+    char *out, *err;
+    snprintf(args, sizeof args, "fk '%s'", p);
+    assert_int_equal(run(args, &out, &err), 1);
+    char where[800];
+    snprintf(where, sizeof where, "%s:3: error:", p);
+    assert_non_null(strstr(err, where));
+    assert_string_equal(out, "");
+    free(out);
+    free(err);
+    assert_int_equal(run("info /nonexistent/robot.urdf", &out, &err), 1);
+    assert_non_null(strstr(err, "/nonexistent/robot.urdf"));
+    free(out);
+    free(err);
+}
+
+static void test_fk_json(void **state) {
+    (void)state;
+    /* Kajita's D2 through the command: pelvis at 0.65, right knee bent */
+    json_t *j = run_json("fk --json '" SAMPLE "' --base 0,0,0.65 --q "
+                         "'{\"r_hip_pitch\": -0.43633231299858238, \"r_knee\": 0.87266462599716477, "
+                         "\"r_ankle_pitch\": -0.43633231299858238}'",
+                         0);
+    json_t *links = json_object_get(j, "links");
+    assert_int_equal(json_object_size(links), 28);
+    json_t *shank = json_object_get(links, "r_shank");
+    json_t *p = json_object_get(shank, "position");
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 0)), 0.126785479, 1e-9);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 2)), 0.378107664, 1e-9);
+    json_t *r = json_object_get(json_object_get(links, "r_foot"), "rotation");
+    assert_int_equal(json_array_size(r), 3);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(json_array_get(r, 1), 1)), 1, 1e-15);
+    assert_int_equal(json_array_size(json_object_get(j, "loops")), 0);
+    json_decref(j);
+
+    /* joints not named are zero; --q-file */
+    const char *qf = write_tmp("q.json", "{\"l_knee\": 1.0}");
+    char args[800];
+    snprintf(args, sizeof args, "fk --json '%s' --q-file '%s'", SAMPLE, qf);
+    j = run_json(args, 0);
+    p = json_object_get(json_object_get(json_object_get(j, "links"), "l_ankle_link"), "position");
+    /* knee at z = -0.3 below the hip, shank 0.3 rotated 1 rad about y */
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 0)), -0.3 * sin(1.0), 1e-15);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 2)), -0.3 - 0.3 * cos(1.0), 1e-15);
+    json_decref(j);
+}
+
+static void test_q_errors(void **state) {
+    (void)state;
+    const char *mimic = write_tmp("mimic.urdf",
+                                  "<robot name='m'><link name='a'/><link name='b'/><link name='c'/>\n"
+                                  "<joint name='lead' type='continuous'><parent link='a'/><child link='b'/></joint>\n"
+                                  "<joint name='follow' type='continuous'><parent link='a'/><child link='c'/>\n"
+                                  "<mimic joint='lead' multiplier='2'/></joint></robot>\n");
+    struct {
+        const char *args, *stderr_has;
+    } cases[] = {
+        {"fk '" SAMPLE "' --q '{\"no_such_joint\": 1}'", "no_such_joint"},
+        {"fk '" SAMPLE "' --q '{\"r_sole_fixed\": 1}'", "fixed"},
+        {"fk '" SAMPLE "' --q '{\"r_knee\": \"x\"}'", "number"},
+        {"fk '" SAMPLE "' --q '[1, 2]'", "object"},
+        {"fk '" SAMPLE "' --q '{bad json'", "JSON"},
+        {"fk '" SAMPLE "' --base 1,2", "--base"},
+        {"fk '" SAMPLE "' --frobnicate", "unknown option"},
+        {"mass", "MODEL"},
+        {"fk '" SAMPLE "' --q", "needs a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out, *err;
+        int st = run(cases[i].args, &out, &err);
+        if (st != 2 || !strstr(err, cases[i].stderr_has))
+            fail_msg("kinegraph %s: exit %d, stderr '%s'", cases[i].args, st, err);
+        free(out);
+        free(err);
+    }
+    char args[800], *out, *err;
+    snprintf(args, sizeof args, "fk '%s' --q '{\"follow\": 1}'", mimic);
+    assert_int_equal(run(args, &out, &err), 2);
+    assert_non_null(strstr(err, "mimics joint 'lead'"));
+    free(out);
+    free(err);
+    /* the follower is computed from its leader */
+    snprintf(args, sizeof args, "fk --json '%s' --q '{\"lead\": 0.25}'", mimic);
+    json_t *j = run_json(args, 0);
+    json_t *r = json_object_get(json_object_get(json_object_get(j, "links"), "c"), "rotation");
+    /* follower = 2 * 0.25 about the default axis x */
+    KG_ASSERT_NEAR(json_number_value(json_array_get(json_array_get(r, 1), 1)), cos(0.5), 1e-15);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(json_array_get(r, 2), 1)), sin(0.5), 1e-15);
+    json_decref(j);
+}
+
+static void test_mass_json(void **state) {
+    (void)state;
+    json_t *j = run_json("mass --json '" SAMPLE "' --base 0,0,0.65", 0);
+    KG_ASSERT_NEAR(num(j, "mass"), 57.1, 1e-12);
+    json_t *com = json_object_get(j, "com");
+    assert_int_equal(json_array_size(com), 3);
+    /* the sample is left-right symmetric: the com is on the sagittal plane */
+    KG_ASSERT_NEAR(json_number_value(json_array_get(com, 1)), 0, 1e-15);
+    json_t *in = json_object_get(j, "inertia");
+    assert_int_equal(json_array_size(in), 3);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(json_array_get(in, 0), 1)),
+                   json_number_value(json_array_get(json_array_get(in, 1), 0)), 0);
+    json_t *links = json_object_get(j, "links");
+    assert_int_equal(json_array_size(links), 28);
+    json_t *l0 = json_array_get(links, 0);
+    assert_string_equal(json_string_value(json_object_get(l0, "name")), "pelvis");
+    KG_ASSERT_NEAR(num(l0, "mass"), 10, 0);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(json_object_get(l0, "com"), 2)), 0.70, 1e-15);
+    json_decref(j);
+    /* readable text without --json */
+    char *out, *err;
+    assert_int_equal(run("mass '" SAMPLE "'", &out, &err), 0);
+    assert_non_null(strstr(out, "mass:    57.1 kg"));
+    free(out);
+    free(err);
+    assert_int_equal(run("info '" SAMPLE "'", &out, &err), 0);
+    assert_non_null(strstr(out, "links:   28 (root 'pelvis')"));
+    assert_non_null(strstr(out, "23 dof"));
+    free(out);
+    free(err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
+        cmocka_unit_test(test_info_loop_and_diagnostics),
+        cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
+        cmocka_unit_test(test_mass_json),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -22,4 +22,7 @@ while IFS= read -r -d '' f; do
         rm -f "$out/$label.json"
     fi
 done < <(find "$data/urdf" "$data/bad/urdf/ros_urdf_tests" -iname '*.urdf' ! -name 'fail_*' -print0 | sort -z)
+# the built-in sample, located relative to the source tree ("@source/")
+"$gen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 3 >"$out/sample_humanoid.json"
+n=$((n + 1))
 echo "wrote $n reference files to $out"
