@@ -227,6 +227,15 @@ static void precompute_kin(kg_model *m) {
         kg_mat3_mul(s2, s, s);
         kg_mat3_mul(k->b1, j->rot, s);
         kg_mat3_mul(k->b2, j->rot, s2);
+        for (int a = 0; a < 3; a++) {
+            int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+            if ((j->axis[a] == 1 || j->axis[a] == -1) && j->axis[b1] == 0 && j->axis[b2] == 0) {
+                k->aligned = 1;
+                k->ci = b1; /* Rot_a mixes the two other columns, in cyclic order */
+                k->cj = b2;
+                k->sign = j->axis[a];
+            }
+        }
         if (j->type == KG_JOINT_PLANAR) {
             double u[3], v[3];
             plane_basis(j->axis, u, v);

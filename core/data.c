@@ -11,15 +11,18 @@ kg_data *kg_data_new(const kg_model *m) {
     size_t head = (sizeof(kg_data) + 63) & ~(size_t)63;
     size_t nq = ((size_t)(m->nq ? m->nq : 1) * sizeof(double) + 63) & ~(size_t)63;
     size_t np = ((size_t)m->nlink * 3 * sizeof(double) + 63) & ~(size_t)63;
-    size_t nr = (size_t)m->nlink * 9 * sizeof(double);
-    char *mem = aligned_alloc(64, (head + nq + np + nr + 63) & ~(size_t)63);
-    if (!mem) mem = kg_xmalloc(head + nq + np + nr); /* unreachable in practice */
-    memset(mem, 0, head + nq + np + nr);
+    size_t nr = ((size_t)m->nlink * 9 * sizeof(double) + 63) & ~(size_t)63;
+    size_t ns = (size_t)m->nlink * 2 * sizeof(double);
+    size_t total = (head + nq + np + nr + ns + 63) & ~(size_t)63;
+    char *mem = aligned_alloc(64, total);
+    if (!mem) mem = kg_xmalloc(total); /* unreachable in practice */
+    memset(mem, 0, total);
     kg_data *d = (kg_data *)mem;
     d->model = m;
     d->q = (double *)(mem + head);
     d->link_pos = (double *)(mem + head + nq);
     d->link_rot = (double *)(mem + head + nq + np);
+    d->sincos = (double *)(mem + head + nq + np + nr);
     if (m->nq) memcpy(d->q, m->q_default, (size_t)m->nq * sizeof(double));
     kg_mat3_identity(d->base_rot);
     for (int i = 0; i < m->nlink; i++) kg_mat3_identity(d->link_rot + 9 * i);

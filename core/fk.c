@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* sincos */
 #include "core/fk.h"
 
 #include <math.h>
@@ -10,10 +9,33 @@ static inline void rot_joint(double *restrict m, const kg_kin *k, double s, doub
     for (int i = 0; i < 9; i++) m[i] = k->r0[i] + s * k->b1[i] + c1 * k->b2[i];
 }
 
+/* r = a Rot_k(q) for a rotation about coordinate axis k: columns ci and cj mix. */
+static inline void rot_aligned(double *restrict r, const double *restrict a, const kg_kin *k, double s,
+                               double c) {
+    const int i = k->ci, j = k->cj, l = 3 - i - j;
+    for (int row = 0; row < 3; row++) {
+        const double ai = a[3 * row + i], aj = a[3 * row + j];
+        r[3 * row + i] = c * ai + s * aj;
+        r[3 * row + j] = c * aj - s * ai;
+        r[3 * row + l] = a[3 * row + l];
+    }
+}
+
 void kg_fk(const kg_model *m, kg_data *d) {
     double *restrict pos = d->link_pos, *restrict rot = d->link_rot;
     const double *q = d->q;
+    double *restrict sc = d->sincos;
     kg_apply_mimic(m, d->q);
+    /* All joint angles' sines and cosines first: they are independent of each
+     * other, so the processor overlaps them, which it cannot do inside the
+     * parent-to-child chain below. */
+    for (int i = 1; i < m->nlink; i++) {
+        const kg_kin *k = &m->kin[i];
+        if (k->type == KG_JOINT_REVOLUTE || k->type == KG_JOINT_CONTINUOUS)
+            kg_sincos(q[k->qadr], sc + 2 * i, sc + 2 * i + 1);
+        else if (k->type == KG_JOINT_PLANAR)
+            kg_sincos(q[k->qadr + 2], sc + 2 * i, sc + 2 * i + 1);
+    }
     kg_vec3_copy(pos, d->base_pos);
     kg_mat3_copy(rot, d->base_rot);
     for (int i = 1; i < m->nlink; i++) {
@@ -24,10 +46,18 @@ void kg_fk(const kg_model *m, kg_data *d) {
         switch (k->type) {
         case KG_JOINT_REVOLUTE:
         case KG_JOINT_CONTINUOUS: {
-            double s, c;
-            sincos(q[k->qadr], &s, &c);
-            rot_joint(mr, k, s, 1.0 - c);
-            kg_mat3_mul(r, rp, mr);
+            const double s = sc[2 * i], c = sc[2 * i + 1];
+            if (k->aligned) {
+                const double *a = rp;
+                if (!k->rot_identity) {
+                    kg_mat3_mul(mr, rp, k->r0);
+                    a = mr;
+                }
+                rot_aligned(r, a, k, k->sign * s, c);
+            } else {
+                rot_joint(mr, k, s, 1.0 - c);
+                kg_mat3_mul(r, rp, mr);
+            }
             kg_mat3_vec(t, rp, k->p0);
             break;
         }
@@ -40,10 +70,9 @@ void kg_fk(const kg_model *m, kg_data *d) {
             break;
         }
         case KG_JOINT_PLANAR: {
-            const double *x = q + k->qadr;
-            double o[3], s, c;
+            const double *x = q + k->qadr, s = sc[2 * i], c = sc[2 * i + 1];
+            double o[3];
             for (int a = 0; a < 3; a++) o[a] = k->p0[a] + x[0] * k->u0[a] + x[1] * k->v0[a];
-            sincos(x[2], &s, &c);
             rot_joint(mr, k, s, 1.0 - c);
             kg_mat3_mul(r, rp, mr);
             kg_mat3_vec(t, rp, o);

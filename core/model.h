@@ -141,6 +141,10 @@ typedef struct kg_extra {
 /* Precomputed per-link constants for forward kinematics (internal layout). */
 typedef struct kg_kin {
     int parent, type, qadr, rot_identity;
+    /* Revolute about a coordinate axis k of the joint frame (nearly every URDF):
+     * R = (R_parent r0) Rot_k(sign q), which only mixes the columns ci and cj. */
+    int aligned, ci, cj;
+    double sign;
     double p0[3];      /* joint origin position */
     double r0[9];      /* joint origin rotation */
     double a0[3];      /* r0 * axis */

@@ -1,4 +1,7 @@
+#define _GNU_SOURCE /* sincos */
 #include "core/spatial.h"
+
+void kg_sincos_libm(double x, double *s, double *c) { sincos(x, s, c); }
 
 void kg_rot_axis_angle(double r[9], const double a[3], double angle) {
     const double s = sin(angle), c = cos(angle), v = 1.0 - c;

@@ -127,12 +127,39 @@ static void test_inertia_rotate(void **state) {
     KG_ASSERT_NEAR(o[3], o[1], 0);
 }
 
+static void test_sincos_accuracy(void **state) {
+    (void)state;
+    /* against libm over the joint range and beyond, quadrant boundaries included */
+    double worst = 0;
+    for (int i = -400000; i <= 400000; i++) {
+        double x = i * 1.0e-4 * KG_PI; /* [-40 pi, 40 pi] in steps hitting multiples of pi/4 */
+        double s, c;
+        kg_sincos(x, &s, &c);
+        double es = fabs(s - sin(x)), ec = fabs(c - cos(x));
+        if (es > worst) worst = es;
+        if (ec > worst) worst = ec;
+    }
+    assert_true(worst <= 4.5e-16); /* two ulp of numbers near 1 */
+    /* large, tiny, signed zero, and the libm fallback for huge and non-finite values */
+    const double xs[] = {0.0, -0.0, 1e-300, -1e-12, 1.0, 99999.9, 1e5, -3.5e7, 1e300, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
+        double s, c;
+        kg_sincos(xs[i], &s, &c);
+        if (isnan(sin(xs[i]))) {
+            assert_true(isnan(s) && isnan(c));
+        } else {
+            KG_ASSERT_NEAR(s, sin(xs[i]), 1e-15 * fmax(1, fabs(xs[i]) * 1e-5));
+            KG_ASSERT_NEAR(c, cos(xs[i]), 1e-15 * fmax(1, fabs(xs[i]) * 1e-5));
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rodrigues_d6),   cmocka_unit_test(test_rpy_d6),
         cmocka_unit_test(test_rpy_gimbal_lock), cmocka_unit_test(test_rot_log_special),
         cmocka_unit_test(test_integration_d6), cmocka_unit_test(test_quat_round_trip),
-        cmocka_unit_test(test_inertia_rotate),
+        cmocka_unit_test(test_inertia_rotate), cmocka_unit_test(test_sincos_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
