@@ -58,8 +58,9 @@ int kg_cmd_fk(int argc, char **argv) {
                 const double *p = d->link_pos + 3 * i;
                 double rpy[3];
                 kg_rot_to_rpy(d->link_rot + 9 * i, rpy);
-                printf("%-32s %12.6f %12.6f %12.6f %10.6f %10.6f %10.6f\n", m->link[i].name, p[0], p[1], p[2],
-                       rpy[0], rpy[1], rpy[2]);
+                /* + 0.0 turns -0 into 0 for people */
+                printf("%-32s %12.6f %12.6f %12.6f %10.6f %10.6f %10.6f\n", m->link[i].name, p[0] + 0.0, p[1] + 0.0,
+                       p[2] + 0.0, rpy[0] + 0.0, rpy[1] + 0.0, rpy[2] + 0.0);
             }
             for (int k = 0; k < m->nloop; k++) {
                 double dp[3], da;

@@ -30,11 +30,11 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
     json_object_set_new(o, "name", kg_json_str(m->name));
     json_object_set_new(o, "format", json_string(m->format));
     json_object_set_new(o, "source", kg_json_str(m->source));
-    json_object_set_new(o, "links", json_integer(m->nlink - m->nvirtual));
+    json_object_set_new(o, "links", json_integer(m->nlink - m->nloop));
     json_object_set_new(o, "joints", json_integer(m->njoint));
     json_object_set_new(o, "dof", json_integer(m->dof));
     json_object_set_new(o, "nq", json_integer(m->nq));
-    json_object_set_new(o, "virtual_links", json_integer(m->nvirtual));
+    json_object_set_new(o, "virtual_links", json_integer(m->nloop));
     json_object_set_new(o, "root", kg_json_str(m->link[0].name));
     json_t *types = json_object();
     for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
@@ -92,7 +92,7 @@ static void info_text(const kg_model *m, const kg_cli *c, double mass) {
     printf("name:    %s\n", m->name);
     printf("format:  %s\n", m->format);
     printf("source:  %s\n", m->source ? m->source : "-");
-    printf("links:   %d (root '%s')\n", m->nlink - m->nvirtual, m->link[0].name);
+    printf("links:   %d (root '%s')\n", m->nlink - m->nloop, m->link[0].name);
     printf("joints:  %d, %d dof", m->njoint, m->dof);
     for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
         int n = 0;

@@ -338,25 +338,38 @@ static int order_mimics(kg_builder *b, kg_model *m, int *mleader, kg_mimic *out)
     return n;
 }
 
-kg_model *kg_builder_finish(kg_builder *b) {
+/* The joint graph while it is turned into a tree. Indices are declaration
+ * indices of the builder's (compacted) lists. */
+typedef struct graph {
+    int nl, nj;
+    int *out_start, *out_list; /* joints leaving each link, declaration order (CSR) */
+    int *tree_joint;           /* per link: its tree joint; -1 root, -2 unreached */
+    char *cut;                 /* per joint: closes a loop */
+    int ncut;
+    int *order;                /* topological order of nodes (nl + ncut of them) */
+    int *newidx;               /* node -> model link index; node nl + j is cut joint j's virtual link */
+} graph;
+
+static void graph_free(graph *g) {
+    free(g->out_start);
+    free(g->out_list);
+    free(g->tree_joint);
+    free(g->cut);
+    free(g->order);
+    free(g->newidx);
+}
+
+/* Step 1: names. Links and joints whose definitions are unusable (no name, a
+ * duplicate, a missing or self link) are reported and left out, so the rest of
+ * the model can still be built and checked. */
+static void resolve_names(kg_builder *b) {
     kg_diags *D = b->diags;
     const char *F = b->file;
     int nl = b->links.n, nj = b->joints.n;
-    kg_model *m = NULL;
     kg_strmap lmap, jmap;
     kg_strmap_init(&lmap);
     kg_strmap_init(&jmap);
-    int *in_count = NULL, *out_start = NULL, *out_list = NULL, *tree_joint = NULL, *order = NULL;
-    int *cut = NULL, *newidx = NULL, *depth = NULL, *stack = NULL, *mleader = NULL;
-
-    if (nl == 0) {
-        kg_diag_add(D, KG_ERROR, "model.no_links", F, 0, NULL, "the model has no links");
-        goto done;
-    }
-
-    /* 1. names. A bad definition is reported and left out, so the rest of the
-     * model can still be built and checked. */
-    char *skip = kg_xcalloc((size_t)(nj ? nj : 1), sizeof *skip); /* joints left out */
+    char *skip = kg_xcalloc((size_t)nj + 1, 1);
     for (int i = 0; i < nl; i++) {
         blink *l = b->links.v[i];
         if (!l->l.name[0]) {
@@ -382,226 +395,220 @@ kg_model *kg_builder_finish(kg_builder *b) {
             skip[i] = 1;
             continue;
         }
-        j->parent = kg_strmap_get(&lmap, j->parent_name);
-        j->child = kg_strmap_get(&lmap, j->child_name);
-        if (j->parent < 0) {
+        int parent = kg_strmap_get(&lmap, j->parent_name), child = kg_strmap_get(&lmap, j->child_name);
+        if (parent < 0) {
             kg_diag_add(D, KG_ERROR, "joint.missing_link", F, j->j.line, "parent",
                         "joint '%s' names parent link '%s', which is not defined; joint left out",
                         j->j.name, j->parent_name);
             skip[i] = 1;
         }
-        if (j->child < 0) {
+        if (child < 0) {
             kg_diag_add(D, KG_ERROR, "joint.missing_link", F, j->j.line, "child",
                         "joint '%s' names child link '%s', which is not defined; joint left out",
                         j->j.name, j->child_name);
             skip[i] = 1;
         }
-        if (!skip[i] && j->parent == j->child) {
+        if (!skip[i] && parent == child) {
             kg_diag_add(D, KG_ERROR, "joint.self_parent", F, j->j.line, "joint",
                         "joint '%s' has link '%s' as both parent and child; joint left out", j->j.name,
                         j->parent_name);
             skip[i] = 1;
         }
     }
-    /* Compact: drop left-out links and joints from the builder's lists. */
-    {
-        int n = 0;
-        for (int i = 0; i < nl; i++)
-            if (b->links.v[i]->index >= 0) b->links.v[n++] = b->links.v[i];
-        for (int i = 0; i < n; i++) b->links.v[i]->index = i;
-        b->links.n = nl = n;
-        kg_strmap_free(&lmap);
-        kg_strmap_init(&lmap);
-        for (int i = 0; i < nl; i++) kg_strmap_put(&lmap, b->links.v[i]->l.name, i);
-        n = 0;
-        for (int i = 0; i < nj; i++)
-            if (!skip[i]) {
-                bjoint *j = b->joints.v[i];
-                j->parent = kg_strmap_get(&lmap, j->parent_name);
-                j->child = kg_strmap_get(&lmap, j->child_name);
-                b->joints.v[n++] = j;
-            }
-        b->joints.n = nj = n;
-        free(skip);
-        /* geoms of a left-out duplicate link go with it */
-        n = 0;
-        for (int g = 0; g < b->geoms.n; g++)
-            if (b->geoms.v[g]->link->index >= 0) b->geoms.v[n++] = b->geoms.v[g];
-        b->geoms.n = n;
-    }
-    if (nl == 0) {
-        kg_diag_add(D, KG_ERROR, "model.no_links", F, 0, NULL, "the model has no usable links");
-        goto done;
-    }
-
-    /* 2. root: the link no joint points to */
-    in_count = kg_xcalloc((size_t)nl, sizeof *in_count);
-    for (int i = 0; i < nj; i++) in_count[b->joints.v[i]->child]++;
-    int root = -1, nroot = 0;
+    /* compact the lists and index the survivors */
+    int n = 0;
     for (int i = 0; i < nl; i++)
-        if (in_count[i] == 0) {
-            if (nroot++ == 0) root = i;
+        if (b->links.v[i]->index >= 0) b->links.v[n++] = b->links.v[i];
+    b->links.n = n;
+    kg_strmap_free(&lmap);
+    kg_strmap_init(&lmap);
+    for (int i = 0; i < n; i++) {
+        b->links.v[i]->index = i;
+        kg_strmap_put(&lmap, b->links.v[i]->l.name, i);
+    }
+    n = 0;
+    for (int i = 0; i < nj; i++)
+        if (!skip[i]) {
+            bjoint *j = b->joints.v[i];
+            j->parent = kg_strmap_get(&lmap, j->parent_name);
+            j->child = kg_strmap_get(&lmap, j->child_name);
+            b->joints.v[n++] = j;
         }
+    b->joints.n = n;
+    n = 0; /* the geoms of a left-out link go with it */
+    for (int g = 0; g < b->geoms.n; g++)
+        if (b->geoms.v[g]->link->index >= 0) b->geoms.v[n++] = b->geoms.v[g];
+    b->geoms.n = n;
+    free(skip);
+    kg_strmap_free(&lmap);
+    kg_strmap_free(&jmap);
+}
+
+/* Step 2: the root is the link no joint leads to. Returns it, or -1 when there is
+ * no single tree (an error says why). With no root at all (every link is a
+ * child: a pure cycle) the parent of the first joint is used, with an error. */
+static int find_root(kg_builder *b) {
+    int nl = b->links.n, nj = b->joints.n, root = -1, nroot = 0;
+    int *in = kg_xcalloc((size_t)nl, sizeof *in);
+    for (int i = 0; i < nj; i++) in[b->joints.v[i]->child]++;
+    for (int i = 0; i < nl; i++)
+        if (in[i] == 0 && nroot++ == 0) root = i;
     if (nroot > 1) {
         char list[512] = "";
         size_t len = 0;
         int shown = 0;
-        for (int i = 0; i < nl && len < sizeof list - 64; i++)
-            if (in_count[i] == 0 && shown < 8) {
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", shown ? ", " : "",
+        for (int i = 0; i < nl && shown < 8; i++)
+            if (in[i] == 0)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s'%.40s'", shown++ ? ", " : "",
                                         b->links.v[i]->l.name);
-                shown++;
-            }
-        kg_diag_add(D, KG_ERROR, "topology.multiple_roots", F, b->links.v[root]->l.line, "link",
-                    "the model has %d root links (links no joint leads to): %s%s; it must have one",
-                    nroot, list, nroot > shown ? ", ..." : "");
-        goto done;
-    }
-    if (nroot == 0) { /* every link has a parent: there are joints */
+        kg_diag_add(b->diags, KG_ERROR, "topology.multiple_roots", b->file, b->links.v[root]->l.line, "link",
+                    "the model has %d root links (links no joint leads to): %s%s; it must have one", nroot,
+                    list, nroot > shown ? ", ..." : "");
+        root = -1;
+    } else if (nroot == 0) {
         root = b->joints.v[0]->parent;
-        kg_diag_add(D, KG_ERROR, "topology.no_root", F, b->links.v[root]->l.line, "link",
+        kg_diag_add(b->diags, KG_ERROR, "topology.no_root", b->file, b->links.v[root]->l.line, "link",
                     "every link is the child of a joint, so there is no root link; "
                     "'%s' (parent of the first joint) is used as the root",
                     b->links.v[root]->l.name);
     }
+    free(in);
+    return root;
+}
 
-    /* 3. spanning tree by breadth-first search; joints into visited links are cut */
-    out_start = kg_xcalloc((size_t)nl + 1, sizeof *out_start);
-    out_list = kg_xmalloc((size_t)(nj ? nj : 1) * sizeof *out_list);
-    for (int i = 0; i < nj; i++) out_start[b->joints.v[i]->parent + 1]++;
-    for (int i = 0; i < nl; i++) out_start[i + 1] += out_start[i];
-    {
-        int *fill = kg_xmalloc((size_t)nl * sizeof *fill);
-        memcpy(fill, out_start, (size_t)nl * sizeof *fill);
-        for (int i = 0; i < nj; i++) out_list[fill[b->joints.v[i]->parent]++] = i;
-        free(fill);
-    }
-    tree_joint = kg_xmalloc((size_t)nl * sizeof *tree_joint);
-    cut = kg_xcalloc((size_t)(nj ? nj : 1), sizeof *cut);
-    for (int i = 0; i < nl; i++) tree_joint[i] = -2; /* -2 unvisited, -1 root */
-    {
-        int *queue = kg_xmalloc((size_t)nl * sizeof *queue), qh = 0, qt = 0;
-        tree_joint[root] = -1;
-        queue[qt++] = root;
-        while (qh < qt) {
-            int u = queue[qh++];
-            for (int k = out_start[u]; k < out_start[u + 1]; k++) {
-                int j = out_list[k], c = b->joints.v[j]->child;
-                if (tree_joint[c] == -2) {
-                    tree_joint[c] = j;
-                    queue[qt++] = c;
-                } else {
-                    cut[j] = 1;
-                }
+/* Step 3: a breadth-first spanning tree from the root, joints in declaration
+ * order; a joint into an already reached link is cut (it closes a loop).
+ * Returns 0, or -1 when links cannot be reached. */
+static int spanning_tree(kg_builder *b, int root, graph *g) {
+    int nl = g->nl = b->links.n, nj = g->nj = b->joints.n;
+    g->out_start = kg_xcalloc((size_t)nl + 1, sizeof *g->out_start);
+    g->out_list = kg_xmalloc(((size_t)nj + 1) * sizeof *g->out_list);
+    for (int i = 0; i < nj; i++) g->out_start[b->joints.v[i]->parent + 1]++;
+    for (int i = 0; i < nl; i++) g->out_start[i + 1] += g->out_start[i];
+    int *fill = kg_xmalloc(((size_t)nl + 1) * sizeof *fill);
+    memcpy(fill, g->out_start, (size_t)nl * sizeof *fill);
+    for (int i = 0; i < nj; i++) g->out_list[fill[b->joints.v[i]->parent]++] = i;
+    free(fill);
+
+    g->tree_joint = kg_xmalloc((size_t)nl * sizeof *g->tree_joint);
+    g->cut = kg_xcalloc((size_t)nj + 1, 1);
+    for (int i = 0; i < nl; i++) g->tree_joint[i] = -2;
+    int *queue = kg_xmalloc((size_t)nl * sizeof *queue), qh = 0, qt = 0;
+    g->tree_joint[root] = -1;
+    queue[qt++] = root;
+    while (qh < qt) {
+        int u = queue[qh++];
+        for (int k = g->out_start[u]; k < g->out_start[u + 1]; k++) {
+            int j = g->out_list[k], c = b->joints.v[j]->child;
+            if (g->tree_joint[c] == -2) {
+                g->tree_joint[c] = j;
+                queue[qt++] = c;
+            } else {
+                g->cut[j] = 1;
+                g->ncut++;
             }
         }
-        free(queue);
     }
-    int nunreached = 0;
+    free(queue);
+    int unreached = 0;
     for (int i = 0; i < nl; i++)
-        if (tree_joint[i] == -2) {
-            if (nunreached++ < 8)
-                kg_diag_add(D, KG_ERROR, "topology.unreachable", F, b->links.v[i]->l.line, "link",
-                            "link '%s' cannot be reached from the root link '%s'", b->links.v[i]->l.name,
-                            b->links.v[root]->l.name);
-        }
-    if (nunreached) goto done;
+        if (g->tree_joint[i] == -2 && unreached++ < 8)
+            kg_diag_add(b->diags, KG_ERROR, "topology.unreachable", b->file, b->links.v[i]->l.line, "link",
+                        "link '%s' cannot be reached from the root link '%s'", b->links.v[i]->l.name,
+                        b->links.v[root]->l.name);
+    return unreached ? -1 : 0;
+}
 
-    int ncut = 0;
-    for (int j = 0; j < nj; j++) ncut += cut[j];
-
-    /* 4. topological order by depth-first preorder, children in declaration order.
-     * Node ids: 0..nl-1 real links; nl + j a virtual link hanging from cut joint j. */
-    int nnode = nl + nj;
-    order = kg_xmalloc((size_t)(nl + ncut) * sizeof *order);
-    newidx = kg_xmalloc((size_t)nnode * sizeof *newidx);
-    stack = kg_xmalloc((size_t)(nl + ncut + 1) * sizeof *stack);
-    int norder = 0, sp = 0;
+/* Step 4: topological order by depth-first preorder, children in declaration
+ * order; a cut joint's virtual link is a leaf under the joint's parent. */
+static void topological_order(kg_builder *b, int root, graph *g) {
+    int nl = g->nl, n = nl + g->ncut;
+    g->order = kg_xmalloc((size_t)n * sizeof *g->order);
+    g->newidx = kg_xmalloc(((size_t)nl + (size_t)g->nj) * sizeof *g->newidx);
+    int *stack = kg_xmalloc(((size_t)n + 1) * sizeof *stack), sp = 0, norder = 0;
     stack[sp++] = root;
     while (sp) {
         int u = stack[--sp];
-        newidx[u] = norder;
-        order[norder++] = u;
-        if (u >= nl) continue; /* virtual links are leaves */
-        for (int k = out_start[u + 1] - 1; k >= out_start[u]; k--) {
-            int j = out_list[k];
-            stack[sp++] = cut[j] ? nl + j : b->joints.v[j]->child;
+        g->newidx[u] = norder;
+        g->order[norder++] = u;
+        if (u >= nl) continue;
+        for (int k = g->out_start[u + 1] - 1; k >= g->out_start[u]; k--) {
+            int j = g->out_list[k];
+            stack[sp++] = g->cut[j] ? nl + j : b->joints.v[j]->child;
         }
     }
+    free(stack);
+}
 
-    /* 5. the model */
-    m = kg_arena_alloc(b->arena, sizeof *m);
-    m->mem = b->arena;
+/* The builder joint behind model joint j (the tree joint of link j + 1, or the
+ * cut joint of a virtual link). */
+static const bjoint *source_joint(const kg_builder *b, const graph *g, int j) {
+    int u = g->order[j + 1];
+    return b->joints.v[u < g->nl ? g->tree_joint[u] : u - g->nl];
+}
+
+/* Step 5: links and joints in topological order, the joint vector, validation
+ * and derived inertias. */
+static kg_model *layout(kg_builder *b, const graph *g) {
+    kg_arena *A = b->arena;
+    kg_model *m = kg_arena_alloc(A, sizeof *m);
+    m->mem = A;
     m->name = b->name ? b->name : "";
     m->format = b->format;
     m->source = b->file;
-    m->nlink = norder;
-    m->njoint = norder - 1;
-    m->nvirtual = ncut;
-    m->nloop = ncut;
-    kg_arena *A = b->arena;
+    m->nlink = g->nl + g->ncut;
+    m->njoint = m->nlink - 1;
+    m->nloop = g->ncut;
     m->link = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->link);
-    m->joint = kg_arena_alloc(A, (size_t)(m->njoint ? m->njoint : 1) * sizeof *m->joint);
-    m->loop = kg_arena_alloc(A, (size_t)(ncut ? ncut : 1) * sizeof *m->loop);
+    m->joint = kg_arena_alloc(A, ((size_t)m->njoint + 1) * sizeof *m->joint);
+    m->loop = kg_arena_alloc(A, ((size_t)m->nloop + 1) * sizeof *m->loop);
     m->kin = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->kin);
-
-    int loopi = 0;
-    for (int i = 0; i < norder; i++) {
-        int u = order[i];
+    int loop = 0;
+    for (int i = 0; i < m->nlink; i++) {
+        int u = g->order[i];
         kg_link *L = &m->link[i];
-        if (u < nl) {
+        if (u < g->nl) {
             *L = b->links.v[u]->l;
             L->real = L->loop = -1;
-            L->joint = i > 0 ? i - 1 : -1;
-        } else {
-            bjoint *cj = b->joints.v[u - nl];
-            const kg_link *real = &b->links.v[cj->child]->l;
+        } else { /* a virtual link: kinematic only, no mass */
+            const bjoint *cj = b->joints.v[u - g->nl];
             char name[512];
-            snprintf(name, sizeof name, "%s@%s", real->name, cj->j.name);
+            snprintf(name, sizeof name, "%s@%s", b->links.v[cj->child]->l.name, cj->j.name);
             memset(L, 0, sizeof *L);
             L->name = kg_arena_strdup(A, name);
             kg_mat3_identity(L->inertial.rot);
-            L->real = cj->child; /* declaration index: remapped below */
-            L->loop = loopi++;
-            L->joint = i - 1;
+            L->real = g->newidx[cj->child];
+            L->loop = loop++;
             L->line = cj->j.line;
         }
         L->geom_first = L->geom_count = 0;
-        if (i > 0) {
-            bjoint *bj = b->joints.v[u < nl ? tree_joint[u] : u - nl];
-            kg_joint *J = &m->joint[i - 1];
-            *J = bj->j;
-            J->child = i;
-            J->parent = newidx[bj->parent];
-            J->mimic = -1;
-            J->loop = u < nl ? -1 : L->loop;
-            L->parent = J->parent;
-        } else {
-            L->parent = -1;
-        }
+        L->parent = L->joint = -1;
+        if (i == 0) continue;
+        const bjoint *bj = source_joint(b, g, i - 1);
+        kg_joint *J = &m->joint[i - 1];
+        *J = bj->j;
+        J->parent = L->parent = g->newidx[bj->parent];
+        J->child = i;
+        J->mimic = -1;
+        J->loop = L->loop;
+        L->joint = i - 1;
     }
+    /* virtual link names must not collide with real ones */
+    kg_strmap names;
+    kg_strmap_init(&names);
     for (int i = 0; i < m->nlink; i++)
-        if (m->link[i].real >= 0) m->link[i].real = newidx[m->link[i].real];
-
-    /* Virtual link names must not collide with real ones. */
-    {
-        kg_strmap names;
-        kg_strmap_init(&names);
-        for (int i = 0; i < m->nlink; i++)
-            if (m->link[i].real < 0) kg_strmap_put(&names, m->link[i].name, i);
-        for (int i = 0; i < m->nlink; i++) {
-            if (m->link[i].real < 0) continue;
-            const char *base = m->link[i].name;
-            char name[600];
-            for (int k = 2; kg_strmap_put(&names, m->link[i].name, i) >= 0; k++) {
-                snprintf(name, sizeof name, "%s#%d", base, k);
-                m->link[i].name = kg_arena_strdup(A, name);
-            }
+        if (m->link[i].real < 0) kg_strmap_put(&names, m->link[i].name, i);
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real < 0) continue;
+        const char *base = m->link[i].name;
+        char name[600];
+        for (int k = 2; kg_strmap_put(&names, m->link[i].name, i) >= 0; k++) {
+            snprintf(name, sizeof name, "%s#%d", base, k);
+            m->link[i].name = kg_arena_strdup(A, name);
         }
-        kg_strmap_free(&names);
     }
+    kg_strmap_free(&names);
 
-    /* 6. joint coordinates and validation */
     for (int j = 0; j < m->njoint; j++) {
         kg_joint *J = &m->joint[j];
         J->nq = joint_nq(J->type);
@@ -613,21 +620,21 @@ kg_model *kg_builder_finish(kg_builder *b) {
     }
     for (int i = 0; i < m->nlink; i++) {
         kg_link *L = &m->link[i];
-        if (L->real >= 0) continue;
+        if (L->real >= 0 || !L->has_inertial) continue;
         validate_link(b, L);
-        if (L->has_inertial) {
-            L->mass = L->inertial.mass;
-            kg_vec3_copy(L->com, L->inertial.pos);
-            double ii[9];
-            kg_inertia_from6(ii, L->inertial.inertia);
-            kg_inertia_rotate(L->inertia, L->inertial.rot, ii);
-        }
+        L->mass = L->inertial.mass;
+        kg_vec3_copy(L->com, L->inertial.pos);
+        double ii[9];
+        kg_inertia_from6(ii, L->inertial.inertia);
+        kg_inertia_rotate(L->inertia, L->inertial.rot, ii);
     }
+    return m;
+}
 
-
-    /* 7. loops: the cycle is the two tree paths from the cut joint's ends to
-     * their common ancestor, joined by the cut joint */
-    depth = kg_xcalloc((size_t)m->nlink, sizeof *depth);
+/* Step 6: each loop is the two tree paths from the cut joint's ends to their
+ * common ancestor, joined by the cut joint. */
+static void build_loops(kg_builder *b, kg_model *m) {
+    int *depth = kg_xcalloc((size_t)m->nlink, sizeof *depth);
     for (int i = 1; i < m->nlink; i++) depth[i] = depth[m->link[i].parent] + 1;
     for (int v = 0; v < m->nlink; v++) {
         if (m->link[v].loop < 0) continue;
@@ -642,11 +649,10 @@ kg_model *kg_builder_finish(kg_builder *b) {
             a = m->link[a].parent;
             c = m->link[c].parent;
         }
-        int down = depth[lp->real_link] - depth[a];
-        int up = depth[m->link[v].parent] - depth[a];
+        int down = depth[lp->real_link] - depth[a], up = depth[m->link[v].parent] - depth[a];
         int n = 1 + down + up;
-        int *links = kg_arena_alloc(A, (size_t)n * sizeof *links);
-        int *joints = kg_arena_alloc(A, (size_t)n * sizeof *joints);
+        int *links = kg_arena_alloc(b->arena, (size_t)n * sizeof *links);
+        int *joints = kg_arena_alloc(b->arena, (size_t)n * sizeof *joints);
         links[0] = a;
         for (int i = down, x = lp->real_link; i >= 1; i--, x = m->link[x].parent) {
             links[i] = x;
@@ -664,131 +670,127 @@ kg_model *kg_builder_finish(kg_builder *b) {
         char list[768];
         size_t len = 0;
         for (int i = 0; i < n && len < sizeof list - 80; i++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", i ? ", " : "",
-                                    m->link[links[i]].name);
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%.60s'", i ? ", " : "", m->link[links[i]].name);
         const kg_joint *cj = &m->joint[lp->cut_joint];
         if (b->forbid_loops)
-            kg_diag_add(D, KG_ERROR, "topology.loop_forbidden", F, cj->line, "joint",
+            kg_diag_add(b->diags, KG_ERROR, "topology.loop_forbidden", b->file, cj->line, "joint",
                         "%s does not allow closed loops: joint '%s' closes a loop through links %s "
                         "(built with a loop closure at that joint)",
                         b->forbid_loops, cj->name, list);
         else
-            kg_diag_add(D, KG_INFO, "topology.loop", F, cj->line, "joint",
+            kg_diag_add(b->diags, KG_INFO, "topology.loop", b->file, cj->line, "joint",
                         "closed loop through links %s, cut at joint '%s'", list, cj->name);
     }
+    free(depth);
+}
 
-    /* 8. mimic couplings */
-    mleader = kg_xmalloc((size_t)(m->njoint ? m->njoint : 1) * sizeof *mleader);
-    {
-        /* joint name -> new index */
-        kg_strmap_free(&jmap);
-        kg_strmap_init(&jmap);
-        for (int j = 0; j < m->njoint; j++) kg_strmap_put(&jmap, m->joint[j].name, j);
-        int *src = kg_xmalloc((size_t)(m->njoint ? m->njoint : 1) * sizeof *src);
-        for (int i = 1; i < m->nlink; i++) {
-            int u = order[i];
-            src[i - 1] = u < nl ? tree_joint[u] : u - nl;
-        }
-        for (int j = 0; j < m->njoint; j++) {
-            mleader[j] = -1;
-            const bjoint *bj = b->joints.v[src[j]];
-            if (!bj->has_mimic) continue;
-            kg_joint *J = &m->joint[j];
-            int lead = kg_strmap_get(&jmap, bj->mimic_leader);
-            if (lead < 0) {
-                kg_diag_add(D, KG_ERROR, "mimic.missing_leader", F, bj->mimic_line, "mimic",
-                            "joint '%s' mimics joint '%s', which is not defined; coupling ignored",
-                            J->name, bj->mimic_leader);
-            } else if (lead == j) {
-                kg_diag_add(D, KG_ERROR, "mimic.self", F, bj->mimic_line, "mimic",
-                            "joint '%s' mimics itself; coupling ignored", J->name);
-            } else if (J->type == KG_JOINT_FIXED) {
-                kg_diag_add(D, KG_WARNING, "mimic.fixed", F, bj->mimic_line, "mimic",
-                            "fixed joint '%s' mimics joint '%s'; a fixed joint cannot move, so the "
-                            "coupling has no effect",
-                            J->name, bj->mimic_leader);
-            } else if (J->nq != 1 || m->joint[lead].nq != 1) {
-                kg_diag_add(D, KG_ERROR, "mimic.type", F, bj->mimic_line, "mimic",
-                            "mimic coupling of joint '%s' (%s) to '%s' (%s) needs two one-coordinate "
-                            "joints; coupling ignored",
-                            J->name, kg_joint_type_name(J->type), m->joint[lead].name,
-                            kg_joint_type_name(m->joint[lead].type));
-            } else if (!isfinite(bj->mimic_multiplier) || !isfinite(bj->mimic_offset)) {
-                kg_diag_add(D, KG_ERROR, "mimic.not_finite", F, bj->mimic_line, "mimic",
-                            "joint '%s' has a non-finite mimic multiplier or offset; coupling ignored",
-                            J->name);
-            } else {
-                mleader[j] = lead;
-            }
-        }
-        m->mimic = kg_arena_alloc(A, (size_t)(m->njoint ? m->njoint : 1) * sizeof *m->mimic);
-        m->nmimic = order_mimics(b, m, mleader, m->mimic);
-        for (int k = 0; k < m->nmimic; k++) {
-            kg_mimic *mm = &m->mimic[k];
-            const bjoint *bj = b->joints.v[src[mm->follower]];
-            mm->multiplier = bj->mimic_multiplier;
-            mm->offset = bj->mimic_offset;
-            mm->line = bj->mimic_line;
-            m->joint[mm->follower].mimic = k;
-        }
-        free(src);
+/* Step 7: mimic couplings by leader name, checked and ordered. */
+static void resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
+    kg_diags *D = b->diags;
+    kg_strmap jmap;
+    kg_strmap_init(&jmap);
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&jmap, m->joint[j].name, j);
+    int *leader = kg_xmalloc(((size_t)m->njoint + 1) * sizeof *leader);
+    for (int j = 0; j < m->njoint; j++) {
+        leader[j] = -1;
+        const bjoint *bj = source_joint(b, g, j);
+        if (!bj->has_mimic) continue;
+        const kg_joint *J = &m->joint[j];
+        int lead = kg_strmap_get(&jmap, bj->mimic_leader);
+        if (lead < 0)
+            kg_diag_add(D, KG_ERROR, "mimic.missing_leader", b->file, bj->mimic_line, "mimic",
+                        "joint '%s' mimics joint '%s', which is not defined; coupling ignored", J->name,
+                        bj->mimic_leader);
+        else if (lead == j)
+            kg_diag_add(D, KG_ERROR, "mimic.self", b->file, bj->mimic_line, "mimic",
+                        "joint '%s' mimics itself; coupling ignored", J->name);
+        else if (J->type == KG_JOINT_FIXED)
+            kg_diag_add(D, KG_WARNING, "mimic.fixed", b->file, bj->mimic_line, "mimic",
+                        "fixed joint '%s' mimics joint '%s'; a fixed joint cannot move, so the coupling has "
+                        "no effect",
+                        J->name, bj->mimic_leader);
+        else if (J->nq != 1 || m->joint[lead].nq != 1)
+            kg_diag_add(D, KG_ERROR, "mimic.type", b->file, bj->mimic_line, "mimic",
+                        "mimic coupling of joint '%s' (%s) to '%s' (%s) needs two one-coordinate joints; "
+                        "coupling ignored",
+                        J->name, kg_joint_type_name(J->type), m->joint[lead].name,
+                        kg_joint_type_name(m->joint[lead].type));
+        else if (!isfinite(bj->mimic_multiplier) || !isfinite(bj->mimic_offset))
+            kg_diag_add(D, KG_ERROR, "mimic.not_finite", b->file, bj->mimic_line, "mimic",
+                        "joint '%s' has a non-finite mimic multiplier or offset; coupling ignored", J->name);
+        else
+            leader[j] = lead;
+    }
+    m->mimic = kg_arena_alloc(b->arena, ((size_t)m->njoint + 1) * sizeof *m->mimic);
+    m->nmimic = order_mimics(b, m, leader, m->mimic);
+    for (int k = 0; k < m->nmimic; k++) {
+        kg_mimic *mm = &m->mimic[k];
+        const bjoint *bj = source_joint(b, g, mm->follower);
+        mm->multiplier = bj->mimic_multiplier;
+        mm->offset = bj->mimic_offset;
+        mm->line = bj->mimic_line;
+        m->joint[mm->follower].mimic = k;
     }
     for (int j = 0; j < m->njoint; j++)
         if (kg_joint_is_independent(m, j)) m->dof += m->joint[j].nv;
+    free(leader);
+    kg_strmap_free(&jmap);
+}
 
-    /* 9. materials, geoms (grouped by link, declaration order within a link), extras */
+/* Step 8: materials, geoms grouped by link (declaration order within a link),
+ * extras. */
+static void place_geometry(kg_builder *b, kg_model *m, const graph *g) {
+    kg_arena *A = b->arena;
     m->nmaterial = b->materials.n;
-    m->material = kg_arena_alloc(A, (size_t)(m->nmaterial ? m->nmaterial : 1) * sizeof *m->material);
+    m->material = kg_arena_alloc(A, ((size_t)m->nmaterial + 1) * sizeof *m->material);
     for (int i = 0; i < m->nmaterial; i++) m->material[i] = b->materials.v[i]->m;
     m->ngeom = b->geoms.n;
-    m->geom = kg_arena_alloc(A, (size_t)(m->ngeom ? m->ngeom : 1) * sizeof *m->geom);
-    {
-        int *count = kg_xcalloc((size_t)m->nlink + 1, sizeof *count);
-        for (int g = 0; g < m->ngeom; g++) count[newidx[b->geoms.v[g]->link->index] + 1]++;
-        for (int i = 0; i < m->nlink; i++) count[i + 1] += count[i];
-        for (int i = 0; i < m->nlink; i++) m->link[i].geom_first = count[i];
-        for (int g = 0; g < m->ngeom; g++) {
-            const bgeom *bg = b->geoms.v[g];
-            int li = newidx[bg->link->index];
-            kg_geom *G = &m->geom[m->link[li].geom_first + m->link[li].geom_count++];
-            *G = bg->g;
-            G->link = li;
-            G->material = bg->material ? bg->material->index : -1;
-            if (bg->material_name) {
-                G->material = kg_strmap_get(&b->material_map, bg->material_name);
-                if (G->material < 0)
-                    kg_diag_add(D, KG_WARNING, "material.undefined", F, bg->g.line, "material",
-                                "link '%s' uses material '%s', which is not defined",
-                                m->link[li].name, bg->material_name);
-            }
+    m->geom = kg_arena_alloc(A, ((size_t)m->ngeom + 1) * sizeof *m->geom);
+    int *count = kg_xcalloc((size_t)m->nlink + 1, sizeof *count);
+    for (int k = 0; k < m->ngeom; k++) count[g->newidx[b->geoms.v[k]->link->index] + 1]++;
+    for (int i = 0; i < m->nlink; i++) count[i + 1] += count[i];
+    for (int i = 0; i < m->nlink; i++) m->link[i].geom_first = count[i];
+    free(count);
+    for (int k = 0; k < m->ngeom; k++) {
+        const bgeom *bg = b->geoms.v[k];
+        int li = g->newidx[bg->link->index];
+        kg_geom *G = &m->geom[m->link[li].geom_first + m->link[li].geom_count++];
+        *G = bg->g;
+        G->link = li;
+        G->material = bg->material ? bg->material->index : -1;
+        if (bg->material_name) {
+            G->material = kg_strmap_get(&b->material_map, bg->material_name);
+            if (G->material < 0)
+                kg_diag_add(b->diags, KG_WARNING, "material.undefined", b->file, bg->g.line, "material",
+                            "link '%s' uses material '%s', which is not defined", m->link[li].name,
+                            bg->material_name);
         }
-        free(count);
     }
     m->nextra = b->extras.n;
-    m->extra = kg_arena_alloc(A, (size_t)(m->nextra ? m->nextra : 1) * sizeof *m->extra);
+    m->extra = kg_arena_alloc(A, ((size_t)m->nextra + 1) * sizeof *m->extra);
     if (m->nextra) memcpy(m->extra, b->extras.v, (size_t)m->nextra * sizeof *m->extra);
+}
 
-    /* 10. constants for the hot paths */
-    m->q_default = kg_arena_alloc(A, (size_t)(m->nq ? m->nq : 1) * sizeof *m->q_default);
-    for (int j = 0; j < m->njoint; j++)
-        if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
-    precompute_kin(m);
-
-done:
-    kg_strmap_free(&lmap);
-    kg_strmap_free(&jmap);
-    free(in_count);
-    free(out_start);
-    free(out_list);
-    free(tree_joint);
-    free(order);
-    free(cut);
-    free(newidx);
-    free(depth);
-    free(stack);
-    free(mleader);
-    /* The arena now belongs to the model (or dies with the builder). */
-    if (m) b->arena = NULL;
+kg_model *kg_builder_finish(kg_builder *b) {
+    kg_model *m = NULL;
+    graph g = {0};
+    resolve_names(b);
+    int root = b->links.n ? find_root(b) : -1;
+    if (b->links.n == 0)
+        kg_diag_add(b->diags, KG_ERROR, "model.no_links", b->file, 0, NULL, "the model has no usable links");
+    if (root >= 0 && spanning_tree(b, root, &g) == 0) {
+        topological_order(b, root, &g);
+        m = layout(b, &g);
+        build_loops(b, m);
+        resolve_mimics(b, m, &g);
+        place_geometry(b, m, &g);
+        m->q_default = kg_arena_alloc(b->arena, ((size_t)m->nq + 1) * sizeof *m->q_default);
+        for (int j = 0; j < m->njoint; j++)
+            if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
+        precompute_kin(m);
+        b->arena = NULL; /* the arena now belongs to the model */
+    }
+    graph_free(&g);
     kg_builder_free(b);
     return m;
 }

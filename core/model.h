@@ -159,7 +159,8 @@ typedef struct kg_model {
     const char *source;   /* file it was read from, or NULL */
 
     int nlink, njoint, nq, nv, dof;
-    int nvirtual, nloop, nmimic, ngeom, nmaterial, nextra;
+    int nloop;            /* closed loops, each with one virtual link (links nlink - nloop are real) */
+    int nmimic, ngeom, nmaterial, nextra;
 
     kg_link *link;
     kg_joint *joint;

@@ -38,6 +38,14 @@ static void unknown_child(urdf_ctx *c, xmlNodePtr n, xmlNodePtr parent, const ch
                 tag(n), tag(parent), owner);
 }
 
+/* A required numeric attribute: 1 when read; otherwise an error (missing, or
+ * malformed) and 0. */
+static int required(urdf_ctx *c, xmlNodePtr n, const char *attr, double *out, int count, const char *owner) {
+    int r = kg_xml_doubles(&c->x, n, attr, out, count);
+    if (r == 0) missing(c, n, attr, owner);
+    return r == 1;
+}
+
 /* <origin xyz rpy>: both optional, default zero. */
 static void read_origin(urdf_ctx *c, xmlNodePtr parent, double pos[3], double rpy[3], double rot[9]) {
     xmlNodePtr o = kg_xml_child(parent, "origin");
@@ -50,11 +58,7 @@ static void read_origin(urdf_ctx *c, xmlNodePtr parent, double pos[3], double rp
 
 static void read_color(urdf_ctx *c, xmlNodePtr mat, kg_material *m) {
     xmlNodePtr col = kg_xml_child(mat, "color");
-    if (col) {
-        int r = kg_xml_doubles(&c->x, col, "rgba", m->rgba, 4);
-        if (r == 0) missing(c, col, "rgba", "a material");
-        m->has_color = r == 1;
-    }
+    if (col) m->has_color = required(c, col, "rgba", m->rgba, 4, "a material");
     xmlNodePtr tex = kg_xml_child(mat, "texture");
     if (tex) {
         const char *f = kg_xml_attr(&c->x, tex, "filename");
@@ -111,22 +115,18 @@ static kg_geom *read_geometry(urdf_ctx *c, xmlNodePtr owner, kg_link *link, kg_g
     int ok = 1;
     switch (type) {
     case KG_GEOM_BOX:
-        if (kg_xml_doubles(&c->x, s, "size", size, 3) != 1) ok = 0;
-        if (!kg_xml_attr(&c->x, s, "size")) missing(c, s, "size", ownername);
+        ok = required(c, s, "size", size, 3, ownername);
         break;
     case KG_GEOM_SPHERE:
-        if (kg_xml_double(&c->x, s, "radius", size) != 1) ok = 0;
-        if (!kg_xml_attr(&c->x, s, "radius")) missing(c, s, "radius", ownername);
+        ok = required(c, s, "radius", size, 1, ownername);
         break;
     case KG_GEOM_CAPSULE:
         kg_diag_add(c->d, KG_WARNING, "urdf.capsule", c->file, line_of(s), "capsule",
                     "<capsule> is not part of URDF 1.0 (read as radius and length like a cylinder)");
         /* fall through */
     case KG_GEOM_CYLINDER:
-        if (kg_xml_double(&c->x, s, "radius", size) != 1) ok = 0;
-        if (kg_xml_double(&c->x, s, "length", size + 1) != 1) ok = 0;
-        if (!kg_xml_attr(&c->x, s, "radius")) missing(c, s, "radius", ownername);
-        if (!kg_xml_attr(&c->x, s, "length")) missing(c, s, "length", ownername);
+        ok = required(c, s, "radius", size, 1, ownername);
+        ok &= required(c, s, "length", size + 1, 1, ownername);
         break;
     case KG_GEOM_MESH:
         uri = kg_xml_attr(&c->x, s, "filename");
@@ -189,16 +189,15 @@ static void read_inertial(urdf_ctx *c, xmlNodePtr n, kg_link *link, const char *
     if (!mass) {
         kg_diag_add(c->d, KG_ERROR, "urdf.missing_element", c->file, line_of(n), "inertial",
                     "<inertial> of link '%s' has no <mass>", link->name);
-    } else if (kg_xml_double(&c->x, mass, "value", &in->mass) == 0) {
-        missing(c, mass, "value", owner);
+    } else {
+        required(c, mass, "value", &in->mass, 1, owner);
     }
     if (!inertia) {
         kg_diag_add(c->d, KG_ERROR, "urdf.missing_element", c->file, line_of(n), "inertial",
                     "<inertial> of link '%s' has no <inertia>", link->name);
     } else {
         static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
-        for (int i = 0; i < 6; i++)
-            if (kg_xml_double(&c->x, inertia, names[i], &in->inertia[i]) == 0) missing(c, inertia, names[i], owner);
+        for (int i = 0; i < 6; i++) required(c, inertia, names[i], &in->inertia[i], 1, owner);
     }
     for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k))
         if (!kg_xml_is(k, "origin") && !kg_xml_is(k, "mass") && !kg_xml_is(k, "inertia"))
@@ -261,13 +260,13 @@ static void read_joint(urdf_ctx *c, xmlNodePtr n) {
         if (kg_xml_is(k, "origin") || kg_xml_is(k, "parent") || kg_xml_is(k, "child")) {
             continue;
         } else if (kg_xml_is(k, "axis")) {
-            if (kg_xml_doubles(&c->x, k, "xyz", j->axis, 3) == 0) missing(c, k, "xyz", owner);
+            required(c, k, "xyz", j->axis, 3, owner);
         } else if (kg_xml_is(k, "limit")) {
             double lo = 0, hi = 0; /* URDF: lower and upper default to 0 */
             kg_xml_double(&c->x, k, "lower", &lo);
             kg_xml_double(&c->x, k, "upper", &hi);
-            if (kg_xml_double(&c->x, k, "effort", &j->effort) == 0) missing(c, k, "effort", owner);
-            if (kg_xml_double(&c->x, k, "velocity", &j->velocity) == 0) missing(c, k, "velocity", owner);
+            required(c, k, "effort", &j->effort, 1, owner);
+            required(c, k, "velocity", &j->velocity, 1, owner);
             if (t == KG_JOINT_REVOLUTE || t == KG_JOINT_PRISMATIC) {
                 j->has_limit = 1;
                 j->lower = lo;
@@ -293,7 +292,7 @@ static void read_joint(urdf_ctx *c, xmlNodePtr n) {
             kg_xml_double(&c->x, k, "soft_lower_limit", &j->soft_lower);
             kg_xml_double(&c->x, k, "soft_upper_limit", &j->soft_upper);
             kg_xml_double(&c->x, k, "k_position", &j->k_position);
-            if (kg_xml_double(&c->x, k, "k_velocity", &j->k_velocity) == 0) missing(c, k, "k_velocity", owner);
+            required(c, k, "k_velocity", &j->k_velocity, 1, owner);
         } else if (kg_xml_is(k, "calibration")) {
             if (kg_xml_double(&c->x, k, "rising", &j->cal_rising) == 1) j->calibration |= KG_CAL_RISING;
             if (kg_xml_double(&c->x, k, "falling", &j->cal_falling) == 1) j->calibration |= KG_CAL_FALLING;

