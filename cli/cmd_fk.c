@@ -9,7 +9,7 @@
 int kg_cmd_fk(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph fk MODEL [--q JSON | --q-file FILE] [--base POSE] [options]\n"
+    "usage: kinegraph fk MODEL [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
     "\n"
     "Forward kinematics: the world position (m) and rotation matrix of every link frame\n"
     "for the given joint values, with the root link at the base pose (identity unless\n"
@@ -73,6 +73,6 @@ int kg_cmd_fk(int argc, char **argv) {
     if (rc == 0) rc = kg_cli_status(&c);
     kg_data_free(d);
     kg_model_free(m);
-    kg_diags_clear(&c.diags);
+    kg_cli_done(&c);
     return rc;
 }

@@ -2,19 +2,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/common.h"
 #include "analysis/mass.h"
+#include "analysis/measure.h"
+#include "cli/common.h"
 #include "core/fk.h"
+#include "formats/units.h"
 
 int kg_cmd_info(int argc, char **argv);
 
 static const char help[] =
     "usage: kinegraph info MODEL [options]\n"
     "\n"
-    "Reads MODEL (URDF) and prints its name, format, link and joint counts, degrees of\n"
-    "freedom (moving joint coordinates that are not mimic followers), root link, closed\n"
+    "Reads MODEL (URDF or BVH) and prints its name, format, link and joint counts, degrees\n"
+    "of freedom (moving joint coordinates that are not mimic followers), root link, closed\n"
     "loops with their members, mimic couplings, total mass, and every diagnostic with\n"
-    "its file and line. Exit status 1 when the model has errors.\n"
+    "its file and line. For a motion (BVH) also the frames, frame time, channels per\n"
+    "frame, the skeleton's height (largest extent of the rest pose: the height when it\n"
+    "stands, the arm span in a T-pose) and a guess of the length unit from it.\n"
+    "Exit status 1 when the model has errors.\n"
     "\n"
     "options:\n";
 
@@ -23,6 +28,22 @@ static json_t *name_list(const kg_model *m, const int *idx, int n, int links) {
     for (int i = 0; i < n; i++)
         json_array_append_new(a, kg_json_str(links ? m->link[idx[i]].name : m->joint[idx[i]].name));
     return a;
+}
+
+/* What info says about a motion: frames, frame time, channels, height, unit. */
+typedef struct clip_info {
+    int present;
+    double height;
+    const char *unit;
+} clip_info;
+
+static clip_info clip_of(const kg_model *m, const kg_cli *c) {
+    clip_info ci = {0};
+    if (!c->motion) return ci;
+    ci.present = 1;
+    ci.height = kg_body_size(m, NULL, NULL);
+    ci.unit = c->scale > 0 && c->scale != 1 ? "scaled" : kg_guess_unit(ci.height, NULL);
+    return ci;
 }
 
 static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
@@ -37,7 +58,7 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
     json_object_set_new(o, "virtual_links", json_integer(m->nloop));
     json_object_set_new(o, "root", kg_json_str(m->link[0].name));
     json_t *types = json_object();
-    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
+    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_COMPOUND; t++) {
         int n = 0;
         for (int j = 0; j < m->njoint; j++) n += m->joint[j].type == (kg_joint_type)t;
         json_object_set_new(types, kg_joint_type_name((kg_joint_type)t), json_integer(n));
@@ -84,6 +105,15 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
     json_object_set_new(o, "geoms", geoms);
     json_object_set_new(o, "materials", json_integer(m->nmaterial));
     json_object_set_new(o, "extras", json_integer(m->nextra));
+    clip_info ci = clip_of(m, c);
+    if (ci.present) {
+        json_object_set_new(o, "frames", json_integer(c->motion->nframes));
+        json_object_set_new(o, "frame_time", json_real(c->motion->frame_time));
+        json_object_set_new(o, "channels", json_integer(m->nq));
+        json_object_set_new(o, "height", json_real(ci.height));
+        json_object_set_new(o, "unit_guess", json_string(ci.unit));
+        json_object_set_new(o, "duration", json_real(c->motion->nframes * c->motion->frame_time));
+    }
     json_object_set_new(o, "diagnostics", kg_json_diags(&c->diags));
     return o;
 }
@@ -94,7 +124,7 @@ static void info_text(const kg_model *m, const kg_cli *c, double mass) {
     printf("source:  %s\n", m->source ? m->source : "-");
     printf("links:   %d (root '%s')\n", m->nlink - m->nloop, m->link[0].name);
     printf("joints:  %d, %d dof", m->njoint, m->dof);
-    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_PLANAR; t++) {
+    for (int t = KG_JOINT_FIXED; t <= KG_JOINT_COMPOUND; t++) {
         int n = 0;
         for (int j = 0; j < m->njoint; j++) n += m->joint[j].type == (kg_joint_type)t;
         if (n) printf(", %d %s", n, kg_joint_type_name((kg_joint_type)t));
@@ -108,13 +138,17 @@ static void info_text(const kg_model *m, const kg_cli *c, double mass) {
         for (int i = 0; i < lp->nlink; i++) printf(" %s", m->link[lp->links[i]].name);
         printf("\n");
     }
+    clip_info ci = clip_of(m, c);
+    if (ci.present)
+        printf("motion:  %d frames of %d channels, frame time %.9g s (%.3f s); height %.6g (unit: %s)\n",
+               c->motion->nframes, m->nq, c->motion->frame_time, c->motion->nframes * c->motion->frame_time,
+               ci.height, ci.unit);
     printf("mimic:   %d\n", m->nmimic);
     for (int k = 0; k < m->nmimic; k++) {
         const kg_mimic *mm = &m->mimic[k];
         printf("  %s = %.17g * %s + %.17g\n", m->joint[mm->follower].name, mm->multiplier,
                m->joint[mm->leader].name, mm->offset);
     }
-    (void)c;
 }
 
 int kg_cmd_info(int argc, char **argv) {
@@ -122,11 +156,8 @@ int kg_cmd_info(int argc, char **argv) {
     int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
     if (rc >= 0) return rc;
     /* info shows all diagnostics itself (in the report or the JSON) */
-    kg_load_options o = {0};
-    o.format = c.format;
-    o.resolver.package_paths = c.package_paths;
-    o.resolver.npackage_paths = c.npackage_paths;
-    kg_model *m = kg_load(c.model_path, &o, &c.diags);
+    kg_load_options o = kg_cli_load_options(&c);
+    kg_model *m = kg_load_clip(c.model_path, &o, &c.motion, &c.diags);
     int status = kg_cli_status(&c);
     rc = 0;
     if (!m) {
@@ -138,7 +169,7 @@ int kg_cmd_info(int argc, char **argv) {
         } else {
             kg_cli_print_diags(&c, stderr, KG_INFO);
         }
-        kg_diags_clear(&c.diags);
+        kg_cli_done(&c);
         return rc ? rc : KG_EXIT_ERRORS;
     }
     kg_data *d = kg_data_new(m);
@@ -155,6 +186,6 @@ int kg_cmd_info(int argc, char **argv) {
     }
     kg_data_free(d);
     kg_model_free(m);
-    kg_diags_clear(&c.diags);
+    kg_cli_done(&c);
     return rc ? rc : status;
 }

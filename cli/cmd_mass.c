@@ -9,7 +9,7 @@
 int kg_cmd_mass(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph mass MODEL [--q JSON | --q-file FILE] [--base POSE] [options]\n"
+    "usage: kinegraph mass MODEL [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
     "\n"
     "Mass properties at the given joint values: total mass (kg), centre of mass (world,\n"
     "m), inertia about the centre of mass in world axes (kg m^2), and each link's mass\n"
@@ -64,6 +64,6 @@ int kg_cmd_mass(int argc, char **argv) {
     if (rc == 0) rc = kg_cli_status(&c);
     kg_data_free(d);
     kg_model_free(m);
-    kg_diags_clear(&c.diags);
+    kg_cli_done(&c);
     return rc;
 }

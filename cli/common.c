@@ -15,7 +15,8 @@ const char kg_cli_model_options_help[] =
     "  --package-path DIR     where package://NAME/ references are looked up (DIR/NAME,\n"
     "                         or DIR itself when named NAME); repeatable; searched before\n"
     "                         ROS_PACKAGE_PATH and the model's ancestor folders\n"
-    "  --format FMT           read the model as FMT (urdf) instead of guessing\n"
+    "  --format FMT           read the model as FMT (urdf, bvh) instead of guessing\n"
+    "  --scale S              BVH: multiply lengths by S (BVH has no unit; default 1)\n"
     "  --verbose              print warnings and notes about the model on stderr\n"
     "  --help                 this text\n";
 
@@ -25,7 +26,8 @@ const char kg_cli_q_options_help[] =
     "                         joints [x, y, z, qw, qx, qy, qz]; mimic followers are computed and\n"
     "                         may not be named\n"
     "  --q-file FILE          the same JSON object, read from FILE\n"
-    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity)\n";
+    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity)\n"
+    "  --frame N              start from frame N (0-based) of the input's motion (BVH)\n";
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {
     va_list ap;
@@ -64,6 +66,19 @@ int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q) {
         if (!(c->format = VALUE())) return -1;
         return 1;
     }
+    if (strcmp(a, "--scale") == 0) {
+        const char *v = VALUE();
+        if (!v) return -1;
+        if (kg_parse_doubles(v, &c->scale, 1) != 0 || !(c->scale > 0)) {
+            kg_cli_usage_error(c->command, "--scale needs a positive number, not '%s'", v);
+            return -1;
+        }
+        return 1;
+    }
+    if (want_q && strcmp(a, "--frame") == 0) {
+        if (!(c->frame = VALUE())) return -1;
+        return 1;
+    }
     if (want_q && strcmp(a, "--q") == 0) {
         if (!(c->q_json = VALUE())) return -1;
         return 1;
@@ -99,12 +114,24 @@ void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level) {
                 hidden, hidden == 1 ? "" : "s");
 }
 
-kg_model *kg_cli_load(kg_cli *c, kg_severity print_level) {
+kg_load_options kg_cli_load_options(const kg_cli *c) {
     kg_load_options o = {0};
     o.format = c->format;
     o.resolver.package_paths = c->package_paths;
     o.resolver.npackage_paths = c->npackage_paths;
-    kg_model *m = kg_load(c->model_path, &o, &c->diags);
+    o.scale = c->scale;
+    return o;
+}
+
+void kg_cli_done(kg_cli *c) {
+    kg_diags_clear(&c->diags);
+    kg_motion_free(c->motion);
+    c->motion = NULL;
+}
+
+kg_model *kg_cli_load(kg_cli *c, kg_severity print_level) {
+    kg_load_options o = kg_cli_load_options(c);
+    kg_model *m = kg_load_clip(c->model_path, &o, &c->motion, &c->diags);
     kg_cli_print_diags(c, stderr, c->verbose ? KG_INFO : print_level);
     return m;
 }
@@ -157,6 +184,15 @@ static int set_joint_value(kg_cli *c, const kg_model *m, kg_data *d, const char 
 int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d) {
     if (c->q_json && c->q_file)
         return kg_cli_usage_error(c->command, "give either --q or --q-file, not both");
+    if (c->frame) {
+        char *end;
+        long f = strtol(c->frame, &end, 10);
+        if (!c->motion) return kg_cli_usage_error(c->command, "--frame: the input has no motion");
+        if (end == c->frame || *end || f < 0 || f >= c->motion->nframes)
+            return kg_cli_usage_error(c->command, "--frame: '%s' is not a frame from 0 to %d", c->frame,
+                                      c->motion->nframes - 1);
+        kg_motion_pose(c->motion, (int)f, d);
+    }
     json_t *q = NULL;
     json_error_t err;
     if (c->q_json) {

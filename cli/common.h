@@ -10,6 +10,7 @@
 #include "core/data.h"
 #include "core/diag.h"
 #include "core/model.h"
+#include "core/motion.h"
 #include "formats/load.h"
 
 /* Exit codes (documented in the README and in `kinegraph --help`). */
@@ -29,8 +30,10 @@ typedef struct kg_cli {
     const char *format;
     const char *package_paths[KG_MAX_PACKAGE_PATHS];
     int npackage_paths;
+    double scale;       /* --scale (BVH lengths) */
     /* joint values and base pose (fk, mass) */
-    const char *q_json, *q_file, *base;
+    const char *q_json, *q_file, *base, *frame;
+    kg_motion *motion;  /* the input's motion, if it has one (BVH) */
     kg_diags diags;
 } kg_cli;
 
@@ -44,16 +47,20 @@ extern const char kg_cli_q_options_help[];
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...);
 
-/* Loads c->model_path; prints diagnostics to stderr per `print_level` (errors
- * always; warnings and info when at or above print_level). */
+/* Loads c->model_path (and its motion into c->motion); prints diagnostics to
+ * stderr per `print_level` (errors always; warnings and info when at or above
+ * print_level, all with --verbose). */
 kg_model *kg_cli_load(kg_cli *c, kg_severity print_level);
+kg_load_options kg_cli_load_options(const kg_cli *c);
+/* Frees what the command line state holds (diagnostics, motion). */
+void kg_cli_done(kg_cli *c);
 /* Compiler-style lines "file:line: severity: message [code]". */
 void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level);
 /* Exit code for the loaded input: KG_EXIT_ERRORS if any error diagnostic. */
 int kg_cli_status(const kg_cli *c);
 
-/* Fills d->q and the base pose from --q / --q-file / --base. Returns 0, or
- * KG_EXIT_USAGE after printing why. */
+/* Fills d->q and the base pose from --frame, then --q / --q-file / --base on
+ * top. Returns 0, or KG_EXIT_USAGE after printing why. */
 int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d);
 
 /* A JSON string (null for NULL); bytes that are not valid UTF-8 become '?'. */

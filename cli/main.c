@@ -7,6 +7,7 @@
 int kg_cmd_info(int argc, char **argv);
 int kg_cmd_fk(int argc, char **argv);
 int kg_cmd_mass(int argc, char **argv);
+int kg_cmd_convert(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -16,6 +17,7 @@ static const struct {
     {"info", kg_cmd_info, "what a model is made of, and its diagnostics"},
     {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
+    {"convert", kg_cmd_convert, "write a model and its motion in another format (bvh, csv, json)"},
 };
 
 static void usage(FILE *f) {

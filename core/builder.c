@@ -19,11 +19,17 @@ typedef struct bjoint {
     kg_joint j; /* first member */
     const char *parent_name, *child_name;
     int parent, child; /* declaration indices of links, -1 when unresolved */
+    int model_index; /* set while laying the model out */
     int has_mimic;
     const char *mimic_leader;
     double mimic_multiplier, mimic_offset;
     int mimic_line;
 } bjoint;
+
+typedef struct baxis {
+    kg_axis a;
+    bjoint *joint;
+} baxis;
 
 typedef struct bmaterial {
     kg_material m; /* first member */
@@ -56,6 +62,8 @@ struct kg_builder {
     VEC(bgeom *) geoms;
     VEC(bmaterial *) materials;
     VEC(kg_extra) extras;
+    VEC(baxis) axes;
+    blink *root_body;
     kg_strmap material_map;
 };
 
@@ -77,6 +85,7 @@ void kg_builder_free(kg_builder *b) {
     free(b->geoms.v);
     free(b->materials.v);
     free(b->extras.v);
+    free(b->axes.v);
     kg_strmap_free(&b->material_map);
     free(b);
 }
@@ -118,6 +127,19 @@ kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type ty
     VEC_PUSH(b->joints, j);
     return &j->j;
 }
+
+void kg_builder_add_axis(kg_builder *b, kg_joint *j, kg_axis_kind kind, const double dir[3], int coord,
+                         double rest, const char *label) {
+    baxis x = {{0}, (bjoint *)j};
+    x.a.kind = kind;
+    x.a.coord = coord;
+    x.a.rest = rest;
+    kg_vec3_copy(x.a.dir, dir);
+    x.a.label = kg_arena_strdup(b->arena, label ? label : "");
+    VEC_PUSH(b->axes, x);
+}
+
+void kg_builder_set_root_body(kg_builder *b, kg_link *link) { b->root_body = (blink *)link; }
 
 void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader, double multiplier,
                           double offset, int line) {
@@ -176,16 +198,31 @@ void kg_builder_add_extra(kg_builder *b, const char *kind, const char *name, con
 
 /* ---- finishing ----------------------------------------------------------- */
 
-static int joint_nq(kg_joint_type t) {
-    switch (t) {
+static int joint_nq(const kg_joint *j) {
+    switch (j->type) {
     case KG_JOINT_FIXED: return 0;
     case KG_JOINT_FLOATING: return 7;
     case KG_JOINT_PLANAR: return 3;
+    case KG_JOINT_COMPOUND: return j->naxis;
     default: return 1;
     }
 }
 
-static int joint_nv(kg_joint_type t) { return t == KG_JOINT_FLOATING ? 6 : joint_nq(t); }
+static int joint_nv(const kg_joint *j) { return j->type == KG_JOINT_FLOATING ? 6 : joint_nq(j); }
+
+/* Is dir = +-e_a? Then Rot(dir, q) mixes columns ci, cj (cyclic after a). */
+static int coordinate_axis(const double dir[3], int *ci, int *cj, double *sign) {
+    for (int a = 0; a < 3; a++) {
+        int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+        if ((dir[a] == 1 || dir[a] == -1) && dir[b1] == 0 && dir[b2] == 0) {
+            *ci = b1;
+            *cj = b2;
+            *sign = dir[a];
+            return 1;
+        }
+    }
+    return 0;
+}
 
 static int all_finite(const double *v, int n) {
     for (int i = 0; i < n; i++)
@@ -209,7 +246,31 @@ static void plane_basis(const double axis[3], double u[3], double v[3]) {
     kg_vec3_cross(v, axis, u);
 }
 
-static void precompute_kin(kg_model *m) {
+static void precompute_kin(kg_model *m, kg_arena *A) {
+    m->kin_axis = kg_arena_alloc(A, ((size_t)m->naxis + 1) * sizeof *m->kin_axis);
+    for (int x = 0; x < m->naxis; x++) {
+        const kg_axis *ax = &m->axis[x];
+        kg_kin_axis *k = &m->kin_axis[x];
+        k->kind = ax->kind;
+        k->q = m->joint[ax->joint].qadr + ax->coord;
+        kg_vec3_copy(k->dir, ax->dir);
+        k->aligned = coordinate_axis(ax->dir, &k->ci, &k->cj, &k->sign);
+        double sk[9];
+        kg_mat3_skew(sk, ax->dir);
+        kg_mat3_copy(k->b1, sk);
+        kg_mat3_mul(k->b2, sk, sk);
+    }
+    /* the coordinates that are angles, for the sincos pre-pass of kg_fk */
+    m->angle_q = kg_arena_alloc(A, ((size_t)m->nq + 1) * sizeof *m->angle_q);
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS) m->angle_q[m->nangle++] = J->qadr;
+        else if (J->type == KG_JOINT_PLANAR) m->angle_q[m->nangle++] = J->qadr + 2;
+        else if (J->type == KG_JOINT_COMPOUND)
+            for (int a = 0; a < J->naxis; a++)
+                if (m->axis[J->axis_first + a].kind == KG_AXIS_ROTATION)
+                    m->angle_q[m->nangle++] = J->qadr + m->axis[J->axis_first + a].coord;
+    }
     for (int i = 1; i < m->nlink; i++) {
         const kg_joint *j = &m->joint[m->link[i].joint];
         kg_kin *k = &m->kin[i];
@@ -227,15 +288,9 @@ static void precompute_kin(kg_model *m) {
         kg_mat3_mul(s2, s, s);
         kg_mat3_mul(k->b1, j->rot, s);
         kg_mat3_mul(k->b2, j->rot, s2);
-        for (int a = 0; a < 3; a++) {
-            int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
-            if ((j->axis[a] == 1 || j->axis[a] == -1) && j->axis[b1] == 0 && j->axis[b2] == 0) {
-                k->aligned = 1;
-                k->ci = b1; /* Rot_a mixes the two other columns, in cyclic order */
-                k->cj = b2;
-                k->sign = j->axis[a];
-            }
-        }
+        k->aligned = coordinate_axis(j->axis, &k->ci, &k->cj, &k->sign);
+        k->axis_first = j->axis_first;
+        k->naxis = j->type == KG_JOINT_COMPOUND ? j->naxis : 0;
         if (j->type == KG_JOINT_PLANAR) {
             double u[3], v[3];
             plane_basis(j->axis, u, v);
@@ -252,7 +307,7 @@ static void validate_joint(kg_builder *b, kg_joint *j) {
     if (!all_finite(j->pos, 3) || !all_finite(j->rpy, 3) || !all_finite(j->axis, 3))
         kg_diag_add(b->diags, KG_ERROR, "joint.not_finite", f, j->line, "joint",
                     "joint '%s' has a non-finite origin or axis", j->name);
-    if (j->nq > 0 && j->type != KG_JOINT_FLOATING) {
+    if (j->nq > 0 && j->type != KG_JOINT_FLOATING && j->type != KG_JOINT_COMPOUND) {
         double n = kg_vec3_norm(j->axis);
         if (n == 0) {
             kg_diag_add(b->diags, KG_ERROR, "joint.axis_zero", f, j->line, "axis",
@@ -271,6 +326,26 @@ static void validate_joint(kg_builder *b, kg_joint *j) {
             kg_diag_add(b->diags, KG_ERROR, "joint.limit_inverted", f, j->line, "limit",
                         "joint '%s' has lower limit %.17g above upper limit %.17g", j->name, j->lower,
                         j->upper);
+    }
+}
+
+/* A compound joint's axes: unit directions, and coordinates 0..n-1 each used once. */
+static void validate_axes(kg_builder *b, const kg_joint *j, kg_axis *ax) {
+    unsigned used = 0;
+    for (int a = 0; a < j->naxis; a++) {
+        double n = kg_vec3_norm(ax[a].dir);
+        if (!(n > 0) || !isfinite(n)) {
+            kg_diag_add(b->diags, KG_ERROR, "joint.axis_zero", b->file, j->line, "axis",
+                        "axis %d of joint '%s' is zero or not finite", a, j->name);
+        } else if (fabs(n - 1) > 1e-9) {
+            for (int i = 0; i < 3; i++) ax[a].dir[i] /= n;
+        }
+        if (ax[a].coord < 0 || ax[a].coord >= j->naxis || ax[a].coord >= 32 || (used >> ax[a].coord & 1)) {
+            kg_diag_add(b->diags, KG_ERROR, "joint.axis_coordinate", b->file, j->line, "axis",
+                        "axis %d of joint '%s' has a bad coordinate index %d", a, j->name, ax[a].coord);
+            ax[a].coord = a;
+        }
+        used |= 1u << (ax[a].coord & 31);
     }
 }
 
@@ -609,10 +684,43 @@ static kg_model *layout(kg_builder *b, const graph *g) {
     }
     kg_strmap_free(&names);
 
+    /* compound joints' axes, grouped by joint in model order (counting sort; axes
+     * of left-out joints are dropped with them) */
+    for (int k = 0; k < b->joints.n; k++) b->joints.v[k]->model_index = -1;
+    for (int j = 0; j < m->njoint; j++) ((bjoint *)source_joint(b, g, j))->model_index = j;
+    int *start = kg_xcalloc((size_t)m->njoint + 2, sizeof *start);
+    for (int x = 0; x < b->axes.n; x++)
+        if (b->axes.v[x].joint->model_index >= 0) start[b->axes.v[x].joint->model_index + 1]++;
+    for (int j = 0; j < m->njoint; j++) start[j + 1] += start[j];
+    m->naxis = start[m->njoint];
+    m->axis = kg_arena_alloc(A, ((size_t)m->naxis + 1) * sizeof *m->axis);
+    for (int j = 0; j < m->njoint; j++) {
+        m->joint[j].axis_first = start[j];
+        m->joint[j].naxis = 0;
+    }
+    for (int x = 0; x < b->axes.n; x++) {
+        int j = b->axes.v[x].joint->model_index;
+        if (j < 0) continue;
+        kg_axis *ax = &m->axis[start[j] + m->joint[j].naxis++];
+        *ax = b->axes.v[x].a;
+        ax->joint = j;
+    }
+    free(start);
     for (int j = 0; j < m->njoint; j++) {
         kg_joint *J = &m->joint[j];
-        J->nq = joint_nq(J->type);
-        J->nv = joint_nv(J->type);
+        if (J->type == KG_JOINT_COMPOUND) {
+            validate_axes(b, J, m->axis + J->axis_first);
+        } else if (J->naxis) {
+            kg_diag_add(b->diags, KG_ERROR, "joint.axes_not_compound", b->file, J->line, "joint",
+                        "%s joint '%s' was given elementary axes; they are ignored",
+                        kg_joint_type_name(J->type), J->name);
+            J->naxis = 0; /* its axes stay in the table, unused */
+        }
+    }
+    for (int j = 0; j < m->njoint; j++) {
+        kg_joint *J = &m->joint[j];
+        J->nq = joint_nq(J);
+        J->nv = joint_nv(J);
         J->qadr = m->nq;
         m->nq += J->nq;
         m->nv += J->nv;
@@ -784,10 +892,16 @@ kg_model *kg_builder_finish(kg_builder *b) {
         build_loops(b, m);
         resolve_mimics(b, m, &g);
         place_geometry(b, m, &g);
+        m->root_body = b->root_body && b->root_body->index >= 0 ? g.newidx[b->root_body->index] : 0;
         m->q_default = kg_arena_alloc(b->arena, ((size_t)m->nq + 1) * sizeof *m->q_default);
         for (int j = 0; j < m->njoint; j++)
             if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
-        precompute_kin(m);
+        for (int j = 0; j < m->njoint; j++)
+            for (int a = 0; a < m->joint[j].naxis; a++) {
+                const kg_axis *ax = &m->axis[m->joint[j].axis_first + a];
+                m->q_default[m->joint[j].qadr + ax->coord] = ax->rest;
+            }
+        precompute_kin(m, b->arena);
         b->arena = NULL; /* the arena now belongs to the model */
     }
     graph_free(&g);

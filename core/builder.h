@@ -33,6 +33,14 @@ kg_link *kg_builder_add_link(kg_builder *b, const char *name, int line);
  * effort and velocity NAN. */
 kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type type,
                                const char *parent, const char *child, int line);
+/* Appends an elementary axis to a compound joint (in application order); coord
+ * is the coordinate (0-based within the joint) that drives it, rest its value in
+ * the rest pose. */
+void kg_builder_add_axis(kg_builder *b, kg_joint *j, kg_axis_kind kind, const double dir[3], int coord,
+                         double rest, const char *label);
+/* The link whose pose is the body's root, for formats with a static world link
+ * above it (default: the root link). */
+void kg_builder_set_root_body(kg_builder *b, kg_link *link);
 void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader, double multiplier,
                           double offset, int line);
 /* Geoms reference their link by the pointer add_link returned and their material

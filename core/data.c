@@ -12,7 +12,7 @@ kg_data *kg_data_new(const kg_model *m) {
     size_t nq = ((size_t)(m->nq ? m->nq : 1) * sizeof(double) + 63) & ~(size_t)63;
     size_t np = ((size_t)m->nlink * 3 * sizeof(double) + 63) & ~(size_t)63;
     size_t nr = ((size_t)m->nlink * 9 * sizeof(double) + 63) & ~(size_t)63;
-    size_t ns = (size_t)m->nlink * 2 * sizeof(double);
+    size_t ns = ((size_t)m->nq + 1) * 2 * sizeof(double);
     size_t total = (head + nq + np + nr + ns + 63) & ~(size_t)63;
     char *mem = aligned_alloc(64, total);
     if (!mem) mem = kg_xmalloc(total); /* unreachable in practice */

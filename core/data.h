@@ -13,7 +13,7 @@ typedef struct kg_data {
     double base_rot[9];
     double *link_pos;    /* [3 * nlink] world position of each link frame, after kg_fk */
     double *link_rot;    /* [9 * nlink] world rotation of each link frame (row-major) */
-    double *sincos;      /* [2 * nlink] scratch: sin and cos of each link's joint angle */
+    double *sincos;      /* [2 * nq] scratch: sin and cos of the angular coordinates */
 } kg_data;
 
 /* q starts at model->q_default (zero, identity quaternions). */

@@ -9,10 +9,9 @@ static inline void rot_joint(double *restrict m, const kg_kin *k, double s, doub
     for (int i = 0; i < 9; i++) m[i] = k->r0[i] + s * k->b1[i] + c1 * k->b2[i];
 }
 
-/* r = a Rot_k(q) for a rotation about coordinate axis k: columns ci and cj mix. */
-static inline void rot_aligned(double *restrict r, const double *restrict a, const kg_kin *k, double s,
-                               double c) {
-    const int i = k->ci, j = k->cj, l = 3 - i - j;
+/* r = a Rot_k(q) for a rotation about coordinate axis k: columns i and j mix. */
+static inline void axis_rotate(double *restrict r, const double *restrict a, int i, int j, double s, double c) {
+    const int l = 3 - i - j;
     for (int row = 0; row < 3; row++) {
         const double ai = a[3 * row + i], aj = a[3 * row + j];
         r[3 * row + i] = c * ai + s * aj;
@@ -29,12 +28,9 @@ void kg_fk(const kg_model *m, kg_data *d) {
     /* All joint angles' sines and cosines first: they are independent of each
      * other, so the processor overlaps them, which it cannot do inside the
      * parent-to-child chain below. */
-    for (int i = 1; i < m->nlink; i++) {
-        const kg_kin *k = &m->kin[i];
-        if (k->type == KG_JOINT_REVOLUTE || k->type == KG_JOINT_CONTINUOUS)
-            kg_sincos(q[k->qadr], sc + 2 * i, sc + 2 * i + 1);
-        else if (k->type == KG_JOINT_PLANAR)
-            kg_sincos(q[k->qadr + 2], sc + 2 * i, sc + 2 * i + 1);
+    for (int a = 0; a < m->nangle; a++) {
+        const int k = m->angle_q[a];
+        kg_sincos(q[k], sc + 2 * k, sc + 2 * k + 1);
     }
     kg_vec3_copy(pos, d->base_pos);
     kg_mat3_copy(rot, d->base_rot);
@@ -46,14 +42,14 @@ void kg_fk(const kg_model *m, kg_data *d) {
         switch (k->type) {
         case KG_JOINT_REVOLUTE:
         case KG_JOINT_CONTINUOUS: {
-            const double s = sc[2 * i], c = sc[2 * i + 1];
+            const double s = sc[2 * k->qadr], c = sc[2 * k->qadr + 1];
             if (k->aligned) {
                 const double *a = rp;
                 if (!k->rot_identity) {
                     kg_mat3_mul(mr, rp, k->r0);
                     a = mr;
                 }
-                rot_aligned(r, a, k, k->sign * s, c);
+                axis_rotate(r, a, k->ci, k->cj, k->sign * s, c);
             } else {
                 rot_joint(mr, k, s, 1.0 - c);
                 kg_mat3_mul(r, rp, mr);
@@ -70,7 +66,7 @@ void kg_fk(const kg_model *m, kg_data *d) {
             break;
         }
         case KG_JOINT_PLANAR: {
-            const double *x = q + k->qadr, s = sc[2 * i], c = sc[2 * i + 1];
+            const double *x = q + k->qadr, s = sc[2 * k->qadr + 4], c = sc[2 * k->qadr + 5];
             double o[3];
             for (int a = 0; a < 3; a++) o[a] = k->p0[a] + x[0] * k->u0[a] + x[1] * k->v0[a];
             rot_joint(mr, k, s, 1.0 - c);
@@ -87,6 +83,31 @@ void kg_fk(const kg_model *m, kg_data *d) {
             kg_mat3_mul(mr, k->r0, rq);
             kg_mat3_mul(r, rp, mr);
             kg_mat3_vec(t, rp, o);
+            break;
+        }
+        case KG_JOINT_COMPOUND: {
+            /* the axes in order: rotations turn the frame, translations move along it */
+            double a[9], tmp[9], o[3];
+            if (k->rot_identity) kg_mat3_copy(a, rp);
+            else kg_mat3_mul(a, rp, k->r0);
+            kg_mat3_vec(t, rp, k->p0);
+            for (int x = 0; x < k->naxis; x++) {
+                const kg_kin_axis *ax = &m->kin_axis[k->axis_first + x];
+                if (ax->kind == KG_AXIS_TRANSLATION) {
+                    kg_mat3_vec(o, a, ax->dir);
+                    for (int c = 0; c < 3; c++) t[c] += q[ax->q] * o[c];
+                } else if (ax->aligned) {
+                    kg_mat3_copy(tmp, a);
+                    axis_rotate(a, tmp, ax->ci, ax->cj, ax->sign * sc[2 * ax->q], sc[2 * ax->q + 1]);
+                } else {
+                    const double s = sc[2 * ax->q], c1 = 1.0 - sc[2 * ax->q + 1];
+                    double rr[9];
+                    for (int e = 0; e < 9; e++) rr[e] = (e % 4 == 0) + s * ax->b1[e] + c1 * ax->b2[e];
+                    kg_mat3_mul(tmp, a, rr);
+                    kg_mat3_copy(a, tmp);
+                }
+            }
+            kg_mat3_copy(r, a);
             break;
         }
         default: /* fixed */

@@ -1,5 +1,6 @@
 #include "core/model.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/arena.h"
@@ -26,8 +27,8 @@ int kg_model_material(const kg_model *m, const char *name) {
     return -1;
 }
 
-static const char *const joint_type_names[] = {"fixed", "revolute", "continuous",
-                                               "prismatic", "floating", "planar"};
+static const char *const joint_type_names[] = {"fixed", "revolute", "continuous", "prismatic",
+                                               "floating", "planar", "compound"};
 
 const char *kg_joint_type_name(kg_joint_type t) {
     return (unsigned)t < sizeof joint_type_names / sizeof *joint_type_names ? joint_type_names[t] : "?";
@@ -42,4 +43,25 @@ int kg_joint_type_parse(const char *s) {
 const char *kg_geom_type_name(kg_geom_type t) {
     static const char *const names[] = {"box", "cylinder", "sphere", "mesh", "capsule"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
+}
+
+const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
+    static const char *const planar[] = {"x", "y", "angle"};
+    static const char *const floating[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (k < J->qadr || k >= J->qadr + J->nq) continue;
+        int c = k - J->qadr;
+        const char *label = NULL;
+        if (J->type == KG_JOINT_PLANAR) label = planar[c];
+        else if (J->type == KG_JOINT_FLOATING) label = floating[c];
+        else if (J->type == KG_JOINT_COMPOUND)
+            for (int a = 0; a < J->naxis; a++)
+                if (m->axis[J->axis_first + a].coord == c) label = m->axis[J->axis_first + a].label;
+        if (J->nq == 1 && J->type != KG_JOINT_COMPOUND) snprintf(buf, size, "%s", J->name);
+        else snprintf(buf, size, "%s.%s", J->name, label ? label : "?");
+        return buf;
+    }
+    snprintf(buf, size, "q%d", k);
+    return buf;
 }

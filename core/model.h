@@ -16,8 +16,9 @@
  * Joint coordinates. Each joint owns nq consecutive entries of the joint vector q
  * starting at qadr: fixed 0, revolute/continuous/prismatic 1, planar 3 (x, y in
  * the plane normal to the axis, then the angle about it), floating 7 (x, y, z,
- * then a unit quaternion w, x, y, z). A mimic follower's coordinate is computed
- * from its leader (follower = multiplier * leader + offset) before kinematics.
+ * then a unit quaternion w, x, y, z), compound one per axis (see kg_axis). A
+ * mimic follower's coordinate is computed from its leader (follower =
+ * multiplier * leader + offset) before kinematics.
  *
  * Units are SI everywhere: m, rad, kg, kg m^2, N, N m, m/s, rad/s. */
 #ifndef KG_MODEL_H
@@ -32,7 +33,14 @@ typedef enum {
     KG_JOINT_PRISMATIC,
     KG_JOINT_FLOATING,
     KG_JOINT_PLANAR,
+    /* Several elementary axes applied in a given order after the origin:
+     * T = origin * A_1(q) * ... * A_n(q), each A_k a rotation about or a
+     * translation along a unit vector (a BVH joint's channels, a COLLADA joint
+     * with several axes). */
+    KG_JOINT_COMPOUND,
 } kg_joint_type;
+
+typedef enum { KG_AXIS_ROTATION = 0, KG_AXIS_TRANSLATION = 1 } kg_axis_kind;
 
 typedef enum { KG_GEOM_BOX = 0, KG_GEOM_CYLINDER, KG_GEOM_SPHERE, KG_GEOM_MESH, KG_GEOM_CAPSULE } kg_geom_type;
 typedef enum { KG_VISUAL = 0, KG_COLLISION = 1 } kg_geom_role;
@@ -85,8 +93,22 @@ typedef struct kg_joint {
     double cal_rising, cal_falling, cal_reference;
     int mimic;         /* index in model->mimic when this joint follows another; else -1 */
     int loop;          /* index in model->loop when this is a cut joint; else -1 */
+    int axis_first, naxis; /* compound joints: their axes in model->axis, in application order */
     int line;
 } kg_joint;
+
+/* One elementary axis of a compound joint. Axes are applied in the order they are
+ * stored; `coord` says which of the joint's coordinates drives each (BVH applies
+ * position channels before rotations whatever their order in the file, and keeps
+ * the file order for the coordinates). */
+typedef struct kg_axis {
+    int joint;
+    kg_axis_kind kind;
+    int coord;         /* offset within the joint's coordinates: q[qadr + coord] */
+    double dir[3];     /* unit vector in the frame before this axis */
+    double rest;       /* the coordinate's value in the rest pose (model->q_default) */
+    const char *label; /* the coordinate's name within the joint, e.g. "Xrotation" */
+} kg_axis;
 
 typedef struct kg_mimic {
     int follower, leader; /* joints */
@@ -139,8 +161,17 @@ typedef struct kg_extra {
 } kg_extra;
 
 /* Precomputed per-link constants for forward kinematics (internal layout). */
+typedef struct kg_kin_axis {
+    int kind, q;       /* q: absolute coordinate index */
+    int aligned, ci, cj;
+    double sign;
+    double dir[3];
+    double b1[9], b2[9]; /* [dir]x and [dir]x^2 for an axis that is not a coordinate axis */
+} kg_kin_axis;
+
 typedef struct kg_kin {
     int parent, type, qadr, rot_identity;
+    int axis_first, naxis; /* compound joints: model->kin_axis */
     /* Revolute about a coordinate axis k of the joint frame (nearly every URDF):
      * R = (R_parent r0) Rot_k(sign q), which only mixes the columns ci and cj. */
     int aligned, ci, cj;
@@ -169,8 +200,16 @@ typedef struct kg_model {
     kg_geom *geom;        /* grouped by link */
     kg_material *material;
     kg_extra *extra;
+    kg_axis *axis;        /* [naxis] axes of the compound joints, grouped by joint */
+    int naxis;
     kg_kin *kin;          /* [nlink]; kin[0] unused */
-    double *q_default;    /* [nq]: zero, with identity quaternions for floating joints */
+    kg_kin_axis *kin_axis; /* [naxis] */
+    int *angle_q;         /* [nangle] coordinates that are angles (their sincos is precomputed) */
+    int nangle;
+    double *q_default;    /* [nq] the rest pose: zero, identity quaternions for floating joints,
+                           * and the axes' rest values for compound joints */
+    int root_body;        /* the link whose pose is the body's root (trajectories); 0 unless the
+                           * format has a static world above it (BVH: the ROOT joint's link) */
 
     void *mem;            /* the arena owning all of the above */
 } kg_model;
@@ -186,6 +225,10 @@ const char *kg_joint_type_name(kg_joint_type t);
 /* Parse a URDF joint type name; returns -1 when unknown. */
 int kg_joint_type_parse(const char *s);
 const char *kg_geom_type_name(kg_geom_type t);
+/* Name of coordinate k of q: the joint's name for one-coordinate joints, else
+ * "joint.label" (planar x, y, angle; floating x, y, z, qw, qx, qy, qz; compound
+ * the axis label). Writes into buf and returns it. */
+const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size);
 
 /* Joints that move and are not mimic followers, i.e. the model's independent coordinates. */
 static inline int kg_joint_is_independent(const kg_model *m, int j) {

@@ -1,8 +1,11 @@
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include "formats/load.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "formats/fileio.h"
 #include "importers/importers.h"
@@ -49,31 +52,79 @@ const char *kg_detect_format(const char *name, const char *buf, size_t len) {
         if (root_element_is(buf, n, "robot")) return "urdf";
         if (root_element_is(buf, n, "COLLADA")) return "collada";
         size_t i = 0;
+        if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) i = 3;
         while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')) i++;
         if (n - i >= 9 && memcmp(buf + i, "HIERARCHY", 9) == 0) return "bvh";
     }
     return NULL;
 }
 
-kg_model *kg_load_buffer(const char *name, const char *buf, size_t len, const kg_load_options *o,
-                         kg_diags *d) {
-    const char *fmt = o && o->format ? o->format : kg_detect_format(name, buf, len);
-    if (!fmt) {
+static const char *format_of(const char *name, const char *head, size_t n, const kg_load_options *o,
+                             kg_diags *d) {
+    const char *fmt = o && o->format ? o->format : kg_detect_format(name, head, n);
+    if (!fmt)
         kg_diag_add(d, KG_ERROR, "format.unknown", name, 0, NULL,
                     "cannot tell the format of '%s' (expected .urdf, .dae, .zae or .bvh)", name);
+    else if (strcmp(fmt, "urdf") != 0 && strcmp(fmt, "bvh") != 0) {
+        kg_diag_add(d, KG_ERROR, "format.unsupported", name, 0, NULL, "reading %s files is not implemented yet", fmt);
+        fmt = NULL;
+    }
+    return fmt;
+}
+
+kg_model *kg_load_clip_buffer(const char *name, const char *buf, size_t len, const kg_load_options *o,
+                              kg_motion **motion, kg_diags *d) {
+    if (motion) *motion = NULL;
+    const char *fmt = format_of(name, buf, len, o, d);
+    if (!fmt) return NULL;
+    if (strcmp(fmt, "urdf") == 0) return kg_import_urdf(name, buf, len, o, d);
+    /* BVH reads a stream: give it one over the bytes */
+    FILE *f = len ? fmemopen((void *)buf, len, "r") : tmpfile();
+    if (!f) {
+        kg_diag_add(d, KG_ERROR, "io.read", name, 0, NULL, "cannot read the buffer");
         return NULL;
     }
-    if (strcmp(fmt, "urdf") == 0) return kg_import_urdf(name, buf, len, o, d);
-    kg_diag_add(d, KG_ERROR, "format.unsupported", name, 0, NULL,
-                "reading %s files is not implemented yet", fmt);
-    return NULL;
+    kg_model *m = kg_import_bvh(name, f, (long)len, o, motion, d);
+    fclose(f);
+    return m;
+}
+
+kg_model *kg_load_buffer(const char *name, const char *buf, size_t len, const kg_load_options *o,
+                         kg_diags *d) {
+    return kg_load_clip_buffer(name, buf, len, o, NULL, d);
+}
+
+kg_model *kg_load_clip(const char *path, const kg_load_options *o, kg_motion **motion, kg_diags *d) {
+    if (motion) *motion = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        /* kg_read_file words the error */
+        size_t n;
+        free(kg_read_file(path, &n, d));
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        kg_diag_add(d, KG_ERROR, "io.read", path, 0, NULL, "cannot open '%s'", path);
+        return NULL;
+    }
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head, f);
+    const char *fmt = format_of(path, head, n, o, d);
+    kg_model *m = NULL;
+    if (fmt && strcmp(fmt, "bvh") == 0) {
+        rewind(f);
+        m = kg_import_bvh(path, f, (long)st.st_size, o, motion, d); /* streamed, never held whole */
+    } else if (fmt) {
+        size_t len;
+        char *buf = kg_read_file(path, &len, d);
+        if (buf) m = kg_import_urdf(path, buf, len, o, d);
+        free(buf);
+    }
+    fclose(f);
+    return m;
 }
 
 kg_model *kg_load(const char *path, const kg_load_options *o, kg_diags *d) {
-    size_t len;
-    char *buf = kg_read_file(path, &len, d);
-    if (!buf) return NULL;
-    kg_model *m = kg_load_buffer(path, buf, len, o, d);
-    free(buf);
-    return m;
+    return kg_load_clip(path, o, NULL, d);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "formats/number.h"
 
 typedef struct err_sink {
     const char *file;
@@ -183,10 +184,9 @@ int kg_parse_doubles(const char *s, double *out, int count) {
     for (int i = 0; i < count; i++) {
         while (isspace((unsigned char)*p)) p++;
         if (!*p) return -1;
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || !isfinite(v)) return -1;
+        double v;
+        const char *end = kg_parse_number(p, &v);
+        if (!end || !isfinite(v)) return -1;
         if (*end && !isspace((unsigned char)*end)) return -1;
         out[i] = v;
         p = end;

@@ -5,6 +5,12 @@
 
 #include "formats/load.h"
 
+#include <stdio.h>
+
+/* Reads BVH as a stream from f; file_size (or -1) bounds what a lying frame
+ * count may reserve. *motion receives the frames. */
+kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load_options *o, kg_motion **motion,
+                        kg_diags *d);
 kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg_load_options *o,
                          kg_diags *d);
 

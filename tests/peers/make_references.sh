@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates tests/reference/*.json: forward kinematics and mass properties of
-# every corpus URDF that urdfdom can read, computed by KDL (kg_kdl_reference) at
-# the zero pose and two random joint vectors (seed 20261122). Run after
-# ./setup.sh (which builds build/tests/kg_kdl_reference).
+# Regenerates the peer references of the tests:
+#  tests/reference/*.json      forward kinematics and mass properties of every corpus
+#                              URDF that urdfdom can read, computed by KDL
+#                              (kg_kdl_reference) at the zero pose and two random joint
+#                              vectors (seed 20261122);
+#  tests/reference/bvh/*.json  every node's world pose in assimp's BVH import at the
+#                              first, middle and last frame (kg_assimp_bvh_reference).
+# Run after ./setup.sh (which builds the programs in build/tests/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 data="${KINEGRAPH_DATA:-../shared/data}"
@@ -26,3 +30,18 @@ done < <(find "$data/urdf" "$data/bad/urdf/ros_urdf_tests" -iname '*.urdf' ! -na
 "$gen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 3 >"$out/sample_humanoid.json"
 n=$((n + 1))
 echo "wrote $n reference files to $out"
+
+agen=build/tests/kg_assimp_bvh_reference
+[ -x "$agen" ] || { echo "build $agen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/bvh"
+rm -f "$out/bvh"/*.json
+n=0
+while IFS= read -r -d '' f; do
+    rel="${f#"$data"/}"
+    label=$(basename "$f" .bvh | sed 's#[^A-Za-z0-9_.-]#_#g')
+    "$agen" "$f" "$rel" auto >"$out/bvh/$label.json" && n=$((n + 1))
+done < <(find "$data/bvh" -name '*.bvh' -print0 | sort -z)
+for f in samples/walk.bvh tests/data/bvh/*.bvh; do
+    "$agen" "$f" "@source/$f" auto >"$out/bvh/source_$(basename "$f" .bvh).json" && n=$((n + 1))
+done
+echo "wrote $n BVH reference files to $out/bvh"

@@ -1,0 +1,31 @@
+/* A motion: frames of joint vectors for one model, sampled at a fixed rate.
+ * Frame f's coordinates are q[f * nq ... f * nq + nq - 1], in the model's
+ * coordinate order and units (rad; lengths in model units). When the root's
+ * world pose is not part of q (a robot's floating base), `base` holds it per
+ * frame as x, y, z, qw, qx, qy, qz; it is NULL otherwise. */
+#ifndef KG_MOTION_H
+#define KG_MOTION_H
+
+#include <stddef.h>
+
+#include "core/data.h"
+
+typedef struct kg_motion {
+    int nframes, nq;
+    double frame_time; /* s */
+    double *q;
+    double *base;
+    size_t cap;        /* frames allocated */
+} kg_motion;
+
+kg_motion *kg_motion_new(int nq, double frame_time, size_t reserve_frames);
+void kg_motion_free(kg_motion *mo);
+/* Appends a frame (copied); returns its pointer for filling when q is NULL.
+ * Grows by a quarter at a time so memory stays close to the data. */
+double *kg_motion_append(kg_motion *mo, const double *q);
+/* Gives back unused capacity. */
+void kg_motion_shrink(kg_motion *mo);
+/* Loads frame f into d (q and, when the motion has it, the base pose). */
+void kg_motion_pose(const kg_motion *mo, int f, kg_data *d);
+
+#endif

@@ -1,0 +1,111 @@
+/* Trajectory files (CSV and JSON) for any model with a motion.
+ *
+ * One row per frame: time (s), the world position of the body's root link
+ * (model->root_body: the pelvis of a robot, the ROOT joint of a BVH skeleton),
+ * its orientation as a unit quaternion in the order w, x, y, z, then every
+ * coordinate of the joint vector under its name (kg_coord_name: a joint's name,
+ * or "joint.label" for joints with several coordinates). Angles are radians;
+ * lengths are in the model's units (metres, or a BVH file's units times its
+ * scale). Numbers are written in the shortest form that reads back exactly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fk.h"
+#include "core/spatial.h"
+#include "exporters/exporters.h"
+#include "formats/number.h"
+
+static const char *const root_columns[8] = {"time",    "root_x",  "root_y",  "root_z",
+                                            "root_qw", "root_qx", "root_qy", "root_qz"};
+
+/* The values of frame f: time, root pose, coordinates ([8 + nq]). */
+static void row(const kg_model *m, const kg_motion *mo, kg_data *d, int f, double *out) {
+    kg_motion_pose(mo, f, d);
+    kg_fk(m, d);
+    out[0] = f * mo->frame_time;
+    kg_vec3_copy(out + 1, d->link_pos + 3 * m->root_body);
+    kg_rot_to_quat(d->link_rot + 9 * m->root_body, out + 4);
+    memcpy(out + 8, d->q, (size_t)m->nq * sizeof(double));
+}
+
+static int no_motion(const kg_model *m, const kg_motion *mo, kg_diags *d) {
+    if (mo) return 0;
+    kg_diag_add(d, KG_ERROR, "export.no_motion", m->source, 0, NULL, "a trajectory needs a motion; the input has none");
+    return 1;
+}
+
+/* CSV field: quoted when it holds a comma, quote or line end (RFC 4180). */
+static void csv_field(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d) {
+    if (no_motion(m, mo, d)) return -1;
+    char name[1100], num[32];
+    for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
+    for (int k = 0; k < m->nq; k++) {
+        fputc(',', f);
+        csv_field(f, kg_coord_name(m, k, name, sizeof name));
+    }
+    fputc('\n', f);
+    kg_data *kd = kg_data_new(m);
+    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
+    for (int fr = 0; fr < mo->nframes; fr++) {
+        row(m, mo, kd, fr, v);
+        for (int c = 0; c < 8 + m->nq; c++) {
+            if (c) fputc(',', f);
+            fputs(kg_format_number(num, v[c]), f);
+        }
+        fputc('\n', f);
+    }
+    free(v);
+    kg_data_free(kd);
+    return ferror(f) ? -1 : 0;
+}
+
+/* A JSON string (names are UTF-8 from the input files). */
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d) {
+    if (no_motion(m, mo, d)) return -1;
+    char name[1100], num[32];
+    fprintf(f, "{\"format\": \"kinegraph-trajectory\", \"version\": 1, \"model\": ");
+    json_string(f, m->name);
+    fprintf(f, ", \"frame_time\": %s, \"frames\": %d, \"quaternion_order\": \"wxyz\", \"angle_unit\": \"rad\",\n \"columns\": [",
+            kg_format_number(num, mo->frame_time), mo->nframes);
+    for (int c = 0; c < 8; c++) fprintf(f, "%s\"%s\"", c ? ", " : "", root_columns[c]);
+    for (int k = 0; k < m->nq; k++) {
+        fputs(", ", f);
+        json_string(f, kg_coord_name(m, k, name, sizeof name));
+    }
+    fprintf(f, "],\n \"data\": [");
+    kg_data *kd = kg_data_new(m);
+    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
+    for (int fr = 0; fr < mo->nframes; fr++) {
+        row(m, mo, kd, fr, v);
+        fprintf(f, "%s\n  [", fr ? "," : "");
+        for (int c = 0; c < 8 + m->nq; c++) fprintf(f, "%s%s", c ? ", " : "", kg_format_number(num, v[c]));
+        fputc(']', f);
+    }
+    fprintf(f, "\n ]}\n");
+    free(v);
+    kg_data_free(kd);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,50 @@
+#include "formats/save.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "exporters/exporters.h"
+#include "formats/fileio.h"
+
+static const struct {
+    const char *name, *ext;
+    int (*write)(const kg_model *, const kg_motion *, FILE *, kg_diags *);
+} writers[] = {
+    {"bvh", ".bvh", kg_export_bvh},
+    {"csv", ".csv", kg_export_csv},
+    {"json", ".json", kg_export_json},
+};
+
+const char *kg_output_format(const char *path) {
+    size_t n = strlen(path);
+    for (unsigned i = 0; i < sizeof writers / sizeof *writers; i++) {
+        size_t k = strlen(writers[i].ext);
+        if (n > k && strcasecmp(path + n - k, writers[i].ext) == 0) return writers[i].name;
+    }
+    return NULL;
+}
+
+int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_diags *d) {
+    if (!format) format = kg_output_format(path);
+    for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
+        if (strcmp(format, writers[i].name) != 0) continue;
+        kg_out out;
+        if (kg_out_open(&out, path) != 0) {
+            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+            return -1;
+        }
+        if (writers[i].write(m, mo, out.f, d) != 0) {
+            kg_out_abort(&out);
+            return -1;
+        }
+        if (kg_out_commit(&out) != 0) {
+            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
+                "cannot tell the output format of '%s' (.bvh, .csv or .json)", path);
+    return -1;
+}

@@ -1,0 +1,16 @@
+/* Writing a model (and motion) to a file: the format from the name or an
+ * explicit one, written to a temporary file and renamed, so a failed write never
+ * leaves half a file behind. */
+#ifndef KG_SAVE_H
+#define KG_SAVE_H
+
+#include "core/diag.h"
+#include "core/model.h"
+#include "core/motion.h"
+
+/* "bvh", "csv", "json" from the name's extension, or NULL. */
+const char *kg_output_format(const char *path);
+/* Returns 0, -1 on an error (diagnostic added; no file written). */
+int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_diags *d);
+
+#endif

@@ -1,0 +1,539 @@
+/* BVH (Biovision hierarchy) importer: skeleton to model, frames to motion.
+ *
+ * The file is read as a stream, one line at a time from a fixed buffer: memory
+ * is the model plus the motion, never a copy of the text.
+ *
+ * Model: a static root link (named "world" unless a joint has that name) under
+ * which every ROOT hangs; each ROOT/JOINT becomes a link with a compound joint
+ * whose axes are the CHANNELS: position channels translate along x, y, z of the
+ * parent frame first, rotation channels then rotate in file order (the
+ * convention of every BVH writer). A position channel *replaces* the OFFSET
+ * component it covers (Mixamo and Bandai Namco files repeat the OFFSET in their
+ * joints' position channels; root positions are absolute), so the joint's
+ * origin keeps the uncovered components and the covered ones become the rest
+ * values of their coordinates: the rest pose is the OFFSETs. An End Site is a
+ * link on a fixed joint named "<parent>_End" unless the file names it.
+ * Coordinates keep the file's channel order, so frame values map to q one to
+ * one. Units: rotations are degrees in the file and radians in the model;
+ * lengths are the file's (BVH has none) times `scale`.
+ *
+ * Frame count: when more complete frame lines follow than `Frames:` declares,
+ * all of them are read (with a warning): a line of data is never dropped. Fewer
+ * lines than declared is a truncated file: an error, and the complete frames are
+ * kept. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/arena.h"
+#include "core/builder.h"
+#include "core/spatial.h"
+#include "core/strmap.h"
+#include "formats/number.h"
+#include "importers/importers.h"
+
+#define BVH_MAX_DEPTH 256
+#define BVH_MAX_NAME 512
+#define BVH_MAX_NODES 100000
+#define BVH_MAX_FRAMES 100000000
+#define BVH_MAX_LINE (64u << 20)
+
+/* ---- line reader ------------------------------------------------------------ */
+
+typedef struct reader {
+    FILE *f;
+    char *buf;
+    size_t cap, start, end; /* unread bytes are buf[start..end) */
+    int eof, line;
+    int too_long;
+} reader;
+
+/* The next line, NUL-terminated, without its line end (\n or \r\n); NULL at the
+ * end of the file, or when a line exceeds BVH_MAX_LINE (too_long is set). One
+ * byte of the buffer is always kept free for the terminating NUL. */
+static char *next_line(reader *r) {
+    for (;;) {
+        char *nl = r->start < r->end ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+        if (nl || (r->eof && r->start < r->end)) {
+            char *line = r->buf + r->start;
+            size_t len = nl ? (size_t)(nl - line) : r->end - r->start;
+            r->start += len + (nl ? 1 : 0);
+            while (len && line[len - 1] == '\r') len--;
+            line[len] = 0;
+            r->line++;
+            return line;
+        }
+        if (r->eof) return NULL;
+        if (r->start > 0) { /* keep the partial line, read more after it */
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        if (r->end + 1 == r->cap) {
+            if (r->cap >= BVH_MAX_LINE) {
+                r->too_long = 1;
+                return NULL;
+            }
+            r->cap *= 2;
+            r->buf = kg_xrealloc(r->buf, r->cap);
+        }
+        size_t n = fread(r->buf + r->end, 1, r->cap - 1 - r->end, r->f);
+        r->end += n;
+        if (n == 0) r->eof = 1;
+    }
+}
+
+static char *skip_space(char *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\v' || *s == '\f') s++;
+    return s;
+}
+
+/* ---- the skeleton ------------------------------------------------------------ */
+
+enum { CH_XPOS, CH_YPOS, CH_ZPOS, CH_XROT, CH_YROT, CH_ZROT };
+static const char *const channel_names[6] = {"Xposition", "Yposition", "Zposition",
+                                             "Xrotation", "Yrotation", "Zrotation"};
+
+typedef struct node {
+    char *name;
+    int parent;     /* node index, -1 for a ROOT */
+    int end_site;
+    int line;
+    double offset[3];
+    int has_offset;
+    int nchan;
+    int chan[6];
+} node;
+
+typedef struct bvh {
+    reader r;
+    const char *file;
+    kg_diags *d;
+    double scale;
+    node *nodes;
+    int nnodes, cap;
+    int nchannels; /* per frame */
+    char **names;  /* per node: its unique link (and joint) name in the model */
+    char **owned;
+    int nowned;
+} bvh;
+
+static void err(bvh *p, const char *code, const char *element, const char *fmt, const char *arg) {
+    kg_diag_add(p->d, KG_ERROR, code, p->file, p->r.line, element, fmt, arg ? arg : "");
+}
+
+static int channel_index(const char *s, size_t n) {
+    for (int i = 0; i < 6; i++)
+        if (strlen(channel_names[i]) == n && strncmp(s, channel_names[i], n) == 0) return i;
+    /* some writers use lower case ("xrotation") */
+    for (int i = 0; i < 6; i++)
+        if (strlen(channel_names[i]) == n && strncasecmp(s, channel_names[i], n) == 0) return i;
+    return -1;
+}
+
+static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_site) {
+    if (p->nnodes == BVH_MAX_NODES) {
+        err(p, "bvh.too_many_joints", "JOINT", "more than 100000 joints%s", NULL);
+        return NULL;
+    }
+    if (p->nnodes == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->nodes = kg_xrealloc(p->nodes, (size_t)p->cap * sizeof *p->nodes);
+    }
+    node *n = &p->nodes[p->nnodes++];
+    memset(n, 0, sizeof *n);
+    n->name = kg_xmalloc(len + 1);
+    memcpy(n->name, name, len);
+    n->name[len] = 0;
+    n->parent = parent;
+    n->end_site = end_site;
+    n->line = p->r.line;
+    return n;
+}
+
+/* Reads HIERARCHY up to and including the MOTION line. Returns 0 on success. */
+static int read_hierarchy(bvh *p) {
+    char *line;
+    int stack[BVH_MAX_DEPTH + 1], depth = 0, pending = -1, seen_header = 0;
+    while ((line = next_line(&p->r))) {
+        char *s = skip_space(line);
+        if (!seen_header) {
+            if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) s += 3;
+            s = skip_space(s);
+            if (!*s) continue;
+            if (strncmp(s, "HIERARCHY", 9) != 0) {
+                err(p, "bvh.no_hierarchy", NULL, "a BVH file starts with HIERARCHY%s", NULL);
+                return -1;
+            }
+            seen_header = 1;
+            continue;
+        }
+        if (!*s) continue;
+        char *word = s;
+        while (*s && !isspace((unsigned char)*s) && *s != '{' && *s != '}') s++;
+        size_t wlen = (size_t)(s - word);
+        char *rest = skip_space(s);
+        if (wlen == 0 && (*word == '{' || *word == '}')) {
+            wlen = 1;
+            rest = skip_space(word + 1);
+        }
+        if ((wlen == 4 && strncmp(word, "ROOT", 4) == 0) || (wlen == 5 && strncmp(word, "JOINT", 5) == 0) ||
+            (wlen == 3 && strncmp(word, "End", 3) == 0)) {
+            int end_site = word[0] == 'E';
+            if (end_site) {
+                if (strncmp(rest, "Site", 4) != 0) {
+                    err(p, "bvh.syntax", "End", "expected 'End Site'%s", NULL);
+                    return -1;
+                }
+                rest = skip_space(rest + 4);
+            }
+            /* the name is the rest of the line (names may hold spaces), minus a '{' */
+            size_t len = strlen(rest);
+            int brace = 0;
+            while (len && isspace((unsigned char)rest[len - 1])) len--;
+            if (len && rest[len - 1] == '{') {
+                brace = 1;
+                len--;
+                while (len && isspace((unsigned char)rest[len - 1])) len--;
+            }
+            if (len > BVH_MAX_NAME) {
+                err(p, "bvh.name_too_long", word, "a joint name is longer than 512 characters%s", NULL);
+                return -1;
+            }
+            if (!end_site && len == 0) {
+                err(p, "bvh.syntax", word, "%s", wlen == 4 ? "ROOT without a name" : "JOINT without a name");
+                return -1;
+            }
+            if (word[0] == 'R' && depth != 0) {
+                err(p, "bvh.syntax", "ROOT", "ROOT inside another joint%s", NULL);
+                return -1;
+            }
+            if (word[0] != 'R' && depth == 0) {
+                err(p, "bvh.syntax", word, "%s outside any ROOT", end_site ? "End Site" : "JOINT");
+                return -1;
+            }
+            if (depth > 0 && p->nodes[stack[depth - 1]].end_site) {
+                err(p, "bvh.syntax", word, "an End Site cannot have children%s", NULL);
+                return -1;
+            }
+            if (pending >= 0) {
+                err(p, "bvh.syntax", word, "expected '{' after the previous joint%s", NULL);
+                return -1;
+            }
+            node *n = add_node(p, rest, len, depth ? stack[depth - 1] : -1, end_site);
+            if (!n) return -1;
+            pending = p->nnodes - 1;
+            if (brace) {
+                stack[depth++] = pending;
+                pending = -1;
+            }
+        } else if (wlen == 1 && word[0] == '{') {
+            if (pending < 0) {
+                err(p, "bvh.syntax", "{", "'{' without a joint%s", NULL);
+                return -1;
+            }
+            if (depth == BVH_MAX_DEPTH) {
+                err(p, "bvh.too_deep", "{", "joints nested deeper than 256 levels%s", NULL);
+                return -1;
+            }
+            stack[depth++] = pending;
+            pending = -1;
+        } else if (wlen == 1 && word[0] == '}') {
+            if (depth == 0 || pending >= 0) {
+                err(p, "bvh.syntax", "}", "unbalanced '}'%s", NULL);
+                return -1;
+            }
+            node *n = &p->nodes[stack[--depth]];
+            if (!n->has_offset) {
+                kg_diag_add(p->d, KG_ERROR, "bvh.no_offset", p->file, n->line, "OFFSET",
+                            "joint '%s' has no OFFSET", n->name);
+                return -1;
+            }
+        } else if (wlen == 6 && strncmp(word, "OFFSET", 6) == 0) {
+            if (depth == 0 || pending >= 0) {
+                err(p, "bvh.syntax", "OFFSET", "OFFSET outside a joint%s", NULL);
+                return -1;
+            }
+            node *n = &p->nodes[stack[depth - 1]];
+            const char *q = rest;
+            for (int k = 0; k < 3; k++) {
+                q = q ? kg_parse_number(skip_space((char *)q), &n->offset[k]) : NULL;
+                if (q && !isfinite(n->offset[k])) q = NULL;
+            }
+            if (!q || *skip_space((char *)q)) {
+                err(p, "bvh.bad_number", "OFFSET", "OFFSET needs three finite numbers: '%s'", rest);
+                return -1;
+            }
+            n->has_offset = 1;
+        } else if (wlen == 8 && strncmp(word, "CHANNELS", 8) == 0) {
+            if (depth == 0 || pending >= 0 || p->nodes[stack[depth - 1]].end_site) {
+                err(p, "bvh.syntax", "CHANNELS", "CHANNELS outside a joint%s", NULL);
+                return -1;
+            }
+            node *n = &p->nodes[stack[depth - 1]];
+            char *q = rest, *e;
+            long count = strtol(q, &e, 10);
+            if (e == q || count < 0 || count > 6) {
+                err(p, "bvh.bad_channels", "CHANNELS", "a joint has 0 to 6 channels: '%s'", rest);
+                return -1;
+            }
+            q = e;
+            n->nchan = 0;
+            unsigned used = 0;
+            for (long k = 0; k < count; k++) {
+                q = skip_space(q);
+                char *t = q;
+                while (*q && !isspace((unsigned char)*q)) q++;
+                int c = channel_index(t, (size_t)(q - t));
+                if (c < 0) {
+                    err(p, "bvh.bad_channels", "CHANNELS", "unknown or missing channel name in '%s'", rest);
+                    return -1;
+                }
+                if (used >> c & 1) {
+                    err(p, "bvh.bad_channels", "CHANNELS", "a channel is repeated in '%s'", rest);
+                    return -1;
+                }
+                used |= 1u << c;
+                n->chan[n->nchan++] = c;
+            }
+            if (*skip_space(q)) {
+                err(p, "bvh.bad_channels", "CHANNELS", "more channel names than the count in '%s'", rest);
+                return -1;
+            }
+            p->nchannels += n->nchan;
+        } else if (wlen == 6 && strncmp(word, "MOTION", 6) == 0) {
+            if (depth != 0 || pending >= 0) {
+                err(p, "bvh.syntax", "MOTION", "MOTION before every joint is closed with '}'%s", NULL);
+                return -1;
+            }
+            if (p->nnodes == 0) {
+                err(p, "bvh.syntax", "MOTION", "no ROOT before MOTION%s", NULL);
+                return -1;
+            }
+            return 0;
+        } else {
+            char shown[64];
+            snprintf(shown, sizeof shown, "%.*s", (int)(wlen < 60 ? wlen : 60), word);
+            err(p, "bvh.syntax", NULL, "unexpected '%s' in HIERARCHY", shown);
+            return -1;
+        }
+    }
+    if (p->r.too_long) err(p, "bvh.line_too_long", NULL, "a line is longer than 64 MB%s", NULL);
+    else if (!seen_header) err(p, "bvh.no_hierarchy", NULL, "empty file: a BVH file starts with HIERARCHY%s", NULL);
+    else err(p, "bvh.no_motion", NULL, "the file ends before MOTION%s", NULL);
+    return -1;
+}
+
+/* ---- motion header ------------------------------------------------------------ */
+
+/* "Frames: N" / "Frame Time: T": the value after the colon (tabs and spaces). */
+static char *after_label(char *line, const char *label) {
+    char *s = skip_space(line);
+    size_t n = strlen(label);
+    if (strncasecmp(s, label, n) != 0) return NULL;
+    return skip_space(s + n);
+}
+
+/* Makes `name` unique among the names already in `names` (BVH does not require
+ * unique joint names; the model does): "name#2", "name#3", ... Returns a string
+ * owned by `owned`. */
+static char *unique(kg_strmap *names, char ***owned, int *nowned, const char *name, int *renamed) {
+    char *s = kg_xstrdup(name);
+    *renamed = 0;
+    for (int k = 2; kg_strmap_get(names, s) >= 0; k++) {
+        free(s);
+        size_t n = strlen(name) + 16;
+        s = kg_xmalloc(n);
+        snprintf(s, n, "%s#%d", name, k);
+        *renamed = 1;
+    }
+    *owned = kg_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
+    (*owned)[(*nowned)++] = s;
+    kg_strmap_put(names, s, 0);
+    return s;
+}
+
+/* The skeleton as a model: see the comment at the top of the file. */
+static kg_model *build_model(bvh *p) {
+    kg_builder *b = kg_builder_new(p->file, "bvh", p->d);
+    kg_strmap names;
+    kg_strmap_init(&names);
+    int renamed;
+    char **link_names = p->names = kg_xmalloc((size_t)p->nnodes * sizeof *link_names);
+    /* the static root first, under a name no joint uses */
+    for (int i = 0; i < p->nnodes; i++)
+        if (!p->nodes[i].end_site) kg_strmap_put(&names, p->nodes[i].name, 0);
+    char *world = unique(&names, &p->owned, &p->nowned, "world", &renamed);
+    kg_strmap_free(&names);
+    kg_strmap_init(&names);
+    kg_strmap_put(&names, world, 0);
+    const char *base = strrchr(p->file, '/');
+    kg_builder_set_name(b, base ? base + 1 : p->file);
+    kg_builder_add_link(b, world, 1);
+    for (int i = 0; i < p->nnodes; i++) {
+        node *n = &p->nodes[i];
+        char endname[BVH_MAX_NAME + 8];
+        const char *want = n->name;
+        if (n->end_site && !n->name[0]) {
+            snprintf(endname, sizeof endname, "%s_End", p->nodes[n->parent].name);
+            want = endname;
+        }
+        link_names[i] = unique(&names, &p->owned, &p->nowned, want, &renamed);
+        if (renamed)
+            kg_diag_add(p->d, KG_WARNING, "bvh.duplicate_name", p->file, n->line, n->end_site ? "End Site" : "JOINT",
+                        "the name '%s' is used twice; this one is called '%s'", want, link_names[i]);
+        kg_link *l = kg_builder_add_link(b, link_names[i], n->line);
+        if (n->parent < 0 && i == 0) kg_builder_set_root_body(b, l);
+        const char *parent = n->parent < 0 ? world : link_names[n->parent];
+        kg_joint *j = kg_builder_add_joint(b, link_names[i], n->nchan ? KG_JOINT_COMPOUND : KG_JOINT_FIXED, parent,
+                                           link_names[i], n->line);
+        for (int k = 0; k < 3; k++) j->pos[k] = n->offset[k] * p->scale;
+        /* translations first (in file order), then rotations (in file order) */
+        for (int pass = 0; pass < 2; pass++)
+            for (int c = 0; c < n->nchan; c++) {
+                int ch = n->chan[c];
+                if ((ch < CH_XROT) != (pass == 0)) continue;
+                double dir[3] = {0, 0, 0}, rest = 0;
+                dir[ch % 3] = 1;
+                if (ch < CH_XROT) { /* the channel replaces this OFFSET component */
+                    rest = j->pos[ch];
+                    j->pos[ch] = 0;
+                }
+                kg_builder_add_axis(b, j, ch < CH_XROT ? KG_AXIS_TRANSLATION : KG_AXIS_ROTATION, dir, c, rest,
+                                    channel_names[ch]);
+            }
+    }
+    kg_model *m = kg_builder_finish(b);
+    kg_strmap_free(&names);
+    return m;
+}
+
+/* Reads the frames into a motion whose coordinates are the model's. */
+static kg_motion *read_motion(bvh *p, const kg_model *m, long file_size) {
+    char *line, *v;
+    long declared = -1;
+    double frame_time = 0;
+    /* "Frames:" and "Frame Time:" (blank lines allowed before them) */
+    while ((line = next_line(&p->r)) && !*skip_space(line)) {}
+    if (!line || !(v = after_label(line, "Frames:"))) {
+        err(p, "bvh.no_frames", "Frames", "expected 'Frames: N' after MOTION%s", NULL);
+        return NULL;
+    }
+    char *e;
+    declared = strtol(v, &e, 10);
+    if (e == v || *skip_space(e) || declared < 0 || declared > BVH_MAX_FRAMES) {
+        err(p, "bvh.bad_frames", "Frames", "the frame count must be a whole number from 0 to 10^8: '%s'", v);
+        return NULL;
+    }
+    while ((line = next_line(&p->r)) && !*skip_space(line)) {}
+    const char *end;
+    if (!line || !(v = after_label(line, "Frame Time:")) || !(end = kg_parse_number(v, &frame_time)) ||
+        *skip_space((char *)end)) {
+        err(p, "bvh.bad_frame_time", "Frame Time", "expected 'Frame Time: T' after Frames%s", NULL);
+        return NULL;
+    }
+    if (!(frame_time > 0) || !isfinite(frame_time)) {
+        err(p, "bvh.bad_frame_time", "Frame Time", "the frame time must be positive: '%s'", v);
+        return NULL;
+    }
+    /* file channel c drives model coordinate qmap[c], times factor[c] */
+    int nc = p->nchannels;
+    int *qmap = kg_xmalloc(((size_t)nc + 1) * sizeof *qmap);
+    double *factor = kg_xmalloc(((size_t)nc + 1) * sizeof *factor);
+    kg_strmap joints;
+    kg_strmap_init(&joints);
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&joints, m->joint[j].name, j);
+    for (int i = 0, c = 0; i < p->nnodes; i++) {
+        const node *n = &p->nodes[i];
+        const kg_joint *J = n->nchan ? &m->joint[kg_strmap_get(&joints, p->names[i])] : NULL;
+        for (int k = 0; k < n->nchan; k++, c++) {
+            qmap[c] = J->qadr + k; /* the axis made from channel k drives coordinate k */
+            factor[c] = n->chan[k] >= CH_XROT ? KG_PI / 180 : p->scale;
+        }
+    }
+    kg_strmap_free(&joints);
+    /* reserve the declared frames, but never more than the rest of the file can
+     * hold (two bytes per value at least): a lying header cannot exhaust memory */
+    size_t reserve = (size_t)declared;
+    if (file_size > 0 && nc > 0 && reserve > (size_t)file_size / (2 * (size_t)nc) + 1)
+        reserve = (size_t)file_size / (2 * (size_t)nc) + 1;
+    kg_motion *mo = kg_motion_new(m->nq, frame_time, reserve ? reserve : 1);
+    int first_line = p->r.line + 1;
+    while ((line = next_line(&p->r))) {
+        char *s = skip_space(line);
+        if (!*s) continue;
+        double *q = kg_motion_append(mo, NULL);
+        int c = 0;
+        while (*s) {
+            double x;
+            const char *after = kg_parse_number(s, &x);
+            if (!after || (*after && !isspace((unsigned char)*after)) || !isfinite(x)) {
+                char shown[40];
+                snprintf(shown, sizeof shown, "%.30s", s);
+                kg_diag_add(p->d, KG_ERROR, "bvh.bad_number", p->file, p->r.line, "MOTION",
+                            "frame %d: '%s' is not a finite number", mo->nframes - 1, shown);
+                goto bad_frame;
+            }
+            if (c < nc) q[qmap[c]] = x * factor[c];
+            c++;
+            s = skip_space((char *)after);
+        }
+        if (c != nc) {
+            kg_diag_add(p->d, KG_ERROR, "bvh.value_count", p->file, p->r.line, "MOTION",
+                        "frame %d has %d values; the hierarchy has %d channels", mo->nframes - 1, c, nc);
+            goto bad_frame;
+        }
+        if (mo->nframes > BVH_MAX_FRAMES) {
+            kg_diag_add(p->d, KG_ERROR, "bvh.bad_frames", p->file, p->r.line, "MOTION", "more than 10^8 frames");
+            goto bad_frame;
+        }
+        continue;
+    bad_frame:
+        mo->nframes--; /* keep only complete frames; stop at the first bad line */
+        break;
+    }
+    if (p->r.too_long)
+        kg_diag_add(p->d, KG_ERROR, "bvh.line_too_long", p->file, p->r.line + 1, "MOTION", "a line is longer than 64 MB");
+    if (mo->nframes > declared)
+        kg_diag_add(p->d, KG_WARNING, "bvh.frame_count", p->file, first_line - 2, "Frames",
+                    "'Frames: %ld' but %d complete frame lines follow; all %d are read", declared, mo->nframes,
+                    mo->nframes);
+    else if (mo->nframes < declared && kg_diags_count(p->d, KG_ERROR) == 0)
+        kg_diag_add(p->d, KG_ERROR, "bvh.truncated", p->file, p->r.line, "MOTION",
+                    "'Frames: %ld' but the file ends after %d complete frames", declared, mo->nframes);
+    kg_motion_shrink(mo);
+    free(qmap);
+    free(factor);
+    return mo;
+}
+
+kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load_options *o, kg_motion **motion,
+                        kg_diags *d) {
+    bvh p = {.file = file, .d = d, .scale = o && o->scale > 0 ? o->scale : 1.0};
+    p.r.f = f;
+    p.r.cap = 1 << 16;
+    p.r.buf = kg_xmalloc(p.r.cap);
+    if (o && o->scale < 0)
+        kg_diag_add(d, KG_ERROR, "bvh.bad_scale", file, 0, NULL, "the scale must be positive");
+    kg_model *m = NULL;
+    kg_motion *mo = NULL;
+    if (read_hierarchy(&p) == 0 && (m = build_model(&p)) != NULL) {
+        mo = read_motion(&p, m, file_size);
+        if (!mo) { /* no usable MOTION header: the skeleton alone is not a clip */
+            kg_model_free(m);
+            m = NULL;
+        }
+    }
+    for (int i = 0; i < p.nnodes; i++) free(p.nodes[i].name);
+    free(p.nodes);
+    for (int i = 0; i < p.nowned; i++) free(p.owned[i]);
+    free(p.owned);
+    free(p.names);
+    free(p.r.buf);
+    if (motion) *motion = mo;
+    else kg_motion_free(mo);
+    return m;
+}
