@@ -44,3 +44,12 @@ PY
         echo "{\"benchmark\": \"parse_cli\", \"files\": ${#files[@]}, \"check_urdf_ms\": $(( (t1 - t0) / 1000000 )), \"kinegraph_info_ms\": $(( (t3 - t2) / 1000000 ))}" | tee "$out/parse_cli.json"
     fi
 fi
+bvh=(animated_drawings/animate/Data/BVH/cmu_new2/bassai.bvh cmu_cgspeed/01_03.bvh assimp_misc/Boxing_Toes.bvh
+     bandai_namco/dataset-1_dance-short_normal_001.bvh cmu_iclone/005_02.bvh)
+if [ -d "$data/bvh" ]; then
+    clips=()
+    for c in "${bvh[@]}"; do clips+=("$data/bvh/$c"); done
+    warm="$src/samples/walk.bvh"
+    for c in "${clips[@]}"; do "$bin/bench_bvh" "$warm" "$c"; done | tee "$out/bvh_kinegraph.json"
+    [ -x "$bin/peers_bvh" ] && for c in "${clips[@]}"; do "$bin/peers_bvh" "$warm" "$c"; done | tee "$out/bvh_assimp.json"
+fi

@@ -86,28 +86,33 @@ void kg_fk(const kg_model *m, kg_data *d) {
             break;
         }
         case KG_JOINT_COMPOUND: {
-            /* the axes in order: rotations turn the frame, translations move along it */
-            double a[9], tmp[9], o[3];
-            if (k->rot_identity) kg_mat3_copy(a, rp);
-            else kg_mat3_mul(a, rp, k->r0);
+            /* the axes in order, turning r in place: a rotation about a coordinate
+             * axis mixes two columns, a translation moves along one */
+            if (k->rot_identity) kg_mat3_copy(r, rp);
+            else kg_mat3_mul(r, rp, k->r0);
             kg_mat3_vec(t, rp, k->p0);
             for (int x = 0; x < k->naxis; x++) {
                 const kg_kin_axis *ax = &m->kin_axis[k->axis_first + x];
                 if (ax->kind == KG_AXIS_TRANSLATION) {
-                    kg_mat3_vec(o, a, ax->dir);
+                    double o[3];
+                    kg_mat3_vec(o, r, ax->dir);
                     for (int c = 0; c < 3; c++) t[c] += q[ax->q] * o[c];
                 } else if (ax->aligned) {
-                    kg_mat3_copy(tmp, a);
-                    axis_rotate(a, tmp, ax->ci, ax->cj, ax->sign * sc[2 * ax->q], sc[2 * ax->q + 1]);
+                    const double s = ax->sign * sc[2 * ax->q], c = sc[2 * ax->q + 1];
+                    const int ci = ax->ci, cj = ax->cj;
+                    for (int row = 0; row < 3; row++) {
+                        const double ai = r[3 * row + ci], aj = r[3 * row + cj];
+                        r[3 * row + ci] = c * ai + s * aj;
+                        r[3 * row + cj] = c * aj - s * ai;
+                    }
                 } else {
                     const double s = sc[2 * ax->q], c1 = 1.0 - sc[2 * ax->q + 1];
-                    double rr[9];
+                    double rr[9], tmp[9];
                     for (int e = 0; e < 9; e++) rr[e] = (e % 4 == 0) + s * ax->b1[e] + c1 * ax->b2[e];
-                    kg_mat3_mul(tmp, a, rr);
-                    kg_mat3_copy(a, tmp);
+                    kg_mat3_mul(tmp, r, rr);
+                    kg_mat3_copy(r, tmp);
                 }
             }
-            kg_mat3_copy(r, a);
             break;
         }
         default: /* fixed */

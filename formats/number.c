@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+const double kg_pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-const char *kg_parse_number(const char *s, double *out) {
+/* Numbers with an exponent or many digits: the exact fast path when it still
+ * applies (significand <= 2^53, |exponent| <= 22), else strtod. */
+const char *kg_parse_number_slow(const char *s, double *out) {
     const char *p = s;
     int neg = 0;
     if (*p == '-' || *p == '+') neg = *p++ == '-';
@@ -55,7 +57,7 @@ const char *kg_parse_number(const char *s, double *out) {
     }
     if (digits <= 15 && exp10 >= -22 && exp10 <= 22) {
         double v = (double)mant; /* exact: mant < 10^15 < 2^53 */
-        v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
+        v = exp10 < 0 ? v / kg_pow10_exact[-exp10] : v * kg_pow10_exact[exp10];
         *out = neg ? -v : v;
         return p;
     }

@@ -86,8 +86,10 @@ static char *next_line(reader *r) {
     }
 }
 
-static char *skip_space(char *s) {
-    while (*s == ' ' || *s == '\t' || *s == '\v' || *s == '\f') s++;
+static inline int blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+static inline char *skip_space(char *s) {
+    while (blank(*s)) s++;
     return s;
 }
 
@@ -470,7 +472,7 @@ static kg_motion *read_motion(bvh *p, const kg_model *m, long file_size) {
         while (*s) {
             double x;
             const char *after = kg_parse_number(s, &x);
-            if (!after || (*after && !isspace((unsigned char)*after)) || !isfinite(x)) {
+            if (!after || (*after && !blank(*after)) || !isfinite(x)) {
                 char shown[40];
                 snprintf(shown, sizeof shown, "%.30s", s);
                 kg_diag_add(p->d, KG_ERROR, "bvh.bad_number", p->file, p->r.line, "MOTION",

@@ -77,7 +77,7 @@ static double num(json_t *o, const char *k) { return json_number_value(json_obje
 
 static void test_help(void **state) {
     (void)state;
-    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help"};
+    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help", "convert --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
@@ -278,12 +278,86 @@ static void test_mass_json(void **state) {
     free(err);
 }
 
+#define WALK KG_SOURCE_DIR "/samples/walk.bvh"
+
+static void test_bvh_commands(void **state) {
+    (void)state;
+    json_t *j = run_json("info --json '" WALK "'", 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "frames")), 60);
+    KG_ASSERT_NEAR(num(j, "frame_time"), 1.0 / 30, 1e-7);
+    assert_int_equal(json_integer_value(json_object_get(j, "channels")), 66);
+    KG_ASSERT_NEAR(num(j, "height"), 175, 1e-9); /* toe end to head end in the rest pose, cm */
+    assert_string_equal(json_string_value(json_object_get(j, "unit_guess")), "cm");
+    assert_string_equal(json_string_value(json_object_get(j, "format")), "bvh");
+    assert_string_equal(json_string_value(json_object_get(j, "root")), "world");
+    json_decref(j);
+    /* fk --frame: joints and End Sites, same schema as for URDF */
+    j = run_json("fk --json '" WALK "' --frame 0", 0);
+    json_t *links = json_object_get(j, "links");
+    assert_non_null(json_object_get(links, "Head_End"));
+    json_t *hips = json_object_get(json_object_get(links, "Hips"), "position");
+    KG_ASSERT_NEAR(json_number_value(json_array_get(hips, 1)), 93, 1e-12); /* frame 0: 95 - 2 |cos 0| */
+    json_decref(j);
+    char *out, *err;
+    assert_int_equal(run("fk '" WALK "' --frame 60", &out, &err), 2); /* frames are 0..59 */
+    assert_non_null(strstr(err, "0 to 59"));
+    free(out);
+    free(err);
+    /* convert: BVH, CSV, JSON; atomic; exit codes */
+    char args[1200];
+    const char *outs[] = {"w.bvh", "w.csv", "w.json"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "convert '%s' '%s/%s'", WALK, tmpdir, outs[k]);
+        assert_int_equal(run(args, &out, &err), 0);
+        free(out);
+        free(err);
+    }
+    snprintf(args, sizeof args, "info --json '%s/w.bvh'", tmpdir);
+    j = run_json(args, 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "frames")), 60);
+    json_decref(j);
+    snprintf(args, sizeof args, "convert '%s' '%s/w.xyz'", WALK, tmpdir);
+    assert_int_equal(run(args, &out, &err), 2);
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "convert '%s' '%s/no/such/dir/w.csv'", WALK, tmpdir);
+    assert_int_equal(run(args, &out, &err), 3);
+    assert_non_null(strstr(err, "cannot write"));
+    free(out);
+    free(err);
+    /* a URDF has no motion to write as a trajectory */
+    snprintf(args, sizeof args, "convert '%s' '%s/h.csv'", SAMPLE, tmpdir);
+    assert_int_equal(run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "needs a motion"));
+    free(out);
+    free(err);
+    /* an input with errors is not converted (and nothing is left behind) */
+    const char *bad = write_tmp("bad.bvh", "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n}\nMOTION\n"
+                                           "Frames: 3\nFrame Time: 0.1\n1\n2\n");
+    snprintf(args, sizeof args, "convert '%s' '%s/bad.csv'", bad, tmpdir);
+    assert_int_equal(run(args, &out, &err), 1);
+    assert_non_null(strstr(err, ":11: error:"));
+    free(out);
+    free(err);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c -e bad.csv -e '\\.tmp\\.'", tmpdir);
+    FILE *p = popen(cmd, "r");
+    int count = -1;
+    assert_int_equal(fscanf(p, "%d", &count), 1);
+    pclose(p);
+    assert_int_equal(count, 0);
+    snprintf(args, sizeof args, "convert --force '%s' '%s/bad.csv'", bad, tmpdir);
+    assert_int_equal(run(args, &out, &err), 1); /* written, but the input had errors */
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
-        cmocka_unit_test(test_mass_json),
+        cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "analysis/mass.h"
+#include "analysis/measure.h"
+#include "exporters/exporters.h"
 #include "core/fk.h"
 #include "formats/fileio.h"
 #include "formats/load.h"
@@ -21,14 +23,18 @@ static uint64_t rnd(void) { /* xorshift64* */
 }
 static size_t rnd_below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 
-/* Loads buf; exercises FK and mass on any model; checks the error contract. */
+static const char *format = "urdf"; /* of the inputs being mutated */
+
+/* Loads buf; exercises FK and mass on any model, and on every frame of a motion,
+ * and writing it back; checks the error contract. */
 static void exercise(const char *name, const char *buf, size_t len) {
     kg_diags d;
     kg_diags_init(&d);
     kg_load_options o = {0};
-    o.format = "urdf";
+    o.format = format;
     o.resolver.ignore_env = 1;
-    kg_model *m = kg_load_buffer(name, buf, len, &o, &d);
+    kg_motion *mo = NULL;
+    kg_model *m = kg_load_clip_buffer(name, buf, len, &o, &mo, &d);
     if (!m && kg_diags_count(&d, KG_ERROR) == 0) fail_msg("%s: no model and no error", name);
     for (size_t i = 0; i < d.count; i++) {
         assert_non_null(d.items[i].message);
@@ -44,13 +50,27 @@ static void exercise(const char *name, const char *buf, size_t len) {
             double dp[3], da;
             kg_loop_residual(m, kd, k, dp, &da);
         }
+        for (int f = 0; mo && f < mo->nframes; f++) {
+            kg_motion_pose(mo, f, kd);
+            kg_fk(m, kd);
+        }
+        if (mo) { /* the writers must cope with whatever was read */
+            FILE *null = fopen("/dev/null", "w");
+            kg_export_bvh(m, mo, null, &d);
+            kg_export_csv(m, mo, null, &d);
+            fclose(null);
+        }
+        kg_body_size(m, NULL, NULL);
         kg_data_free(kd);
         kg_model_free(m);
     }
+    kg_motion_free(mo);
     kg_diags_clear(&d);
 }
 
-static const char *const tokens[] = {"<", ">", "/>", "\"", "'", "&", "&amp;", "&#0;", "<!--", "-->",
+static const char *const tokens[] = {"{", "}", "JOINT x\n{\n", "End Site", "OFFSET 1 2", "CHANNELS 7 ",
+                                     "CHANNELS 3 Xposition Xrotation Wrotation", "MOTION\n", "Frames: 99999999\n",
+                                     "Frame Time: 0\n", "\r", "\t", "1e308", "-", ".", "e", "<", ">", "/>", "\"", "'", "&", "&amp;", "&#0;", "<!--", "-->",
                                      "<?xml ", "?>", "<![CDATA[", "]]>", " nan", " inf", "1e999",
                                      "-0", "  ", "\n", "\0", "\xff\xfe", "\xc3", "<joint name='x' type='floating'>",
                                      "<link name='a'/>", "<mimic joint='x'/>", "<parent link='a'/>",
@@ -162,6 +182,27 @@ static void put(sbuf *b, const char *t) {
     b->n += k;
 }
 
+static void test_mutated_bvh(void **state) {
+    (void)state;
+    format = "bvh";
+    mutate_file(KG_SOURCE_DIR "/samples/walk.bvh", 2000, 0xb0b0001);
+    mutate_file(KG_SOURCE_DIR "/tests/data/bvh/position_channels.bvh", 1000, 0xb0b0002);
+    const char *data = kg_test_data_dir();
+    if (!data) {
+        printf("NOTICE: shared corpus absent; BVH mutations of our own clips only\n");
+    } else {
+        const char *files[] = {"bvh/bvh_python/test_mocapbank.bvh", "bvh/bvh_python/test_freebvh.bvh",
+                               "bvh/bandai_namco/dataset-1_run_normal_001.bvh",
+                               "bvh/animated_drawings/examples/bvh/cmu1/jumping_jacks.bvh"};
+        for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", data, files[i]);
+            mutate_file(path, 150, 0xb0b0100 + i);
+        }
+    }
+    format = "urdf";
+}
+
 static void test_generated_extremes(void **state) {
     (void)state;
     char line[256];
@@ -254,6 +295,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mutated_sample),
         cmocka_unit_test(test_mutated_corpus),
+        cmocka_unit_test(test_mutated_bvh),
         cmocka_unit_test(test_generated_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
