@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Build: libxml2, jansson, cmocka. Peers for references and benchmarks: KDL with
-# kdl_parser and urdfdom, MuJoCo, check_urdf.
+# kdl_parser and urdfdom, MuJoCo, check_urdf, assimp.
 PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-dev
           liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
-          libmujoco-dev)
+          libmujoco-dev libassimp-dev)
 
 install_packages() {
     local missing=()
@@ -45,6 +45,10 @@ demo)
     build/kinegraph fk samples/humanoid.urdf --base 0,0,0.65 \
         --q '{"r_hip_pitch": -0.4363, "r_knee": 0.8727, "r_ankle_pitch": -0.4363, "l_shoulder_pitch": -0.5}'
     build/kinegraph mass samples/humanoid.urdf --base 0,0,0.65 --json
+    build/kinegraph info samples/walk.bvh
+    build/kinegraph fk samples/walk.bvh --frame 15
+    build/kinegraph convert samples/walk.bvh build/walk.csv
+    head -c 400 build/walk.csv
     ;;
 test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"
