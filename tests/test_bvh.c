@@ -123,9 +123,7 @@ static double compare_reference(const char *ref_path, const char *data, int *nco
     if (!ref) fail_msg("%s: %s", ref_path, err.text);
     const char *file = json_string_value(json_object_get(ref, "file"));
     char path[4096];
-    if (strncmp(file, "@source/", 8) == 0) snprintf(path, sizeof path, "%s/%s", KG_SOURCE_DIR, file + 8);
-    else if (data) snprintf(path, sizeof path, "%s/%s", data, file);
-    else {
+    if (!kg_test_reference_file(file, data, path, sizeof path)) {
         json_decref(ref);
         return 0;
     }

@@ -42,3 +42,10 @@ void kg_test_print_diags(const kg_diags *d) {
                g->message, g->code);
     }
 }
+
+int kg_test_reference_file(const char *file, const char *data, char *path, size_t size) {
+    if (strncmp(file, "@source/", 8) == 0) snprintf(path, size, "%s/%s", KG_SOURCE_DIR, file + 8);
+    else if (data) snprintf(path, size, "%s/%s", data, file);
+    else return 0;
+    return 1;
+}

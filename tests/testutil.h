@@ -27,6 +27,10 @@ const char *kg_test_data_dir(void);
         }                                                                                   \
     } while (0)
 
+/* The file a peer reference names: "@source/..." is in this source tree, anything
+ * else under the corpus (data, which may be NULL). Returns 0 when the file
+ * cannot be there (corpus absent). */
+int kg_test_reference_file(const char *file, const char *data, char *path, size_t size);
 /* Loads a model from a string (named `name` for diagnostics). */
 kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
 /* Number of diagnostics with this code (and at least this severity). */
