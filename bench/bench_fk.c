@@ -27,7 +27,8 @@ int main(int argc, char **argv) {
         for (int j = 0; j < m->njoint; j++) {
             const kg_joint *J = &m->joint[j];
             for (int k = 0; k < J->nq; k++) {
-                double lo = J->has_limit ? J->lower : -3.14159265358979323846, hi = J->has_limit ? J->upper : 3.14159265358979323846;
+                double lo = kg_joint_is_limited(J) ? J->lower : -3.14159265358979323846;
+                double hi = kg_joint_is_limited(J) ? J->upper : 3.14159265358979323846;
                 qs[(size_t)c * m->nq + J->qadr + k] = lo + (hi - lo) * kg_bench_uniform(&s);
             }
         }

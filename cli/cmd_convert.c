@@ -3,27 +3,68 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "formats/fileio.h"
+#include "formats/ledger.h"
 #include "formats/save.h"
 
 int kg_cmd_convert(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph convert IN OUT [--to FORMAT] [--force] [options]\n"
+    "usage: kinegraph convert IN OUT [--to FORMAT] [--ledger FILE.json] [--force] [options]\n"
     "\n"
-    "Reads IN and writes OUT in the format its extension names (or --to): bvh, csv, json.\n"
-    "BVH keeps the hierarchy, channel order and frame time; CSV and JSON are trajectories:\n"
-    "one row per frame with time, root position, root orientation (quaternion w x y z) and\n"
-    "every joint coordinate by name (see the README). The output is written to a temporary\n"
-    "file and renamed, so a failure leaves nothing behind. An input with errors is not\n"
-    "converted unless --force.\n"
+    "Reads IN and writes OUT in the format its extension names (or --to): urdf, bvh, csv,\n"
+    "json. URDF is written from any model; BVH keeps the hierarchy, channel order and frame\n"
+    "time; CSV and JSON are trajectories: one row per frame with time, root position, root\n"
+    "orientation (quaternion w x y z) and every joint coordinate by name (see the README).\n"
+    "Everything the output format cannot hold is listed in the conversion ledger: dropped,\n"
+    "approximated or defaulted, each with where it was read; a summary is always printed\n"
+    "on stderr, the whole ledger is written with --ledger. The output is written to a\n"
+    "temporary file and renamed, so a failure leaves nothing behind. An input with errors\n"
+    "is not converted unless --force.\n"
     "\n"
     "options:\n"
-    "  --to FORMAT            bvh, csv or json, whatever OUT's extension\n"
+    "  --to FORMAT            urdf, bvh, csv or json, whatever OUT's extension\n"
+    "  --ledger FILE.json     write the conversion ledger there\n"
     "  --force                convert even when the input has errors\n";
+
+/* {"source", "target", "format", "summary": {...}, "entries": [...]} */
+static int write_ledger(const char *path, const char *in, const char *out, const kg_ledger *l) {
+    json_t *o = json_object(), *entries = json_array(), *sum = json_object();
+    json_object_set_new(o, "source", kg_json_str(in));
+    json_object_set_new(o, "target", kg_json_str(out));
+    for (int a = KG_DROPPED; a <= KG_DEFAULTED; a++)
+        json_object_set_new(sum, kg_ledger_action_name((kg_ledger_action)a),
+                            json_integer((json_int_t)kg_ledger_count(l, (kg_ledger_action)a)));
+    json_object_set_new(o, "summary", sum);
+    for (size_t i = 0; i < l->count; i++) {
+        const kg_ledger_entry *e = &l->items[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "action", json_string(kg_ledger_action_name(e->action)));
+        json_object_set_new(x, "element", kg_json_str(e->element));
+        json_object_set_new(x, "name", kg_json_str(e->name));
+        json_object_set_new(x, "detail", kg_json_str(e->detail));
+        json_object_set_new(x, "file", kg_json_str(e->file));
+        json_object_set_new(x, "line", e->line ? json_integer(e->line) : json_null());
+        json_array_append_new(entries, x);
+    }
+    json_object_set_new(o, "entries", entries);
+    kg_out f;
+    int rc = -1;
+    if (kg_out_open(&f, path) == 0) {
+        if (json_dumpf(o, f.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0) {
+            fputc('\n', f.f);
+            rc = kg_out_commit(&f);
+        } else {
+            kg_out_abort(&f);
+        }
+    }
+    json_decref(o);
+    return rc;
+}
 
 int kg_cmd_convert(int argc, char **argv) {
     kg_cli c = {.command = "convert"};
-    const char *in = NULL, *out = NULL, *to = NULL;
+    const char *in = NULL, *out = NULL, *to = NULL, *ledger_path = NULL;
     int force = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -32,6 +73,11 @@ int kg_cmd_convert(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--force") == 0) {
             force = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--ledger") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("convert", "--ledger needs a file name");
+            ledger_path = argv[++i];
             continue;
         }
         if (strcmp(argv[i], "--to") == 0) {
@@ -49,9 +95,10 @@ int kg_cmd_convert(int argc, char **argv) {
     }
     if (!in || !out) return kg_cli_usage_error("convert", "give IN and OUT");
     if (!to && !kg_output_format(out))
-        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.bvh, .csv, .json or --to)", out);
-    if (to && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json"))
-        return kg_cli_usage_error("convert", "--to takes bvh, csv or json");
+        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .bvh, .csv, .json or --to)",
+                                  out);
+    if (to && strcmp(to, "urdf") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json"))
+        return kg_cli_usage_error("convert", "--to takes urdf, bvh, csv or json");
     c.model_path = in;
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     int rc = 0;
@@ -62,7 +109,9 @@ int kg_cmd_convert(int argc, char **argv) {
         rc = KG_EXIT_ERRORS;
     } else {
         size_t before = c.diags.count;
-        if (kg_save(out, to, m, c.motion, &c.diags) != 0) {
+        kg_ledger ledger;
+        kg_ledger_init(&ledger);
+        if (kg_save(out, to, m, c.motion, &ledger, &c.diags) != 0) {
             for (size_t k = before; k < c.diags.count; k++)
                 fprintf(stderr, "%s: error: %s [%s]\n", c.diags.items[k].file ? c.diags.items[k].file : out,
                         c.diags.items[k].message, c.diags.items[k].code);
@@ -70,8 +119,16 @@ int kg_cmd_convert(int argc, char **argv) {
         } else {
             fprintf(stderr, "kinegraph convert: wrote %s (%d links, %d coordinates, %d frames)\n", out,
                     m->nlink - m->nloop, m->nq, c.motion ? c.motion->nframes : 0);
+            fprintf(stderr, "kinegraph convert: ledger: %zu dropped, %zu approximated, %zu defaulted%s\n",
+                    kg_ledger_count(&ledger, KG_DROPPED), kg_ledger_count(&ledger, KG_APPROXIMATED),
+                    kg_ledger_count(&ledger, KG_DEFAULTED), ledger_path || !ledger.count ? "" : " (--ledger FILE.json lists them)");
             rc = kg_cli_status(&c);
+            if (ledger_path && write_ledger(ledger_path, in, out, &ledger) != 0) {
+                fprintf(stderr, "kinegraph convert: cannot write the ledger %s\n", ledger_path);
+                rc = KG_EXIT_OUTPUT;
+            }
         }
+        kg_ledger_clear(&ledger);
     }
     kg_model_free(m);
     kg_cli_done(&c);

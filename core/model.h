@@ -82,7 +82,7 @@ typedef struct kg_joint {
     double rpy[3];
     double rot[9];
     double axis[3];    /* unit vector in the joint (child) frame; zero if declared zero */
-    int has_limit;
+    int has_limit;     /* position limits declared (on any joint type; see kg_joint_is_limited) */
     double lower, upper; /* rad or m; +-inf when absent */
     double effort, velocity; /* N or N m; m/s or rad/s; NAN when absent */
     int has_dynamics;
@@ -229,6 +229,12 @@ const char *kg_geom_type_name(kg_geom_type t);
  * "joint.label" (planar x, y, angle; floating x, y, z, qw, qx, qy, qz; compound
  * the axis label). Writes into buf and returns it. */
 const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size);
+
+/* Position limits that constrain motion: declared on a revolute or prismatic
+ * joint (URDF gives other types' limits no meaning; they are kept, not used). */
+static inline int kg_joint_is_limited(const kg_joint *j) {
+    return j->has_limit && (j->type == KG_JOINT_REVOLUTE || j->type == KG_JOINT_PRISMATIC);
+}
 
 /* Joints that move and are not mimic followers, i.e. the model's independent coordinates. */
 static inline int kg_joint_is_independent(const kg_model *m, int j) {

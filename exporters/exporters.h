@@ -1,6 +1,8 @@
 /* The exporters: each writes a model (and its motion) in one file format to an
- * open stream; formats/save.c picks one and makes the write atomic. They return
- * 0, or -1 after an error diagnostic saying what the format cannot hold. */
+ * open stream; formats/save.c picks one and makes the write atomic. What the
+ * format cannot hold goes into the ledger (which may be NULL) as dropped,
+ * approximated or defaulted. They return 0, or -1 after an error diagnostic when
+ * nothing sensible can be written. */
 #ifndef KG_EXPORTERS_H
 #define KG_EXPORTERS_H
 
@@ -9,12 +11,21 @@
 #include "core/diag.h"
 #include "core/model.h"
 #include "core/motion.h"
+#include "formats/ledger.h"
 
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of
  * x/y/z position and rotation channels, End Sites as fixed leaf joints). */
-int kg_export_bvh(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d);
+int kg_export_bvh(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
 /* Trajectories of any model with a motion (see the README for the columns). */
-int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d);
-int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d);
+int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+/* URDF 1.0 from any model: loops, compound joints and the like are reported. */
+int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+
+/* For targets that hold a skeleton and its motion (BVH) or motion only
+ * (trajectories): records what of the model is not written (inertials,
+ * geometry, materials, limits and dynamics, mimic couplings, loops, extras, and
+ * for trajectories the structure itself). */
+void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target);
 
 #endif

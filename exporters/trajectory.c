@@ -48,8 +48,9 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d) {
+int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
     if (no_motion(m, mo, d)) return -1;
+    kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
     for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
     for (int k = 0; k < m->nq; k++) {
@@ -83,8 +84,9 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_diags *d) {
+int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
     if (no_motion(m, mo, d)) return -1;
+    kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
     fprintf(f, "{\"format\": \"kinegraph-trajectory\", \"version\": 1, \"model\": ");
     json_string(f, m->name);

@@ -9,8 +9,9 @@
 
 static const struct {
     const char *name, *ext;
-    int (*write)(const kg_model *, const kg_motion *, FILE *, kg_diags *);
+    int (*write)(const kg_model *, const kg_motion *, FILE *, kg_ledger *, kg_diags *);
 } writers[] = {
+    {"urdf", ".urdf", kg_export_urdf},
     {"bvh", ".bvh", kg_export_bvh},
     {"csv", ".csv", kg_export_csv},
     {"json", ".json", kg_export_json},
@@ -25,7 +26,8 @@ const char *kg_output_format(const char *path) {
     return NULL;
 }
 
-int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_diags *d) {
+int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_ledger *l,
+            kg_diags *d) {
     if (!format) format = kg_output_format(path);
     for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
         if (strcmp(format, writers[i].name) != 0) continue;
@@ -34,7 +36,7 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;
         }
-        if (writers[i].write(m, mo, out.f, d) != 0) {
+        if (writers[i].write(m, mo, out.f, l, d) != 0) {
             kg_out_abort(&out);
             return -1;
         }
@@ -45,6 +47,6 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
         return 0;
     }
     kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
-                "cannot tell the output format of '%s' (.bvh, .csv or .json)", path);
+                "cannot tell the output format of '%s' (.urdf, .bvh, .csv or .json)", path);
     return -1;
 }

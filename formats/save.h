@@ -7,10 +7,13 @@
 #include "core/diag.h"
 #include "core/model.h"
 #include "core/motion.h"
+#include "formats/ledger.h"
 
-/* "bvh", "csv", "json" from the name's extension, or NULL. */
+/* "urdf", "bvh", "csv", "json" from the name's extension, or NULL. */
 const char *kg_output_format(const char *path);
-/* Returns 0, -1 on an error (diagnostic added; no file written). */
-int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_diags *d);
+/* Writes path; what the format cannot hold goes into the ledger (may be NULL).
+ * Returns 0, -1 on an error (diagnostic added; no file written). */
+int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_ledger *l,
+            kg_diags *d);
 
 #endif

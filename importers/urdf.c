@@ -262,20 +262,20 @@ static void read_joint(urdf_ctx *c, xmlNodePtr n) {
         } else if (kg_xml_is(k, "axis")) {
             required(c, k, "xyz", j->axis, 3, owner);
         } else if (kg_xml_is(k, "limit")) {
-            double lo = 0, hi = 0; /* URDF: lower and upper default to 0 */
-            kg_xml_double(&c->x, k, "lower", &lo);
-            kg_xml_double(&c->x, k, "upper", &hi);
+            /* URDF: lower and upper default to 0 on revolute and prismatic joints;
+             * on other types they have no meaning, but what is declared is kept */
+            int moving = t == KG_JOINT_REVOLUTE || t == KG_JOINT_PRISMATIC;
+            int has_lo = kg_xml_attr(&c->x, k, "lower") != NULL, has_hi = kg_xml_attr(&c->x, k, "upper") != NULL;
+            j->lower = has_lo || !moving ? -INFINITY : 0;
+            j->upper = has_hi || !moving ? INFINITY : 0;
+            kg_xml_double(&c->x, k, "lower", &j->lower);
+            kg_xml_double(&c->x, k, "upper", &j->upper);
+            j->has_limit = moving || has_lo || has_hi;
             required(c, k, "effort", &j->effort, 1, owner);
             required(c, k, "velocity", &j->velocity, 1, owner);
-            if (t == KG_JOINT_REVOLUTE || t == KG_JOINT_PRISMATIC) {
-                j->has_limit = 1;
-                j->lower = lo;
-                j->upper = hi;
-            } else if (kg_xml_attr(&c->x, k, "lower") || kg_xml_attr(&c->x, k, "upper")) {
+            if (!moving && (has_lo || has_hi))
                 kg_diag_add(c->d, KG_INFO, "joint.limit_ignored", c->file, line_of(k), "limit",
-                            "position limits of %s joint '%s' have no meaning and are not used", type,
-                            j->name);
-            }
+                            "position limits of %s joint '%s' have no meaning; kept, not used", type, j->name);
         } else if (kg_xml_is(k, "dynamics")) {
             j->has_dynamics = 1;
             kg_xml_double(&c->x, k, "damping", &j->damping);

@@ -1,0 +1,333 @@
+/* URDF 1.0 exporter, from any model (libxml2's text writer does the XML).
+ *
+ * What URDF cannot hold is reported in the ledger:
+ *   - loops: the cut joint is dropped (URDF is a tree); the virtual link with it;
+ *   - compound joints (BVH channels, COLLADA multi-axis joints) are written as a
+ *     chain of one-axis joints named "<joint>.<label>" through massless links of
+ *     the same names: the same kinematics, exactly (approximated: more links); a
+ *     coordinate with a rest value (a BVH OFFSET moved into a position channel)
+ *     becomes zero at the rest pose, its offset going into the joint origin;
+ *   - values URDF requires but the model lacks are defaulted: effort and
+ *     velocity of a limit (0), prismatic limits of an unlimited axis (+-1e300);
+ *     a revolute joint without limits is written as continuous;
+ *   - capsules are written as cylinders.
+ * Numbers are written in the shortest form that reads back as the same double;
+ * origins are written as the xyz and rpy that were read. */
+#include <libxml/xmlwriter.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/spatial.h"
+#include "exporters/exporters.h"
+#include "formats/number.h"
+
+typedef struct writer {
+    xmlTextWriterPtr w;
+    const kg_model *m;
+    kg_ledger *l;
+} writer;
+
+static void attr_num(writer *x, const char *name, double v) {
+    char b[32];
+    xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST kg_format_number(b, v));
+}
+
+static void attr_vec(writer *x, const char *name, const double *v, int n) {
+    char b[4][32], out[140];
+    out[0] = 0;
+    for (int i = 0; i < n; i++) {
+        strcat(out, kg_format_number(b[i], v[i]));
+        if (i + 1 < n) strcat(out, " ");
+    }
+    xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST out);
+}
+
+static void attr(writer *x, const char *name, const char *v) {
+    xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST v);
+}
+
+static void start(writer *x, const char *e) { xmlTextWriterStartElement(x->w, BAD_CAST e); }
+static void end(writer *x) { xmlTextWriterEndElement(x->w); }
+
+static void origin(writer *x, const double pos[3], const double rpy[3]) {
+    if (!pos[0] && !pos[1] && !pos[2] && !rpy[0] && !rpy[1] && !rpy[2]) return;
+    start(x, "origin");
+    attr_vec(x, "xyz", pos, 3);
+    attr_vec(x, "rpy", rpy, 3);
+    end(x);
+}
+
+static void color(writer *x, const kg_material *mat) {
+    if (mat->has_color) {
+        start(x, "color");
+        attr_vec(x, "rgba", mat->rgba, 4);
+        end(x);
+    }
+    if (mat->texture) {
+        start(x, "texture");
+        attr(x, "filename", mat->texture);
+        end(x);
+    }
+}
+
+static void geom(writer *x, const kg_geom *g) {
+    const kg_model *m = x->m;
+    start(x, g->role == KG_VISUAL ? "visual" : "collision");
+    if (g->name) attr(x, "name", g->name);
+    origin(x, g->pos, g->rpy);
+    start(x, "geometry");
+    switch (g->type) {
+    case KG_GEOM_BOX:
+        start(x, "box");
+        attr_vec(x, "size", g->size, 3);
+        break;
+    case KG_GEOM_SPHERE:
+        start(x, "sphere");
+        attr_num(x, "radius", g->size[0]);
+        break;
+    case KG_GEOM_CAPSULE:
+        kg_ledger_add(x->l, KG_APPROXIMATED, "geometry", m->link[g->link].name, m->source, g->line,
+                      "URDF 1.0 has no capsule: written as a cylinder of the same radius and length");
+        /* fall through */
+    case KG_GEOM_CYLINDER:
+        start(x, "cylinder");
+        attr_num(x, "radius", g->size[0]);
+        attr_num(x, "length", g->size[1]);
+        break;
+    case KG_GEOM_MESH:
+        start(x, "mesh");
+        attr(x, "filename", g->mesh_uri ? g->mesh_uri : "");
+        if (g->scale[0] != 1 || g->scale[1] != 1 || g->scale[2] != 1) attr_vec(x, "scale", g->scale, 3);
+        break;
+    }
+    end(x); /* shape */
+    end(x); /* geometry */
+    if (g->role == KG_VISUAL && g->material >= 0) {
+        const kg_material *mat = &m->material[g->material];
+        start(x, "material");
+        attr(x, "name", mat->name);
+        if (!mat->name[0]) color(x, mat); /* anonymous: defined in place */
+        end(x);
+    }
+    end(x);
+}
+
+static void link_element(writer *x, int i) {
+    const kg_link *L = &x->m->link[i];
+    start(x, "link");
+    attr(x, "name", L->name);
+    if (L->has_inertial) {
+        const kg_inertial *in = &L->inertial;
+        start(x, "inertial");
+        origin(x, in->pos, in->rpy);
+        start(x, "mass");
+        attr_num(x, "value", in->mass);
+        end(x);
+        static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+        start(x, "inertia");
+        for (int k = 0; k < 6; k++) attr_num(x, names[k], in->inertia[k]);
+        end(x);
+        end(x);
+    }
+    for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) geom(x, &x->m->geom[g]);
+    end(x);
+}
+
+/* A limit element; effort and velocity are required by URDF: default 0 when absent. */
+static void limit(writer *x, const kg_joint *J, int position) {
+    start(x, "limit");
+    if (position) { /* only what was declared: an absent bound is infinite */
+        if (isfinite(J->lower)) attr_num(x, "lower", J->lower);
+        if (isfinite(J->upper)) attr_num(x, "upper", J->upper);
+    }
+    double effort = J->effort, velocity = J->velocity;
+    if (isnan(effort) || isnan(velocity))
+        kg_ledger_add(x->l, KG_DEFAULTED, "limit", J->name, x->m->source, J->line,
+                      "URDF requires effort and velocity limits; %s%s%s written as 0",
+                      isnan(effort) ? "effort" : "", isnan(effort) && isnan(velocity) ? " and " : "",
+                      isnan(velocity) ? "velocity" : "");
+    attr_num(x, "effort", isnan(effort) ? 0 : effort);
+    attr_num(x, "velocity", isnan(velocity) ? 0 : velocity);
+    end(x);
+}
+
+static void joint_head(writer *x, const char *name, const char *type, const char *parent, const char *child,
+                       const double pos[3], const double rpy[3]) {
+    start(x, "joint");
+    attr(x, "name", name);
+    attr(x, "type", type);
+    origin(x, pos, rpy);
+    start(x, "parent");
+    attr(x, "link", parent);
+    end(x);
+    start(x, "child");
+    attr(x, "link", child);
+    end(x);
+}
+
+static void axis(writer *x, const double a[3]) {
+    start(x, "axis");
+    attr_vec(x, "xyz", a, 3);
+    end(x);
+}
+
+static void joint_element(writer *x, int j) {
+    const kg_model *m = x->m;
+    const kg_joint *J = &m->joint[j];
+    const char *parent = m->link[J->parent].name, *child = m->link[J->child].name, *type;
+    switch (J->type) {
+    case KG_JOINT_REVOLUTE: type = J->has_limit ? "revolute" : "continuous"; break;
+    case KG_JOINT_CONTINUOUS: type = "continuous"; break;
+    case KG_JOINT_PRISMATIC: type = "prismatic"; break;
+    case KG_JOINT_FLOATING: type = "floating"; break;
+    case KG_JOINT_PLANAR: type = "planar"; break;
+    default: type = "fixed"; break;
+    }
+    if (J->type == KG_JOINT_REVOLUTE && !J->has_limit)
+        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", J->name, m->source, J->line,
+                      "a revolute joint without limits is written as continuous");
+    joint_head(x, J->name, type, parent, child, J->pos, J->rpy);
+    /* moving joints always; others when one was declared (meaningless, but kept) */
+    if ((J->type != KG_JOINT_FIXED && J->type != KG_JOINT_FLOATING) || J->axis[0] != 1 || J->axis[1] || J->axis[2])
+        axis(x, J->axis);
+    if (J->type == KG_JOINT_PRISMATIC && !J->has_limit) {
+        kg_ledger_add(x->l, KG_DEFAULTED, "limit", J->name, m->source, J->line,
+                      "URDF requires prismatic limits; an unlimited joint is written with +-1e300");
+        kg_joint open = *J;
+        open.lower = -1e300;
+        open.upper = 1e300;
+        limit(x, &open, 1);
+    } else if (J->has_limit || !isnan(J->effort) || !isnan(J->velocity)) {
+        limit(x, J, J->has_limit); /* whatever was declared, on any joint type */
+    }
+    if (J->has_dynamics) {
+        start(x, "dynamics");
+        attr_num(x, "damping", J->damping);
+        attr_num(x, "friction", J->friction);
+        end(x);
+    }
+    if (J->mimic >= 0) {
+        const kg_mimic *mm = &m->mimic[J->mimic];
+        start(x, "mimic");
+        attr(x, "joint", m->joint[mm->leader].name);
+        attr_num(x, "multiplier", mm->multiplier);
+        attr_num(x, "offset", mm->offset);
+        end(x);
+    }
+    if (J->has_safety) {
+        start(x, "safety_controller");
+        attr_num(x, "soft_lower_limit", J->soft_lower);
+        attr_num(x, "soft_upper_limit", J->soft_upper);
+        attr_num(x, "k_position", J->k_position);
+        attr_num(x, "k_velocity", J->k_velocity);
+        end(x);
+    }
+    if (J->calibration) {
+        start(x, "calibration");
+        if (J->calibration & KG_CAL_RISING) attr_num(x, "rising", J->cal_rising);
+        if (J->calibration & KG_CAL_FALLING) attr_num(x, "falling", J->cal_falling);
+        if (J->calibration & KG_CAL_REFERENCE) attr_num(x, "reference_position", J->cal_reference);
+        end(x);
+    }
+    end(x);
+}
+
+/* A compound joint as a chain of one-axis joints through massless links. */
+static void compound_chain(writer *x, int j) {
+    const kg_model *m = x->m;
+    const kg_joint *J = &m->joint[j];
+    kg_ledger_add(x->l, KG_APPROXIMATED, "joint", J->name, m->source, J->line,
+                  "compound joint with %d axes written as %d one-axis joints \"%s.<axis>\" and %d massless links "
+                  "(translations as prismatic joints with limits +-1e300, effort and velocity 0)",
+                  J->naxis, J->naxis, J->name, J->naxis - 1);
+    char prev[600], name[600];
+    snprintf(prev, sizeof prev, "%s", m->link[J->parent].name);
+    double pos[3], rot[9];
+    kg_vec3_copy(pos, J->pos);
+    kg_mat3_copy(rot, J->rot);
+    for (int a = 0; a < J->naxis; a++) {
+        const kg_axis *ax = &m->axis[J->axis_first + a];
+        snprintf(name, sizeof name, "%s.%s", J->name, ax->label);
+        /* a rest value moves into the origin, so the coordinate is zero at rest */
+        if (ax->rest != 0) {
+            kg_ledger_add(x->l, KG_APPROXIMATED, "coordinate", name, m->source, J->line,
+                          "its rest value %.17g is written into the joint origin: URDF values of this joint "
+                          "are the source's minus that",
+                          ax->rest);
+            if (ax->kind == KG_AXIS_TRANSLATION) {
+                double o[3];
+                kg_mat3_vec(o, rot, ax->dir);
+                for (int k = 0; k < 3; k++) pos[k] += ax->rest * o[k];
+            } else {
+                double r[9], t[9];
+                kg_rot_axis_angle(r, ax->dir, ax->rest);
+                kg_mat3_mul(t, rot, r);
+                kg_mat3_copy(rot, t);
+            }
+        }
+        double rpy[3];
+        kg_rot_to_rpy(rot, rpy);
+        const char *child = a + 1 == J->naxis ? m->link[J->child].name : name;
+        joint_head(x, name, ax->kind == KG_AXIS_ROTATION ? "continuous" : "prismatic", prev, child, pos, rpy);
+        axis(x, ax->dir);
+        if (ax->kind == KG_AXIS_TRANSLATION) {
+            kg_joint open = *J;
+            open.lower = -1e300;
+            open.upper = 1e300;
+            open.effort = open.velocity = 0;
+            limit(x, &open, 1); /* the ledger entry for the chain covers this default */
+        }
+        end(x);
+        if (a + 1 < J->naxis) {
+            start(x, "link");
+            attr(x, "name", name);
+            end(x);
+        }
+        snprintf(prev, sizeof prev, "%s", name);
+        pos[0] = pos[1] = pos[2] = 0;
+        kg_mat3_identity(rot);
+    }
+}
+
+int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+    (void)mo;
+    xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
+    xmlTextWriterPtr w = out ? xmlNewTextWriter(out) : NULL;
+    if (!w) {
+        kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
+        return -1;
+    }
+    writer x = {w, m, l};
+    xmlTextWriterSetIndent(w, 1);
+    xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+    xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
+    start(&x, "robot");
+    attr(&x, "name", m->name);
+    for (int k = 0; k < m->nmaterial; k++) {
+        if (!m->material[k].name[0]) continue; /* anonymous: written where used */
+        start(&x, "material");
+        attr(&x, "name", m->material[k].name);
+        color(&x, &m->material[k]);
+        end(&x);
+    }
+    for (int i = 0; i < m->nlink; i++)
+        if (m->link[i].real < 0) link_element(&x, i);
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->loop >= 0) {
+            kg_ledger_add(l, KG_DROPPED, "loop", J->name, m->source, J->line,
+                          "URDF is a tree: joint '%s' (%s, '%s' to '%s') closing a loop is not written", J->name,
+                          kg_joint_type_name(J->type), m->link[J->parent].name,
+                          m->link[m->link[J->child].real].name);
+            continue;
+        }
+        if (J->type == KG_JOINT_COMPOUND) compound_chain(&x, j);
+        else joint_element(&x, j);
+    }
+    for (int k = 0; k < m->nextra; k++) xmlTextWriterWriteRaw(w, BAD_CAST m->extra[k].xml);
+    end(&x);
+    int rc = xmlTextWriterEndDocument(w);
+    xmlFreeTextWriter(w); /* flushes; the FILE stays open */
+    return rc < 0 || ferror(f) ? -1 : 0;
+}
