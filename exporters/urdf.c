@@ -291,7 +291,11 @@ static void compound_chain(writer *x, int j) {
 }
 
 int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
-    (void)mo;
+    if (mo)
+        kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
+                      "URDF holds no motion: %d frames of %d coordinates are not written (write a .bvh, .csv or "
+                      ".json for them)",
+                      mo->nframes, mo->nq);
     xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
     xmlTextWriterPtr w = out ? xmlNewTextWriter(out) : NULL;
     if (!w) {

@@ -16,12 +16,12 @@
 #include "exporters/exporters.h"
 #include "formats/load.h"
 
-static char *write_urdf(const kg_model *m, kg_ledger *l, size_t *len) {
+static char *write_urdf(const kg_model *m, const kg_motion *mo, kg_ledger *l, size_t *len) {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     kg_diags d;
     kg_diags_init(&d);
-    if (kg_export_urdf(m, NULL, f, l, &d) != 0) fail_msg("cannot write %s as URDF", m->name);
+    if (kg_export_urdf(m, mo, f, l, &d) != 0) fail_msg("cannot write %s as URDF", m->name);
     fclose(f);
     kg_diags_clear(&d);
     return buf;
@@ -29,9 +29,9 @@ static char *write_urdf(const kg_model *m, kg_ledger *l, size_t *len) {
 
 /* The written URDF, read back under the original's name (so relative mesh
  * references resolve the same way). */
-static kg_model *reread(const kg_model *m, const char *name, kg_ledger *l, kg_diags *d) {
+static kg_model *reread(const kg_model *m, const kg_motion *mo, const char *name, kg_ledger *l, kg_diags *d) {
     size_t len;
-    char *text = write_urdf(m, l, &len);
+    char *text = write_urdf(m, mo, l, &len);
     kg_load_options o = {0};
     o.format = "urdf";
     o.resolver.ignore_env = 1;
@@ -173,7 +173,7 @@ static void round_trip(const char *path) {
     if (!a) fail_msg("%s does not load", path);
     kg_ledger l;
     kg_ledger_init(&l);
-    kg_model *b = reread(a, path, &l, &d2);
+    kg_model *b = reread(a, NULL, path, &l, &d2);
     if (!b || kg_diags_count(&d2, KG_ERROR) > kg_diags_count(&d, KG_ERROR)) {
         kg_test_print_diags(&d2);
         fail_msg("%s: the written URDF does not read back cleanly", path);
@@ -218,13 +218,14 @@ static void test_bvh_to_urdf(void **state) {
     assert_non_null(a);
     kg_ledger l;
     kg_ledger_init(&l);
-    kg_model *b = reread(a, "walk.urdf", &l, &d2);
+    kg_model *b = reread(a, mo, "walk.urdf", &l, &d2);
     assert_non_null(b);
     assert_int_equal(kg_diags_count(&d2, KG_ERROR), 0);
     /* 21 compound joints approximated as chains; one coordinate (the root's height,
      * OFFSET y = 95) has a rest value that moves into its joint's origin */
     assert_int_equal(kg_ledger_count(&l, KG_APPROXIMATED), 21 + 1);
-    assert_int_equal(kg_ledger_count(&l, KG_DROPPED), 0);
+    assert_int_equal(kg_ledger_count(&l, KG_DROPPED), 1); /* the motion */
+    assert_string_equal(l.items[0].element, "motion");
     kg_data *da = kg_data_new(a), *db = kg_data_new(b);
     for (int f = 0; f < mo->nframes; f += 7) {
         kg_motion_pose(mo, f, da);
@@ -269,7 +270,7 @@ static void test_loops_and_defaults_in_ledger(void **state) {
     assert_non_null(a);
     kg_ledger l;
     kg_ledger_init(&l);
-    kg_model *b = reread(a, "loop2.urdf", &l, &d2);
+    kg_model *b = reread(a, NULL, "loop2.urdf", &l, &d2);
     assert_non_null(b);
     assert_int_equal(b->nloop, 0); /* a tree now */
     assert_int_equal(l.count, 1);
