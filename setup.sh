@@ -10,11 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Build: libxml2, jansson, cmocka. Peers for references and benchmarks: KDL with
-# kdl_parser and urdfdom, MuJoCo, check_urdf, assimp.
+# Build: libxml2, libzip (.zae), jansson, cmocka. Peers for references and
+# benchmarks: KDL with kdl_parser and urdfdom, MuJoCo, check_urdf, assimp.
 PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-dev
           liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
-          libmujoco-dev libassimp-dev)
+          libmujoco-dev libassimp-dev libzip-dev)
 
 install_packages() {
     local missing=()

@@ -20,6 +20,7 @@ typedef struct bjoint {
     const char *parent_name, *child_name;
     int parent, child; /* declaration indices of links, -1 when unresolved */
     int model_index; /* set while laying the model out */
+    int prefer_cut;
     int has_mimic;
     const char *mimic_leader;
     double mimic_multiplier, mimic_offset;
@@ -118,7 +119,7 @@ kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type ty
     j->j.axis[0] = 1; /* URDF's default axis */
     j->j.lower = -INFINITY;
     j->j.upper = INFINITY;
-    j->j.effort = j->j.velocity = NAN;
+    j->j.effort = j->j.velocity = j->j.acceleration = NAN;
     j->j.mimic = j->j.loop = -1;
     j->j.line = line;
     j->parent_name = kg_arena_strdup(b->arena, parent ? parent : "");
@@ -140,6 +141,11 @@ void kg_builder_add_axis(kg_builder *b, kg_joint *j, kg_axis_kind kind, const do
 }
 
 void kg_builder_set_root_body(kg_builder *b, kg_link *link) { b->root_body = (blink *)link; }
+
+void kg_builder_prefer_cut(kg_builder *b, kg_joint *j) {
+    (void)b;
+    if (j) ((bjoint *)j)->prefer_cut = 1;
+}
 
 void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader, double multiplier,
                           double offset, int line) {
@@ -552,8 +558,9 @@ static int find_root(kg_builder *b) {
 }
 
 /* Step 3: a breadth-first spanning tree from the root, joints in declaration
- * order; a joint into an already reached link is cut (it closes a loop).
- * Returns 0, or -1 when links cannot be reached. */
+ * order; a joint into an already reached link is cut (it closes a loop). Joints
+ * marked prefer_cut are used only for links nothing else reaches (a second
+ * pass). Returns 0, or -1 when links cannot be reached. */
 static int spanning_tree(kg_builder *b, int root, graph *g) {
     int nl = g->nl = b->links.n, nj = g->nj = b->joints.n;
     g->out_start = kg_xcalloc((size_t)nl + 1, sizeof *g->out_start);
@@ -569,21 +576,43 @@ static int spanning_tree(kg_builder *b, int root, graph *g) {
     g->cut = kg_xcalloc((size_t)nj + 1, 1);
     for (int i = 0; i < nl; i++) g->tree_joint[i] = -2;
     int *queue = kg_xmalloc((size_t)nl * sizeof *queue), qh = 0, qt = 0;
+    char *decided = kg_xcalloc((size_t)nj + 1, 1); /* preferred-cut joints already placed */
     g->tree_joint[root] = -1;
     queue[qt++] = root;
-    while (qh < qt) {
-        int u = queue[qh++];
-        for (int k = g->out_start[u]; k < g->out_start[u + 1]; k++) {
-            int j = g->out_list[k], c = b->joints.v[j]->child;
-            if (g->tree_joint[c] == -2) {
-                g->tree_joint[c] = j;
-                queue[qt++] = c;
+    for (;;) {
+        while (qh < qt) {
+            int u = queue[qh++];
+            for (int k = g->out_start[u]; k < g->out_start[u + 1]; k++) {
+                int j = g->out_list[k], c = b->joints.v[j]->child;
+                if (b->joints.v[j]->prefer_cut) continue;
+                if (g->tree_joint[c] == -2) {
+                    g->tree_joint[c] = j;
+                    queue[qt++] = c;
+                } else {
+                    g->cut[j] = 1;
+                    g->ncut++;
+                }
+            }
+        }
+        /* nothing else reaches further: place preferred-cut joints from reached
+         * links, until one reaches a new link (then explore from it) */
+        int grew = 0;
+        for (int j = 0; j < nj && !grew; j++) {
+            const bjoint *bj = b->joints.v[j];
+            if (!bj->prefer_cut || decided[j] || g->tree_joint[bj->parent] == -2) continue;
+            decided[j] = 1;
+            if (g->tree_joint[bj->child] == -2) {
+                g->tree_joint[bj->child] = j;
+                queue[qt++] = bj->child;
+                grew = 1;
             } else {
                 g->cut[j] = 1;
                 g->ncut++;
             }
         }
+        if (!grew) break;
     }
+    free(decided);
     free(queue);
     int unreached = 0;
     for (int i = 0; i < nl; i++)

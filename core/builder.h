@@ -22,6 +22,9 @@ kg_builder *kg_builder_new(const char *file, const char *format, kg_diags *diags
 void kg_builder_free(kg_builder *b); /* only needed when not finishing */
 
 void kg_builder_set_name(kg_builder *b, const char *name);
+/* Asks that this joint be the one cut when it closes a loop (COLLADA names its
+ * loop-closing joints): the spanning tree avoids it where it can. */
+void kg_builder_prefer_cut(kg_builder *b, kg_joint *j);
 /* Loops are first-class in the model, but some formats forbid them (URDF): the
  * builder still builds the model and adds an error naming the format. */
 void kg_builder_forbid_loops(kg_builder *b, const char *format_name);
@@ -30,7 +33,7 @@ void kg_builder_forbid_loops(kg_builder *b, const char *format_name);
  * have. Names are copied. */
 kg_link *kg_builder_add_link(kg_builder *b, const char *name, int line);
 /* The joint comes with URDF defaults: axis (1, 0, 0), identity origin, no limit,
- * effort and velocity NAN. */
+ * effort, velocity and acceleration NAN. */
 kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type type,
                                const char *parent, const char *child, int line);
 /* Appends an elementary axis to a compound joint (in application order); coord

@@ -85,6 +85,7 @@ typedef struct kg_joint {
     int has_limit;     /* position limits declared (on any joint type; see kg_joint_is_limited) */
     double lower, upper; /* rad or m; +-inf when absent */
     double effort, velocity; /* N or N m; m/s or rad/s; NAN when absent */
+    double acceleration; /* m/s^2 or rad/s^2; NAN when absent (COLLADA motion axis_info) */
     int has_dynamics;
     double damping, friction;
     int has_safety;
@@ -107,6 +108,8 @@ typedef struct kg_axis {
     int coord;         /* offset within the joint's coordinates: q[qadr + coord] */
     double dir[3];     /* unit vector in the frame before this axis */
     double rest;       /* the coordinate's value in the rest pose (model->q_default) */
+    int has_limit;     /* position limits of this coordinate (COLLADA multi-axis joints) */
+    double lower, upper;
     const char *label; /* the coordinate's name within the joint, e.g. "Xrotation" */
 } kg_axis;
 

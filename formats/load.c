@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "formats/fileio.h"
+#include "formats/zae.h"
 #include "importers/importers.h"
 
 static int ends_with(const char *s, const char *suffix) {
@@ -65,7 +66,7 @@ static const char *format_of(const char *name, const char *head, size_t n, const
     if (!fmt)
         kg_diag_add(d, KG_ERROR, "format.unknown", name, 0, NULL,
                     "cannot tell the format of '%s' (expected .urdf, .dae, .zae or .bvh)", name);
-    else if (strcmp(fmt, "urdf") != 0 && strcmp(fmt, "bvh") != 0) {
+    else if (strcmp(fmt, "urdf") != 0 && strcmp(fmt, "bvh") != 0 && strcmp(fmt, "collada") != 0) {
         kg_diag_add(d, KG_ERROR, "format.unsupported", name, 0, NULL, "reading %s files is not implemented yet", fmt);
         fmt = NULL;
     }
@@ -78,6 +79,7 @@ kg_model *kg_load_clip_buffer(const char *name, const char *buf, size_t len, con
     const char *fmt = format_of(name, buf, len, o, d);
     if (!fmt) return NULL;
     if (strcmp(fmt, "urdf") == 0) return kg_import_urdf(name, buf, len, o, d);
+    if (strcmp(fmt, "collada") == 0) return kg_import_collada(name, buf, len, o, d);
     /* BVH reads a stream: give it one over the bytes */
     FILE *f = len ? fmemopen((void *)buf, len, "r") : tmpfile();
     if (!f) {
@@ -117,9 +119,13 @@ kg_model *kg_load_clip(const char *path, const kg_load_options *o, kg_motion **m
         m = kg_import_bvh(path, f, (long)st.st_size, o, motion, d); /* streamed, never held whole */
     } else if (fmt) {
         size_t len;
-        char *buf = kg_read_file(path, &len, d);
-        if (buf) m = kg_import_urdf(path, buf, len, o, d);
+        char *inner = NULL;
+        int zae = n >= 4 && memcmp(head, "PK\3\4", 4) == 0; /* a zip: .zae */
+        char *buf = zae ? kg_zae_read(path, &len, &inner, d) : kg_read_file(path, &len, d);
+        if (buf && strcmp(fmt, "collada") == 0) m = kg_import_collada(path, buf, len, o, d);
+        else if (buf) m = kg_import_urdf(path, buf, len, o, d);
         free(buf);
+        free(inner);
     }
     fclose(f);
     return m;

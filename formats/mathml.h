@@ -1,0 +1,19 @@
+/* MathML content markup, evaluated: the expressions of COLLADA <formula>s.
+ * Supported: <apply> with plus, minus (unary and binary), times, divide, power,
+ * root, abs, exp, ln, sin, cos, tan, arcsin, arccos, arctan; <cn> (real,
+ * integer, e-notation), <csymbol> and <ci> variables, <pi/>, <exponentiale/>.
+ * Anything else is reported, never skipped. */
+#ifndef KG_MATHML_H
+#define KG_MATHML_H
+
+#include <libxml/tree.h>
+
+/* Gives a variable's value; returns 0, or -1 when the name is unknown. */
+typedef int (*kg_mathml_var)(void *ctx, const char *name, double *value);
+
+/* Evaluates the expression at n (a <math> element or an expression in it).
+ * Returns 0 and *out; or -1 with *why (static text) and *where (the offending
+ * element) set. */
+int kg_mathml_eval(xmlNodePtr n, kg_mathml_var var, void *ctx, double *out, const char **why, xmlNodePtr *where);
+
+#endif

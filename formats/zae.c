@@ -1,0 +1,100 @@
+#include "formats/zae.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <zip.h>
+
+#include "core/arena.h"
+#include "formats/fileio.h"
+
+static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *path, kg_diags *d) {
+    zip_stat_t st;
+    if (zip_stat_index(z, (zip_uint64_t)index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
+        kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "cannot read an entry of the archive");
+        return NULL;
+    }
+    if (st.size > KG_MAX_INPUT_SIZE) {
+        kg_diag_add(d, KG_ERROR, "io.too_large", path, 0, NULL, "'%s' in the archive is larger than %zu bytes",
+                    st.name, KG_MAX_INPUT_SIZE);
+        return NULL;
+    }
+    zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)index, 0);
+    if (!f) {
+        kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "cannot open '%s' in the archive: %s", st.name,
+                    zip_strerror(z));
+        return NULL;
+    }
+    char *buf = kg_xmalloc((size_t)st.size + 1);
+    zip_int64_t n = zip_fread(f, buf, st.size);
+    zip_fclose(f);
+    if (n < 0 || (zip_uint64_t)n != st.size) {
+        kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "'%s' in the archive is damaged", st.name);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = (size_t)n;
+    return buf;
+}
+
+/* The text between <dae_root> and </dae_root>, trimmed, without a leading "./". */
+static char *manifest_root(const char *text) {
+    const char *a = strstr(text, "<dae_root>"), *b = a ? strstr(a, "</dae_root>") : NULL;
+    if (!a || !b) return NULL;
+    a += 10;
+    while (a < b && (*a == ' ' || *a == '\t' || *a == '\r' || *a == '\n')) a++;
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n')) b--;
+    if (b - a >= 2 && a[0] == '.' && a[1] == '/') a += 2;
+    char *s = kg_xmalloc((size_t)(b - a) + 1);
+    memcpy(s, a, (size_t)(b - a));
+    s[b - a] = 0;
+    return s;
+}
+
+char *kg_zae_read(const char *path, size_t *len, char **inner, kg_diags *d) {
+    int err = 0;
+    zip_t *z = zip_open(path, ZIP_RDONLY, &err);
+    *inner = NULL;
+    if (!z) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, err);
+        kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "not a readable zip archive: %s", zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        return NULL;
+    }
+    zip_int64_t root = -1, n = zip_get_num_entries(z, 0), ndae = 0, dae = -1;
+    zip_int64_t manifest = zip_name_locate(z, "manifest.xml", ZIP_FL_NOCASE);
+    if (manifest >= 0) {
+        size_t ml;
+        char *text = read_entry(z, manifest, &ml, path, d);
+        char *name = text ? manifest_root(text) : NULL;
+        if (name) root = zip_name_locate(z, name, 0);
+        if (name && root < 0)
+            kg_diag_add(d, KG_WARNING, "zae.manifest", path, 0, NULL,
+                        "manifest.xml names '%s', which is not in the archive", name);
+        free(name);
+        free(text);
+    }
+    for (zip_int64_t i = 0; root < 0 && i < n; i++) {
+        const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
+        size_t k = name ? strlen(name) : 0;
+        if (k > 4 && strcasecmp(name + k - 4, ".dae") == 0) {
+            ndae++;
+            dae = i;
+        }
+    }
+    if (root < 0 && ndae == 1) root = dae;
+    char *buf = NULL;
+    if (root < 0) {
+        kg_diag_add(d, KG_ERROR, "zae.no_root", path, 0, NULL,
+                    ndae ? "the archive holds %lld .dae files and no manifest.xml says which is the root"
+                         : "the archive holds no .dae file (%lld entries)",
+                    (long long)(ndae ? ndae : n));
+    } else {
+        buf = read_entry(z, root, len, path, d);
+        if (buf) *inner = kg_xstrdup(zip_get_name(z, (zip_uint64_t)root, 0));
+    }
+    zip_close(z);
+    return buf;
+}

@@ -1,0 +1,862 @@
+/* COLLADA 1.5 kinematics importer (libxml2), .dae and .zae.
+ *
+ * Read: the kinematics model the scene instantiates (through kinematics scene
+ * and articulated systems; else the first in the file): joints from
+ * library_joints or inline (revolute and prismatic axes; several axes make a
+ * compound joint), the link tree (attachment_full), loop closures
+ * (attachment_start / attachment_end), formulas (instance_formula too), the
+ * articulated systems' axis_info (active, locked, soft limits, speed,
+ * acceleration), rigid-body masses and inertias, <unit>, and every <extra> of
+ * the kinematics model and articulated systems verbatim (OpenRAVE manipulators,
+ * collision sets, ...).
+ *
+ * Conventions:
+ *   - Lengths are multiplied by <unit meter>; revolute limits, speeds and
+ *     accelerations are degrees in COLLADA and radians in the model; inertias
+ *     scale with the unit squared.
+ *   - A COLLADA link may carry transforms of its own (L), applied after its
+ *     joint's motion. Motion(q) L = L Motion'(q), with the axis turned by L's
+ *     rotation, whenever L does not move the rotation axis off the joint origin
+ *     (always for prismatic joints; for revolute ones when L's translation lies
+ *     along the axis, as in every OpenRAVE file): then L joins the joint origin
+ *     and the model's link frame is the file's. Otherwise the link's frame is put
+ *     at its joint (as URDF does) and what it holds (child attachments, inertial
+ *     frame) is re-expressed in it: every pose stays exact, the frame moves (a
+ *     note says so).
+ *   - attachment_start (link A, transforms Ts) and attachment_end (link B, Te)
+ *     of a joint close a loop: A Ts Motion(q) = B Te. The model adds a massless
+ *     marker link "<joint>.end" on B at Te and a joint from A at Ts to it, which
+ *     the builder cuts: a virtual link that must coincide with the marker.
+ *   - A formula that is linear in one joint, target = a * leader + b (in
+ *     COLLADA units), is a mimic coupling (converted to SI). Others are
+ *     evaluated to tell and reported; the joint is then left independent.
+ *   - <up_axis> does not change kinematics (frames are relative); it is
+ *     reported. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/arena.h"
+#include "core/builder.h"
+#include "core/spatial.h"
+#include "core/strmap.h"
+#include "formats/mathml.h"
+#include "formats/xml.h"
+#include "formats/zae.h"
+#include "importers/importers.h"
+
+#define MAX_AXES 6
+#define MAX_LINK_DEPTH 512
+
+typedef struct pose {
+    double r[9], p[3];
+} pose;
+
+typedef struct cjoint { /* a joint definition */
+    xmlNodePtr node;
+    const char *name;
+    int naxis;
+    struct {
+        int prismatic, has_limit;
+        double dir[3], min, max; /* SI */
+        const char *sid;
+    } axis[MAX_AXES];
+} cjoint;
+
+typedef struct jinst { /* a joint as the kinematics model uses it */
+    const char *sid;   /* the sid attachments refer to */
+    const cjoint *def;
+    char *name;        /* unique model joint name */
+    kg_joint *made;    /* the builder's joint, once attached */
+    int uses;
+    /* loop ends */
+    char *start_link, *end_link;
+    pose start, end;
+    int start_line, end_line;
+    /* articulated system */
+    const char *kaxis_sid; /* the kinematics axis_info sid (motion axis_info refers to it) */
+    int active, locked;
+} jinst;
+
+typedef struct cd {
+    kg_xml x;
+    const char *file;
+    kg_diags *d;
+    kg_builder *b;
+    double unit;        /* metres per unit */
+    kg_strmap ids;      /* id -> index in idnodes */
+    xmlNodePtr *idnodes;
+    int nids;
+    cjoint **defs; /* each allocated once: jinst points at them */
+    int ndefs;
+    jinst *joints;
+    int njoints;
+    kg_strmap link_names; /* our link names -> index in links (and keeps them unique) */
+    struct {
+        const char *name, *sid;
+        kg_link *link;
+        pose fold;     /* the COLLADA link's own transforms (its frame in ours) */
+    } *links;
+    int nlinks;
+    char **owned;
+    int nowned;
+} cd;
+
+static const char *own(cd *c, char *s) {
+    c->owned = kg_xrealloc(c->owned, (size_t)(c->nowned + 1) * sizeof *c->owned);
+    c->owned[c->nowned++] = s;
+    return s;
+}
+
+static int line_of(xmlNodePtr n) { return kg_xml_line(n); }
+static const char *tag(xmlNodePtr n) { return (const char *)n->name; }
+
+static void diag(cd *c, kg_severity sev, const char *code, xmlNodePtr n, const char *fmt, const char *a,
+                 const char *b) {
+    kg_diag_add(c->d, sev, code, c->file, n ? line_of(n) : 0, n ? tag(n) : NULL, fmt, a ? a : "", b ? b : "");
+}
+
+/* The trimmed text of an element (owned by c). */
+static const char *text(cd *c, xmlNodePtr n) {
+    xmlChar *t = xmlNodeGetContent(n);
+    const char *s = t ? (const char *)t : "";
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    size_t k = strlen(s);
+    while (k && (s[k - 1] == ' ' || s[k - 1] == '\t' || s[k - 1] == '\n' || s[k - 1] == '\r')) k--;
+    char *r = kg_xmalloc(k + 1);
+    memcpy(r, s, k);
+    r[k] = 0;
+    xmlFree(t);
+    return own(c, r);
+}
+
+static int numbers(cd *c, xmlNodePtr n, double *out, int count) {
+    if (kg_parse_doubles(text(c, n), out, count) == 0) return 0;
+    char want[16];
+    snprintf(want, sizeof want, "%d", count);
+    diag(c, KG_ERROR, "collada.bad_number", n, "<%s> needs %s finite numbers", tag(n), want);
+    return -1;
+}
+
+static xmlNodePtr by_url(cd *c, const char *url) {
+    if (!url || url[0] != '#') return NULL;
+    int i = kg_strmap_get(&c->ids, url + 1);
+    return i >= 0 ? c->idnodes[i] : NULL;
+}
+
+static void index_ids(cd *c, xmlNodePtr n, int depth) {
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        const char *id = kg_xml_attr(&c->x, n, "id");
+        if (id && *id && kg_strmap_get(&c->ids, id) < 0) {
+            c->idnodes = kg_xrealloc(c->idnodes, (size_t)(c->nids + 1) * sizeof *c->idnodes);
+            c->idnodes[c->nids] = n;
+            kg_strmap_put(&c->ids, id, c->nids++);
+        }
+        if (depth < 256) index_ids(c, n->children, depth + 1);
+    }
+}
+
+/* ---- transforms ------------------------------------------------------------- */
+
+static void pose_identity(pose *t) {
+    kg_mat3_identity(t->r);
+    t->p[0] = t->p[1] = t->p[2] = 0;
+}
+
+static void pose_mul(pose *o, const pose *a, const pose *b) {
+    pose t;
+    kg_pose_mul(t.r, t.p, a->r, a->p, b->r, b->p);
+    *o = t;
+}
+
+/* The translate / rotate / matrix children of n, composed in order. */
+static void read_pose(cd *c, xmlNodePtr n, pose *out) {
+    pose_identity(out);
+    for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k)) {
+        pose step;
+        pose_identity(&step);
+        if (kg_xml_is(k, "translate")) {
+            if (numbers(c, k, step.p, 3) != 0) continue;
+            for (int a = 0; a < 3; a++) step.p[a] *= c->unit;
+        } else if (kg_xml_is(k, "rotate")) {
+            double v[4];
+            if (numbers(c, k, v, 4) != 0) continue;
+            double len = kg_vec3_norm(v);
+            if (len == 0) {
+                if (v[3] != 0) diag(c, KG_WARNING, "collada.rotate_zero_axis", k, "<rotate> with a zero axis is ignored%s%s", NULL, NULL);
+                continue;
+            }
+            for (int a = 0; a < 3; a++) v[a] /= len;
+            kg_rot_axis_angle(step.r, v, v[3] * KG_PI / 180);
+        } else if (kg_xml_is(k, "matrix")) {
+            double m[16];
+            if (numbers(c, k, m, 16) != 0) continue;
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) step.r[3 * i + j] = m[4 * i + j];
+                step.p[i] = m[4 * i + 3] * c->unit;
+            }
+        } else {
+            continue;
+        }
+        pose_mul(out, out, &step);
+    }
+}
+
+/* ---- joints ------------------------------------------------------------------ */
+
+static const cjoint *define_joint(cd *c, xmlNodePtr n) {
+    for (int i = 0; i < c->ndefs; i++)
+        if (c->defs[i]->node == n) return c->defs[i];
+    c->defs = kg_xrealloc(c->defs, (size_t)(c->ndefs + 1) * sizeof *c->defs);
+    cjoint *j = c->defs[c->ndefs++] = kg_xcalloc(1, sizeof *j);
+    j->node = n;
+    j->name = kg_xml_attr(&c->x, n, "name");
+    for (xmlNodePtr a = kg_xml_first(n); a; a = kg_xml_next(a)) {
+        int prismatic = kg_xml_is(a, "prismatic");
+        if (!prismatic && !kg_xml_is(a, "revolute")) continue;
+        if (j->naxis == MAX_AXES) {
+            diag(c, KG_ERROR, "collada.too_many_axes", a, "a joint has more than 6 axes; the rest are ignored%s%s", NULL, NULL);
+            break;
+        }
+        int k = j->naxis++;
+        j->axis[k].prismatic = prismatic;
+        j->axis[k].sid = kg_xml_attr(&c->x, a, "sid");
+        xmlNodePtr ax = kg_xml_child(a, "axis");
+        if (!ax || numbers(c, ax, j->axis[k].dir, 3) != 0) {
+            if (!ax) diag(c, KG_ERROR, "collada.joint_no_axis", a, "<%s> has no <axis>%s", tag(a), NULL);
+            j->axis[k].dir[2] = 1;
+        }
+        xmlNodePtr lim = kg_xml_child(a, "limits");
+        xmlNodePtr mn = lim ? kg_xml_child(lim, "min") : NULL, mxn = lim ? kg_xml_child(lim, "max") : NULL;
+        if (mn && mxn && numbers(c, mn, &j->axis[k].min, 1) == 0 && numbers(c, mxn, &j->axis[k].max, 1) == 0) {
+            double s = prismatic ? c->unit : KG_PI / 180; /* revolute limits are degrees */
+            j->axis[k].min *= s;
+            j->axis[k].max *= s;
+            j->axis[k].has_limit = 1;
+        }
+    }
+    if (j->naxis == 0) diag(c, KG_ERROR, "collada.joint_no_axis", n, "joint has no <revolute> or <prismatic> axis%s%s", NULL, NULL);
+    return j;
+}
+
+static jinst *find_joint(cd *c, const char *sid) {
+    for (int i = 0; i < c->njoints; i++)
+        if (!strcmp(c->joints[i].sid, sid)) return &c->joints[i];
+    return NULL;
+}
+
+/* A SIDREF to a joint ("kmodel/joint0", "kmodel/joint0/axis0"): the joint and,
+ * when asked, the axis index (0 when the reference names none). */
+static jinst *resolve_joint(cd *c, const char *ref, int *axis) {
+    if (axis) *axis = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", ref);
+    char *parts[8];
+    int n = 0;
+    for (char *s = strtok(buf, "/"); s && n < 8; s = strtok(NULL, "/")) parts[n++] = s;
+    for (int i = n - 1; i >= 0; i--) {
+        jinst *j = find_joint(c, parts[i]);
+        if (!j) continue;
+        if (axis && i + 1 < n)
+            for (int k = 0; k < j->def->naxis; k++)
+                if (j->def->axis[k].sid && !strcmp(j->def->axis[k].sid, parts[i + 1])) *axis = k;
+        return j;
+    }
+    return NULL;
+}
+
+/* Joints the kinematics model uses: instance_joint (library) and inline joint. */
+static void collect_joints(cd *c, xmlNodePtr tc) {
+    kg_strmap names;
+    kg_strmap_init(&names);
+    for (xmlNodePtr n = kg_xml_first(tc); n; n = kg_xml_next(n)) {
+        xmlNodePtr def = NULL;
+        const char *sid = kg_xml_attr(&c->x, n, "sid"), *name = NULL;
+        if (kg_xml_is(n, "instance_joint")) {
+            def = by_url(c, kg_xml_attr(&c->x, n, "url"));
+            if (!def || !kg_xml_is(def, "joint")) {
+                diag(c, KG_ERROR, "collada.bad_ref", n, "instance_joint url '%s' names no joint%s",
+                     kg_xml_attr(&c->x, n, "url"), NULL);
+                continue;
+            }
+            name = kg_xml_attr(&c->x, n, "name");
+        } else if (kg_xml_is(n, "joint")) {
+            def = n;
+        } else {
+            continue;
+        }
+        if (!sid) sid = kg_xml_attr(&c->x, def, "sid");
+        if (!sid) sid = kg_xml_attr(&c->x, def, "id");
+        if (!sid) {
+            diag(c, KG_ERROR, "collada.no_sid", n, "a joint of the kinematics model has no sid%s%s", NULL, NULL);
+            continue;
+        }
+        c->joints = kg_xrealloc(c->joints, (size_t)(c->njoints + 1) * sizeof *c->joints);
+        jinst *j = &c->joints[c->njoints++];
+        memset(j, 0, sizeof *j);
+        j->sid = sid;
+        j->def = define_joint(c, def);
+        j->active = 1;
+        if (!name) name = j->def->name;
+        if (!name) name = sid;
+        /* unique names for the model */
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s", name);
+        for (int k = 2; kg_strmap_get(&names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", name, k);
+        j->name = (char *)own(c, kg_xstrdup(buf));
+        kg_strmap_put(&names, j->name, 0);
+    }
+    kg_strmap_free(&names);
+}
+
+/* ---- links --------------------------------------------------------------------- */
+
+static const char *link_name(cd *c, xmlNodePtr n) {
+    const char *name = kg_xml_attr(&c->x, n, "name");
+    const char *sid = kg_xml_attr(&c->x, n, "sid");
+    const char *want = name && *name ? name : sid && *sid ? sid : "link";
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s", want);
+    for (int k = 2; kg_strmap_get(&c->link_names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
+    return own(c, kg_xstrdup(buf));
+}
+
+/* Builds the joint of an attachment, from parent to child; line: where it is. */
+static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, const pose *origin, int line) {
+    const cjoint *def = j->def;
+    kg_joint_type type = KG_JOINT_FIXED;
+    if (def->naxis == 1)
+        type = def->axis[0].prismatic ? KG_JOINT_PRISMATIC : def->axis[0].has_limit ? KG_JOINT_REVOLUTE : KG_JOINT_CONTINUOUS;
+    else if (def->naxis > 1)
+        type = KG_JOINT_COMPOUND;
+    char name[640];
+    snprintf(name, sizeof name, "%s", j->name);
+    if (j->uses++) {
+        snprintf(name, sizeof name, "%s#%d", j->name, j->uses);
+        kg_diag_add(c->d, KG_WARNING, "collada.joint_reused", c->file, line, "joint",
+                    "joint '%s' is attached more than once; this use is '%s'", j->name, name);
+    }
+    kg_joint *kj = kg_builder_add_joint(c->b, name, type, parent, child, line);
+    kg_vec3_copy(kj->pos, origin->p);
+    kg_mat3_copy(kj->rot, origin->r);
+    kg_rot_to_rpy(origin->r, kj->rpy);
+    kg_rot_from_rpy(kj->rot, kj->rpy); /* rot and rpy must agree exactly */
+    if (def->naxis == 1) {
+        kg_vec3_copy(kj->axis, def->axis[0].dir);
+        if (def->axis[0].has_limit) {
+            kj->has_limit = 1;
+            kj->lower = def->axis[0].min;
+            kj->upper = def->axis[0].max;
+        }
+    } else {
+        for (int a = 0; a < def->naxis; a++) {
+            kg_builder_add_axis(c->b, kj, def->axis[a].prismatic ? KG_AXIS_TRANSLATION : KG_AXIS_ROTATION,
+                                def->axis[a].dir, a, 0, def->axis[a].sid ? def->axis[a].sid : "axis");
+        }
+    }
+    if (!j->made) j->made = kj;
+    return kj;
+}
+
+/* Can the link's own transform L join the joint origin (Motion(q) L = L Motion'(q))? */
+static int commutes(const cjoint *def, const pose *L) {
+    if (def->naxis != 1) return def->naxis == 0;
+    if (def->axis[0].prismatic) return 1;
+    const double *a = def->axis[0].dir, *p = L->p;
+    double n = kg_vec3_norm(a), along = kg_vec3_dot(a, p) / (n * n), off = 0;
+    for (int k = 0; k < 3; k++) off += (p[k] - along * a[k]) * (p[k] - along * a[k]);
+    return sqrt(off) <= 1e-12 * fmax(1, kg_vec3_norm(p));
+}
+
+static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, const pose *origin, xmlNodePtr at,
+                      int depth) {
+    if (depth > MAX_LINK_DEPTH) {
+        diag(c, KG_ERROR, "collada.too_deep", link, "links nested deeper than 512%s%s", NULL, NULL);
+        return;
+    }
+    const char *name = link_name(c, link);
+    kg_link *made = kg_builder_add_link(c->b, name, line_of(link));
+    pose own_t, fold; /* fold: where the file's link frame is in ours */
+    read_pose(c, link, &own_t);
+    pose_identity(&fold);
+    if (via && commutes(via->def, &own_t)) {
+        pose o;
+        pose_mul(&o, origin, &own_t);
+        kg_joint *kj = attach(c, via, parent, name, &o, line_of(at));
+        if (via->def->naxis == 1) { /* the axis, seen from the moved frame: R_L^T a */
+            double a[3];
+            kg_mat3_tvec(a, own_t.r, via->def->axis[0].dir);
+            kg_vec3_copy(kj->axis, a);
+        }
+    } else {
+        if (via) attach(c, via, parent, name, origin, line_of(at));
+        fold = own_t;
+        double id[9];
+        kg_mat3_identity(id);
+        if (via && (memcmp(fold.r, id, sizeof id) || fold.p[0] || fold.p[1] || fold.p[2]))
+            diag(c, KG_INFO, "collada.link_frame", link, "the frame of link '%s' is put at its joint (its own transform "
+                 "moves the rotation axis); what it holds is re-expressed there%s", name, NULL);
+    }
+    c->links = kg_xrealloc(c->links, (size_t)(c->nlinks + 1) * sizeof *c->links);
+    c->links[c->nlinks].name = name;
+    c->links[c->nlinks].sid = kg_xml_attr(&c->x, link, "sid");
+    c->links[c->nlinks].link = made;
+    c->links[c->nlinks].fold = fold;
+    kg_strmap_put(&c->link_names, name, c->nlinks++);
+    for (xmlNodePtr k = kg_xml_first(link); k; k = kg_xml_next(k)) {
+        int full = kg_xml_is(k, "attachment_full"), start = kg_xml_is(k, "attachment_start"),
+            end = kg_xml_is(k, "attachment_end");
+        if (!full && !start && !end) continue;
+        const char *ref = kg_xml_attr(&c->x, k, "joint");
+        jinst *j = ref ? resolve_joint(c, ref, NULL) : NULL;
+        if (!j) {
+            diag(c, KG_ERROR, "collada.bad_ref", k, "<%s joint='%s'> names no joint of the kinematics model", tag(k), ref);
+            continue;
+        }
+        pose t, o;
+        read_pose(c, k, &t);
+        pose_mul(&o, &fold, &t);
+        if (full) {
+            xmlNodePtr child = kg_xml_child(k, "link");
+            if (!child) {
+                diag(c, KG_ERROR, "collada.syntax", k, "<attachment_full> without a <link>%s%s", NULL, NULL);
+                continue;
+            }
+            walk_link(c, child, name, j, &o, k, depth + 1);
+        } else if (start) {
+            j->start_link = (char *)name;
+            j->start = o;
+            j->start_line = line_of(k);
+        } else {
+            j->end_link = (char *)name;
+            j->end = o;
+            j->end_line = line_of(k);
+        }
+    }
+}
+
+/* attachment_start / attachment_end pairs become loop closures. */
+static void close_loops(cd *c) {
+    for (int i = 0; i < c->njoints; i++) {
+        jinst *j = &c->joints[i];
+        if (!j->start_link && !j->end_link) continue;
+        if (!j->start_link || !j->end_link) {
+            kg_diag_add(c->d, KG_ERROR, "collada.loop_incomplete", c->file, j->start_link ? j->start_line : j->end_line,
+                        j->start_link ? "attachment_start" : "attachment_end",
+                        "joint '%s' has an %s but no %s; the loop is left open", j->name,
+                        j->start_link ? "attachment_start" : "attachment_end",
+                        j->start_link ? "attachment_end" : "attachment_start");
+            continue;
+        }
+        char marker[700], fixed[720];
+        snprintf(marker, sizeof marker, "%s.end", j->name);
+        snprintf(fixed, sizeof fixed, "%s.end_fixed", j->name);
+        kg_builder_add_link(c->b, marker, j->end_line);
+        kg_joint *f = kg_builder_add_joint(c->b, fixed, KG_JOINT_FIXED, j->end_link, marker, j->end_line);
+        kg_vec3_copy(f->pos, j->end.p);
+        kg_rot_to_rpy(j->end.r, f->rpy);
+        kg_rot_from_rpy(f->rot, f->rpy);
+        attach(c, j, j->start_link, marker, &j->start, j->start_line);
+        kg_builder_prefer_cut(c->b, j->made);
+    }
+}
+
+/* ---- formulas ------------------------------------------------------------------ */
+
+/* Units of a joint's coordinate in COLLADA: degrees or file lengths, in SI. */
+static double joint_scale(const cd *c, const jinst *j) {
+    return j->def->naxis && j->def->axis[0].prismatic ? c->unit : KG_PI / 180;
+}
+
+typedef struct fvars {
+    cd *c;
+    jinst *vars[4];
+    int nvars;
+    double values[4];
+    int unknown;
+} fvars;
+
+static int fvar(void *ctx, const char *name, double *value) {
+    fvars *v = ctx;
+    jinst *j = resolve_joint(v->c, name, NULL);
+    if (!j) {
+        v->unknown = 1;
+        return -1;
+    }
+    for (int i = 0; i < v->nvars; i++)
+        if (v->vars[i] == j) {
+            *value = v->values[i];
+            return 0;
+        }
+    if (v->nvars < 4) {
+        v->vars[v->nvars] = j;
+        v->values[v->nvars] = 0;
+        v->nvars++;
+    }
+    *value = 0;
+    return 0;
+}
+
+static void read_formula(cd *c, xmlNodePtr f) {
+    xmlNodePtr target = kg_xml_child(f, "target"), tc = kg_xml_child(f, "technique_common");
+    xmlNodePtr param = target ? kg_xml_child(target, "param") : NULL;
+    xmlNodePtr math = tc ? kg_xml_child(tc, "math") : NULL;
+    const char *sid = kg_xml_attr(&c->x, f, "sid");
+    if (!param || !math) {
+        diag(c, KG_ERROR, "collada.formula", f, "formula '%s' has no target <param> or no technique_common <math>%s", sid, NULL);
+        return;
+    }
+    jinst *t = resolve_joint(c, text(c, param), NULL);
+    if (!t || !t->made) {
+        diag(c, KG_ERROR, "collada.bad_ref", param, "formula target '%s' names no attached joint%s", text(c, param), NULL);
+        return;
+    }
+    /* which joints does it read? evaluate once with them all at 0 */
+    fvars v = {c, {0}, 0, {0}, 0};
+    double y0, y;
+    const char *why;
+    xmlNodePtr where;
+    if (kg_mathml_eval(math, fvar, &v, &y0, &why, &where) != 0) {
+        kg_diag_add(c->d, KG_ERROR, "collada.formula", c->file, line_of(where), tag(where),
+                    "formula for joint '%s' cannot be evaluated: %s <%s>; the joint is left independent", t->name, why,
+                    tag(where));
+        return;
+    }
+    if (v.nvars != 1) {
+        kg_diag_add(c->d, KG_WARNING, "collada.formula_unsupported", c->file, line_of(f), "formula",
+                    "formula for joint '%s' reads %d joints; couplings of one joint are supported, so '%s' is left "
+                    "independent",
+                    t->name, v.nvars, t->name);
+        return;
+    }
+    /* linear? y = a x + b, checked at several points (COLLADA units) */
+    double xs[3] = {1, -2.5, 7}, ys[3];
+    for (int i = 0; i < 3; i++) {
+        v.values[0] = xs[i];
+        kg_mathml_eval(math, fvar, &v, &ys[i], &why, &where);
+    }
+    double a = ys[0] - y0, b = y0;
+    int linear = isfinite(a) && isfinite(b);
+    for (int i = 1; i < 3 && linear; i++) linear = fabs(ys[i] - (a * xs[i] + b)) <= 1e-9 * fmax(1, fabs(ys[i]));
+    jinst *l = v.vars[0];
+    if (!linear) {
+        kg_diag_add(c->d, KG_WARNING, "collada.formula_nonlinear", c->file, line_of(f), "formula",
+                    "formula for joint '%s' is not linear in '%s'; the coupling is not applied (the joint is left "
+                    "independent)",
+                    t->name, l->name);
+        return;
+    }
+    double st = joint_scale(c, t), sl = joint_scale(c, l);
+    kg_builder_set_mimic(c->b, t->made, l->made ? l->made->name : l->name, a * st / sl, b * st, line_of(f));
+    (void)y;
+}
+
+static void read_formulas(cd *c, xmlNodePtr tc) {
+    for (xmlNodePtr n = kg_xml_first(tc); n; n = kg_xml_next(n)) {
+        if (kg_xml_is(n, "formula")) {
+            read_formula(c, n);
+        } else if (kg_xml_is(n, "instance_formula")) {
+            xmlNodePtr f = by_url(c, kg_xml_attr(&c->x, n, "url"));
+            if (f && kg_xml_is(f, "formula")) read_formula(c, f);
+            else diag(c, KG_ERROR, "collada.bad_ref", n, "instance_formula url '%s' names no formula%s", kg_xml_attr(&c->x, n, "url"), NULL);
+        }
+    }
+}
+
+/* ---- articulated systems ---------------------------------------------------------- */
+
+/* A value holder (<min>, <speed>, <active>, ...): <float>/<int>/<bool>, a <param>
+ * naming a newparam in an enclosing scope, or bare text. Returns 0 when read. */
+static int scalar(cd *c, xmlNodePtr holder, double *out) {
+    xmlNodePtr v = kg_xml_first(holder);
+    if (!v) return kg_parse_doubles(text(c, holder), out, 1);
+    if (kg_xml_is(v, "param")) {
+        const char *ref = text(c, v);
+        for (xmlNodePtr scope = holder->parent; scope && scope->type == XML_ELEMENT_NODE; scope = scope->parent) {
+            for (xmlNodePtr np = kg_xml_first(scope); np; np = kg_xml_next(np)) {
+                const char *sid = kg_xml_attr(&c->x, np, "sid");
+                if (kg_xml_is(np, "newparam") && sid && !strcmp(sid, ref)) return scalar(c, np, out);
+            }
+            if (kg_xml_is(scope, "articulated_system")) break;
+        }
+        return -1;
+    }
+    if (kg_xml_is(v, "bool")) {
+        const char *t = text(c, v);
+        *out = !strcmp(t, "true") || !strcmp(t, "1");
+        return 0;
+    }
+    if (kg_xml_is(v, "float") || kg_xml_is(v, "int")) return kg_parse_doubles(text(c, v), out, 1);
+    return -1;
+}
+
+static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
+    int axis;
+    const char *ref = kg_xml_attr(&c->x, ai, "axis");
+    jinst *j = ref ? resolve_joint(c, ref, &axis) : NULL;
+    if (!j || !j->made) {
+        diag(c, KG_WARNING, "collada.bad_ref", ai, "axis_info axis '%s' names no attached joint; ignored%s", ref, NULL);
+        return;
+    }
+    j->kaxis_sid = kg_xml_attr(&c->x, ai, "sid");
+    double v;
+    xmlNodePtr n;
+    if ((n = kg_xml_child(ai, "active")) && scalar(c, n, &v) == 0) j->active = v != 0;
+    if ((n = kg_xml_child(ai, "locked")) && scalar(c, n, &v) == 0) j->locked = v != 0;
+    xmlNodePtr lim = kg_xml_child(ai, "limits");
+    double lo, hi;
+    if (lim && kg_xml_child(lim, "min") && kg_xml_child(lim, "max") && scalar(c, kg_xml_child(lim, "min"), &lo) == 0 &&
+        scalar(c, kg_xml_child(lim, "max"), &hi) == 0 && j->made->type != KG_JOINT_COMPOUND) {
+        double s = joint_scale(c, j);
+        kg_joint *k = j->made;
+        /* soft limits: kept when they narrow the joint's own (hard) limits */
+        if (!k->has_limit || lo * s != k->lower || hi * s != k->upper) {
+            k->has_safety = 1;
+            k->soft_lower = lo * s;
+            k->soft_upper = hi * s;
+        }
+    }
+    if (j->locked)
+        kg_diag_add(c->d, KG_INFO, "collada.locked", c->file, line_of(ai), "axis_info",
+                    "joint '%s' is locked in the articulated system (kept as a moving joint)", j->name);
+}
+
+static void motion_axis_info(cd *c, xmlNodePtr ai) {
+    const char *ref = kg_xml_attr(&c->x, ai, "axis");
+    const char *last = ref ? strrchr(ref, '/') : NULL;
+    last = last ? last + 1 : ref;
+    jinst *j = NULL;
+    for (int i = 0; last && i < c->njoints && !j; i++)
+        if (c->joints[i].kaxis_sid && !strcmp(c->joints[i].kaxis_sid, last)) j = &c->joints[i];
+    if (!j || !j->made) {
+        diag(c, KG_WARNING, "collada.bad_ref", ai, "motion axis_info axis '%s' names no kinematics axis_info; ignored%s", ref, NULL);
+        return;
+    }
+    double v, s = joint_scale(c, j);
+    xmlNodePtr n;
+    if ((n = kg_xml_child(ai, "speed")) && scalar(c, n, &v) == 0) j->made->velocity = v * s;
+    if ((n = kg_xml_child(ai, "acceleration")) && scalar(c, n, &v) == 0) j->made->acceleration = v * s;
+}
+
+/* ---- physics ------------------------------------------------------------------------ */
+
+/* The link a rigid body belongs to: the link of the same name, else the link
+ * named like the visual node its instance_rigid_body targets. -1 if none. */
+static int body_link(cd *c, xmlNodePtr rb, xmlNodePtr pscene_model) {
+    const char *name = kg_xml_attr(&c->x, rb, "name"), *sid = kg_xml_attr(&c->x, rb, "sid");
+    int i = name ? kg_strmap_get(&c->link_names, name) : -1;
+    for (xmlNodePtr irb = pscene_model ? kg_xml_first(pscene_model) : NULL; i < 0 && irb; irb = kg_xml_next(irb)) {
+        const char *body = kg_xml_attr(&c->x, irb, "body");
+        if (!kg_xml_is(irb, "instance_rigid_body") || !body || !sid || strcmp(body, sid)) continue;
+        xmlNodePtr node = by_url(c, kg_xml_attr(&c->x, irb, "target"));
+        const char *nn = node ? kg_xml_attr(&c->x, node, "name") : NULL;
+        if (nn) i = kg_strmap_get(&c->link_names, nn);
+    }
+    return i;
+}
+
+static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
+    xmlNodePtr tc = kg_xml_child(rb, "technique_common");
+    if (!tc) return;
+    int i = body_link(c, rb, instance);
+    if (i < 0) {
+        diag(c, KG_WARNING, "collada.unbound_body", rb, "rigid body '%s' belongs to no link of the kinematics model; "
+             "its mass is not used%s", kg_xml_attr(&c->x, rb, "sid"), NULL);
+        return;
+    }
+    kg_link *L = c->links[i].link;
+    if (L->has_inertial) return; /* the first body bound to a link wins */
+    kg_inertial *in = &L->inertial;
+    xmlNodePtr mass = kg_xml_child(tc, "mass"), inertia = kg_xml_child(tc, "inertia"), mf = kg_xml_child(tc, "mass_frame");
+    double I[3] = {0, 0, 0};
+    if (!mass || numbers(c, mass, &in->mass, 1) != 0) return;
+    if (inertia && numbers(c, inertia, I, 3) != 0) return;
+    pose frame, t;
+    if (mf) read_pose(c, mf, &frame);
+    else pose_identity(&frame);
+    pose_mul(&t, &c->links[i].fold, &frame); /* re-expressed in the joint frame */
+    kg_vec3_copy(in->pos, t.p);
+    kg_rot_to_rpy(t.r, in->rpy);
+    kg_rot_from_rpy(in->rot, in->rpy);
+    double u2 = c->unit * c->unit; /* principal moments, in the mass frame */
+    in->inertia[0] = I[0] * u2;
+    in->inertia[3] = I[1] * u2;
+    in->inertia[5] = I[2] * u2;
+    L->has_inertial = 1;
+    if (!inertia)
+        diag(c, KG_WARNING, "collada.no_inertia", tc, "rigid body '%s' has a mass but no inertia; zero inertia is used%s",
+             kg_xml_attr(&c->x, rb, "sid"), NULL);
+}
+
+/* Rigid bodies of the physics models the scene instantiates (else of all). */
+static void read_physics(cd *c, xmlNodePtr root) {
+    xmlNodePtr scene = kg_xml_child(root, "scene");
+    xmlNodePtr ips = scene ? kg_xml_child(scene, "instance_physics_scene") : NULL;
+    xmlNodePtr ps = ips ? by_url(c, kg_xml_attr(&c->x, ips, "url")) : NULL;
+    int n = 0;
+    for (xmlNodePtr ipm = ps ? kg_xml_first(ps) : NULL; ipm; ipm = kg_xml_next(ipm)) {
+        if (!kg_xml_is(ipm, "instance_physics_model")) continue;
+        xmlNodePtr pm = by_url(c, kg_xml_attr(&c->x, ipm, "url"));
+        for (xmlNodePtr rb = pm ? kg_xml_first(pm) : NULL; rb; rb = kg_xml_next(rb))
+            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, ipm), n++;
+    }
+    if (n) return;
+    xmlNodePtr lib = kg_xml_child(root, "library_physics_models");
+    for (xmlNodePtr pm = lib ? kg_xml_first(lib) : NULL; pm; pm = kg_xml_next(pm))
+        for (xmlNodePtr rb = kg_xml_first(pm); rb; rb = kg_xml_next(rb))
+            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, NULL);
+}
+
+/* ---- the whole file ------------------------------------------------------------------- */
+
+typedef struct chain {
+    xmlNodePtr kmodel;
+    xmlNodePtr ksystem, msystem; /* articulated systems (kinematics, motion), may be NULL */
+} chain;
+
+/* Follows an articulated system (motion -> kinematics) to its kinematics model. */
+static void follow_system(cd *c, xmlNodePtr as, chain *ch, int depth) {
+    if (!as || depth > 8) return;
+    xmlNodePtr k = kg_xml_child(as, "kinematics"), m = kg_xml_child(as, "motion");
+    if (k) {
+        ch->ksystem = k;
+        xmlNodePtr ikm = kg_xml_child(k, "instance_kinematics_model");
+        if (ikm) ch->kmodel = by_url(c, kg_xml_attr(&c->x, ikm, "url"));
+    } else if (m) {
+        ch->msystem = m;
+        xmlNodePtr ias = kg_xml_child(m, "instance_articulated_system");
+        if (ias) follow_system(c, by_url(c, kg_xml_attr(&c->x, ias, "url")), ch, depth + 1);
+    }
+}
+
+/* The kinematics model the scene instantiates, with its articulated systems. */
+static chain find_model(cd *c, xmlNodePtr root) {
+    chain ch = {0};
+    xmlNodePtr scene = kg_xml_child(root, "scene");
+    xmlNodePtr iks = scene ? kg_xml_child(scene, "instance_kinematics_scene") : NULL;
+    xmlNodePtr ks = iks ? by_url(c, kg_xml_attr(&c->x, iks, "url")) : NULL;
+    if (ks) {
+        xmlNodePtr ias = kg_xml_child(ks, "instance_articulated_system");
+        xmlNodePtr ikm = kg_xml_child(ks, "instance_kinematics_model");
+        if (ias) follow_system(c, by_url(c, kg_xml_attr(&c->x, ias, "url")), &ch, 0);
+        else if (ikm) ch.kmodel = by_url(c, kg_xml_attr(&c->x, ikm, "url"));
+    }
+    if (!ch.kmodel) { /* no scene chain: the first kinematics model, and a system instancing it */
+        xmlNodePtr lib = kg_xml_child(root, "library_kinematics_models");
+        ch.kmodel = lib ? kg_xml_child(lib, "kinematics_model") : NULL;
+        xmlNodePtr las = kg_xml_child(root, "library_articulated_systems");
+        for (xmlNodePtr as = las ? kg_xml_first(las) : NULL; as && ch.kmodel; as = kg_xml_next(as)) {
+            chain t = {0};
+            follow_system(c, as, &t, 0);
+            if (t.kmodel == ch.kmodel && t.msystem) ch = t;
+            else if (t.kmodel == ch.kmodel && !ch.ksystem) ch.ksystem = t.ksystem;
+        }
+    }
+    return ch;
+}
+
+static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
+    for (xmlNodePtr e = kg_xml_first(n); e; e = kg_xml_next(e)) {
+        if (!kg_xml_is(e, "extra")) continue;
+        const char *type = kg_xml_attr(&c->x, e, "type");
+        char kind[200];
+        snprintf(kind, sizeof kind, "collada:%s:extra:%s", where, type ? type : "");
+        char *xml = kg_xml_dump(&c->x, e);
+        kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, line_of(e));
+        free(xml);
+    }
+}
+
+static kg_model *import_doc(cd *c) {
+    xmlNodePtr root = xmlDocGetRootElement(c->x.doc);
+    if (!kg_xml_is(root, "COLLADA")) {
+        diag(c, KG_ERROR, "collada.not_collada", root, "the root element is <%s>; a COLLADA file has <COLLADA>%s", tag(root), NULL);
+        return NULL;
+    }
+    const char *version = kg_xml_attr(&c->x, root, "version");
+    index_ids(c, root, 0);
+    c->unit = 1;
+    xmlNodePtr asset = kg_xml_child(root, "asset");
+    xmlNodePtr unit = asset ? kg_xml_child(asset, "unit") : NULL;
+    const char *meter = unit ? kg_xml_attr(&c->x, unit, "meter") : NULL;
+    if (meter && (kg_parse_doubles(meter, &c->unit, 1) != 0 || !(c->unit > 0))) {
+        diag(c, KG_ERROR, "collada.unit", unit, "<unit meter='%s'> is not a positive number; metres are used%s", meter, NULL);
+        c->unit = 1;
+    }
+    chain ch = find_model(c, root);
+    if (!ch.kmodel) {
+        kg_diag_add(c->d, KG_ERROR, "collada.no_kinematics", c->file, line_of(root), "COLLADA",
+                    "no COLLADA 1.5 kinematics model in this file (version %s); reading skeletons and skins of "
+                    "COLLADA 1.4 is not implemented yet",
+                    version ? version : "?");
+        return NULL;
+    }
+    /* a kinematics model's own <asset><unit> overrides the file's */
+    xmlNodePtr kasset = kg_xml_child(ch.kmodel, "asset"), kunit = kasset ? kg_xml_child(kasset, "unit") : NULL;
+    if (kunit && kg_xml_attr(&c->x, kunit, "meter")) kg_parse_doubles(kg_xml_attr(&c->x, kunit, "meter"), &c->unit, 1);
+    xmlNodePtr up = asset ? kg_xml_child(asset, "up_axis") : NULL;
+    if (kasset && kg_xml_child(kasset, "up_axis")) up = kg_xml_child(kasset, "up_axis");
+    if (up && strcmp(text(c, up), "Z_UP") != 0)
+        diag(c, KG_INFO, "collada.up_axis", up, "the file is %s; kinematics are kept in its axes (the root link is placed at "
+             "the identity)%s", text(c, up), NULL);
+    xmlNodePtr tc = kg_xml_child(ch.kmodel, "technique_common");
+    if (!tc) {
+        diag(c, KG_ERROR, "collada.syntax", ch.kmodel, "kinematics model without technique_common%s%s", NULL, NULL);
+        return NULL;
+    }
+    const char *name = kg_xml_attr(&c->x, ch.kmodel, "name");
+    if (!name) name = kg_xml_attr(&c->x, ch.kmodel, "id");
+    c->b = kg_builder_new(c->file, "collada", c->d);
+    kg_builder_set_name(c->b, name ? name : "");
+    kg_strmap_init(&c->link_names);
+    collect_joints(c, tc);
+    int nroots = 0;
+    for (xmlNodePtr l = kg_xml_first(tc); l; l = kg_xml_next(l))
+        if (kg_xml_is(l, "link")) {
+            if (nroots++) {
+                diag(c, KG_ERROR, "collada.several_roots", l, "the kinematics model has more than one root <link>; "
+                     "only the first is read%s%s", NULL, NULL);
+                continue;
+            }
+            walk_link(c, l, NULL, NULL, NULL, NULL, 0);
+        }
+    close_loops(c);
+    read_formulas(c, tc);
+    if (ch.ksystem) {
+        xmlNodePtr t = kg_xml_child(ch.ksystem, "technique_common");
+        for (xmlNodePtr ai = t ? kg_xml_first(t) : NULL; ai; ai = kg_xml_next(ai))
+            if (kg_xml_is(ai, "axis_info")) kinematics_axis_info(c, ai);
+        keep_extras(c, ch.ksystem->parent, "articulated_system");
+    }
+    if (ch.msystem) {
+        xmlNodePtr t = kg_xml_child(ch.msystem, "technique_common");
+        for (xmlNodePtr ai = t ? kg_xml_first(t) : NULL; ai; ai = kg_xml_next(ai))
+            if (kg_xml_is(ai, "axis_info")) motion_axis_info(c, ai);
+        keep_extras(c, ch.msystem->parent, "articulated_system");
+    }
+    keep_extras(c, ch.kmodel, "kinematics_model");
+    read_physics(c, root);
+    kg_strmap_free(&c->link_names);
+    return kg_builder_finish(c->b);
+}
+
+kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_diags *d) {
+    (void)o;
+    cd c = {.file = file, .d = d};
+    kg_strmap_init(&c.ids);
+    kg_model *m = NULL;
+    if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c);
+    kg_xml_close(&c.x);
+    kg_strmap_free(&c.ids);
+    free(c.idnodes);
+    for (int i = 0; i < c.ndefs; i++) free(c.defs[i]);
+    free(c.defs);
+    free(c.joints);
+    free(c.links);
+    for (int i = 0; i < c.nowned; i++) free(c.owned[i]);
+    free(c.owned);
+    return m;
+}
