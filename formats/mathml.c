@@ -41,9 +41,14 @@ static int eval(ev *e, xmlNodePtr n, int depth, double *out);
 static int eval_apply(ev *e, xmlNodePtr n, int depth, double *out) {
     xmlNodePtr op = kg_xml_first(n);
     if (!op) return fail(e, n, "an empty <apply>");
-    double a[16];
+    double a[16], degree = 2;
     int na = 0;
     for (xmlNodePtr c = kg_xml_next(op); c; c = kg_xml_next(c)) {
+        if (!strcmp((const char *)c->name, "degree")) { /* the qualifier of <root/> */
+            xmlNodePtr v = kg_xml_first(c);
+            if (!v || eval(e, v, depth + 1, &degree) != 0) return fail(e, c, "a <degree> without a value");
+            continue;
+        }
         if (na == 16) return fail(e, c, "more than 16 arguments");
         if (eval(e, c, depth + 1, &a[na++]) != 0) return -1;
     }
@@ -65,7 +70,7 @@ static int eval_apply(ev *e, xmlNodePtr n, int depth, double *out) {
     } else if (na == 2 && !strcmp(o, "power")) {
         *out = pow(a[0], a[1]);
     } else if (na == 1 && !strcmp(o, "root")) {
-        *out = sqrt(a[0]);
+        *out = degree == 2 ? sqrt(a[0]) : pow(a[0], 1 / degree);
     } else if (na == 1) {
         static const struct {
             const char *name;

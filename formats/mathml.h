@@ -1,8 +1,9 @@
 /* MathML content markup, evaluated: the expressions of COLLADA <formula>s.
  * Supported: <apply> with plus, minus (unary and binary), times, divide, power,
- * root, abs, exp, ln, sin, cos, tan, arcsin, arccos, arctan; <cn> (real,
+ * root (with <degree>), abs, exp, ln, sin, cos, tan, arcsin, arccos, arctan; <cn> (real,
  * integer, e-notation), <csymbol> and <ci> variables, <pi/>, <exponentiale/>.
- * Anything else is reported, never skipped. */
+ * Elements are matched by local name (a "math:" prefix is fine). Anything else
+ * is reported, never skipped. */
 #ifndef KG_MATHML_H
 #define KG_MATHML_H
 

@@ -19,10 +19,10 @@
  *     rotation, whenever L does not move the rotation axis off the joint origin
  *     (always for prismatic joints; for revolute ones when L's translation lies
  *     along the axis, as in every OpenRAVE file): then L joins the joint origin
- *     and the model's link frame is the file's. Otherwise the link's frame is put
- *     at its joint (as URDF does) and what it holds (child attachments, inertial
- *     frame) is re-expressed in it: every pose stays exact, the frame moves (a
- *     note says so).
+ *     and the model's link frame is the file's. Otherwise the joint moves a
+ *     massless link "<link>.joint" and the link hangs from it by a fixed joint
+ *     at L. A root link with a transform of its own hangs from a static "world"
+ *     link the same way. So every link frame is the file's.
  *   - attachment_start (link A, transforms Ts) and attachment_end (link B, Te)
  *     of a joint close a loop: A Ts Motion(q) = B Te. The model adds a massless
  *     marker link "<joint>.end" on B at Te and a joint from A at Ts to it, which
@@ -314,9 +314,10 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
 
 /* ---- links --------------------------------------------------------------------- */
 
+/* A unique link name for <link> n (NULL: the static world link). */
 static const char *link_name(cd *c, xmlNodePtr n) {
-    const char *name = kg_xml_attr(&c->x, n, "name");
-    const char *sid = kg_xml_attr(&c->x, n, "sid");
+    const char *name = n ? kg_xml_attr(&c->x, n, "name") : "world";
+    const char *sid = n ? kg_xml_attr(&c->x, n, "sid") : NULL;
     const char *want = name && *name ? name : sid && *sid ? sid : "link";
     char buf[600];
     snprintf(buf, sizeof buf, "%s", want);
@@ -378,11 +379,30 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
         return;
     }
     const char *name = link_name(c, link);
-    kg_link *made = kg_builder_add_link(c->b, name, line_of(link));
     pose own_t, fold; /* fold: where the file's link frame is in ours */
     read_pose(c, link, &own_t);
     pose_identity(&fold);
-    if (via && commutes(via->def, &own_t)) {
+    double id[9];
+    kg_mat3_identity(id);
+    int moved = memcmp(own_t.r, id, sizeof id) || own_t.p[0] || own_t.p[1] || own_t.p[2];
+    if (!via && moved) {
+        /* a root placed away from the model's origin: a static "world" link holds it
+         * there, so the root's frame is the file's too */
+        const char *world = link_name(c, NULL);
+        kg_strmap_put(&c->link_names, world, -1);
+        kg_builder_add_link(c->b, world, line_of(link));
+        char jn[640];
+        snprintf(jn, sizeof jn, "%s.origin", name);
+        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, world, name, line_of(link));
+        kg_vec3_copy(f->pos, own_t.p);
+        kg_rot_to_rpy(own_t.r, f->rpy);
+        kg_rot_from_rpy(f->rot, f->rpy);
+    }
+    kg_link *made = kg_builder_add_link(c->b, name, line_of(link));
+    if (!via) kg_builder_set_root_body(c->b, made);
+    if (!via) {
+        /* the root's own transform went into the world joint above */
+    } else if (commutes(via->def, &own_t)) {
         pose o;
         pose_mul(&o, origin, &own_t);
         kg_joint *kj = attach(c, via, parent, name, &o, line_of(at));
@@ -391,14 +411,18 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
             kg_mat3_tvec(a, own_t.r, via->def->axis[0].dir);
             kg_vec3_copy(kj->axis, a);
         }
-    } else {
-        if (via) attach(c, via, parent, name, origin, line_of(at));
-        fold = own_t;
-        double id[9];
-        kg_mat3_identity(id);
-        if (via && (memcmp(fold.r, id, sizeof id) || fold.p[0] || fold.p[1] || fold.p[2]))
-            diag(c, KG_INFO, "collada.link_frame", link, "the frame of link '%s' is put at its joint (its own transform "
-                 "moves the rotation axis); what it holds is re-expressed there%s", name, NULL);
+    } else { /* the joint's frame on a link of its own, the link fixed to it at L */
+        char jl[640], fj[660];
+        snprintf(jl, sizeof jl, "%s.joint", name);
+        const char *jname = own(c, kg_xstrdup(jl));
+        kg_strmap_put(&c->link_names, jname, -1);
+        kg_builder_add_link(c->b, jname, line_of(link));
+        attach(c, via, parent, jname, origin, line_of(at));
+        snprintf(fj, sizeof fj, "%s.fixed", name);
+        kg_joint *f = kg_builder_add_joint(c->b, fj, KG_JOINT_FIXED, jname, name, line_of(link));
+        kg_vec3_copy(f->pos, own_t.p);
+        kg_rot_to_rpy(own_t.r, f->rpy);
+        kg_rot_from_rpy(f->rot, f->rpy);
     }
     c->links = kg_xrealloc(c->links, (size_t)(c->nlinks + 1) * sizeof *c->links);
     c->links[c->nlinks].name = name;
@@ -500,10 +524,17 @@ static int fvar(void *ctx, const char *name, double *value) {
     return 0;
 }
 
+/* MathML is often written with a prefix (<math:math>): match by local name. */
+static xmlNodePtr math_child(xmlNodePtr n) {
+    for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k))
+        if (!strcmp((const char *)k->name, "math")) return k;
+    return NULL;
+}
+
 static void read_formula(cd *c, xmlNodePtr f) {
     xmlNodePtr target = kg_xml_child(f, "target"), tc = kg_xml_child(f, "technique_common");
     xmlNodePtr param = target ? kg_xml_child(target, "param") : NULL;
-    xmlNodePtr math = tc ? kg_xml_child(tc, "math") : NULL;
+    xmlNodePtr math = tc ? math_child(tc) : NULL;
     const char *sid = kg_xml_attr(&c->x, f, "sid");
     if (!param || !math) {
         diag(c, KG_ERROR, "collada.formula", f, "formula '%s' has no target <param> or no technique_common <math>%s", sid, NULL);
@@ -788,10 +819,15 @@ static kg_model *import_doc(cd *c) {
     }
     chain ch = find_model(c, root);
     if (!ch.kmodel) {
+        char libs[400] = "";
+        size_t len = 0;
+        for (xmlNodePtr l = kg_xml_first(root); l && len < sizeof libs - 60; l = kg_xml_next(l))
+            if (!strncmp(tag(l), "library_", 8))
+                len += (size_t)snprintf(libs + len, sizeof libs - len, "%s%s", len ? ", " : "", tag(l));
         kg_diag_add(c->d, KG_ERROR, "collada.no_kinematics", c->file, line_of(root), "COLLADA",
-                    "no COLLADA 1.5 kinematics model in this file (version %s); reading skeletons and skins of "
-                    "COLLADA 1.4 is not implemented yet",
-                    version ? version : "?");
+                    "no kinematics model in this COLLADA %s file (it holds %s); skeletons and skins (COLLADA 1.4) "
+                    "are not read yet",
+                    version ? version : "?", len ? libs : "no libraries");
         return NULL;
     }
     /* a kinematics model's own <asset><unit> overrides the file's */
