@@ -53,3 +53,7 @@ if [ -d "$data/bvh" ]; then
     for c in "${clips[@]}"; do "$bin/bench_bvh" "$warm" "$c"; done | tee "$out/bvh_kinegraph.json"
     [ -x "$bin/peers_bvh" ] && for c in "${clips[@]}"; do "$bin/peers_bvh" "$warm" "$c"; done | tee "$out/bvh_assimp.json"
 fi
+pr2="$data/collada/openrave/zae/pr2-beta-static.zae"
+if [ -f "$pr2" ]; then
+    "$bin/bench_parse" 20 "$pr2" | tee "$out/collada_kinegraph.json"
+fi

@@ -74,7 +74,10 @@ static void exercise(const char *name, const char *buf, size_t len) {
     kg_diags_clear(&d);
 }
 
-static const char *const tokens[] = {"{", "}", "JOINT x\n{\n", "End Site", "OFFSET 1 2", "CHANNELS 7 ",
+static const char *const tokens[] = {"<attachment_start joint='kmodel1/joint0'>", "<link sid='x'>", "</link>",
+                                     "<revolute sid='a'><axis>0 0 0</axis></revolute>", "<math><apply><divide/>",
+                                     "<csymbol>kmodel1/joint0</csymbol>", "<cn>1e400</cn>", "url='#kmodel1'",
+                                     "<instance_formula url='#'/>", "{", "}", "JOINT x\n{\n", "End Site", "OFFSET 1 2", "CHANNELS 7 ",
                                      "CHANNELS 3 Xposition Xrotation Wrotation", "MOTION\n", "Frames: 99999999\n",
                                      "Frame Time: 0\n", "\r", "\t", "1e308", "-", ".", "e", "<", ">", "/>", "\"", "'", "&", "&amp;", "&#0;", "<!--", "-->",
                                      "<?xml ", "?>", "<![CDATA[", "]]>", " nan", " inf", "1e999",
@@ -209,6 +212,24 @@ static void test_mutated_bvh(void **state) {
     format = "urdf";
 }
 
+static void test_mutated_collada(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    format = "collada";
+    const char *files[] = {
+        "collada/openrave/extracted/pumagripper.dae",
+        "collada/khronos_cts/library_kinematics_model/kinematics_model/technique_common/link/attachment_end/attachment_end.dae",
+        "collada/khronos_cts/library_joints/joint/compound_joint/compound_joint.dae",
+        "collada/pycollada/wam.dae",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", data, files[i]);
+        mutate_file(path, i == 0 ? 150 : 300, 0xc011ada0 + i);
+    }
+    format = "urdf";
+}
+
 static void test_generated_extremes(void **state) {
     (void)state;
     char line[256];
@@ -302,6 +323,7 @@ int main(void) {
         cmocka_unit_test(test_mutated_sample),
         cmocka_unit_test(test_mutated_corpus),
         cmocka_unit_test(test_mutated_bvh),
+        cmocka_unit_test(test_mutated_collada),
         cmocka_unit_test(test_generated_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
