@@ -12,8 +12,9 @@ int kg_cmd_convert(int argc, char **argv);
 static const char help[] =
     "usage: kinegraph convert IN OUT [--to FORMAT] [--ledger FILE.json] [--force] [options]\n"
     "\n"
-    "Reads IN and writes OUT in the format its extension names (or --to): urdf, bvh, csv,\n"
-    "json. URDF is written from any model; BVH keeps the hierarchy, channel order and frame\n"
+    "Reads IN and writes OUT in the format its extension names (or --to): urdf, dae (COLLADA\n"
+    "1.5), bvh, csv, json. URDF and COLLADA are written from any model; BVH keeps the\n"
+    "hierarchy, channel order and frame\n"
     "time; CSV and JSON are trajectories: one row per frame with time, root position, root\n"
     "orientation (quaternion w x y z) and every joint coordinate by name (see the README).\n"
     "Everything the output format cannot hold is listed in the conversion ledger: dropped,\n"
@@ -23,7 +24,7 @@ static const char help[] =
     "is not converted unless --force.\n"
     "\n"
     "options:\n"
-    "  --to FORMAT            urdf, bvh, csv or json, whatever OUT's extension\n"
+    "  --to FORMAT            urdf, dae, bvh, csv or json, whatever OUT's extension\n"
     "  --ledger FILE.json     write the conversion ledger there\n"
     "  --force                convert even when the input has errors\n";
 
@@ -95,10 +96,11 @@ int kg_cmd_convert(int argc, char **argv) {
     }
     if (!in || !out) return kg_cli_usage_error("convert", "give IN and OUT");
     if (!to && !kg_output_format(out))
-        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .bvh, .csv, .json or --to)",
+        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json or --to)",
                                   out);
-    if (to && strcmp(to, "urdf") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json"))
-        return kg_cli_usage_error("convert", "--to takes urdf, bvh, csv or json");
+    if (to && !strcmp(to, "dae")) to = "collada";
+    if (to && strcmp(to, "urdf") && strcmp(to, "collada") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json"))
+        return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv or json");
     c.model_path = in;
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     int rc = 0;

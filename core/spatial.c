@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* sincos */
 #include "core/spatial.h"
 
+#include <lapacke.h>
+
 void kg_sincos_libm(double x, double *s, double *c) { sincos(x, s, c); }
 
 void kg_rot_axis_angle(double r[9], const double a[3], double angle) {
@@ -112,4 +114,24 @@ void kg_inertia_rotate(double o[9], const double r[9], const double i[9]) {
     o[3] = o[1] = 0.5 * (o[1] + o[3]);
     o[6] = o[2] = 0.5 * (o[2] + o[6]);
     o[7] = o[5] = 0.5 * (o[5] + o[7]);
+}
+
+int kg_inertia_principal(const double i[9], double moments[3], double r[9]) {
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(i[k])) return -1;
+    double a[9];
+    for (int k = 0; k < 9; k++) a[k] = i[k];
+    a[1] = a[3] = 0.5 * (i[1] + i[3]); /* exactly symmetric */
+    a[2] = a[6] = 0.5 * (i[2] + i[6]);
+    a[5] = a[7] = 0.5 * (i[5] + i[7]);
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, a, 3, moments) != 0) return -1;
+    /* a's columns are the eigenvectors; make them a right-handed rotation */
+    double c0[3] = {a[0], a[3], a[6]}, c1[3] = {a[1], a[4], a[7]}, c2[3];
+    kg_vec3_cross(c2, c0, c1);
+    for (int k = 0; k < 3; k++) {
+        r[3 * k] = c0[k];
+        r[3 * k + 1] = c1[k];
+        r[3 * k + 2] = c2[k];
+    }
+    return 0;
 }

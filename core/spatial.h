@@ -135,6 +135,10 @@ double kg_rot_angle(const double r[9]);
 
 /* Symmetric 3x3 inertia from URDF's six numbers (ixx ixy ixz iyy iyz izz). */
 void kg_inertia_from6(double o[9], const double i6[6]);
+/* Principal moments (ascending) and axes of a symmetric inertia tensor:
+ * i = r diag(moments) r^T, r a rotation (its columns are the axes). Returns 0,
+ * or -1 if the eigen-decomposition fails (non-finite input). */
+int kg_inertia_principal(const double i[9], double moments[3], double r[9]);
 /* o = r * i * r^T: an inertia tensor expressed in rotated axes. */
 void kg_inertia_rotate(double o[9], const double r[9], const double i[9]);
 

@@ -19,6 +19,8 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l,
 /* Trajectories of any model with a motion (see the README for the columns). */
 int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
 int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+/* COLLADA 1.5 (kinematics, articulated systems, physics, visual scene). */
+int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
 /* URDF 1.0 from any model: loops, compound joints and the like are reported. */
 int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
 

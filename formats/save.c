@@ -12,6 +12,7 @@ static const struct {
     int (*write)(const kg_model *, const kg_motion *, FILE *, kg_ledger *, kg_diags *);
 } writers[] = {
     {"urdf", ".urdf", kg_export_urdf},
+    {"collada", ".dae", kg_export_collada},
     {"bvh", ".bvh", kg_export_bvh},
     {"csv", ".csv", kg_export_csv},
     {"json", ".json", kg_export_json},
@@ -47,6 +48,6 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
         return 0;
     }
     kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
-                "cannot tell the output format of '%s' (.urdf, .bvh, .csv or .json)", path);
+                "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv or .json)", path);
     return -1;
 }

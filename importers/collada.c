@@ -325,6 +325,38 @@ static const char *link_name(cd *c, xmlNodePtr n) {
     return own(c, kg_xstrdup(buf));
 }
 
+/* <joint><extra type="kinegraph"><technique profile="kinegraph">: what COLLADA
+ * has no element for (kinegraph's own writer puts it there), in SI units. */
+static void read_joint_extra(cd *c, xmlNodePtr def, kg_joint *kj) {
+    for (xmlNodePtr e = kg_xml_first(def); e; e = kg_xml_next(e)) {
+        if (!kg_xml_is(e, "extra")) continue;
+        for (xmlNodePtr t = kg_xml_first(e); t; t = kg_xml_next(t)) {
+            const char *profile = kg_xml_attr(&c->x, t, "profile");
+            if (!kg_xml_is(t, "technique") || !profile || strcmp(profile, "kinegraph")) continue;
+            for (xmlNodePtr v = kg_xml_first(t); v; v = kg_xml_next(v)) {
+                if (kg_xml_is(v, "effort")) {
+                    numbers(c, v, &kj->effort, 1);
+                } else if (kg_xml_is(v, "dynamics")) {
+                    kj->has_dynamics = 1;
+                    kg_xml_double(&c->x, v, "damping", &kj->damping);
+                    kg_xml_double(&c->x, v, "friction", &kj->friction);
+                } else if (kg_xml_is(v, "safety_controller")) {
+                    kj->has_safety = 1;
+                    kg_xml_double(&c->x, v, "soft_lower_limit", &kj->soft_lower);
+                    kg_xml_double(&c->x, v, "soft_upper_limit", &kj->soft_upper);
+                    kg_xml_double(&c->x, v, "k_position", &kj->k_position);
+                    kg_xml_double(&c->x, v, "k_velocity", &kj->k_velocity);
+                } else if (kg_xml_is(v, "calibration")) {
+                    if (kg_xml_double(&c->x, v, "rising", &kj->cal_rising) == 1) kj->calibration |= KG_CAL_RISING;
+                    if (kg_xml_double(&c->x, v, "falling", &kj->cal_falling) == 1) kj->calibration |= KG_CAL_FALLING;
+                    if (kg_xml_double(&c->x, v, "reference_position", &kj->cal_reference) == 1)
+                        kj->calibration |= KG_CAL_REFERENCE;
+                }
+            }
+        }
+    }
+}
+
 /* Builds the joint of an attachment, from parent to child; line: where it is. */
 static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, const pose *origin, int line) {
     const cjoint *def = j->def;
@@ -342,9 +374,8 @@ static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, 
     }
     kg_joint *kj = kg_builder_add_joint(c->b, name, type, parent, child, line);
     kg_vec3_copy(kj->pos, origin->p);
-    kg_mat3_copy(kj->rot, origin->r);
+    kg_mat3_copy(kj->rot, origin->r); /* exact; rpy only describes it (ill-conditioned near pitch +-90 deg) */
     kg_rot_to_rpy(origin->r, kj->rpy);
-    kg_rot_from_rpy(kj->rot, kj->rpy); /* rot and rpy must agree exactly */
     if (def->naxis == 1) {
         kg_vec3_copy(kj->axis, def->axis[0].dir);
         if (def->axis[0].has_limit) {
@@ -358,6 +389,7 @@ static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, 
                                 def->axis[a].dir, a, 0, def->axis[a].sid ? def->axis[a].sid : "axis");
         }
     }
+    read_joint_extra(c, def->node, kj);
     if (!j->made) j->made = kj;
     return kj;
 }
@@ -395,8 +427,8 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
         snprintf(jn, sizeof jn, "%s.origin", name);
         kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, world, name, line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
+        kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
-        kg_rot_from_rpy(f->rot, f->rpy);
     }
     kg_link *made = kg_builder_add_link(c->b, name, line_of(link));
     if (!via) kg_builder_set_root_body(c->b, made);
@@ -421,8 +453,8 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
         snprintf(fj, sizeof fj, "%s.fixed", name);
         kg_joint *f = kg_builder_add_joint(c->b, fj, KG_JOINT_FIXED, jname, name, line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
+        kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
-        kg_rot_from_rpy(f->rot, f->rpy);
     }
     c->links = kg_xrealloc(c->links, (size_t)(c->nlinks + 1) * sizeof *c->links);
     c->links[c->nlinks].name = name;
@@ -481,8 +513,8 @@ static void close_loops(cd *c) {
         kg_builder_add_link(c->b, marker, j->end_line);
         kg_joint *f = kg_builder_add_joint(c->b, fixed, KG_JOINT_FIXED, j->end_link, marker, j->end_line);
         kg_vec3_copy(f->pos, j->end.p);
+        kg_mat3_copy(f->rot, j->end.r);
         kg_rot_to_rpy(j->end.r, f->rpy);
-        kg_rot_from_rpy(f->rot, f->rpy);
         attach(c, j, j->start_link, marker, &j->start, j->start_line);
         kg_builder_prefer_cut(c->b, j->made);
     }
@@ -650,9 +682,16 @@ static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
             k->soft_upper = hi * s;
         }
     }
-    if (j->locked)
+    kg_joint *k = j->made;
+    if (j->locked && k->has_limit && k->lower == 0 && k->upper == 0 && (k->type == KG_JOINT_REVOLUTE || k->type == KG_JOINT_PRISMATIC)) {
+        k->type = KG_JOINT_FIXED; /* how COLLADA writes a fixed joint (it has none) */
+        k->has_limit = 0;
+        k->lower = -INFINITY;
+        k->upper = INFINITY;
+    } else if (j->locked) {
         kg_diag_add(c->d, KG_INFO, "collada.locked", c->file, line_of(ai), "axis_info",
                     "joint '%s' is locked in the articulated system (kept as a moving joint)", j->name);
+    }
 }
 
 static void motion_axis_info(cd *c, xmlNodePtr ai) {
@@ -689,6 +728,46 @@ static int body_link(cd *c, xmlNodePtr rb, xmlNodePtr pscene_model) {
     return i;
 }
 
+/* Analytic shapes of a rigid body (box, sphere, cylinder, capsule) are collision
+ * geometry of its link; instance_geometry shapes wait for the geometry reader. */
+static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L, const pose *fold) {
+    for (xmlNodePtr sh = kg_xml_first(tc); sh; sh = kg_xml_next(sh)) {
+        if (!kg_xml_is(sh, "shape")) continue;
+        xmlNodePtr prim = NULL;
+        kg_geom_type type = KG_GEOM_BOX;
+        double size[3] = {0, 0, 0}, r2[2];
+        if ((prim = kg_xml_child(sh, "box"))) {
+            xmlNodePtr h = kg_xml_child(prim, "half_extents");
+            if (!h || numbers(c, h, size, 3) != 0) continue;
+            for (int a = 0; a < 3; a++) size[a] *= 2 * c->unit;
+        } else if ((prim = kg_xml_child(sh, "sphere"))) {
+            xmlNodePtr r = kg_xml_child(prim, "radius");
+            if (!r || numbers(c, r, size, 1) != 0) continue;
+            size[0] *= c->unit;
+            type = KG_GEOM_SPHERE;
+        } else if ((prim = kg_xml_child(sh, "cylinder")) || (prim = kg_xml_child(sh, "capsule"))) {
+            xmlNodePtr h = kg_xml_child(prim, "height"), r = kg_xml_child(prim, "radius");
+            if (!h || !r || numbers(c, h, size + 1, 1) != 0 || numbers(c, r, r2, 2) != 0) continue;
+            if (r2[0] != r2[1])
+                diag(c, KG_WARNING, "collada.elliptic", prim, "an elliptic %s (radii differ) is read as circular with the "
+                     "first radius%s", tag(prim), NULL);
+            size[0] = r2[0] * c->unit;
+            size[1] *= c->unit;
+            type = kg_xml_is(prim, "capsule") ? KG_GEOM_CAPSULE : KG_GEOM_CYLINDER;
+        } else {
+            continue;
+        }
+        pose local, t;
+        read_pose(c, sh, &local);
+        pose_mul(&t, fold, &local);
+        kg_geom *g = kg_builder_add_geom(c->b, L, KG_COLLISION, type, NULL, line_of(sh));
+        memcpy(g->size, size, sizeof size);
+        kg_vec3_copy(g->pos, t.p);
+        kg_mat3_copy(g->rot, t.r);
+        kg_rot_to_rpy(t.r, g->rpy);
+    }
+}
+
 static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     xmlNodePtr tc = kg_xml_child(rb, "technique_common");
     if (!tc) return;
@@ -703,20 +782,25 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     kg_inertial *in = &L->inertial;
     xmlNodePtr mass = kg_xml_child(tc, "mass"), inertia = kg_xml_child(tc, "inertia"), mf = kg_xml_child(tc, "mass_frame");
     double I[3] = {0, 0, 0};
-    if (!mass || numbers(c, mass, &in->mass, 1) != 0) return;
+    if (!mass) { /* a body of collision shapes only */
+        read_shapes(c, tc, L, &c->links[i].fold);
+        return;
+    }
+    if (numbers(c, mass, &in->mass, 1) != 0) return;
     if (inertia && numbers(c, inertia, I, 3) != 0) return;
     pose frame, t;
     if (mf) read_pose(c, mf, &frame);
     else pose_identity(&frame);
     pose_mul(&t, &c->links[i].fold, &frame); /* re-expressed in the joint frame */
     kg_vec3_copy(in->pos, t.p);
+    kg_mat3_copy(in->rot, t.r);
     kg_rot_to_rpy(t.r, in->rpy);
-    kg_rot_from_rpy(in->rot, in->rpy);
     double u2 = c->unit * c->unit; /* principal moments, in the mass frame */
     in->inertia[0] = I[0] * u2;
     in->inertia[3] = I[1] * u2;
     in->inertia[5] = I[2] * u2;
     L->has_inertial = 1;
+    read_shapes(c, tc, L, &c->links[i].fold);
     if (!inertia)
         diag(c, KG_WARNING, "collada.no_inertia", tc, "rigid body '%s' has a mass but no inertia; zero inertia is used%s",
              kg_xml_attr(&c->x, rb, "sid"), NULL);
@@ -793,6 +877,15 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
     for (xmlNodePtr e = kg_xml_first(n); e; e = kg_xml_next(e)) {
         if (!kg_xml_is(e, "extra")) continue;
         const char *type = kg_xml_attr(&c->x, e, "type");
+        xmlNodePtr t = kg_xml_child(e, "technique");
+        const char *profile = t ? kg_xml_attr(&c->x, t, "profile") : NULL;
+        if (profile && !strcmp(profile, "URDF") && kg_xml_first(t)) {
+            /* a URDF element (transmission, gazebo, ...) carried through COLLADA: as it was */
+            char *xml = kg_xml_dump(&c->x, kg_xml_first(t));
+            kg_builder_add_extra(c->b, type ? type : tag(kg_xml_first(t)), kg_xml_attr(&c->x, e, "name"), xml, line_of(e));
+            free(xml);
+            continue;
+        }
         char kind[200];
         snprintf(kind, sizeof kind, "collada:%s:extra:%s", where, type ? type : "");
         char *xml = kg_xml_dump(&c->x, e);
