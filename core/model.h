@@ -149,6 +149,8 @@ typedef struct kg_geom {
     double size[3];    /* box: x y z; cylinder/capsule: radius length; sphere: radius */
     const char *mesh_uri;  /* mesh reference as written */
     const char *mesh_path; /* resolved file, or NULL when it did not resolve */
+    const char *mesh_part; /* one geometry inside mesh_path (a COLLADA <geometry> id), or NULL
+                            * for the whole file (see formats/mesh.h) */
     double scale[3];
     int material;      /* index in model->material, or -1 */
     int line;

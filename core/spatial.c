@@ -135,3 +135,15 @@ int kg_inertia_principal(const double i[9], double moments[3], double r[9]) {
     }
     return 0;
 }
+
+void kg_mat3_orthonormalize(double r[9]) {
+    double q[4];
+    kg_rot_to_quat(r, q);
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(n > 0)) {
+        kg_mat3_identity(r);
+        return;
+    }
+    for (int k = 0; k < 4; k++) q[k] /= n;
+    kg_rot_from_quat(r, q);
+}

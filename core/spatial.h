@@ -62,6 +62,9 @@ static inline void kg_mat3_mul_at(double *restrict o, const double *restrict a, 
             o[3 * i + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
 }
 /* o = r * v (o may alias v) */
+static inline double kg_mat3_det(const double r[9]) {
+    return r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
+}
 static inline void kg_mat3_vec(double o[3], const double r[9], const double v[3]) {
     double x = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
     double y = r[3] * v[0] + r[4] * v[1] + r[5] * v[2];
@@ -130,6 +133,8 @@ void kg_rot_from_quat(double r[9], const double q[4]);
 void kg_rot_to_quat(const double r[9], double q[4]);
 /* Rotation vector (axis * angle, angle in [0, pi]) of r: the matrix logarithm. */
 void kg_rot_log(const double r[9], double w[3]);
+/* Replaces a nearly orthonormal matrix by a rotation close to it (through its quaternion). */
+void kg_mat3_orthonormalize(double r[9]);
 /* Angle of the rotation r, in [0, pi]. */
 double kg_rot_angle(const double r[9]);
 

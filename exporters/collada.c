@@ -26,23 +26,46 @@
  *                     rigid-body shapes (exact)
  *   URDF extras (transmission, gazebo, ...)
  *                     <kinematics_model><extra type=KIND><technique profile="URDF">
- * Dropped (in the ledger): visual geometry, meshes, materials, motion (not written
- * yet). */
+ *   visual geometry   a node under its link's node instancing a <geometry>;
+ *                     materials as effects with their diffuse colour
+ *   collision meshes  rigid-body shapes instancing a <geometry>
+ *   meshes            the file read through assimp (formats/mesh.h), its triangles
+ *                     written in the geometry, scaled, with the file's own
+ *                     materials; <extra type="kinegraph"> keeps the reference as
+ *                     written and the scale, so a kinegraph reader gets them back
+ *   visual primitives triangulated (COLLADA geometry has no primitives), the exact
+ *                     primitive in <extra type="kinegraph">
+ * Dropped (in the ledger): textures, motion (not written yet), meshes that cannot
+ * be read (their geometry is empty but keeps the reference). */
 #include <libxml/xmlwriter.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/spatial.h"
 #include "exporters/exporters.h"
+#include "formats/mesh.h"
 #include "formats/number.h"
+
+/* A <geometry> written once and instanced by every geom with the same source. */
+typedef struct cgeom {
+    const kg_geom *first; /* the geom that defined it */
+    const kg_mesh *mesh;  /* NULL: a primitive, or a mesh that could not be read */
+} cgeom;
 
 typedef struct cw {
     xmlTextWriterPtr w;
     const kg_model *m;
     kg_ledger *l;
-    int *jindex; /* model joint -> index of its COLLADA joint (-1: not written) */
+    kg_diags *d;
+    kg_mesh_cache *meshes;
+    cgeom *geoms;
+    int ngeoms;
+    int *geom_of; /* model geom -> index in geoms */
+    char *buf;    /* number arrays are built here */
+    size_t cap;
 } cw;
 
 static void start(cw *x, const char *e) { xmlTextWriterStartElement(x->w, BAD_CAST e); }
@@ -151,6 +174,448 @@ static int axes_of(cw *x, const kg_joint *J, axis_out *a, int report) {
     }
     return 0;
 }
+
+
+/* ---- geometry ----------------------------------------------------------------- */
+
+/* Appends to x->buf at *len, growing it. */
+static char *reserve(cw *x, size_t len, size_t more) {
+    if (len + more + 1 > x->cap) {
+        size_t nc = x->cap ? x->cap : 4096;
+        while (nc < len + more + 1) nc *= 2;
+        char *b = realloc(x->buf, nc);
+        if (!b) return NULL;
+        x->buf = b;
+        x->cap = nc;
+    }
+    return x->buf + len;
+}
+
+/* <float_array> of n values, as floats (mesh data) or doubles. */
+static void float_array(cw *x, const char *id, const double *v, int n, int as_float) {
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        char *o = reserve(x, len, 34);
+        if (!o) break;
+        if (as_float) len += (size_t)kg_format_float(o, (float)v[i]);
+        else len += strlen(kg_format_number(o, v[i]));
+        x->buf[len++] = i + 1 < n ? ' ' : 0;
+    }
+    if (!reserve(x, len, 1)) return;
+    x->buf[n ? len - 1 : 0] = 0;
+    start(x, "float_array");
+    attr(x, "id", id);
+    attrf(x, "count", "%d", n);
+    xmlTextWriterWriteRaw(x->w, BAD_CAST x->buf);
+    end(x);
+}
+
+static void int_list(cw *x, const int *v, int n) {
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        char *o = reserve(x, len, 12), t[12];
+        if (!o) break;
+        unsigned u = (unsigned)v[i];
+        int k = 0;
+        do t[k++] = (char)('0' + u % 10); while (u /= 10);
+        while (k) x->buf[len++] = t[--k];
+        x->buf[len++] = ' ';
+    }
+    if (!reserve(x, len, 1)) return;
+    x->buf[len ? len - 1 : 0] = 0;
+    start(x, "p");
+    xmlTextWriterWriteRaw(x->w, BAD_CAST x->buf);
+    end(x);
+}
+
+/* A triangle list under construction (primitives). */
+typedef struct tris {
+    double *v;
+    int *t;
+    int nv, nt, capv, capt;
+} tris;
+
+static int tv(tris *s, double x0, double y0, double z0) {
+    if (s->nv == s->capv) {
+        s->capv = s->capv ? 2 * s->capv : 64;
+        s->v = realloc(s->v, (size_t)s->capv * 3 * sizeof *s->v);
+    }
+    double *o = s->v + 3 * s->nv;
+    o[0] = x0, o[1] = y0, o[2] = z0;
+    return s->nv++;
+}
+
+static void tt(tris *s, int a, int b, int c) {
+    if (s->nt == s->capt) {
+        s->capt = s->capt ? 2 * s->capt : 64;
+        s->t = realloc(s->t, (size_t)s->capt * 3 * sizeof *s->t);
+    }
+    int *o = s->t + 3 * s->nt++;
+    o[0] = a, o[1] = b, o[2] = c;
+}
+
+enum { SEGMENTS = 32, RINGS = 16 };
+
+/* A surface of revolution about z: rings of (radius, z) from bottom to top, the
+ * first and last radius 0 (poles). */
+static void revolve(tris *s, const double (*ring)[2], int nring) {
+    int first = s->nv;
+    for (int r = 0; r < nring; r++)
+        for (int k = 0; k < SEGMENTS; k++) {
+            double a = 2 * KG_PI * k / SEGMENTS;
+            tv(s, ring[r][0] * cos(a), ring[r][0] * sin(a), ring[r][1]);
+        }
+    for (int r = 0; r + 1 < nring; r++)
+        for (int k = 0; k < SEGMENTS; k++) {
+            int a = first + r * SEGMENTS + k, b = first + r * SEGMENTS + (k + 1) % SEGMENTS;
+            int c = a + SEGMENTS, d = b + SEGMENTS;
+            if (ring[r][0] > 0) tt(s, a, b, d);
+            if (ring[r + 1][0] > 0) tt(s, a, d, c);
+        }
+}
+
+/* Triangles of a primitive geom (counter-clockwise seen from outside). */
+static void primitive_tris(const kg_geom *G, tris *s) {
+    double (*ring)[2] = malloc((2 * RINGS + 4) * sizeof *ring);
+    int n = 0;
+    switch (G->type) {
+    case KG_GEOM_BOX: {
+        static const int face[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+        for (int i = 0; i < 8; i++)
+            tv(s, (i & 1 ? 0.5 : -0.5) * G->size[0], (i & 2 ? 0.5 : -0.5) * G->size[1], (i & 4 ? 0.5 : -0.5) * G->size[2]);
+        for (int f = 0; f < 6; f++) {
+            tt(s, face[f][0], face[f][1], face[f][2]);
+            tt(s, face[f][0], face[f][2], face[f][3]);
+        }
+        break;
+    }
+    case KG_GEOM_CYLINDER: {
+        double r = G->size[0], h = G->size[1] / 2;
+        double cyl[4][2] = {{0, -h}, {r, -h}, {r, h}, {0, h}};
+        revolve(s, cyl, 4);
+        break;
+    }
+    case KG_GEOM_SPHERE:
+    case KG_GEOM_CAPSULE: {
+        double r = G->size[0], h = G->type == KG_GEOM_CAPSULE ? G->size[1] / 2 : 0;
+        for (int i = 0; i <= RINGS; i++) { /* bottom hemisphere, then top */
+            double a = -KG_PI / 2 + KG_PI * i / RINGS;
+            double z = r * sin(a);
+            if (i == RINGS / 2 && h > 0) {
+                ring[n][0] = r, ring[n++][1] = -h;
+                ring[n][0] = r, ring[n++][1] = h;
+                continue;
+            }
+            ring[n][0] = i == 0 || i == RINGS ? 0 : r * cos(a);
+            ring[n++][1] = z + (i < RINGS / 2 ? -h : i > RINGS / 2 ? h : 0);
+        }
+        revolve(s, (const double (*)[2])ring, n);
+        break;
+    }
+    default:
+        break;
+    }
+    free(ring);
+}
+
+static const char *geom_role(const kg_geom *G) { return G->role == KG_VISUAL ? "visual" : "collision"; }
+
+/* Does geom b have the same source as geom a (and so share its <geometry>)? */
+static int same_source(const kg_geom *a, const kg_geom *b) {
+    if (a->type != b->type) return 0;
+    if (a->type != KG_GEOM_MESH) return !memcmp(a->size, b->size, sizeof a->size);
+    if (memcmp(a->scale, b->scale, sizeof a->scale)) return 0;
+    if ((a->mesh_uri == NULL) != (b->mesh_uri == NULL) || (a->mesh_uri && strcmp(a->mesh_uri, b->mesh_uri))) return 0;
+    if ((a->mesh_path == NULL) != (b->mesh_path == NULL) || (a->mesh_path && strcmp(a->mesh_path, b->mesh_path))) return 0;
+    return (a->mesh_part == NULL) == (b->mesh_part == NULL) && (!a->mesh_part || !strcmp(a->mesh_part, b->mesh_part));
+}
+
+/* One <geometry> per distinct source; meshes are read here. */
+static void collect_geometry(cw *x) {
+    const kg_model *m = x->m;
+    x->geoms = calloc((size_t)m->ngeom + 1, sizeof *x->geoms);
+    x->geom_of = calloc((size_t)m->ngeom + 1, sizeof *x->geom_of);
+    for (int g = 0; g < m->ngeom; g++) {
+        const kg_geom *G = &m->geom[g];
+        int k = 0;
+        while (k < x->ngeoms && !same_source(x->geoms[k].first, G)) k++;
+        x->geom_of[g] = k;
+        if (k == x->ngeoms) {
+            cgeom *c = &x->geoms[x->ngeoms++];
+            c->first = G;
+            if (G->type == KG_GEOM_MESH && G->mesh_path) {
+                c->mesh = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
+                if (c->mesh && c->mesh->nskipped)
+                    kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_uri, m->source, G->line,
+                                  "%d point and line primitives of mesh '%s' are not written", c->mesh->nskipped,
+                                  G->mesh_uri ? G->mesh_uri : "");
+            }
+        }
+        if (G->type == KG_GEOM_MESH && !x->geoms[k].mesh)
+            kg_ledger_add(x->l, KG_DROPPED, geom_role(G), m->link[G->link].name, m->source, G->line,
+                          "mesh '%s' %s: its geometry is written empty, keeping the reference",
+                          G->mesh_uri ? G->mesh_uri : "", G->mesh_path ? "cannot be read" : "does not resolve");
+    }
+}
+
+/* The exact source, for kinegraph readers: the mesh reference or the primitive. */
+static void geometry_extra(cw *x, const kg_geom *G) {
+    char b[3][32], t[100];
+    start(x, "extra");
+    attr(x, "type", "kinegraph");
+    start(x, "technique");
+    attr(x, "profile", "kinegraph");
+    start(x, kg_geom_type_name(G->type));
+    switch (G->type) {
+    case KG_GEOM_MESH:
+        attr(x, "uri", G->mesh_uri ? G->mesh_uri : "");
+        if (G->mesh_part) attr(x, "part", G->mesh_part);
+        snprintf(t, sizeof t, "%s %s %s", kg_format_number(b[0], G->scale[0]), kg_format_number(b[1], G->scale[1]),
+                 kg_format_number(b[2], G->scale[2]));
+        attr(x, "scale", t);
+        break;
+    case KG_GEOM_BOX:
+        snprintf(t, sizeof t, "%s %s %s", kg_format_number(b[0], G->size[0]), kg_format_number(b[1], G->size[1]),
+                 kg_format_number(b[2], G->size[2]));
+        attr(x, "size", t);
+        break;
+    case KG_GEOM_SPHERE:
+        attr(x, "radius", kg_format_number(b[0], G->size[0]));
+        break;
+    default: /* cylinder, capsule */
+        attr(x, "radius", kg_format_number(b[0], G->size[0]));
+        attr(x, "length", kg_format_number(b[1], G->size[1]));
+        break;
+    }
+    end(x);
+    end(x);
+    end(x);
+}
+
+static void mesh_element(cw *x, int k, const double *v, int nv, const int *t, const kg_mesh_group *group, int ngroup,
+                         int ntri) {
+    char id[64], src[64];
+    start(x, "mesh");
+    snprintf(id, sizeof id, "g%d_pos", k);
+    start(x, "source");
+    attr(x, "id", id);
+    snprintf(src, sizeof src, "g%d_pos_array", k);
+    float_array(x, src, v, 3 * nv, 1);
+    start(x, "technique_common");
+    start(x, "accessor");
+    snprintf(src, sizeof src, "#g%d_pos_array", k);
+    attr(x, "source", src);
+    attrf(x, "count", "%d", nv);
+    attr(x, "stride", "3");
+    for (int a = 0; a < 3; a++) {
+        start(x, "param");
+        attr(x, "name", a == 0 ? "X" : a == 1 ? "Y" : "Z");
+        attr(x, "type", "float");
+        end(x);
+    }
+    end(x);
+    end(x);
+    end(x);
+    start(x, "vertices");
+    snprintf(id, sizeof id, "g%d_vtx", k);
+    attr(x, "id", id);
+    start(x, "input");
+    attr(x, "semantic", "POSITION");
+    snprintf(src, sizeof src, "#g%d_pos", k);
+    attr(x, "source", src);
+    end(x);
+    end(x);
+    kg_mesh_group all = {0, ntri, NULL, 0, {0, 0, 0, 0}};
+    if (!ngroup && ntri) group = &all, ngroup = 1;
+    for (int gi = 0; gi < ngroup; gi++) {
+        start(x, "triangles");
+        attrf(x, "count", "%d", group[gi].ntri);
+        attrf(x, "material", "s%d", gi);
+        start(x, "input");
+        attr(x, "semantic", "VERTEX");
+        snprintf(src, sizeof src, "#g%d_vtx", k);
+        attr(x, "source", src);
+        attr(x, "offset", "0");
+        end(x);
+        int_list(x, t + 3 * group[gi].tri_first, 3 * group[gi].ntri);
+        end(x);
+    }
+    end(x);
+}
+
+/* Mesh vertices with the geom's scale (which may mirror: then the triangles turn). */
+static void library_geometries(cw *x) {
+    start(x, "library_geometries");
+    for (int k = 0; k < x->ngeoms; k++) {
+        const cgeom *c = &x->geoms[k];
+        const kg_geom *G = c->first;
+        start(x, "geometry");
+        attrf(x, "id", "g%d", k);
+        if (G->type == KG_GEOM_MESH) {
+            const char *u = G->mesh_part ? G->mesh_part : G->mesh_uri ? G->mesh_uri : "";
+            attr(x, "name", strrchr(u, '/') ? strrchr(u, '/') + 1 : u);
+        } else {
+            attr(x, "name", kg_geom_type_name(G->type));
+        }
+        if (G->type == KG_GEOM_MESH && c->mesh) {
+            const kg_mesh *me = c->mesh;
+            double *v = malloc((size_t)me->nvert * 3 * sizeof *v + 1);
+            int *t = malloc((size_t)me->ntri * 3 * sizeof *t + 1);
+            for (int i = 0; i < 3 * me->nvert; i++) v[i] = me->vert[i] * G->scale[i % 3];
+            int flip = G->scale[0] * G->scale[1] * G->scale[2] < 0;
+            for (int i = 0; i < me->ntri; i++) {
+                t[3 * i] = me->tri[3 * i];
+                t[3 * i + 1] = me->tri[3 * i + (flip ? 2 : 1)];
+                t[3 * i + 2] = me->tri[3 * i + (flip ? 1 : 2)];
+            }
+            mesh_element(x, k, v, me->nvert, t, me->group, me->ngroup, me->ntri);
+            free(v);
+            free(t);
+        } else {
+            tris s = {0};
+            if (G->type != KG_GEOM_MESH) primitive_tris(G, &s);
+            mesh_element(x, k, s.v, s.nv, s.t, NULL, 0, s.nt);
+            free(s.v);
+            free(s.t);
+        }
+        geometry_extra(x, G);
+        end(x);
+    }
+    end(x);
+}
+
+/* Materials: the model's (mat<k>), and each mesh's own per group (g<k>_s<i>). */
+static void effect(cw *x, const char *id, const double rgba[4]) {
+    start(x, "effect");
+    attr(x, "id", id);
+    start(x, "profile_COMMON");
+    start(x, "technique");
+    attr(x, "sid", "common");
+    start(x, "phong");
+    start(x, "diffuse");
+    nums(x, "color", rgba, 4);
+    end(x);
+    end(x);
+    end(x);
+    end(x);
+    end(x);
+}
+
+static void library_materials(cw *x) {
+    const kg_model *m = x->m;
+    static const double grey[4] = {0.8, 0.8, 0.8, 1};
+    char id[64], url[64];
+    start(x, "library_effects");
+    for (int k = 0; k < m->nmaterial; k++) {
+        snprintf(id, sizeof id, "mat%d_fx", k);
+        effect(x, id, m->material[k].has_color ? m->material[k].rgba : grey);
+    }
+    for (int k = 0; k < x->ngeoms; k++)
+        for (int i = 0; x->geoms[k].mesh && i < x->geoms[k].mesh->ngroup; i++) {
+            const kg_mesh_group *g = &x->geoms[k].mesh->group[i];
+            if (!g->material && !g->has_color) continue;
+            snprintf(id, sizeof id, "g%d_s%d_fx", k, i);
+            effect(x, id, g->has_color ? g->rgba : grey);
+        }
+    end(x);
+    start(x, "library_materials");
+    for (int k = 0; k < m->nmaterial; k++) {
+        const kg_material *M = &m->material[k];
+        start(x, "material");
+        attrf(x, "id", "mat%d", k);
+        attr(x, "name", M->name);
+        start(x, "instance_effect");
+        snprintf(url, sizeof url, "#mat%d_fx", k);
+        attr(x, "url", url);
+        end(x);
+        start(x, "extra"); /* a material of the model, not of a mesh file */
+        attr(x, "type", "kinegraph");
+        start(x, "technique");
+        attr(x, "profile", "kinegraph");
+        start(x, "model_material");
+        if (M->texture) attr(x, "texture", M->texture);
+        end(x);
+        end(x);
+        end(x);
+        end(x);
+        if (M->texture)
+            kg_ledger_add(x->l, KG_DROPPED, "texture", M->name, m->source, M->line,
+                          "texture '%s' of material '%s' is not written (its colour is)", M->texture, M->name);
+    }
+    for (int k = 0; k < x->ngeoms; k++)
+        for (int i = 0; x->geoms[k].mesh && i < x->geoms[k].mesh->ngroup; i++) {
+            const kg_mesh_group *g = &x->geoms[k].mesh->group[i];
+            if (!g->material && !g->has_color) continue;
+            start(x, "material");
+            snprintf(id, sizeof id, "g%d_s%d", k, i);
+            attr(x, "id", id);
+            if (g->material) attr(x, "name", g->material);
+            start(x, "instance_effect");
+            snprintf(url, sizeof url, "#g%d_s%d_fx", k, i);
+            attr(x, "url", url);
+            end(x);
+            end(x);
+        }
+    end(x);
+}
+
+/* <instance_geometry> with its material bindings, as rviz shows a mesh: each
+ * group in the mesh file's own material when it has one, else in the geom's. */
+static void instance_geometry(cw *x, int g) {
+    const kg_model *m = x->m;
+    const kg_geom *G = &m->geom[g];
+    int k = x->geom_of[g];
+    const cgeom *c = &x->geoms[k];
+    char url[64];
+    start(x, "instance_geometry");
+    snprintf(url, sizeof url, "#g%d", k);
+    attr(x, "url", url);
+    int ngroup = c->mesh && c->mesh->ngroup ? c->mesh->ngroup : 1, bound = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ngroup; i++) {
+            const kg_mesh_group *mg = c->mesh && c->mesh->ngroup ? &c->mesh->group[i] : NULL;
+            int own = mg && (mg->material || mg->has_color);
+            if (!own && G->material < 0) continue;
+            if (!pass) {
+                bound++;
+                continue;
+            }
+            start(x, "instance_material");
+            attrf(x, "symbol", "s%d", i);
+            if (own) snprintf(url, sizeof url, "#g%d_s%d", k, i);
+            else snprintf(url, sizeof url, "#mat%d", G->material);
+            attr(x, "target", url);
+            end(x);
+        }
+        if (!bound) break;
+        if (!pass) {
+            start(x, "bind_material");
+            start(x, "technique_common");
+        } else {
+            end(x);
+            end(x);
+        }
+    }
+    end(x);
+}
+
+/* What a kinegraph reader needs back exactly: the geom's own material. */
+static void geom_node_extra(cw *x, const kg_geom *G) {
+    if (G->material < 0) return;
+    char url[32];
+    start(x, "extra");
+    attr(x, "type", "kinegraph");
+    start(x, "technique");
+    attr(x, "profile", "kinegraph");
+    start(x, "material");
+    snprintf(url, sizeof url, "#mat%d", G->material);
+    attr(x, "url", url);
+    end(x);
+    end(x);
+    end(x);
+}
+
+/* ---- kinematics ------------------------------------------------------------------ */
 
 static void library_joints(cw *x) {
     const kg_model *m = x->m;
@@ -486,21 +951,43 @@ static void visual_node(cw *x, int i) {
             }
         }
     }
+    const kg_link *L = &m->link[i];
+    for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
+        const kg_geom *G = &m->geom[g];
+        if (G->role != KG_VISUAL) continue;
+        start(x, "node");
+        attrf(x, "id", "v%d", g);
+        attrf(x, "sid", "v%d", g);
+        if (G->name) attr(x, "name", G->name);
+        pose_elements(x, G->pos, G->rot);
+        instance_geometry(x, g);
+        geom_node_extra(x, G);
+        end(x);
+    }
     for (int c = i + 1; c < m->nlink; c++)
         if (m->link[c].parent == i && m->link[c].real < 0) visual_node(x, c);
     end(x);
 }
 
-/* Collision primitives as rigid-body shapes. */
+/* Collision geometry as rigid-body shapes: primitives as such, meshes instancing
+ * their <geometry>. */
 static void shapes(cw *x, int i) {
     const kg_model *m = x->m;
     const kg_link *L = &m->link[i];
     for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
         const kg_geom *G = &m->geom[g];
-        if (G->role != KG_COLLISION || G->type == KG_GEOM_MESH) continue;
+        if (G->role != KG_COLLISION) continue;
         start(x, "shape");
         double half[3] = {G->size[0] / 2, G->size[1] / 2, G->size[2] / 2}, hr[2];
         switch (G->type) {
+        case KG_GEOM_MESH: {
+            char url[32];
+            snprintf(url, sizeof url, "#g%d", x->geom_of[g]);
+            start(x, "instance_geometry");
+            attr(x, "url", url);
+            end(x);
+            break;
+        }
         case KG_GEOM_BOX:
             start(x, "box");
             nums(x, "half_extents", half, 3);
@@ -520,17 +1007,26 @@ static void shapes(cw *x, int i) {
             break;
         }
         pose_elements(x, G->pos, G->rot);
+        if (G->name) {
+            start(x, "extra");
+            attr(x, "type", "kinegraph");
+            start(x, "technique");
+            attr(x, "profile", "kinegraph");
+            text(x, "name", G->name);
+            end(x);
+            end(x);
+        }
         end(x);
     }
 }
 
-/* A rigid body carries a link's mass and its collision primitives. */
+/* A rigid body carries a link's mass and its collision geometry. */
 static int has_body(const kg_model *m, int i) {
     const kg_link *L = &m->link[i];
     if (L->real >= 0) return 0;
     if (L->has_inertial) return 1;
     for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
-        if (m->geom[g].role == KG_COLLISION && m->geom[g].type != KG_GEOM_MESH) return 1;
+        if (m->geom[g].role == KG_COLLISION) return 1;
     return 0;
 }
 
@@ -643,23 +1139,14 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger
     if (mo)
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
                       "animations are not written yet: %d frames of %d coordinates dropped", mo->nframes, mo->nq);
-    for (int g = 0; g < m->ngeom; g++) {
-        const kg_geom *G = &m->geom[g];
-        if (G->role == KG_VISUAL || G->type == KG_GEOM_MESH)
-            kg_ledger_add(l, KG_DROPPED, G->role == KG_VISUAL ? "visual" : "collision", m->link[G->link].name, m->source,
-                          G->line, "%s %s geometry is not written yet (collision primitives are, as rigid-body shapes)",
-                          kg_geom_type_name(G->type), G->role == KG_VISUAL ? "visual" : "collision");
-    }
-    for (int k = 0; k < m->nmaterial; k++)
-        kg_ledger_add(l, KG_DROPPED, "material", m->material[k].name, m->source, m->material[k].line,
-                      "materials are not written yet");
     xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
     xmlTextWriterPtr w = out ? xmlNewTextWriter(out) : NULL;
     if (!w) {
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
         return -1;
     }
-    cw x = {w, m, l, NULL};
+    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = kg_mesh_cache_new()};
+    collect_geometry(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST " ");
     xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
@@ -681,6 +1168,8 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger
     end(&x);
     text(&x, "up_axis", "Z_UP");
     end(&x);
+    library_materials(&x);
+    library_geometries(&x);
     start(&x, "library_visual_scenes");
     start(&x, "visual_scene");
     attr(&x, "id", "vscene");
@@ -697,5 +1186,9 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger
     end(&x);
     int rc = xmlTextWriterEndDocument(w);
     xmlFreeTextWriter(w);
+    kg_mesh_cache_free(x.meshes);
+    free(x.geoms);
+    free(x.geom_of);
+    free(x.buf);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

@@ -41,4 +41,8 @@ static inline const char *kg_parse_number(const char *s, double *out) {
  * Returns buf. */
 char *kg_format_number(char *buf, double v);
 
+/* Writes f in the shortest decimal form that reads back as the same float (mesh
+ * vertices). buf needs 32 bytes. Returns the length. */
+int kg_format_float(char *buf, float f);
+
 #endif

@@ -211,10 +211,43 @@ int kg_xml_doubles(kg_xml *x, xmlNodePtr n, const char *name, double *out, int c
     return 1;
 }
 
+/* The default namespace is left to the document the text goes back into (a
+ * COLLADA extra into COLLADA): elements lose it, and its declaration goes. */
+static void drop_default_ns(xmlNodePtr n, int depth, int pass) {
+    for (; n && depth < 256; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        if (pass == 0 && n->ns && !n->ns->prefix) n->ns = NULL; /* first every use... */
+        for (xmlNsPtr *d = &n->nsDef; pass == 1 && *d;) {        /* ...then the declarations */
+            if (!(*d)->prefix) {
+                xmlNsPtr dead = *d;
+                *d = dead->next;
+                dead->next = NULL;
+                xmlFreeNs(dead);
+            } else {
+                d = &(*d)->next;
+            }
+        }
+        drop_default_ns(n->children, depth + 1, pass);
+    }
+}
+
 char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
+    /* A copy standing alone, so that namespaces declared further up (URDF's
+     * xmlns:controller on <robot>) are declared on the element itself. */
+    xmlDocPtr tmp = xmlNewDoc(BAD_CAST "1.0");
+    xmlNodePtr copy = tmp ? xmlDocCopyNode(n, tmp, 1) : NULL;
     xmlBufferPtr b = xmlBufferCreate();
-    xmlNodeDump(b, x->doc, n, 0, 0);
+    if (copy) {
+        xmlDocSetRootElement(tmp, copy);
+        xmlReconciliateNs(tmp, copy);
+        drop_default_ns(copy, 0, 0);
+        drop_default_ns(copy, 0, 1);
+        xmlNodeDump(b, tmp, copy, 0, 0);
+    } else {
+        xmlNodeDump(b, x->doc, n, 0, 0);
+    }
     char *s = kg_xstrdup((const char *)xmlBufferContent(b));
     xmlBufferFree(b);
+    xmlFreeDoc(tmp);
     return s;
 }

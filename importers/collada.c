@@ -39,87 +39,28 @@
 #include <strings.h>
 
 #include "core/arena.h"
-#include "core/builder.h"
 #include "core/spatial.h"
-#include "core/strmap.h"
 #include "formats/mathml.h"
-#include "formats/xml.h"
 #include "formats/zae.h"
+#include "importers/collada.h"
 #include "importers/importers.h"
 
-#define MAX_AXES 6
-#define MAX_LINK_DEPTH 512
-
-typedef struct pose {
-    double r[9], p[3];
-} pose;
-
-typedef struct cjoint { /* a joint definition */
-    xmlNodePtr node;
-    const char *name;
-    int naxis;
-    struct {
-        int prismatic, has_limit;
-        double dir[3], min, max; /* SI */
-        const char *sid;
-    } axis[MAX_AXES];
-} cjoint;
-
-typedef struct jinst { /* a joint as the kinematics model uses it */
-    const char *sid;   /* the sid attachments refer to */
-    const cjoint *def;
-    char *name;        /* unique model joint name */
-    kg_joint *made;    /* the builder's joint, once attached */
-    int uses;
-    /* loop ends */
-    char *start_link, *end_link;
-    pose start, end;
-    int start_line, end_line;
-    /* articulated system */
-    const char *kaxis_sid; /* the kinematics axis_info sid (motion axis_info refers to it) */
-    int active, locked;
-} jinst;
-
-typedef struct cd {
-    kg_xml x;
-    const char *file;
-    kg_diags *d;
-    kg_builder *b;
-    double unit;        /* metres per unit */
-    kg_strmap ids;      /* id -> index in idnodes */
-    xmlNodePtr *idnodes;
-    int nids;
-    cjoint **defs; /* each allocated once: jinst points at them */
-    int ndefs;
-    jinst *joints;
-    int njoints;
-    kg_strmap link_names; /* our link names -> index in links (and keeps them unique) */
-    struct {
-        const char *name, *sid;
-        kg_link *link;
-        pose fold;     /* the COLLADA link's own transforms (its frame in ours) */
-    } *links;
-    int nlinks;
-    char **owned;
-    int nowned;
-} cd;
-
-static const char *own(cd *c, char *s) {
+const char *cd_own(cd *c, char *s) {
     c->owned = kg_xrealloc(c->owned, (size_t)(c->nowned + 1) * sizeof *c->owned);
     c->owned[c->nowned++] = s;
     return s;
 }
 
-static int line_of(xmlNodePtr n) { return kg_xml_line(n); }
-static const char *tag(xmlNodePtr n) { return (const char *)n->name; }
+int cd_line_of(xmlNodePtr n) { return kg_xml_line(n); }
+const char *cd_tag(xmlNodePtr n) { return (const char *)n->name; }
 
-static void diag(cd *c, kg_severity sev, const char *code, xmlNodePtr n, const char *fmt, const char *a,
+void cd_diag(cd *c, kg_severity sev, const char *code, xmlNodePtr n, const char *fmt, const char *a,
                  const char *b) {
-    kg_diag_add(c->d, sev, code, c->file, n ? line_of(n) : 0, n ? tag(n) : NULL, fmt, a ? a : "", b ? b : "");
+    kg_diag_add(c->d, sev, code, c->file, n ? cd_line_of(n) : 0, n ? cd_tag(n) : NULL, fmt, a ? a : "", b ? b : "");
 }
 
 /* The trimmed text of an element (owned by c). */
-static const char *text(cd *c, xmlNodePtr n) {
+const char *cd_text(cd *c, xmlNodePtr n) {
     xmlChar *t = xmlNodeGetContent(n);
     const char *s = t ? (const char *)t : "";
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
@@ -129,18 +70,18 @@ static const char *text(cd *c, xmlNodePtr n) {
     memcpy(r, s, k);
     r[k] = 0;
     xmlFree(t);
-    return own(c, r);
+    return cd_own(c, r);
 }
 
-static int numbers(cd *c, xmlNodePtr n, double *out, int count) {
-    if (kg_parse_doubles(text(c, n), out, count) == 0) return 0;
+int cd_numbers(cd *c, xmlNodePtr n, double *out, int count) {
+    if (kg_parse_doubles(cd_text(c, n), out, count) == 0) return 0;
     char want[16];
     snprintf(want, sizeof want, "%d", count);
-    diag(c, KG_ERROR, "collada.bad_number", n, "<%s> needs %s finite numbers", tag(n), want);
+    cd_diag(c, KG_ERROR, "collada.bad_number", n, "<%s> needs %s finite numbers", cd_tag(n), want);
     return -1;
 }
 
-static xmlNodePtr by_url(cd *c, const char *url) {
+xmlNodePtr cd_by_url(cd *c, const char *url) {
     if (!url || url[0] != '#') return NULL;
     int i = kg_strmap_get(&c->ids, url + 1);
     return i >= 0 ? c->idnodes[i] : NULL;
@@ -161,39 +102,43 @@ static void index_ids(cd *c, xmlNodePtr n, int depth) {
 
 /* ---- transforms ------------------------------------------------------------- */
 
-static void pose_identity(pose *t) {
+void cd_pose_identity(pose *t) {
     kg_mat3_identity(t->r);
     t->p[0] = t->p[1] = t->p[2] = 0;
 }
 
-static void pose_mul(pose *o, const pose *a, const pose *b) {
+void cd_pose_mul(pose *o, const pose *a, const pose *b) {
     pose t;
     kg_pose_mul(t.r, t.p, a->r, a->p, b->r, b->p);
     *o = t;
 }
 
 /* The translate / rotate / matrix children of n, composed in order. */
-static void read_pose(cd *c, xmlNodePtr n, pose *out) {
-    pose_identity(out);
+void cd_read_pose(cd *c, xmlNodePtr n, pose *out) {
+    cd_pose_identity(out);
     for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k)) {
         pose step;
-        pose_identity(&step);
+        cd_pose_identity(&step);
         if (kg_xml_is(k, "translate")) {
-            if (numbers(c, k, step.p, 3) != 0) continue;
+            if (cd_numbers(c, k, step.p, 3) != 0) continue;
             for (int a = 0; a < 3; a++) step.p[a] *= c->unit;
         } else if (kg_xml_is(k, "rotate")) {
             double v[4];
-            if (numbers(c, k, v, 4) != 0) continue;
+            if (cd_numbers(c, k, v, 4) != 0) continue;
             double len = kg_vec3_norm(v);
             if (len == 0) {
-                if (v[3] != 0) diag(c, KG_WARNING, "collada.rotate_zero_axis", k, "<rotate> with a zero axis is ignored%s%s", NULL, NULL);
+                if (v[3] != 0) cd_diag(c, KG_WARNING, "collada.rotate_zero_axis", k, "<rotate> with a zero axis is ignored%s%s", NULL, NULL);
                 continue;
             }
             for (int a = 0; a < 3; a++) v[a] /= len;
             kg_rot_axis_angle(step.r, v, v[3] * KG_PI / 180);
+        } else if (kg_xml_is(k, "scale")) {
+            double v[3];
+            if (cd_numbers(c, k, v, 3) != 0) continue;
+            for (int i = 0; i < 9; i++) step.r[i] = i % 4 ? 0 : v[i / 4];
         } else if (kg_xml_is(k, "matrix")) {
             double m[16];
-            if (numbers(c, k, m, 16) != 0) continue;
+            if (cd_numbers(c, k, m, 16) != 0) continue;
             for (int i = 0; i < 3; i++) {
                 for (int j = 0; j < 3; j++) step.r[3 * i + j] = m[4 * i + j];
                 step.p[i] = m[4 * i + 3] * c->unit;
@@ -201,8 +146,33 @@ static void read_pose(cd *c, xmlNodePtr n, pose *out) {
         } else {
             continue;
         }
-        pose_mul(out, out, &step);
+        cd_pose_mul(out, out, &step);
     }
+}
+
+int cd_pose_split(const pose *a, pose *rigid, double scale[3]) {
+    double col[3][3];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 3; i++) col[k][i] = a->r[3 * i + k];
+        scale[k] = kg_vec3_norm(col[k]);
+    }
+    kg_vec3_copy(rigid->p, a->p);
+    double det = kg_mat3_det(a->r);
+    if (det < 0) scale[2] = -scale[2]; /* a mirror: one negative scale keeps the rest a rotation */
+    int shear = 0;
+    for (int k = 0; k < 3; k++) {
+        if (scale[k] == 0) {
+            kg_mat3_identity(rigid->r);
+            return 1;
+        }
+        for (int i = 0; i < 3; i++) rigid->r[3 * i + k] = col[k][i] / scale[k];
+    }
+    for (int k = 0; k < 3; k++)
+        for (int l = k + 1; l < 3; l++)
+            if (fabs(rigid->r[k] * rigid->r[l] + rigid->r[3 + k] * rigid->r[3 + l] + rigid->r[6 + k] * rigid->r[6 + l]) > 1e-9)
+                shear = 1;
+    if (shear) kg_mat3_orthonormalize(rigid->r);
+    return shear;
 }
 
 /* ---- joints ------------------------------------------------------------------ */
@@ -218,27 +188,27 @@ static const cjoint *define_joint(cd *c, xmlNodePtr n) {
         int prismatic = kg_xml_is(a, "prismatic");
         if (!prismatic && !kg_xml_is(a, "revolute")) continue;
         if (j->naxis == MAX_AXES) {
-            diag(c, KG_ERROR, "collada.too_many_axes", a, "a joint has more than 6 axes; the rest are ignored%s%s", NULL, NULL);
+            cd_diag(c, KG_ERROR, "collada.too_many_axes", a, "a joint has more than 6 axes; the rest are ignored%s%s", NULL, NULL);
             break;
         }
         int k = j->naxis++;
         j->axis[k].prismatic = prismatic;
         j->axis[k].sid = kg_xml_attr(&c->x, a, "sid");
         xmlNodePtr ax = kg_xml_child(a, "axis");
-        if (!ax || numbers(c, ax, j->axis[k].dir, 3) != 0) {
-            if (!ax) diag(c, KG_ERROR, "collada.joint_no_axis", a, "<%s> has no <axis>%s", tag(a), NULL);
+        if (!ax || cd_numbers(c, ax, j->axis[k].dir, 3) != 0) {
+            if (!ax) cd_diag(c, KG_ERROR, "collada.joint_no_axis", a, "<%s> has no <axis>%s", cd_tag(a), NULL);
             j->axis[k].dir[2] = 1;
         }
         xmlNodePtr lim = kg_xml_child(a, "limits");
         xmlNodePtr mn = lim ? kg_xml_child(lim, "min") : NULL, mxn = lim ? kg_xml_child(lim, "max") : NULL;
-        if (mn && mxn && numbers(c, mn, &j->axis[k].min, 1) == 0 && numbers(c, mxn, &j->axis[k].max, 1) == 0) {
+        if (mn && mxn && cd_numbers(c, mn, &j->axis[k].min, 1) == 0 && cd_numbers(c, mxn, &j->axis[k].max, 1) == 0) {
             double s = prismatic ? c->unit : KG_PI / 180; /* revolute limits are degrees */
             j->axis[k].min *= s;
             j->axis[k].max *= s;
             j->axis[k].has_limit = 1;
         }
     }
-    if (j->naxis == 0) diag(c, KG_ERROR, "collada.joint_no_axis", n, "joint has no <revolute> or <prismatic> axis%s%s", NULL, NULL);
+    if (j->naxis == 0) cd_diag(c, KG_ERROR, "collada.joint_no_axis", n, "joint has no <revolute> or <prismatic> axis%s%s", NULL, NULL);
     return j;
 }
 
@@ -276,9 +246,9 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         xmlNodePtr def = NULL;
         const char *sid = kg_xml_attr(&c->x, n, "sid"), *name = NULL;
         if (kg_xml_is(n, "instance_joint")) {
-            def = by_url(c, kg_xml_attr(&c->x, n, "url"));
+            def = cd_by_url(c, kg_xml_attr(&c->x, n, "url"));
             if (!def || !kg_xml_is(def, "joint")) {
-                diag(c, KG_ERROR, "collada.bad_ref", n, "instance_joint url '%s' names no joint%s",
+                cd_diag(c, KG_ERROR, "collada.bad_ref", n, "instance_joint url '%s' names no joint%s",
                      kg_xml_attr(&c->x, n, "url"), NULL);
                 continue;
             }
@@ -291,7 +261,7 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         if (!sid) sid = kg_xml_attr(&c->x, def, "sid");
         if (!sid) sid = kg_xml_attr(&c->x, def, "id");
         if (!sid) {
-            diag(c, KG_ERROR, "collada.no_sid", n, "a joint of the kinematics model has no sid%s%s", NULL, NULL);
+            cd_diag(c, KG_ERROR, "collada.no_sid", n, "a joint of the kinematics model has no sid%s%s", NULL, NULL);
             continue;
         }
         c->joints = kg_xrealloc(c->joints, (size_t)(c->njoints + 1) * sizeof *c->joints);
@@ -306,7 +276,7 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         char buf[600];
         snprintf(buf, sizeof buf, "%s", name);
         for (int k = 2; kg_strmap_get(&names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", name, k);
-        j->name = (char *)own(c, kg_xstrdup(buf));
+        j->name = (char *)cd_own(c, kg_xstrdup(buf));
         kg_strmap_put(&names, j->name, 0);
     }
     kg_strmap_free(&names);
@@ -322,7 +292,7 @@ static const char *link_name(cd *c, xmlNodePtr n) {
     char buf[600];
     snprintf(buf, sizeof buf, "%s", want);
     for (int k = 2; kg_strmap_get(&c->link_names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
-    return own(c, kg_xstrdup(buf));
+    return cd_own(c, kg_xstrdup(buf));
 }
 
 /* <joint><extra type="kinegraph"><technique profile="kinegraph">: what COLLADA
@@ -335,7 +305,7 @@ static void read_joint_extra(cd *c, xmlNodePtr def, kg_joint *kj) {
             if (!kg_xml_is(t, "technique") || !profile || strcmp(profile, "kinegraph")) continue;
             for (xmlNodePtr v = kg_xml_first(t); v; v = kg_xml_next(v)) {
                 if (kg_xml_is(v, "effort")) {
-                    numbers(c, v, &kj->effort, 1);
+                    cd_numbers(c, v, &kj->effort, 1);
                 } else if (kg_xml_is(v, "dynamics")) {
                     kj->has_dynamics = 1;
                     kg_xml_double(&c->x, v, "damping", &kj->damping);
@@ -404,16 +374,15 @@ static int commutes(const cjoint *def, const pose *L) {
     return sqrt(off) <= 1e-12 * fmax(1, kg_vec3_norm(p));
 }
 
-static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, const pose *origin, xmlNodePtr at,
+static void walk_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin, xmlNodePtr at,
                       int depth) {
     if (depth > MAX_LINK_DEPTH) {
-        diag(c, KG_ERROR, "collada.too_deep", link, "links nested deeper than 512%s%s", NULL, NULL);
+        cd_diag(c, KG_ERROR, "collada.too_deep", link, "links nested deeper than 512%s%s", NULL, NULL);
         return;
     }
     const char *name = link_name(c, link);
-    pose own_t, fold; /* fold: where the file's link frame is in ours */
-    read_pose(c, link, &own_t);
-    pose_identity(&fold);
+    pose own_t;
+    cd_read_pose(c, link, &own_t);
     double id[9];
     kg_mat3_identity(id);
     int moved = memcmp(own_t.r, id, sizeof id) || own_t.p[0] || own_t.p[1] || own_t.p[2];
@@ -422,22 +391,22 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
          * there, so the root's frame is the file's too */
         const char *world = link_name(c, NULL);
         kg_strmap_put(&c->link_names, world, -1);
-        kg_builder_add_link(c->b, world, line_of(link));
+        kg_builder_add_link(c->b, world, cd_line_of(link));
         char jn[640];
         snprintf(jn, sizeof jn, "%s.origin", name);
-        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, world, name, line_of(link));
+        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, world, name, cd_line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
     }
-    kg_link *made = kg_builder_add_link(c->b, name, line_of(link));
+    kg_link *made = kg_builder_add_link(c->b, name, cd_line_of(link));
     if (!via) kg_builder_set_root_body(c->b, made);
     if (!via) {
         /* the root's own transform went into the world joint above */
     } else if (commutes(via->def, &own_t)) {
         pose o;
-        pose_mul(&o, origin, &own_t);
-        kg_joint *kj = attach(c, via, parent, name, &o, line_of(at));
+        cd_pose_mul(&o, origin, &own_t);
+        kg_joint *kj = attach(c, via, parent, name, &o, cd_line_of(at));
         if (via->def->naxis == 1) { /* the axis, seen from the moved frame: R_L^T a */
             double a[3];
             kg_mat3_tvec(a, own_t.r, via->def->axis[0].dir);
@@ -446,12 +415,12 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
     } else { /* the joint's frame on a link of its own, the link fixed to it at L */
         char jl[640], fj[660];
         snprintf(jl, sizeof jl, "%s.joint", name);
-        const char *jname = own(c, kg_xstrdup(jl));
+        const char *jname = cd_own(c, kg_xstrdup(jl));
         kg_strmap_put(&c->link_names, jname, -1);
-        kg_builder_add_link(c->b, jname, line_of(link));
-        attach(c, via, parent, jname, origin, line_of(at));
+        kg_builder_add_link(c->b, jname, cd_line_of(link));
+        attach(c, via, parent, jname, origin, cd_line_of(at));
         snprintf(fj, sizeof fj, "%s.fixed", name);
-        kg_joint *f = kg_builder_add_joint(c->b, fj, KG_JOINT_FIXED, jname, name, line_of(link));
+        kg_joint *f = kg_builder_add_joint(c->b, fj, KG_JOINT_FIXED, jname, name, cd_line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
@@ -460,7 +429,9 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
     c->links[c->nlinks].name = name;
     c->links[c->nlinks].sid = kg_xml_attr(&c->x, link, "sid");
     c->links[c->nlinks].link = made;
-    c->links[c->nlinks].fold = fold;
+    c->links[c->nlinks].parent = up;
+    c->links[c->nlinks].drawn = 0;
+    int self = c->nlinks;
     kg_strmap_put(&c->link_names, name, c->nlinks++);
     for (xmlNodePtr k = kg_xml_first(link); k; k = kg_xml_next(k)) {
         int full = kg_xml_is(k, "attachment_full"), start = kg_xml_is(k, "attachment_start"),
@@ -469,27 +440,26 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, jinst *via, co
         const char *ref = kg_xml_attr(&c->x, k, "joint");
         jinst *j = ref ? resolve_joint(c, ref, NULL) : NULL;
         if (!j) {
-            diag(c, KG_ERROR, "collada.bad_ref", k, "<%s joint='%s'> names no joint of the kinematics model", tag(k), ref);
+            cd_diag(c, KG_ERROR, "collada.bad_ref", k, "<%s joint='%s'> names no joint of the kinematics model", cd_tag(k), ref);
             continue;
         }
-        pose t, o;
-        read_pose(c, k, &t);
-        pose_mul(&o, &fold, &t);
+        pose o;
+        cd_read_pose(c, k, &o);
         if (full) {
             xmlNodePtr child = kg_xml_child(k, "link");
             if (!child) {
-                diag(c, KG_ERROR, "collada.syntax", k, "<attachment_full> without a <link>%s%s", NULL, NULL);
+                cd_diag(c, KG_ERROR, "collada.syntax", k, "<attachment_full> without a <link>%s%s", NULL, NULL);
                 continue;
             }
-            walk_link(c, child, name, j, &o, k, depth + 1);
+            walk_link(c, child, name, self, j, &o, k, depth + 1);
         } else if (start) {
             j->start_link = (char *)name;
             j->start = o;
-            j->start_line = line_of(k);
+            j->start_line = cd_line_of(k);
         } else {
             j->end_link = (char *)name;
             j->end = o;
-            j->end_line = line_of(k);
+            j->end_line = cd_line_of(k);
         }
     }
 }
@@ -569,12 +539,12 @@ static void read_formula(cd *c, xmlNodePtr f) {
     xmlNodePtr math = tc ? math_child(tc) : NULL;
     const char *sid = kg_xml_attr(&c->x, f, "sid");
     if (!param || !math) {
-        diag(c, KG_ERROR, "collada.formula", f, "formula '%s' has no target <param> or no technique_common <math>%s", sid, NULL);
+        cd_diag(c, KG_ERROR, "collada.formula", f, "formula '%s' has no target <param> or no technique_common <math>%s", sid, NULL);
         return;
     }
-    jinst *t = resolve_joint(c, text(c, param), NULL);
+    jinst *t = resolve_joint(c, cd_text(c, param), NULL);
     if (!t || !t->made) {
-        diag(c, KG_ERROR, "collada.bad_ref", param, "formula target '%s' names no attached joint%s", text(c, param), NULL);
+        cd_diag(c, KG_ERROR, "collada.bad_ref", param, "formula target '%s' names no attached joint%s", cd_text(c, param), NULL);
         return;
     }
     /* which joints does it read? evaluate once with them all at 0 */
@@ -583,13 +553,13 @@ static void read_formula(cd *c, xmlNodePtr f) {
     const char *why;
     xmlNodePtr where;
     if (kg_mathml_eval(math, fvar, &v, &y0, &why, &where) != 0) {
-        kg_diag_add(c->d, KG_ERROR, "collada.formula", c->file, line_of(where), tag(where),
+        kg_diag_add(c->d, KG_ERROR, "collada.formula", c->file, cd_line_of(where), cd_tag(where),
                     "formula for joint '%s' cannot be evaluated: %s <%s>; the joint is left independent", t->name, why,
-                    tag(where));
+                    cd_tag(where));
         return;
     }
     if (v.nvars != 1) {
-        kg_diag_add(c->d, KG_WARNING, "collada.formula_unsupported", c->file, line_of(f), "formula",
+        kg_diag_add(c->d, KG_WARNING, "collada.formula_unsupported", c->file, cd_line_of(f), "formula",
                     "formula for joint '%s' reads %d joints; couplings of one joint are supported, so '%s' is left "
                     "independent",
                     t->name, v.nvars, t->name);
@@ -606,14 +576,14 @@ static void read_formula(cd *c, xmlNodePtr f) {
     for (int i = 1; i < 3 && linear; i++) linear = fabs(ys[i] - (a * xs[i] + b)) <= 1e-9 * fmax(1, fabs(ys[i]));
     jinst *l = v.vars[0];
     if (!linear) {
-        kg_diag_add(c->d, KG_WARNING, "collada.formula_nonlinear", c->file, line_of(f), "formula",
+        kg_diag_add(c->d, KG_WARNING, "collada.formula_nonlinear", c->file, cd_line_of(f), "formula",
                     "formula for joint '%s' is not linear in '%s'; the coupling is not applied (the joint is left "
                     "independent)",
                     t->name, l->name);
         return;
     }
     double st = joint_scale(c, t), sl = joint_scale(c, l);
-    kg_builder_set_mimic(c->b, t->made, l->made ? l->made->name : l->name, a * st / sl, b * st, line_of(f));
+    kg_builder_set_mimic(c->b, t->made, l->made ? l->made->name : l->name, a * st / sl, b * st, cd_line_of(f));
     (void)y;
 }
 
@@ -622,9 +592,9 @@ static void read_formulas(cd *c, xmlNodePtr tc) {
         if (kg_xml_is(n, "formula")) {
             read_formula(c, n);
         } else if (kg_xml_is(n, "instance_formula")) {
-            xmlNodePtr f = by_url(c, kg_xml_attr(&c->x, n, "url"));
+            xmlNodePtr f = cd_by_url(c, kg_xml_attr(&c->x, n, "url"));
             if (f && kg_xml_is(f, "formula")) read_formula(c, f);
-            else diag(c, KG_ERROR, "collada.bad_ref", n, "instance_formula url '%s' names no formula%s", kg_xml_attr(&c->x, n, "url"), NULL);
+            else cd_diag(c, KG_ERROR, "collada.bad_ref", n, "instance_formula url '%s' names no formula%s", kg_xml_attr(&c->x, n, "url"), NULL);
         }
     }
 }
@@ -635,9 +605,9 @@ static void read_formulas(cd *c, xmlNodePtr tc) {
  * naming a newparam in an enclosing scope, or bare text. Returns 0 when read. */
 static int scalar(cd *c, xmlNodePtr holder, double *out) {
     xmlNodePtr v = kg_xml_first(holder);
-    if (!v) return kg_parse_doubles(text(c, holder), out, 1);
+    if (!v) return kg_parse_doubles(cd_text(c, holder), out, 1);
     if (kg_xml_is(v, "param")) {
-        const char *ref = text(c, v);
+        const char *ref = cd_text(c, v);
         for (xmlNodePtr scope = holder->parent; scope && scope->type == XML_ELEMENT_NODE; scope = scope->parent) {
             for (xmlNodePtr np = kg_xml_first(scope); np; np = kg_xml_next(np)) {
                 const char *sid = kg_xml_attr(&c->x, np, "sid");
@@ -648,11 +618,11 @@ static int scalar(cd *c, xmlNodePtr holder, double *out) {
         return -1;
     }
     if (kg_xml_is(v, "bool")) {
-        const char *t = text(c, v);
+        const char *t = cd_text(c, v);
         *out = !strcmp(t, "true") || !strcmp(t, "1");
         return 0;
     }
-    if (kg_xml_is(v, "float") || kg_xml_is(v, "int")) return kg_parse_doubles(text(c, v), out, 1);
+    if (kg_xml_is(v, "float") || kg_xml_is(v, "int")) return kg_parse_doubles(cd_text(c, v), out, 1);
     return -1;
 }
 
@@ -661,7 +631,7 @@ static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
     const char *ref = kg_xml_attr(&c->x, ai, "axis");
     jinst *j = ref ? resolve_joint(c, ref, &axis) : NULL;
     if (!j || !j->made) {
-        diag(c, KG_WARNING, "collada.bad_ref", ai, "axis_info axis '%s' names no attached joint; ignored%s", ref, NULL);
+        cd_diag(c, KG_WARNING, "collada.bad_ref", ai, "axis_info axis '%s' names no attached joint; ignored%s", ref, NULL);
         return;
     }
     j->kaxis_sid = kg_xml_attr(&c->x, ai, "sid");
@@ -689,7 +659,7 @@ static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
         k->lower = -INFINITY;
         k->upper = INFINITY;
     } else if (j->locked) {
-        kg_diag_add(c->d, KG_INFO, "collada.locked", c->file, line_of(ai), "axis_info",
+        kg_diag_add(c->d, KG_INFO, "collada.locked", c->file, cd_line_of(ai), "axis_info",
                     "joint '%s' is locked in the articulated system (kept as a moving joint)", j->name);
     }
 }
@@ -702,7 +672,7 @@ static void motion_axis_info(cd *c, xmlNodePtr ai) {
     for (int i = 0; last && i < c->njoints && !j; i++)
         if (c->joints[i].kaxis_sid && !strcmp(c->joints[i].kaxis_sid, last)) j = &c->joints[i];
     if (!j || !j->made) {
-        diag(c, KG_WARNING, "collada.bad_ref", ai, "motion axis_info axis '%s' names no kinematics axis_info; ignored%s", ref, NULL);
+        cd_diag(c, KG_WARNING, "collada.bad_ref", ai, "motion axis_info axis '%s' names no kinematics axis_info; ignored%s", ref, NULL);
         return;
     }
     double v, s = joint_scale(c, j);
@@ -721,46 +691,63 @@ static int body_link(cd *c, xmlNodePtr rb, xmlNodePtr pscene_model) {
     for (xmlNodePtr irb = pscene_model ? kg_xml_first(pscene_model) : NULL; i < 0 && irb; irb = kg_xml_next(irb)) {
         const char *body = kg_xml_attr(&c->x, irb, "body");
         if (!kg_xml_is(irb, "instance_rigid_body") || !body || !sid || strcmp(body, sid)) continue;
-        xmlNodePtr node = by_url(c, kg_xml_attr(&c->x, irb, "target"));
+        xmlNodePtr node = cd_by_url(c, kg_xml_attr(&c->x, irb, "target"));
         const char *nn = node ? kg_xml_attr(&c->x, node, "name") : NULL;
         if (nn) i = kg_strmap_get(&c->link_names, nn);
     }
     return i;
 }
 
-/* Analytic shapes of a rigid body (box, sphere, cylinder, capsule) are collision
- * geometry of its link; instance_geometry shapes wait for the geometry reader. */
-static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L, const pose *fold) {
+/* A shape's name, from kinegraph's extra (URDF collision names). */
+static const char *shape_name(cd *c, xmlNodePtr sh) {
+    for (xmlNodePtr e = kg_xml_first(sh); e; e = kg_xml_next(e)) {
+        xmlNodePtr t = kg_xml_is(e, "extra") ? kg_xml_child(e, "technique") : NULL;
+        const char *profile = t ? kg_xml_attr(&c->x, t, "profile") : NULL;
+        xmlNodePtr n = profile && !strcmp(profile, "kinegraph") ? kg_xml_child(t, "name") : NULL;
+        if (n) return cd_text(c, n);
+    }
+    return NULL;
+}
+
+/* The shapes of a rigid body are collision geometry of its link: analytic ones
+ * (box, sphere, cylinder, capsule) and instanced geometries. */
+static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
     for (xmlNodePtr sh = kg_xml_first(tc); sh; sh = kg_xml_next(sh)) {
         if (!kg_xml_is(sh, "shape")) continue;
-        xmlNodePtr prim = NULL;
+        xmlNodePtr prim = NULL, ig = kg_xml_child(sh, "instance_geometry");
+        if (ig) {
+            pose at;
+            cd_read_pose(c, sh, &at);
+            cd_add_geometry(c, ig, L, KG_COLLISION, &at, shape_name(c, sh));
+            continue;
+        }
         kg_geom_type type = KG_GEOM_BOX;
         double size[3] = {0, 0, 0}, r2[2];
         if ((prim = kg_xml_child(sh, "box"))) {
             xmlNodePtr h = kg_xml_child(prim, "half_extents");
-            if (!h || numbers(c, h, size, 3) != 0) continue;
+            if (!h || cd_numbers(c, h, size, 3) != 0) continue;
             for (int a = 0; a < 3; a++) size[a] *= 2 * c->unit;
         } else if ((prim = kg_xml_child(sh, "sphere"))) {
             xmlNodePtr r = kg_xml_child(prim, "radius");
-            if (!r || numbers(c, r, size, 1) != 0) continue;
+            if (!r || cd_numbers(c, r, size, 1) != 0) continue;
             size[0] *= c->unit;
             type = KG_GEOM_SPHERE;
         } else if ((prim = kg_xml_child(sh, "cylinder")) || (prim = kg_xml_child(sh, "capsule"))) {
             xmlNodePtr h = kg_xml_child(prim, "height"), r = kg_xml_child(prim, "radius");
-            if (!h || !r || numbers(c, h, size + 1, 1) != 0 || numbers(c, r, r2, 2) != 0) continue;
+            if (!h || !r || cd_numbers(c, h, size + 1, 1) != 0 || cd_numbers(c, r, r2, 2) != 0) continue;
             if (r2[0] != r2[1])
-                diag(c, KG_WARNING, "collada.elliptic", prim, "an elliptic %s (radii differ) is read as circular with the "
-                     "first radius%s", tag(prim), NULL);
+                cd_diag(c, KG_WARNING, "collada.elliptic", prim, "an elliptic %s (radii differ) is read as circular with the "
+                     "first radius%s", cd_tag(prim), NULL);
             size[0] = r2[0] * c->unit;
             size[1] *= c->unit;
             type = kg_xml_is(prim, "capsule") ? KG_GEOM_CAPSULE : KG_GEOM_CYLINDER;
         } else {
             continue;
         }
-        pose local, t;
-        read_pose(c, sh, &local);
-        pose_mul(&t, fold, &local);
-        kg_geom *g = kg_builder_add_geom(c->b, L, KG_COLLISION, type, NULL, line_of(sh));
+        pose t;
+        cd_read_pose(c, sh, &t);
+        kg_geom *g = kg_builder_add_geom(c->b, L, KG_COLLISION, type, NULL, cd_line_of(sh));
+        g->name = shape_name(c, sh) ? kg_builder_strdup(c->b, shape_name(c, sh)) : NULL;
         memcpy(g->size, size, sizeof size);
         kg_vec3_copy(g->pos, t.p);
         kg_mat3_copy(g->rot, t.r);
@@ -773,7 +760,7 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     if (!tc) return;
     int i = body_link(c, rb, instance);
     if (i < 0) {
-        diag(c, KG_WARNING, "collada.unbound_body", rb, "rigid body '%s' belongs to no link of the kinematics model; "
+        cd_diag(c, KG_WARNING, "collada.unbound_body", rb, "rigid body '%s' belongs to no link of the kinematics model; "
              "its mass is not used%s", kg_xml_attr(&c->x, rb, "sid"), NULL);
         return;
     }
@@ -783,15 +770,14 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     xmlNodePtr mass = kg_xml_child(tc, "mass"), inertia = kg_xml_child(tc, "inertia"), mf = kg_xml_child(tc, "mass_frame");
     double I[3] = {0, 0, 0};
     if (!mass) { /* a body of collision shapes only */
-        read_shapes(c, tc, L, &c->links[i].fold);
+        read_shapes(c, tc, L);
         return;
     }
-    if (numbers(c, mass, &in->mass, 1) != 0) return;
-    if (inertia && numbers(c, inertia, I, 3) != 0) return;
-    pose frame, t;
-    if (mf) read_pose(c, mf, &frame);
-    else pose_identity(&frame);
-    pose_mul(&t, &c->links[i].fold, &frame); /* re-expressed in the joint frame */
+    if (cd_numbers(c, mass, &in->mass, 1) != 0) return;
+    if (inertia && cd_numbers(c, inertia, I, 3) != 0) return;
+    pose t;
+    if (mf) cd_read_pose(c, mf, &t);
+    else cd_pose_identity(&t);
     kg_vec3_copy(in->pos, t.p);
     kg_mat3_copy(in->rot, t.r);
     kg_rot_to_rpy(t.r, in->rpy);
@@ -800,9 +786,9 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     in->inertia[3] = I[1] * u2;
     in->inertia[5] = I[2] * u2;
     L->has_inertial = 1;
-    read_shapes(c, tc, L, &c->links[i].fold);
+    read_shapes(c, tc, L);
     if (!inertia)
-        diag(c, KG_WARNING, "collada.no_inertia", tc, "rigid body '%s' has a mass but no inertia; zero inertia is used%s",
+        cd_diag(c, KG_WARNING, "collada.no_inertia", tc, "rigid body '%s' has a mass but no inertia; zero inertia is used%s",
              kg_xml_attr(&c->x, rb, "sid"), NULL);
 }
 
@@ -810,11 +796,11 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
 static void read_physics(cd *c, xmlNodePtr root) {
     xmlNodePtr scene = kg_xml_child(root, "scene");
     xmlNodePtr ips = scene ? kg_xml_child(scene, "instance_physics_scene") : NULL;
-    xmlNodePtr ps = ips ? by_url(c, kg_xml_attr(&c->x, ips, "url")) : NULL;
+    xmlNodePtr ps = ips ? cd_by_url(c, kg_xml_attr(&c->x, ips, "url")) : NULL;
     int n = 0;
     for (xmlNodePtr ipm = ps ? kg_xml_first(ps) : NULL; ipm; ipm = kg_xml_next(ipm)) {
         if (!kg_xml_is(ipm, "instance_physics_model")) continue;
-        xmlNodePtr pm = by_url(c, kg_xml_attr(&c->x, ipm, "url"));
+        xmlNodePtr pm = cd_by_url(c, kg_xml_attr(&c->x, ipm, "url"));
         for (xmlNodePtr rb = pm ? kg_xml_first(pm) : NULL; rb; rb = kg_xml_next(rb))
             if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, ipm), n++;
     }
@@ -839,11 +825,11 @@ static void follow_system(cd *c, xmlNodePtr as, chain *ch, int depth) {
     if (k) {
         ch->ksystem = k;
         xmlNodePtr ikm = kg_xml_child(k, "instance_kinematics_model");
-        if (ikm) ch->kmodel = by_url(c, kg_xml_attr(&c->x, ikm, "url"));
+        if (ikm) ch->kmodel = cd_by_url(c, kg_xml_attr(&c->x, ikm, "url"));
     } else if (m) {
         ch->msystem = m;
         xmlNodePtr ias = kg_xml_child(m, "instance_articulated_system");
-        if (ias) follow_system(c, by_url(c, kg_xml_attr(&c->x, ias, "url")), ch, depth + 1);
+        if (ias) follow_system(c, cd_by_url(c, kg_xml_attr(&c->x, ias, "url")), ch, depth + 1);
     }
 }
 
@@ -852,12 +838,12 @@ static chain find_model(cd *c, xmlNodePtr root) {
     chain ch = {0};
     xmlNodePtr scene = kg_xml_child(root, "scene");
     xmlNodePtr iks = scene ? kg_xml_child(scene, "instance_kinematics_scene") : NULL;
-    xmlNodePtr ks = iks ? by_url(c, kg_xml_attr(&c->x, iks, "url")) : NULL;
+    xmlNodePtr ks = iks ? cd_by_url(c, kg_xml_attr(&c->x, iks, "url")) : NULL;
     if (ks) {
         xmlNodePtr ias = kg_xml_child(ks, "instance_articulated_system");
         xmlNodePtr ikm = kg_xml_child(ks, "instance_kinematics_model");
-        if (ias) follow_system(c, by_url(c, kg_xml_attr(&c->x, ias, "url")), &ch, 0);
-        else if (ikm) ch.kmodel = by_url(c, kg_xml_attr(&c->x, ikm, "url"));
+        if (ias) follow_system(c, cd_by_url(c, kg_xml_attr(&c->x, ias, "url")), &ch, 0);
+        else if (ikm) ch.kmodel = cd_by_url(c, kg_xml_attr(&c->x, ikm, "url"));
     }
     if (!ch.kmodel) { /* no scene chain: the first kinematics model, and a system instancing it */
         xmlNodePtr lib = kg_xml_child(root, "library_kinematics_models");
@@ -882,14 +868,14 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
         if (profile && !strcmp(profile, "URDF") && kg_xml_first(t)) {
             /* a URDF element (transmission, gazebo, ...) carried through COLLADA: as it was */
             char *xml = kg_xml_dump(&c->x, kg_xml_first(t));
-            kg_builder_add_extra(c->b, type ? type : tag(kg_xml_first(t)), kg_xml_attr(&c->x, e, "name"), xml, line_of(e));
+            kg_builder_add_extra(c->b, type ? type : cd_tag(kg_xml_first(t)), kg_xml_attr(&c->x, e, "name"), xml, cd_line_of(e));
             free(xml);
             continue;
         }
         char kind[200];
         snprintf(kind, sizeof kind, "collada:%s:extra:%s", where, type ? type : "");
         char *xml = kg_xml_dump(&c->x, e);
-        kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, line_of(e));
+        kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, cd_line_of(e));
         free(xml);
     }
 }
@@ -897,7 +883,7 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
 static kg_model *import_doc(cd *c) {
     xmlNodePtr root = xmlDocGetRootElement(c->x.doc);
     if (!kg_xml_is(root, "COLLADA")) {
-        diag(c, KG_ERROR, "collada.not_collada", root, "the root element is <%s>; a COLLADA file has <COLLADA>%s", tag(root), NULL);
+        cd_diag(c, KG_ERROR, "collada.not_collada", root, "the root element is <%s>; a COLLADA file has <COLLADA>%s", cd_tag(root), NULL);
         return NULL;
     }
     const char *version = kg_xml_attr(&c->x, root, "version");
@@ -907,7 +893,7 @@ static kg_model *import_doc(cd *c) {
     xmlNodePtr unit = asset ? kg_xml_child(asset, "unit") : NULL;
     const char *meter = unit ? kg_xml_attr(&c->x, unit, "meter") : NULL;
     if (meter && (kg_parse_doubles(meter, &c->unit, 1) != 0 || !(c->unit > 0))) {
-        diag(c, KG_ERROR, "collada.unit", unit, "<unit meter='%s'> is not a positive number; metres are used%s", meter, NULL);
+        cd_diag(c, KG_ERROR, "collada.unit", unit, "<unit meter='%s'> is not a positive number; metres are used%s", meter, NULL);
         c->unit = 1;
     }
     chain ch = find_model(c, root);
@@ -915,9 +901,9 @@ static kg_model *import_doc(cd *c) {
         char libs[400] = "";
         size_t len = 0;
         for (xmlNodePtr l = kg_xml_first(root); l && len < sizeof libs - 60; l = kg_xml_next(l))
-            if (!strncmp(tag(l), "library_", 8))
-                len += (size_t)snprintf(libs + len, sizeof libs - len, "%s%s", len ? ", " : "", tag(l));
-        kg_diag_add(c->d, KG_ERROR, "collada.no_kinematics", c->file, line_of(root), "COLLADA",
+            if (!strncmp(cd_tag(l), "library_", 8))
+                len += (size_t)snprintf(libs + len, sizeof libs - len, "%s%s", len ? ", " : "", cd_tag(l));
+        kg_diag_add(c->d, KG_ERROR, "collada.no_kinematics", c->file, cd_line_of(root), "COLLADA",
                     "no kinematics model in this COLLADA %s file (it holds %s); skeletons and skins (COLLADA 1.4) "
                     "are not read yet",
                     version ? version : "?", len ? libs : "no libraries");
@@ -928,12 +914,12 @@ static kg_model *import_doc(cd *c) {
     if (kunit && kg_xml_attr(&c->x, kunit, "meter")) kg_parse_doubles(kg_xml_attr(&c->x, kunit, "meter"), &c->unit, 1);
     xmlNodePtr up = asset ? kg_xml_child(asset, "up_axis") : NULL;
     if (kasset && kg_xml_child(kasset, "up_axis")) up = kg_xml_child(kasset, "up_axis");
-    if (up && strcmp(text(c, up), "Z_UP") != 0)
-        diag(c, KG_INFO, "collada.up_axis", up, "the file is %s; kinematics are kept in its axes (the root link is placed at "
-             "the identity)%s", text(c, up), NULL);
+    if (up && strcmp(cd_text(c, up), "Z_UP") != 0)
+        cd_diag(c, KG_INFO, "collada.up_axis", up, "the file is %s; kinematics are kept in its axes (the root link is placed at "
+             "the identity)%s", cd_text(c, up), NULL);
     xmlNodePtr tc = kg_xml_child(ch.kmodel, "technique_common");
     if (!tc) {
-        diag(c, KG_ERROR, "collada.syntax", ch.kmodel, "kinematics model without technique_common%s%s", NULL, NULL);
+        cd_diag(c, KG_ERROR, "collada.syntax", ch.kmodel, "kinematics model without technique_common%s%s", NULL, NULL);
         return NULL;
     }
     const char *name = kg_xml_attr(&c->x, ch.kmodel, "name");
@@ -946,11 +932,11 @@ static kg_model *import_doc(cd *c) {
     for (xmlNodePtr l = kg_xml_first(tc); l; l = kg_xml_next(l))
         if (kg_xml_is(l, "link")) {
             if (nroots++) {
-                diag(c, KG_ERROR, "collada.several_roots", l, "the kinematics model has more than one root <link>; "
+                cd_diag(c, KG_ERROR, "collada.several_roots", l, "the kinematics model has more than one root <link>; "
                      "only the first is read%s%s", NULL, NULL);
                 continue;
             }
-            walk_link(c, l, NULL, NULL, NULL, NULL, 0);
+            walk_link(c, l, NULL, -1, NULL, NULL, NULL, 0);
         }
     close_loops(c);
     read_formulas(c, tc);
@@ -967,14 +953,14 @@ static kg_model *import_doc(cd *c) {
         keep_extras(c, ch.msystem->parent, "articulated_system");
     }
     keep_extras(c, ch.kmodel, "kinematics_model");
+    cd_read_visual_scene(c, root);
     read_physics(c, root);
     kg_strmap_free(&c->link_names);
     return kg_builder_finish(c->b);
 }
 
 kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_diags *d) {
-    (void)o;
-    cd c = {.file = file, .d = d};
+    cd c = {.file = file, .d = d, .o = o};
     kg_strmap_init(&c.ids);
     kg_model *m = NULL;
     if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c);
@@ -985,6 +971,7 @@ kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const
     free(c.defs);
     free(c.joints);
     free(c.links);
+    free(c.materials);
     for (int i = 0; i < c.nowned; i++) free(c.owned[i]);
     free(c.owned);
     return m;

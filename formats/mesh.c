@@ -1,0 +1,251 @@
+/* Meshes through assimp (see mesh.h for the frame and unit policy). */
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/mesh.h"
+
+typedef struct scene_entry {
+    char *path;
+    const struct aiScene *scene; /* NULL: the file could not be read */
+    char *error;
+} scene_entry;
+
+typedef struct mesh_entry {
+    char *path, *part;
+    kg_mesh mesh;
+    int ok;
+} mesh_entry;
+
+struct kg_mesh_cache {
+    scene_entry *scenes;
+    int nscenes, capscenes;
+    mesh_entry **meshes; /* pointers: the meshes handed out must not move */
+    int nmeshes, capmeshes;
+};
+
+kg_mesh_cache *kg_mesh_cache_new(void) { return calloc(1, sizeof(kg_mesh_cache)); }
+
+static void mesh_release(kg_mesh *m) {
+    free(m->vert);
+    free(m->tri);
+    for (int g = 0; g < m->ngroup; g++) free((char *)m->group[g].material);
+    free(m->group);
+}
+
+void kg_mesh_cache_free(kg_mesh_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->nscenes; i++) {
+        if (c->scenes[i].scene) aiReleaseImport(c->scenes[i].scene);
+        free(c->scenes[i].path);
+        free(c->scenes[i].error);
+    }
+    for (int i = 0; i < c->nmeshes; i++) {
+        mesh_release(&c->meshes[i]->mesh);
+        free(c->meshes[i]->path);
+        free(c->meshes[i]->part);
+        free(c->meshes[i]);
+    }
+    free(c->scenes);
+    free(c->meshes);
+    free(c);
+}
+
+static char *dup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (r) memcpy(r, s, n);
+    return r;
+}
+
+static int grow(void **a, int *cap, int n, size_t size) {
+    if (n < *cap) return 0;
+    int nc = *cap ? 2 * *cap : 8;
+    void *t = realloc(*a, (size_t)nc * size);
+    if (!t) return -1;
+    *a = t;
+    *cap = nc;
+    return 0;
+}
+
+static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
+    for (int i = 0; i < c->nscenes; i++)
+        if (!strcmp(c->scenes[i].path, path)) return &c->scenes[i];
+    if (grow((void **)&c->scenes, &c->capscenes, c->nscenes, sizeof *c->scenes)) return NULL;
+    scene_entry *e = &c->scenes[c->nscenes++];
+    memset(e, 0, sizeof *e);
+    e->path = dup(path);
+    /* Triangulate polygons; SortByPType splits points and lines off so they can be
+     * skipped whole. No vertex joining or degenerate removal: triangle counts stay
+     * the file's. */
+    e->scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType);
+    if (!e->scene || !e->scene->mRootNode) {
+        e->error = dup(aiGetErrorString());
+        if (e->scene) aiReleaseImport(e->scene);
+        e->scene = NULL;
+    }
+    return e;
+}
+
+/* The unit scale in the root transform (assimp puts the unit and the up-axis
+ * rotation there): the cube root of its determinant. */
+static double unit_scale(const struct aiScene *s) {
+    const struct aiMatrix4x4 *t = &s->mRootNode->mTransformation;
+    double det = t->a1 * (t->b2 * t->c3 - t->b3 * t->c2) - t->a2 * (t->b1 * t->c3 - t->b3 * t->c1) +
+                 t->a3 * (t->b1 * t->c2 - t->b2 * t->c1);
+    double u = cbrt(fabs(det));
+    return u > 0 && isfinite(u) ? u : 1;
+}
+
+/* Growing arrays while a mesh is assembled. */
+typedef struct acc {
+    kg_mesh *m;
+    int capv, capt, capg;
+    int failed;
+} acc;
+
+/* Appends one assimp mesh, its vertices mapped by the affine transform (r row-major, p). */
+static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, const double r[9], const double p[3]) {
+    kg_mesh *m = a->m;
+    int base = m->nvert, ntri = 0;
+    for (unsigned f = 0; f < am->mNumFaces; f++) {
+        if (am->mFaces[f].mNumIndices == 3) ntri++;
+        else m->nskipped++;
+    }
+    if (!ntri) return;
+    if (m->nvert + (int)am->mNumVertices > a->capv) {
+        a->capv = 2 * (m->nvert + (int)am->mNumVertices);
+        double *v = realloc(m->vert, (size_t)a->capv * 3 * sizeof *v);
+        if (!v) { a->failed = 1; return; }
+        m->vert = v;
+    }
+    for (unsigned i = 0; i < am->mNumVertices; i++) {
+        double x = am->mVertices[i].x, y = am->mVertices[i].y, z = am->mVertices[i].z;
+        double *o = m->vert + 3 * (m->nvert + (int)i);
+        for (int k = 0; k < 3; k++) o[k] = r[3 * k] * x + r[3 * k + 1] * y + r[3 * k + 2] * z + p[k];
+    }
+    m->nvert += (int)am->mNumVertices;
+    if (m->ntri + ntri > a->capt) {
+        a->capt = 2 * (m->ntri + ntri);
+        int *t = realloc(m->tri, (size_t)a->capt * 3 * sizeof *t);
+        if (!t) { a->failed = 1; return; }
+        m->tri = t;
+    }
+    /* a mirroring transform turns triangles inside out: swap two corners back */
+    double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
+    int flip = det < 0;
+    for (unsigned f = 0; f < am->mNumFaces; f++) {
+        const struct aiFace *fc = &am->mFaces[f];
+        if (fc->mNumIndices != 3) continue;
+        int *t = m->tri + 3 * m->ntri++;
+        t[0] = base + (int)fc->mIndices[0];
+        t[1] = base + (int)fc->mIndices[flip ? 2 : 1];
+        t[2] = base + (int)fc->mIndices[flip ? 1 : 2];
+    }
+    /* one group per run of triangles of the same material */
+    const struct aiMaterial *mat = am->mMaterialIndex < s->mNumMaterials ? s->mMaterials[am->mMaterialIndex] : NULL;
+    struct aiString name;
+    const char *mname = mat && aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == AI_SUCCESS && name.length ? name.data : NULL;
+    if (mname && !strcmp(mname, AI_DEFAULT_MATERIAL_NAME)) mat = NULL, mname = NULL; /* assimp's, not the file's */
+    kg_mesh_group *last = m->ngroup ? &m->group[m->ngroup - 1] : NULL;
+    if (last && ((!last->material && !mname) || (last->material && mname && !strcmp(last->material, mname)))) {
+        last->ntri += ntri;
+        return;
+    }
+    if (m->ngroup == a->capg) {
+        a->capg = a->capg ? 2 * a->capg : 4;
+        kg_mesh_group *g = realloc(m->group, (size_t)a->capg * sizeof *g);
+        if (!g) { a->failed = 1; return; }
+        m->group = g;
+    }
+    kg_mesh_group *g = &m->group[m->ngroup++];
+    memset(g, 0, sizeof *g);
+    g->tri_first = m->ntri - ntri;
+    g->ntri = ntri;
+    g->material = dup(mname);
+    struct aiColor4D col;
+    if (mat && aiGetMaterialColor(mat, AI_MATKEY_COLOR_DIFFUSE, &col) == AI_SUCCESS) {
+        g->has_color = 1;
+        g->rgba[0] = col.r;
+        g->rgba[1] = col.g;
+        g->rgba[2] = col.b;
+        g->rgba[3] = col.a;
+    }
+}
+
+/* Every mesh instance of the node tree, with the node transforms applied. */
+static void flatten(acc *a, const struct aiScene *s, const struct aiNode *n, const double r[9], const double p[3], int depth) {
+    if (depth > 256 || a->failed) return;
+    for (unsigned i = 0; i < n->mNumMeshes; i++)
+        if (n->mMeshes[i] < s->mNumMeshes) add_mesh(a, s, s->mMeshes[n->mMeshes[i]], r, p);
+    for (unsigned i = 0; i < n->mNumChildren; i++) {
+        const struct aiMatrix4x4 *t = &n->mChildren[i]->mTransformation;
+        double lr[9] = {t->a1, t->a2, t->a3, t->b1, t->b2, t->b3, t->c1, t->c2, t->c3}, lp[3] = {t->a4, t->b4, t->c4};
+        double cr[9], cp[3];
+        for (int row = 0; row < 3; row++) {
+            for (int col = 0; col < 3; col++)
+                cr[3 * row + col] = r[3 * row] * lr[col] + r[3 * row + 1] * lr[3 + col] + r[3 * row + 2] * lr[6 + col];
+            cp[row] = r[3 * row] * lp[0] + r[3 * row + 1] * lp[1] + r[3 * row + 2] * lp[2] + p[row];
+        }
+        flatten(a, s, n->mChildren[i], cr, cp, depth + 1);
+    }
+}
+
+const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d, const char *ref_file,
+                           int ref_line) {
+    for (int i = 0; i < c->nmeshes; i++) {
+        mesh_entry *e = c->meshes[i];
+        if (!strcmp(e->path, path) && ((!part && !e->part) || (part && e->part && !strcmp(part, e->part))))
+            return e->ok ? &e->mesh : NULL; /* reported when first asked */
+    }
+    mesh_entry *e = calloc(1, sizeof *e);
+    if (!e || grow((void **)&c->meshes, &c->capmeshes, c->nmeshes, sizeof *c->meshes)) {
+        free(e);
+        return NULL;
+    }
+    c->meshes[c->nmeshes++] = e;
+    e->path = dup(path);
+    e->part = dup(part);
+    scene_entry *se = scene_of(c, path);
+    if (!se || !se->scene) {
+        kg_diag_add(d, KG_ERROR, "mesh.unreadable", ref_file, ref_line, path, "cannot read mesh '%s': %s", path,
+                    se && se->error ? se->error : "out of memory");
+        return NULL;
+    }
+    const struct aiScene *s = se->scene;
+    double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
+    acc a = {&e->mesh, 0, 0, 0, 0};
+    if (!part) {
+        flatten(&a, s, s->mRootNode, r, p, 0);
+    } else {
+        int found = 0;
+        for (unsigned i = 0; i < s->mNumMeshes; i++)
+            if (!strcmp(s->mMeshes[i]->mName.data, part)) add_mesh(&a, s, s->mMeshes[i], r, p), found = 1;
+        if (!found) {
+            kg_diag_add(d, KG_ERROR, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
+            return NULL;
+        }
+    }
+    if (a.failed) {
+        kg_diag_add(d, KG_ERROR, "mesh.memory", ref_file, ref_line, path, "out of memory reading mesh '%s'", path);
+        return NULL;
+    }
+    e->ok = 1;
+    return &e->mesh;
+}
+
+int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]) {
+    if (!m->nvert) return -1;
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int i = 0; i < m->nvert; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], m->vert[3 * i + k]);
+            hi[k] = fmax(hi[k], m->vert[3 * i + k]);
+        }
+    return 0;
+}

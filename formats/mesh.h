@@ -1,0 +1,54 @@
+/* Triangle meshes read through assimp, for export, collision and geometry
+ * analyses.
+ *
+ * A mesh file is flattened into one triangle list in the file's frame: its node
+ * transforms are applied, and its root transform is replaced by the file's unit
+ * scale alone. That is what ROS (rviz, geometric_shapes) does with robot meshes:
+ * COLLADA's <unit> is honoured and <up_axis> is not, because robot meshes are
+ * drawn in the link frame whatever the modelling tool called "up". Degenerate
+ * triangles are kept (viewers and assimp's own counts include them); points and
+ * lines are left out and counted.
+ *
+ * A *part* names one geometry inside a file (COLLADA <geometry id>): its
+ * triangles in the geometry's own frame, with the file's unit scale.
+ *
+ * Meshes are owned by a cache, so that a file used by many links, or a COLLADA
+ * robot whose geometries all live in one file, is read once. A cache is not
+ * thread-safe: use one per thread. */
+#ifndef KG_MESH_H
+#define KG_MESH_H
+
+#include "core/diag.h"
+
+/* The triangles of one material. */
+typedef struct kg_mesh_group {
+    int tri_first, ntri;
+    const char *material; /* the file's material name, or NULL */
+    int has_color;
+    double rgba[4];       /* diffuse colour */
+} kg_mesh_group;
+
+typedef struct kg_mesh {
+    int nvert, ntri, ngroup;
+    double *vert;         /* [3 nvert] metres */
+    int *tri;             /* [3 ntri] vertex indices, counter-clockwise seen from outside */
+    kg_mesh_group *group; /* [ngroup], covering the triangles in order */
+    int nskipped;         /* point and line primitives left out */
+} kg_mesh;
+
+typedef struct kg_mesh_cache kg_mesh_cache;
+
+kg_mesh_cache *kg_mesh_cache_new(void);
+void kg_mesh_cache_free(kg_mesh_cache *c);
+
+/* The mesh of a file, or of one part of it (part NULL: the whole file). Returns
+ * NULL after an error diagnostic (naming ref_file:ref_line, the element that
+ * refers to the mesh) when the file cannot be read or has no such part. The mesh
+ * stays valid until the cache is freed. */
+const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
+                           const char *ref_file, int ref_line);
+
+/* Axis-aligned bounds of a mesh; returns -1 for an empty mesh. */
+int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]);
+
+#endif

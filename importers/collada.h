@@ -1,0 +1,109 @@
+/* Shared by the files of the COLLADA importer (not a public interface):
+ *   collada.c        the document, kinematics models, articulated systems, physics
+ *   collada_scene.c  visual scenes: geometry and materials bound to links
+ * See collada.c for the conventions. */
+#ifndef KG_IMPORTERS_COLLADA_H
+#define KG_IMPORTERS_COLLADA_H
+
+#include "core/builder.h"
+#include "core/motion.h"
+#include "core/strmap.h"
+#include "formats/load.h"
+#include "formats/xml.h"
+
+#define MAX_AXES 6
+#define MAX_LINK_DEPTH 512
+
+typedef struct pose {
+    double r[9], p[3];
+} pose;
+
+typedef struct cjoint { /* a joint definition */
+    xmlNodePtr node;
+    const char *name;
+    int naxis;
+    struct {
+        int prismatic, has_limit;
+        double dir[3], min, max; /* SI */
+        const char *sid;
+    } axis[MAX_AXES];
+} cjoint;
+
+typedef struct jinst { /* a joint as the kinematics model uses it */
+    const char *sid;   /* the sid attachments refer to */
+    const cjoint *def;
+    char *name;        /* unique model joint name */
+    kg_joint *made;    /* the builder's joint, once attached */
+    int uses;
+    /* loop ends */
+    char *start_link, *end_link;
+    pose start, end;
+    int start_line, end_line;
+    /* articulated system */
+    const char *kaxis_sid; /* the kinematics axis_info sid (motion axis_info refers to it) */
+    int active, locked;
+} jinst;
+
+typedef struct cd {
+    kg_xml x;
+    const char *file;
+    kg_diags *d;
+    kg_builder *b;
+    double unit;        /* metres per unit */
+    kg_strmap ids;      /* id -> index in idnodes */
+    xmlNodePtr *idnodes;
+    int nids;
+    cjoint **defs; /* each allocated once: jinst points at them */
+    int ndefs;
+    jinst *joints;
+    int njoints;
+    kg_strmap link_names; /* our link names -> index in links (and keeps them unique) */
+    struct {
+        const char *name, *sid;
+        kg_link *link;
+        int parent;    /* index in links, -1 for the root */
+        int drawn;     /* a visual-scene node has been bound to it */
+    } *links;
+    int nlinks;
+    const kg_load_options *o;
+    struct {
+        xmlNodePtr node;
+        kg_material *made;
+    } *materials;      /* COLLADA <material>s read so far */
+    int nmaterials;
+    char **owned;
+    int nowned;
+} cd;
+
+
+/* helpers (collada.c) */
+const char *cd_own(cd *c, char *s);          /* c frees s at the end */
+int cd_line_of(xmlNodePtr n);
+const char *cd_tag(xmlNodePtr n);
+/* fmt has two %s, filled with a and b (NULL: empty) */
+void cd_diag(cd *c, kg_severity sev, const char *code, xmlNodePtr n, const char *fmt, const char *a, const char *b);
+const char *cd_text(cd *c, xmlNodePtr n);    /* trimmed, owned by c */
+int cd_numbers(cd *c, xmlNodePtr n, double *out, int count); /* 0, or -1 after a diagnostic */
+xmlNodePtr cd_by_url(cd *c, const char *url); /* "#id" in this document */
+
+/* Transforms. A pose's r may carry scale (<scale>, or a <matrix> with it);
+ * cd_pose_split separates it. */
+void cd_pose_identity(pose *t);
+void cd_pose_mul(pose *o, const pose *a, const pose *b);
+/* The translate / rotate / matrix / scale children of n, composed in order (lengths in metres). */
+void cd_read_pose(cd *c, xmlNodePtr n, pose *out);
+/* a = rigid * diag(scale); returns 0, or 1 when a has shear (rigid is then the
+ * nearest rotation and the scale approximate). */
+int cd_pose_split(const pose *a, pose *rigid, double scale[3]);
+
+/* collada_scene.c */
+/* Visual geometry and materials of the links, from the visual scene's nodes
+ * (a node named like a link is that link's; geometry in other nodes goes to the
+ * nearest link above). */
+void cd_read_visual_scene(cd *c, xmlNodePtr root);
+/* A <geometry> instanced by a link: adds the geom (exact primitive or mesh
+ * reference from kinegraph's extra, else the geometry inside this file). at is
+ * the instance's frame in the link frame, with scale. Returns the geom or NULL. */
+kg_geom *cd_add_geometry(cd *c, xmlNodePtr instance, kg_link *L, kg_geom_role role, const pose *at, const char *name);
+
+#endif
