@@ -84,7 +84,8 @@ static void write_node(const kg_model *m, FILE *f, int link, int depth) {
     fprintf(f, "}\n");
 }
 
-int kg_export_bvh(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
     if (check(m, d) != 0) return -1;
     kg_ledger_model_only(m, l, "BVH");
     fprintf(f, "HIERARCHY\n");

@@ -1135,7 +1135,8 @@ static void scene(cw *x) {
     end(x);
 }
 
-int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
     if (mo)
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
                       "animations are not written yet: %d frames of %d coordinates dropped", mo->nframes, mo->nq);
@@ -1158,7 +1159,8 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger
     text(&x, "authoring_tool", "kinegraph 0.1.0");
     end(&x);
     char now[32];
-    time_t t = time(NULL);
+    const char *epoch = getenv("SOURCE_DATE_EPOCH"); /* reproducible outputs */
+    time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     text(&x, "created", now);
     text(&x, "modified", now);

@@ -2,7 +2,8 @@
  * open stream; formats/save.c picks one and makes the write atomic. What the
  * format cannot hold goes into the ledger (which may be NULL) as dropped,
  * approximated or defaulted. They return 0, or -1 after an error diagnostic when
- * nothing sensible can be written. */
+ * nothing sensible can be written. Dates in outputs (COLLADA <created>) come from
+ * SOURCE_DATE_EPOCH when it is set, so builds can be byte-for-byte reproducible. */
 #ifndef KG_EXPORTERS_H
 #define KG_EXPORTERS_H
 
@@ -13,16 +14,29 @@
 #include "core/motion.h"
 #include "formats/ledger.h"
 
+/* What an exporter may need besides the stream (all optional: o may be NULL). */
+typedef struct kg_export_options {
+    /* The file being written (the stream goes to a temporary beside it). Formats
+     * that write companion files (URDF: meshes that only exist inside a COLLADA
+     * file) put them next to it; without it they cannot, and say so in the ledger. */
+    const char *path;
+} kg_export_options;
+
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of
  * x/y/z position and rotation channels, End Sites as fixed leaf joints). */
-int kg_export_bvh(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d);
 /* Trajectories of any model with a motion (see the README for the columns). */
-int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
-int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d);
+int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d);
 /* COLLADA 1.5 (kinematics, articulated systems, physics, visual scene). */
-int kg_export_collada(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d);
 /* URDF 1.0 from any model: loops, compound joints and the like are reported. */
-int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d);
+int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d);
 
 /* For targets that hold a skeleton and its motion (BVH) or motion only
  * (trajectories): records what of the model is not written (inertials,

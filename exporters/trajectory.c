@@ -48,7 +48,8 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int kg_export_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
     if (no_motion(m, mo, d)) return -1;
     kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
@@ -84,7 +85,8 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int kg_export_json(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
     if (no_motion(m, mo, d)) return -1;
     kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];

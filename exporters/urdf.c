@@ -10,22 +10,35 @@
  *   - values URDF requires but the model lacks are defaulted: effort and
  *     velocity of a limit (0), prismatic limits of an unlimited axis (+-1e300);
  *     a revolute joint without limits is written as continuous;
- *   - capsules are written as cylinders.
+ *   - capsules are written as cylinders;
+ *   - a mesh that exists only inside another file (a COLLADA <geometry>) is
+ *     written beside the URDF as binary STL, in "<name>_meshes/", and referenced
+ *     by a relative path (its colours, which STL cannot hold, are reported);
+ *   - COLLADA extras (OpenRAVE manipulators, ...) are dropped.
  * Numbers are written in the shortest form that reads back as the same double;
  * origins are written as the xyz and rpy that were read. */
 #include <libxml/xmlwriter.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/arena.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
+#include "formats/mesh.h"
 #include "formats/number.h"
 
 typedef struct writer {
     xmlTextWriterPtr w;
     const kg_model *m;
     kg_ledger *l;
+    kg_diags *d;
+    const char *path;     /* the URDF being written, or NULL */
+    kg_mesh_cache *meshes;
+    char **written;       /* geom -> the relative file its embedded mesh went to, or NULL */
 } writer;
 
 static void attr_num(writer *x, const char *name, double v) {
@@ -97,7 +110,8 @@ static void geom(writer *x, const kg_geom *g) {
         break;
     case KG_GEOM_MESH:
         start(x, "mesh");
-        attr(x, "filename", g->mesh_uri ? g->mesh_uri : "");
+        if (x->written && x->written[g - m->geom]) attr(x, "filename", x->written[g - m->geom]);
+        else attr(x, "filename", g->mesh_uri ? g->mesh_uri : "");
         if (g->scale[0] != 1 || g->scale[1] != 1 || g->scale[2] != 1) attr_vec(x, "scale", g->scale, 3);
         break;
     }
@@ -290,7 +304,65 @@ static void compound_chain(writer *x, int j) {
     }
 }
 
-int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, kg_diags *d) {
+/* Meshes that live inside another file (mesh_part) become STL files beside the
+ * URDF: "<dir>/<stem>_meshes/<part>.stl", one per distinct mesh. */
+static void write_embedded_meshes(writer *x) {
+    const kg_model *m = x->m;
+    x->written = calloc((size_t)m->ngeom + 1, sizeof *x->written);
+    char dir[4096] = "", stem[512] = "mesh";
+    if (x->path) {
+        const char *slash = strrchr(x->path, '/'), *base = slash ? slash + 1 : x->path;
+        snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base)), base);
+        snprintf(dir, sizeof dir, "%.*s%s_meshes", slash ? (int)(slash - x->path + 1) : 0, x->path, stem);
+    }
+    for (int g = 0; g < m->ngeom; g++) {
+        const kg_geom *G = &m->geom[g];
+        if (G->type != KG_GEOM_MESH || !G->mesh_part || !G->mesh_path) continue;
+        int same = -1; /* written already for an earlier geom? */
+        for (int k = 0; k < g && same < 0; k++)
+            if (x->written[k] && m->geom[k].mesh_part && !strcmp(m->geom[k].mesh_part, G->mesh_part) &&
+                !strcmp(m->geom[k].mesh_path, G->mesh_path))
+                same = k;
+        if (same >= 0) {
+            x->written[g] = kg_xstrdup(x->written[same]);
+            continue;
+        }
+        if (!x->path) {
+            kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_part, m->source, G->line,
+                          "mesh '%s' exists only inside '%s' and no output path was given to write it beside the URDF; "
+                          "the reference names the file it is in", G->mesh_part, G->mesh_path);
+            continue;
+        }
+        const kg_mesh *me = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
+        if (!me) {
+            kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_part, m->source, G->line,
+                          "mesh '%s' inside '%s' cannot be read; the reference names the file it is in", G->mesh_part,
+                          G->mesh_path);
+            continue;
+        }
+        char name[300], rel[900], full[4600];
+        snprintf(name, sizeof name, "%s", G->mesh_part);
+        for (char *c = name; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+                *c = '_';
+        snprintf(rel, sizeof rel, "%s_meshes/%s.stl", stem, name);
+        snprintf(full, sizeof full, "%s/%s.stl", dir, name);
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            kg_diag_add(x->d, KG_ERROR, "io.write", dir, 0, NULL, "cannot make folder '%s': %s", dir, strerror(errno));
+            continue;
+        }
+        if (kg_mesh_write_stl(me, full, x->d) != 0) continue;
+        x->written[g] = kg_xstrdup(rel);
+        int colours = 0;
+        for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
+        kg_ledger_add(x->l, KG_APPROXIMATED, "mesh", G->mesh_part, m->source, G->line,
+                      "mesh '%s' inside '%s' written to '%s'%s", G->mesh_part, G->mesh_path, rel,
+                      colours ? " (STL keeps no colours: its materials are lost)" : "");
+    }
+}
+
+int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
     if (mo)
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
                       "URDF holds no motion: %d frames of %d coordinates are not written (write a .bvh, .csv or "
@@ -302,7 +374,8 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
         return -1;
     }
-    writer x = {w, m, l};
+    writer x = {w, m, l, d, o ? o->path : NULL, kg_mesh_cache_new(), NULL};
+    write_embedded_meshes(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST "  ");
     xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
@@ -329,9 +402,20 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l
         if (J->type == KG_JOINT_COMPOUND) compound_chain(&x, j);
         else joint_element(&x, j);
     }
-    for (int k = 0; k < m->nextra; k++) xmlTextWriterWriteRaw(w, BAD_CAST m->extra[k].xml);
+    for (int k = 0; k < m->nextra; k++) {
+        const kg_extra *e = &m->extra[k];
+        if (!strncmp(e->kind, "collada:", 8)) {
+            kg_ledger_add(l, KG_DROPPED, "extra", e->name ? e->name : e->kind + 8, m->source, e->line,
+                          "COLLADA <extra> (%s) has no place in URDF", e->kind + 8);
+            continue;
+        }
+        xmlTextWriterWriteRaw(w, BAD_CAST e->xml);
+    }
     end(&x);
     int rc = xmlTextWriterEndDocument(w);
     xmlFreeTextWriter(w); /* flushes; the FILE stays open */
+    for (int g = 0; g < m->ngeom; g++) free(x.written[g]);
+    free(x.written);
+    kg_mesh_cache_free(x.meshes);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/fileio.h"
 #include "formats/mesh.h"
+
+#include <errno.h>
+#include <stdint.h>
 
 typedef struct scene_entry {
     char *path;
@@ -247,5 +251,47 @@ int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]) {
             lo[k] = fmin(lo[k], m->vert[3 * i + k]);
             hi[k] = fmax(hi[k], m->vert[3 * i + k]);
         }
+    return 0;
+}
+
+static void put32(unsigned char *o, uint32_t v) {
+    for (int k = 0; k < 4; k++) o[k] = (unsigned char)(v >> (8 * k)); /* STL is little-endian */
+}
+
+static void putf(unsigned char *o, double v) {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(o, u);
+}
+
+int kg_mesh_write_stl(const kg_mesh *m, const char *path, kg_diags *d) {
+    kg_out out;
+    if (kg_out_open(&out, path) != 0) {
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned char head[84] = "binary STL written by kinegraph", rec[50];
+    put32(head + 80, (uint32_t)m->ntri);
+    fwrite(head, 1, sizeof head, out.f);
+    for (int t = 0; t < m->ntri; t++) {
+        const double *a = m->vert + 3 * m->tri[3 * t], *b = m->vert + 3 * m->tri[3 * t + 1], *c = m->vert + 3 * m->tri[3 * t + 2];
+        double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; k++) putf(rec + 4 * k, len > 0 ? n[k] / len : 0);
+        for (int k = 0; k < 3; k++) {
+            putf(rec + 12 + 4 * k, a[k]);
+            putf(rec + 24 + 4 * k, b[k]);
+            putf(rec + 36 + 4 * k, c[k]);
+        }
+        rec[48] = rec[49] = 0;
+        fwrite(rec, 1, sizeof rec, out.f);
+    }
+    if (ferror(out.f) || kg_out_commit(&out) != 0) {
+        if (out.f) kg_out_abort(&out);
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
     return 0;
 }

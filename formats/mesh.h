@@ -48,6 +48,9 @@ void kg_mesh_cache_free(kg_mesh_cache *c);
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
                            const char *ref_file, int ref_line);
 
+/* Writes the mesh as binary STL (atomically). 0, or -1 after an error diagnostic. */
+int kg_mesh_write_stl(const kg_mesh *m, const char *path, kg_diags *d);
+
 /* Axis-aligned bounds of a mesh; returns -1 for an empty mesh. */
 int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]);
 

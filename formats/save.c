@@ -9,7 +9,7 @@
 
 static const struct {
     const char *name, *ext;
-    int (*write)(const kg_model *, const kg_motion *, FILE *, kg_ledger *, kg_diags *);
+    int (*write)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *);
 } writers[] = {
     {"urdf", ".urdf", kg_export_urdf},
     {"collada", ".dae", kg_export_collada},
@@ -33,11 +33,12 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
     for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
         if (strcmp(format, writers[i].name) != 0) continue;
         kg_out out;
+        kg_export_options eo = {path};
         if (kg_out_open(&out, path) != 0) {
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;
         }
-        if (writers[i].write(m, mo, out.f, l, d) != 0) {
+        if (writers[i].write(m, mo, &eo, out.f, l, d) != 0) {
             kg_out_abort(&out);
             return -1;
         }

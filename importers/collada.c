@@ -155,6 +155,7 @@ int cd_pose_split(const pose *a, pose *rigid, double scale[3]) {
     for (int k = 0; k < 3; k++) {
         for (int i = 0; i < 3; i++) col[k][i] = a->r[3 * i + k];
         scale[k] = kg_vec3_norm(col[k]);
+        if (fabs(scale[k] - 1) < 1e-12) scale[k] = 1; /* a rotation's columns, up to rounding */
     }
     kg_vec3_copy(rigid->p, a->p);
     double det = kg_mat3_det(a->r);

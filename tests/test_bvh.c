@@ -223,13 +223,13 @@ static void test_position_channels(void **state) {
 
 /* ---- writing ------------------------------------------------------------------- */
 
-static char *write_to_memory(int (*writer)(const kg_model *, const kg_motion *, FILE *, kg_ledger *, kg_diags *),
+static char *write_to_memory(int (*writer)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *),
                              const kg_model *m, const kg_motion *mo, size_t *len) {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     kg_diags d;
     kg_diags_init(&d);
-    assert_int_equal(writer(m, mo, f, NULL, &d), 0);
+    assert_int_equal(writer(m, mo, NULL, f, NULL, &d), 0);
     fclose(f);
     kg_diags_clear(&d);
     return buf;

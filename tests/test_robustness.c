@@ -56,15 +56,15 @@ static void exercise(const char *name, const char *buf, size_t len) {
         }
         if (mo) { /* the writers must cope with whatever was read */
             FILE *null = fopen("/dev/null", "w");
-            kg_export_bvh(m, mo, null, NULL, &d);
-            kg_export_csv(m, mo, null, NULL, &d);
+            kg_export_bvh(m, mo, NULL, null, NULL, &d);
+            kg_export_csv(m, mo, NULL, null, NULL, &d);
             fclose(null);
         }
         kg_body_size(m, NULL, NULL);
         kg_ledger ledger; /* URDF can be written from any model */
         kg_ledger_init(&ledger);
         FILE *null = fopen("/dev/null", "w");
-        kg_export_urdf(m, mo, null, &ledger, &d);
+        kg_export_urdf(m, mo, NULL, null, &ledger, &d);
         fclose(null);
         kg_ledger_clear(&ledger);
         kg_data_free(kd);
