@@ -13,6 +13,7 @@
 typedef struct kg_motion {
     int nframes, nq;
     double frame_time; /* s */
+    double start_time; /* s: the time of frame 0 in the source (COLLADA keys need not start at 0) */
     double *q;
     double *base;
     size_t cap;        /* frames allocated */

@@ -79,7 +79,7 @@ kg_model *kg_load_clip_buffer(const char *name, const char *buf, size_t len, con
     const char *fmt = format_of(name, buf, len, o, d);
     if (!fmt) return NULL;
     if (strcmp(fmt, "urdf") == 0) return kg_import_urdf(name, buf, len, o, d);
-    if (strcmp(fmt, "collada") == 0) return kg_import_collada(name, buf, len, o, d);
+    if (strcmp(fmt, "collada") == 0) return kg_import_collada(name, buf, len, o, motion, d);
     /* BVH reads a stream: give it one over the bytes */
     FILE *f = len ? fmemopen((void *)buf, len, "r") : tmpfile();
     if (!f) {
@@ -122,7 +122,7 @@ kg_model *kg_load_clip(const char *path, const kg_load_options *o, kg_motion **m
         char *inner = NULL;
         int zae = n >= 4 && memcmp(head, "PK\3\4", 4) == 0; /* a zip: .zae */
         char *buf = zae ? kg_zae_read(path, &len, &inner, d) : kg_read_file(path, &len, d);
-        if (buf && strcmp(fmt, "collada") == 0) m = kg_import_collada(path, buf, len, o, d);
+        if (buf && strcmp(fmt, "collada") == 0) m = kg_import_collada(path, buf, len, o, motion, d);
         else if (buf) m = kg_import_urdf(path, buf, len, o, d);
         free(buf);
         free(inner);

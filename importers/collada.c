@@ -160,7 +160,7 @@ int cd_pose_split(const pose *a, pose *rigid, double scale[3]) {
     kg_vec3_copy(rigid->p, a->p);
     double det = kg_mat3_det(a->r);
     if (det < 0) scale[2] = -scale[2]; /* a mirror: one negative scale keeps the rest a rotation */
-    int shear = 0;
+    double worst = 0;
     for (int k = 0; k < 3; k++) {
         if (scale[k] == 0) {
             kg_mat3_identity(rigid->r);
@@ -170,10 +170,11 @@ int cd_pose_split(const pose *a, pose *rigid, double scale[3]) {
     }
     for (int k = 0; k < 3; k++)
         for (int l = k + 1; l < 3; l++)
-            if (fabs(rigid->r[k] * rigid->r[l] + rigid->r[3 + k] * rigid->r[3 + l] + rigid->r[6 + k] * rigid->r[6 + l]) > 1e-9)
-                shear = 1;
-    if (shear) kg_mat3_orthonormalize(rigid->r);
-    return shear;
+            worst = fmax(worst, fabs(rigid->r[k] * rigid->r[l] + rigid->r[3 + k] * rigid->r[3 + l] + rigid->r[6 + k] * rigid->r[6 + l]));
+    /* files print matrices with 6 or 7 digits: make them rotations, and call
+     * anything beyond that rounding shear */
+    if (worst > 1e-15) kg_mat3_orthonormalize(rigid->r);
+    return worst > 1e-4;
 }
 
 /* ---- joints ------------------------------------------------------------------ */
@@ -719,7 +720,7 @@ static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
         if (ig) {
             pose at;
             cd_read_pose(c, sh, &at);
-            cd_add_geometry(c, ig, L, KG_COLLISION, &at, shape_name(c, sh));
+            cd_add_geometry(c, kg_xml_attr(&c->x, ig, "url"), ig, L, KG_COLLISION, &at, shape_name(c, sh));
             continue;
         }
         kg_geom_type type = KG_GEOM_BOX;
@@ -881,13 +882,12 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
     }
 }
 
-static kg_model *import_doc(cd *c) {
+static kg_model *import_doc(cd *c, kg_motion **motion) {
     xmlNodePtr root = xmlDocGetRootElement(c->x.doc);
     if (!kg_xml_is(root, "COLLADA")) {
         cd_diag(c, KG_ERROR, "collada.not_collada", root, "the root element is <%s>; a COLLADA file has <COLLADA>%s", cd_tag(root), NULL);
         return NULL;
     }
-    const char *version = kg_xml_attr(&c->x, root, "version");
     index_ids(c, root, 0);
     c->unit = 1;
     xmlNodePtr asset = kg_xml_child(root, "asset");
@@ -898,18 +898,7 @@ static kg_model *import_doc(cd *c) {
         c->unit = 1;
     }
     chain ch = find_model(c, root);
-    if (!ch.kmodel) {
-        char libs[400] = "";
-        size_t len = 0;
-        for (xmlNodePtr l = kg_xml_first(root); l && len < sizeof libs - 60; l = kg_xml_next(l))
-            if (!strncmp(cd_tag(l), "library_", 8))
-                len += (size_t)snprintf(libs + len, sizeof libs - len, "%s%s", len ? ", " : "", cd_tag(l));
-        kg_diag_add(c->d, KG_ERROR, "collada.no_kinematics", c->file, cd_line_of(root), "COLLADA",
-                    "no kinematics model in this COLLADA %s file (it holds %s); skeletons and skins (COLLADA 1.4) "
-                    "are not read yet",
-                    version ? version : "?", len ? libs : "no libraries");
-        return NULL;
-    }
+    if (!ch.kmodel) return cd_import_node_tree(c, root, motion); /* skeletons, scenes */
     /* a kinematics model's own <asset><unit> overrides the file's */
     xmlNodePtr kasset = kg_xml_child(ch.kmodel, "asset"), kunit = kasset ? kg_xml_child(kasset, "unit") : NULL;
     if (kunit && kg_xml_attr(&c->x, kunit, "meter")) kg_parse_doubles(kg_xml_attr(&c->x, kunit, "meter"), &c->unit, 1);
@@ -960,11 +949,13 @@ static kg_model *import_doc(cd *c) {
     return kg_builder_finish(c->b);
 }
 
-kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_diags *d) {
+kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_motion **motion,
+                            kg_diags *d) {
+    if (motion) *motion = NULL;
     cd c = {.file = file, .d = d, .o = o};
     kg_strmap_init(&c.ids);
     kg_model *m = NULL;
-    if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c);
+    if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c, motion);
     kg_xml_close(&c.x);
     kg_strmap_free(&c.ids);
     free(c.idnodes);

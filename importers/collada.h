@@ -1,6 +1,8 @@
 /* Shared by the files of the COLLADA importer (not a public interface):
  *   collada.c        the document, kinematics models, articulated systems, physics
  *   collada_scene.c  visual scenes: geometry and materials bound to links
+ *   collada_skeleton.c  node trees (COLLADA 1.4 skeletons, static scenes) and
+ *                    their animations as a model and a motion
  * See collada.c for the conventions. */
 #ifndef KG_IMPORTERS_COLLADA_H
 #define KG_IMPORTERS_COLLADA_H
@@ -97,13 +99,27 @@ void cd_read_pose(cd *c, xmlNodePtr n, pose *out);
 int cd_pose_split(const pose *a, pose *rigid, double scale[3]);
 
 /* collada_scene.c */
+/* The visual scene the <scene> instantiates, else the first; NULL if none. */
+xmlNodePtr cd_visual_scene(cd *c, xmlNodePtr root);
+
 /* Visual geometry and materials of the links, from the visual scene's nodes
  * (a node named like a link is that link's; geometry in other nodes goes to the
  * nearest link above). */
 void cd_read_visual_scene(cd *c, xmlNodePtr root);
-/* A <geometry> instanced by a link: adds the geom (exact primitive or mesh
- * reference from kinegraph's extra, else the geometry inside this file). at is
- * the instance's frame in the link frame, with scale. Returns the geom or NULL. */
-kg_geom *cd_add_geometry(cd *c, xmlNodePtr instance, kg_link *L, kg_geom_role role, const pose *at, const char *name);
+/* The <geometry> at url, instanced by a link (inst: the element that does it,
+ * for diagnostics): adds the geom (exact primitive or mesh reference from
+ * kinegraph's extra, else the geometry inside this file). at is the instance's
+ * frame in the link frame, with scale. Returns the geom or NULL. */
+kg_geom *cd_add_geometry(cd *c, const char *url, xmlNodePtr inst, kg_link *L, kg_geom_role role, const pose *at,
+                         const char *name);
+/* Sets g's material: kinegraph's extra on <node>, else the <bind_material> in
+ * inst (unless url, the geometry, is kinegraph's). */
+void cd_bind_material(cd *c, xmlNodePtr node, xmlNodePtr inst, const char *url, kg_geom *g);
+
+/* collada_skeleton.c */
+/* A file without a kinematics model: its visual scene's node tree as a model
+ * (JOINT nodes and animated nodes move, as free joints), its animation (the
+ * first clip, if there are clips) as the motion. */
+kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion);
 
 #endif

@@ -80,11 +80,11 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-kg_geom *cd_add_geometry(cd *c, xmlNodePtr inst, kg_link *L, kg_geom_role role, const pose *at, const char *name) {
-    const char *url = kg_xml_attr(&c->x, inst, "url");
+kg_geom *cd_add_geometry(cd *c, const char *url, xmlNodePtr inst, kg_link *L, kg_geom_role role, const pose *at,
+                         const char *name) {
     xmlNodePtr geo = cd_by_url(c, url);
     if (!geo || !kg_xml_is(geo, "geometry")) {
-        cd_diag(c, KG_WARNING, "collada.bad_ref", inst, "<instance_geometry url='%s'> names no geometry; ignored%s", url, NULL);
+        cd_diag(c, KG_WARNING, "collada.bad_ref", inst, "<%s> names no geometry ('%s'); ignored", cd_tag(inst), url);
         return NULL;
     }
     pose rigid;
@@ -158,12 +158,12 @@ kg_geom *cd_add_geometry(cd *c, xmlNodePtr inst, kg_link *L, kg_geom_role role, 
 
 /* The geom's material: kinegraph's node extra when the geometry is kinegraph's
  * (a mesh's own materials are then the mesh file's), else the first binding. */
-static void bind_material(cd *c, xmlNodePtr node, xmlNodePtr inst, kg_geom *g) {
+void cd_bind_material(cd *c, xmlNodePtr node, xmlNodePtr inst, const char *url, kg_geom *g) {
     xmlNodePtr t = kinegraph_technique(c, node), m = t ? kg_xml_child(t, "material") : NULL;
     kg_material *made = NULL;
     if (m) {
         made = material(c, cd_by_url(c, kg_xml_attr(&c->x, m, "url")));
-    } else if (!kinegraph_technique(c, cd_by_url(c, kg_xml_attr(&c->x, inst, "url")))) {
+    } else if (!kinegraph_technique(c, cd_by_url(c, url))) {
         xmlNodePtr bm = kg_xml_child(inst, "bind_material");
         xmlNodePtr tc = bm ? kg_xml_child(bm, "technique_common") : NULL;
         xmlNodePtr im = tc ? kg_xml_child(tc, "instance_material") : NULL;
@@ -207,8 +207,9 @@ static void walk_node(cd *c, walk *w, xmlNodePtr node, const char *inst_name, in
                 if (!w->outside++) w->first_outside = k;
                 continue;
             }
-            kg_geom *g = cd_add_geometry(c, k, c->links[cur].link, KG_VISUAL, &here, holder);
-            if (g) bind_material(c, node, k, g);
+            const char *url = kg_xml_attr(&c->x, k, "url");
+            kg_geom *g = cd_add_geometry(c, url, k, c->links[cur].link, KG_VISUAL, &here, holder);
+            if (g) cd_bind_material(c, node, k, url, g);
         } else if (kg_xml_is(k, "node")) {
             walk_node(c, w, k, NULL, cur, &here, depth + 1);
         } else if (kg_xml_is(k, "instance_node")) {
@@ -221,7 +222,7 @@ static void walk_node(cd *c, walk *w, xmlNodePtr node, const char *inst_name, in
 }
 
 /* The visual scene the <scene> instantiates, else the first. */
-static xmlNodePtr visual_scene(cd *c, xmlNodePtr root) {
+xmlNodePtr cd_visual_scene(cd *c, xmlNodePtr root) {
     xmlNodePtr scene = kg_xml_child(root, "scene");
     xmlNodePtr ivs = scene ? kg_xml_child(scene, "instance_visual_scene") : NULL;
     xmlNodePtr vs = ivs ? cd_by_url(c, kg_xml_attr(&c->x, ivs, "url")) : NULL;
@@ -239,7 +240,7 @@ void cd_read_visual_scene(cd *c, xmlNodePtr root) {
         xmlNodePtr t = kg_xml_is(m, "material") ? kinegraph_technique(c, m) : NULL;
         if (t && kg_xml_child(t, "model_material")) material(c, m);
     }
-    xmlNodePtr vs = visual_scene(c, root);
+    xmlNodePtr vs = cd_visual_scene(c, root);
     if (!vs) return;
     walk w = {0, NULL};
     pose id;

@@ -11,8 +11,11 @@
  * count may reserve. *motion receives the frames. */
 kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load_options *o, kg_motion **motion,
                         kg_diags *d);
-/* COLLADA 1.5 kinematics (buf: the .dae document, read from a .zae if need be). */
-kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_diags *d);
+/* COLLADA: 1.5 kinematics, or a node tree with animations (buf: the .dae
+ * document, read from a .zae if need be). *motion (may be NULL) receives the
+ * animation, or NULL. */
+kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_motion **motion,
+                            kg_diags *d);
 kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg_load_options *o,
                          kg_diags *d);
 

@@ -74,7 +74,11 @@ static void exercise(const char *name, const char *buf, size_t len) {
     kg_diags_clear(&d);
 }
 
-static const char *const tokens[] = {"<attachment_start joint='kmodel1/joint0'>", "<link sid='x'>", "</link>",
+static const char *const tokens[] = {"<instance_node url='#Armature'/>", "target='Bone/transform(3)(9)'",
+                                     "<float_array id='a' count='99999999999'>", "type='JOINT'", "<skew>1 2</skew>",
+                                     "<Name_array count='2'>BEZIER HERMITE</Name_array>", "stride='0'", "<scale>0 0 0</scale>",
+                                     "<matrix sid='transform'>1 0 0</matrix>", "<animation_clip start='5' end='-1'>",
+                                     "<attachment_start joint='kmodel1/joint0'>", "<link sid='x'>", "</link>",
                                      "<revolute sid='a'><axis>0 0 0</axis></revolute>", "<math><apply><divide/>",
                                      "<csymbol>kmodel1/joint0</csymbol>", "<cn>1e400</cn>", "url='#kmodel1'",
                                      "<instance_formula url='#'/>", "{", "}", "JOINT x\n{\n", "End Site", "OFFSET 1 2", "CHANNELS 7 ",
@@ -221,6 +225,9 @@ static void test_mutated_collada(void **state) {
         "collada/khronos_cts/library_kinematics_model/kinematics_model/technique_common/link/attachment_end/attachment_end.dae",
         "collada/khronos_cts/library_joints/joint/compound_joint/compound_joint.dae",
         "collada/pycollada/wam.dae",
+        "collada/blender_skinned/leg-with-control-bones.dae",
+        "collada/assimp_tests/box_nested_animation.dae",
+        "collada/khronos_cts/library_nodes/node/JointsInLN/JointsInLN.dae",
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char path[4096];

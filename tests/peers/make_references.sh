@@ -5,7 +5,10 @@
 #                              (kg_kdl_reference) at the zero pose and two random joint
 #                              vectors (seed 20261122);
 #  tests/reference/bvh/*.json  every node's world pose in assimp's BVH import at the
-#                              first, middle and last frame (kg_assimp_bvh_reference).
+#                              first, middle and last frame (kg_assimp_bvh_reference);
+#  tests/reference/collada/*.json  every node's world pose in assimp's import of each
+#                              animated COLLADA file at the first, middle and last key
+#                              of its first channel (kg_assimp_collada_reference).
 # Run after ./setup.sh (which builds the programs in build/tests/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,3 +48,20 @@ for f in samples/walk.bvh tests/data/bvh/*.bvh; do
     "$agen" "$f" "@source/$f" auto >"$out/bvh/source_$(basename "$f" .bvh).json" && n=$((n + 1))
 done
 echo "wrote $n BVH reference files to $out/bvh"
+
+cgen=build/tests/kg_assimp_collada_reference
+[ -x "$cgen" ] || { echo "build $cgen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/collada"
+rm -f "$out/collada"/*.json
+n=0
+while IFS= read -r -d '' f; do
+    rel="${f#"$data"/}"
+    label=$(basename "$f" | sed 's#\.[^.]*$##; s#[^A-Za-z0-9_.-]#_#g')
+    if "$cgen" "$f" "$rel" >"$out/collada/$label.json" 2>/dev/null; then
+        n=$((n + 1))
+    else
+        echo "skipped (no animation the peer can read): $rel" >&2
+        rm -f "$out/collada/$label.json"
+    fi
+done < <(grep -rlZ --include='*.dae' --include='*.DAE' '<animation' "$data/collada" | sort -z)
+echo "wrote $n COLLADA animation reference files to $out/collada"
