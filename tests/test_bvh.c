@@ -118,15 +118,10 @@ static void test_mixed_rotation_orders(void **state) {
 /* ---- FK against assimp ----------------------------------------------------------- */
 
 static double compare_reference(const char *ref_path, const char *data, int *ncompared) {
-    json_error_t err;
-    json_t *ref = json_load_file(ref_path, 0, &err);
-    if (!ref) fail_msg("%s: %s", ref_path, err.text);
-    const char *file = json_string_value(json_object_get(ref, "file"));
     char path[4096];
-    if (!kg_test_reference_file(file, data, path, sizeof path)) {
-        json_decref(ref);
-        return 0;
-    }
+    const char *file;
+    json_t *ref = kg_test_open_reference(ref_path, data, path, sizeof path, &file);
+    if (!ref) return 0;
     /* assimp drops the channel values of joints with position channels but not six
      * (it keeps their OFFSET): our own test file has one, compared separately */
     int known_wrong = strstr(file, "position_channels") != NULL;
@@ -144,25 +139,14 @@ static double compare_reference(const char *ref_path, const char *data, int *nco
         json_t *nodes = json_object_get(fr, "nodes");
         const char *name;
         json_t *nd;
-        double scale = 1; /* the figure's size: the largest coordinate in this frame */
-        json_object_foreach(nodes, name, nd) for (int a = 0; a < 3; a++) scale =
-            fmax(scale, fabs(json_number_value(json_array_get(json_object_get(nd, "position"), (size_t)a))));
+        double scale = kg_test_frame_scale(nodes); /* the figure's size */
         json_object_foreach(nodes, name, nd) {
             char ours[600];
             if (strncmp(name, "EndSite_", 8) == 0) snprintf(ours, sizeof ours, "%s_End", name + 8);
             else snprintf(ours, sizeof ours, "%s", name);
             int i = kg_model_link(m, ours);
             if (i < 0) fail_msg("%s: no link %s", file, ours);
-            double e = 0;
-            for (int a = 0; a < 3; a++) {
-                double ref_p = json_number_value(json_array_get(json_object_get(nd, "position"), (size_t)a));
-                e = fmax(e, fabs(kd->link_pos[3 * i + a] - ref_p) / scale);
-                for (int b = 0; b < 3; b++) {
-                    double rr = json_number_value(
-                        json_array_get(json_array_get(json_object_get(nd, "rotation"), (size_t)a), (size_t)b));
-                    e = fmax(e, fabs(kd->link_rot[9 * i + 3 * a + b] - rr));
-                }
-            }
+            double e = kg_test_pose_error(kd, i, nd, scale);
             if (known_wrong) continue;
             if (e > 1e-6) fail_msg("%s frame %d link %s: differs from assimp by %.3g", file, (int)k, ours, e);
             worst = fmax(worst, e);

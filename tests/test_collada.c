@@ -450,15 +450,10 @@ static void test_refused_not_crashed(void **state) {
 /* ---- skeletons and animations against assimp --------------------------------------- */
 
 static double compare_animation(const char *ref_path, const char *data, int *ncompared) {
-    json_error_t err;
-    json_t *ref = json_load_file(ref_path, 0, &err);
-    if (!ref) fail_msg("%s: %s", ref_path, err.text);
-    const char *file = json_string_value(json_object_get(ref, "file"));
     char path[4096];
-    if (!kg_test_reference_file(file, data, path, sizeof path)) {
-        json_decref(ref);
-        return 0;
-    }
+    const char *file;
+    json_t *ref = kg_test_open_reference(ref_path, data, path, sizeof path, &file);
+    if (!ref) return 0;
     kg_diags d;
     kg_diags_init(&d);
     kg_motion *mo = NULL;
@@ -477,22 +472,12 @@ static double compare_animation(const char *ref_path, const char *data, int *nco
         kg_fk(m, kd);
         json_t *nodes = json_object_get(fr, "nodes"), *nd;
         const char *name;
-        double scale = 1;
-        json_object_foreach(nodes, name, nd) for (int a = 0; a < 3; a++) scale =
-            fmax(scale, fabs(json_number_value(json_array_get(json_object_get(nd, "position"), (size_t)a))));
+        double scale = kg_test_frame_scale(nodes);
         int compared = 0;
         json_object_foreach(nodes, name, nd) {
             int i = kg_model_link(m, name);
             if (i < 0) continue; /* geometry nodes, cameras: not links */
-            double e = 0;
-            for (int a = 0; a < 3; a++) {
-                double rp = json_number_value(json_array_get(json_object_get(nd, "position"), (size_t)a));
-                e = fmax(e, fabs(kd->link_pos[3 * i + a] - rp) / scale);
-                for (int b = 0; b < 3; b++) {
-                    double rr = json_number_value(json_array_get(json_array_get(json_object_get(nd, "rotation"), (size_t)a), (size_t)b));
-                    e = fmax(e, fabs(kd->link_rot[9 * i + 3 * a + b] - rr));
-                }
-            }
+            double e = kg_test_pose_error(kd, i, nd, scale);
             /* assimp turns angles into rotations in single precision: a box spun through 64
              * turns (anims_with_full_rotations_between_keys) is 4e-5 rad off there */
             if (e > 1e-4) fail_msg("%s at %g s: link %s differs from assimp by %.3g", file, t, name, e);

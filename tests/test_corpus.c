@@ -253,15 +253,10 @@ static void compare_sample(const kg_model *m, kg_data *d, json_t *sample, const 
 }
 
 static int compare_reference(const char *ref_path, const char *data) {
-    json_error_t err;
-    json_t *ref = json_load_file(ref_path, 0, &err);
-    if (!ref) fail_msg("%s: %s", ref_path, err.text);
-    const char *file = json_string_value(json_object_get(ref, "file"));
     char path[4096];
-    if (!kg_test_reference_file(file, data, path, sizeof path)) {
-        json_decref(ref);
-        return 0;
-    }
+    const char *file;
+    json_t *ref = kg_test_open_reference(ref_path, data, path, sizeof path, &file);
+    if (!ref) return 0;
     kg_diags d;
     kg_model *m = load(path, &d);
     if (!m) fail_msg("%s does not load", path);

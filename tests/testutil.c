@@ -49,3 +49,37 @@ int kg_test_reference_file(const char *file, const char *data, char *path, size_
     else return 0;
     return 1;
 }
+
+json_t *kg_test_open_reference(const char *ref_path, const char *data, char *path, size_t size, const char **file) {
+    json_error_t err;
+    json_t *ref = json_load_file(ref_path, 0, &err);
+    if (!ref) fail_msg("%s: %s", ref_path, err.text);
+    *file = json_string_value(json_object_get(ref, "file"));
+    if (!*file) fail_msg("%s: no \"file\"", ref_path);
+    if (!kg_test_reference_file(*file, data, path, size)) {
+        json_decref(ref);
+        return NULL;
+    }
+    return ref;
+}
+
+double kg_test_frame_scale(json_t *nodes) {
+    const char *name;
+    json_t *nd;
+    double scale = 1;
+    json_object_foreach(nodes, name, nd) for (int a = 0; a < 3; a++) scale =
+        fmax(scale, fabs(json_number_value(json_array_get(json_object_get(nd, "position"), (size_t)a))));
+    return scale;
+}
+
+double kg_test_pose_error(const kg_data *kd, int i, json_t *node, double scale) {
+    double e = 0;
+    json_t *pos = json_object_get(node, "position"), *rot = json_object_get(node, "rotation");
+    for (int a = 0; a < 3; a++) {
+        e = fmax(e, fabs(kd->link_pos[3 * i + a] - json_number_value(json_array_get(pos, (size_t)a))) / scale);
+        for (int b = 0; b < 3; b++)
+            e = fmax(e, fabs(kd->link_rot[9 * i + 3 * a + b] -
+                             json_number_value(json_array_get(json_array_get(rot, (size_t)a), (size_t)b))));
+    }
+    return e;
+}

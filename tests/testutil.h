@@ -11,6 +11,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "core/data.h"
 #include "core/diag.h"
 #include "core/model.h"
 
@@ -31,6 +34,14 @@ const char *kg_test_data_dir(void);
  * else under the corpus (data, which may be NULL). Returns 0 when the file
  * cannot be there (corpus absent). */
 int kg_test_reference_file(const char *file, const char *data, char *path, size_t size);
+/* A peer reference (tests/reference/...): its JSON, with *file its "file" and
+ * path the file itself; NULL when that file cannot be there (corpus absent). */
+json_t *kg_test_open_reference(const char *ref_path, const char *data, char *path, size_t size, const char **file);
+/* A reference frame's size: its largest position coordinate (at least 1). */
+double kg_test_frame_scale(json_t *nodes);
+/* How far link i's pose in kd is from a reference node {"position", "rotation"}:
+ * the largest position difference divided by scale, or rotation difference. */
+double kg_test_pose_error(const kg_data *kd, int i, json_t *node, double scale);
 /* Loads a model from a string (named `name` for diagnostics). */
 kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
 /* Number of diagnostics with this code (and at least this severity). */
