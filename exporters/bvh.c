@@ -1,12 +1,34 @@
-/* BVH exporter: the inverse of importers/bvh.c. The hierarchy, the channel
- * order per joint and the frame time come back as they were read; numbers are
- * written in the shortest form that reads back as the same double. OFFSETs are
- * the joints' origins plus the rest values of their position channels (the
- * importer moved the components a position channel covers there). */
+/* BVH exporter, from any model.
+ *
+ * A BVH node per link (virtual links of loops are left out). A joint BVH can
+ * hold as it is, a BVH importer's compound joint of x/y/z position channels
+ * followed by x/y/z rotation channels with no origin rotation, is written as
+ * it was read: same channels, same order, values from the motion. Every other
+ * joint (revolute, prismatic, free, fixed with a rotated origin, COLLADA
+ * bones, a robot's root) gets channels computed from forward kinematics at each
+ * frame: "Xposition Yposition Zposition" when it translates (the full local
+ * translation, as BVH importers read position channels; OFFSET is the rest
+ * translation) and three rotation channels when it rotates (Euler angles of
+ * the local rotation, in the order of the six whose middle angle stays
+ * farthest from 90 degrees over the motion, so no frame is near gimbal lock;
+ * kept continuous from frame to frame). The FK of
+ * the written file is the model's, frame by frame; what BVH cannot say about
+ * the joints (axes, limits) is in the ledger.
+ *
+ * The hierarchy's roots: when the model has a static world above its body
+ * (BVH and COLLADA skeletons) the world's children, each a ROOT; otherwise the
+ * root link itself, with six channels from the motion's base pose. A
+ * skeleton's fixed leaves are End Sites again (named when their name is not
+ * "<parent>_End", the name BVH importers give them); a robot's leaves are
+ * joints with an End Site at their origin added, since BVH joints must have
+ * children. Without a motion one frame at the rest pose is written.
+ * Numbers are written in the shortest form that reads back as the same double;
+ * the frame time is the motion's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 #include "formats/number.h"
@@ -21,94 +43,273 @@ static const char *channel(const kg_axis *ax) {
     return NULL;
 }
 
-static int check(const kg_model *m, kg_diags *d) {
-    if (m->link[0].geom_count || m->link[0].mass != 0 || m->nloop) {
-        kg_diag_add(d, KG_ERROR, "export.bvh_unsupported", m->source, 0, NULL,
-                    "only BVH skeletons can be written as BVH (a static root link, x/y/z channels)");
-        return -1;
+static int identity_rotation(const double r[9]) {
+    static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    return !memcmp(r, id, sizeof id);
+}
+
+/* A joint BVH holds as it is: channels along x/y/z, positions first, no origin rotation. */
+static int native(const kg_model *m, const kg_joint *J) {
+    if (J->type != KG_JOINT_COMPOUND || !identity_rotation(J->rot)) return 0;
+    for (int a = 0; a < J->naxis; a++) {
+        const kg_axis *ax = &m->axis[J->axis_first + a];
+        if (!channel(ax)) return 0;
+        if (a + 1 < J->naxis && ax->kind == KG_AXIS_ROTATION && m->axis[J->axis_first + a + 1].kind == KG_AXIS_TRANSLATION)
+            return 0;
     }
-    for (int j = 0; j < m->njoint; j++) {
-        const kg_joint *J = &m->joint[j];
-        int ok = J->type == KG_JOINT_FIXED || J->type == KG_JOINT_COMPOUND;
-        for (int a = 0; ok && a < J->naxis; a++) ok = channel(&m->axis[J->axis_first + a]) != NULL;
-        for (int a = 0; ok && a + 1 < J->naxis; a++) /* positions before rotations */
-            ok = !(m->axis[J->axis_first + a].kind == KG_AXIS_ROTATION &&
-                   m->axis[J->axis_first + a + 1].kind == KG_AXIS_TRANSLATION);
-        if (ok && J->type == KG_JOINT_FIXED && (J->rpy[0] || J->rpy[1] || J->rpy[2])) ok = 0;
-        if (ok && J->type == KG_JOINT_COMPOUND && (J->rpy[0] || J->rpy[1] || J->rpy[2])) ok = 0;
-        if (!ok) {
-            kg_diag_add(d, KG_ERROR, "export.bvh_unsupported", m->source, J->line, "joint",
-                        "joint '%s' (%s) cannot be written as BVH channels", J->name, kg_joint_type_name(J->type));
-            return -1;
+    return 1;
+}
+
+typedef struct bnode {
+    int link;
+    int native;      /* channels = the joint's axes */
+    int pos, rot;    /* else: computed position and rotation channels */
+    int order;       /* rotation channel order (orders[]), the one farthest from gimbal lock */
+    int end_site;    /* written as an End Site (no channels) */
+    int add_end;     /* a leaf joint: an End Site is added below it */
+} bnode;
+
+typedef struct bw {
+    const kg_model *m;
+    FILE *f;
+    const kg_motion *mo;
+    kg_data *kd;
+    bnode *nodes;    /* in the order written */
+    int n;
+} bw;
+
+static int is_leaf(const kg_model *m, int link) {
+    for (int c = link + 1; c < m->nlink; c++)
+        if (m->link[c].parent == link && m->link[c].real < 0) return 0;
+    return 1;
+}
+
+static int translates(const kg_model *m, const kg_joint *J) {
+    if (J->type == KG_JOINT_PRISMATIC || J->type == KG_JOINT_PLANAR || J->type == KG_JOINT_FLOATING) return 1;
+    for (int a = 0; J->type == KG_JOINT_COMPOUND && a < J->naxis; a++)
+        if (m->axis[J->axis_first + a].kind == KG_AXIS_TRANSLATION) return 1;
+    return 0;
+}
+
+static int rotates(const kg_model *m, const kg_joint *J) {
+    if (J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS || J->type == KG_JOINT_PLANAR ||
+        J->type == KG_JOINT_FLOATING || !identity_rotation(J->rot))
+        return 1;
+    for (int a = 0; J->type == KG_JOINT_COMPOUND && a < J->naxis; a++)
+        if (m->axis[J->axis_first + a].kind == KG_AXIS_ROTATION) return 1;
+    return 0;
+}
+
+/* Rotation channel orders: R = R_a(u) R_b(v) R_c(w) for (a, b, c). */
+static const int orders[6][3] = {{2, 0, 1}, {0, 1, 2}, {1, 2, 0}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}};
+
+/* sin of the middle angle of r in order o: near 1 is gimbal lock. */
+static double middle_sin(const double r[9], int o) {
+    const int *a = orders[o];
+    return fabs(r[3 * a[0] + a[2]]);
+}
+
+/* Euler angles (degrees) of r in order o, the solution nearest prev (NULL: the
+ * one nearest zero). For axes (i, j, k), with s = +1 when they are cyclic:
+ * sin v = s r_ik, u = atan2(-s r_jk, r_kk), w = atan2(-s r_ij, r_ii). */
+static void euler(const double r[9], int o, const double prev[3], double out[3]) {
+    const int i = orders[o][0], j = orders[o][1], k = orders[o][2];
+    double s = (j == (i + 1) % 3) ? 1 : -1;
+    double sv = fmax(-1, fmin(1, s * r[3 * i + k])), cv = sqrt(fmax(0, 1 - sv * sv)), u, v = atan2(sv, cv), w;
+    if (cv > 1e-12) {
+        u = atan2(-s * r[3 * j + k], r[3 * k + k]);
+        w = atan2(-s * r[3 * i + j], r[3 * i + i]);
+    } else { /* gimbal lock: keep w, the first axis takes the rest: R_a(u) = r R_c(w)^T R_b(v)^T */
+        w = prev ? prev[2] * KG_PI / 180 : 0;
+        double rb[9], rc[9], t[9], m[9], ax[3] = {0, 0, 0};
+        ax[j] = 1;
+        kg_rot_axis_angle(rb, ax, v);
+        ax[j] = 0;
+        ax[k] = 1;
+        kg_rot_axis_angle(rc, ax, w);
+        kg_mat3_mul_bt(t, r, rc);
+        kg_mat3_mul_bt(m, t, rb);
+        u = atan2(m[3 * ((i + 2) % 3) + (i + 1) % 3], m[3 * ((i + 1) % 3) + (i + 1) % 3]);
+    }
+    double sol[2][3] = {{u, v, w}, {u + KG_PI, KG_PI - v, w + KG_PI}}; /* both describe r */
+    double best = INFINITY;
+    for (int n = 0; n < 2; n++) {
+        double c[3], cost = 0;
+        for (int a = 0; a < 3; a++) {
+            c[a] = sol[n][a] * 180 / KG_PI;
+            c[a] += 360 * nearbyint(((prev ? prev[a] : 0) - c[a]) / 360); /* unwrapped next to the last frame */
+            cost += fabs(c[a] - (prev ? prev[a] : 0));
+        }
+        if (cost < best) {
+            best = cost;
+            memcpy(out, c, sizeof c);
         }
     }
-    return 0;
+}
+
+/* The link's pose in its parent's frame (the world's for a root). */
+static void local_pose(const kg_model *m, const kg_data *kd, int i, double r[9], double t[3]) {
+    int p = m->link[i].parent;
+    if (p < 0) {
+        kg_mat3_copy(r, kd->link_rot + 9 * i);
+        kg_vec3_copy(t, kd->link_pos + 3 * i);
+        return;
+    }
+    double dp[3];
+    for (int a = 0; a < 3; a++) dp[a] = kd->link_pos[3 * i + a] - kd->link_pos[3 * p + a];
+    kg_mat3_tvec(t, kd->link_rot + 9 * p, dp);
+    kg_mat3_mul_at(r, kd->link_rot + 9 * p, kd->link_rot + 9 * i);
+}
+
+/* Loads frame fr (or the rest pose) and runs FK. */
+static void pose_frame(const kg_model *m, const kg_motion *mo, int fr, kg_data *kd) {
+    if (mo) kg_motion_pose(mo, fr, kd);
+    else memcpy(kd->q, m->q_default, (size_t)m->nq * sizeof *kd->q);
+    kg_fk(m, kd); /* applies mimic couplings too */
 }
 
 static void indent(FILE *f, int depth) {
     for (int i = 0; i < depth; i++) fputc('\t', f);
 }
 
-static void write_node(const kg_model *m, FILE *f, int link, int depth) {
-    const kg_joint *J = &m->joint[m->link[link].joint];
-    int leaf = 1;
-    for (int c = link + 1; c < m->nlink; c++)
-        if (m->link[c].parent == link) leaf = 0;
-    double off[3];
-    kg_vec3_copy(off, J->pos);
-    for (int a = 0; a < J->naxis; a++) {
-        const kg_axis *ax = &m->axis[J->axis_first + a];
-        if (ax->kind == KG_AXIS_TRANSLATION)
-            for (int k = 0; k < 3; k++) off[k] += ax->rest * ax->dir[k];
-    }
+static void offset(FILE *f, int depth, const double off[3]) {
     char x[32], y[32], z[32];
+    indent(f, depth + 1);
+    fprintf(f, "OFFSET %s %s %s\n", kg_format_number(x, off[0]), kg_format_number(y, off[1]), kg_format_number(z, off[2]));
+}
+
+/* Writes the node of `link` (root: a ROOT with six channels from the base pose). */
+static void write_node(bw *w, int link, int depth, int root, kg_ledger *l) {
+    const kg_model *m = w->m;
+    FILE *f = w->f;
+    const kg_joint *J = link > 0 ? &m->joint[m->link[link].joint] : NULL;
+    bnode b = {link, 0, 0, 0, 0, 0, 0};
+    double off[3] = {0, 0, 0};
+    if (J) kg_vec3_copy(off, J->pos);
+    if (!root && m->root_body != 0 && J && J->type == KG_JOINT_FIXED && identity_rotation(J->rot) && is_leaf(m, link)) {
+        b.end_site = 1; /* a skeleton's leaf: an End Site, as BVH importers read them */
+    } else if (J && native(m, J) && !(root && J->nq == 0)) {
+        b.native = 1;
+        for (int a = 0; a < J->naxis; a++) { /* the importer moved position channels' OFFSET part to their rest */
+            const kg_axis *ax = &m->axis[J->axis_first + a];
+            if (ax->kind == KG_AXIS_TRANSLATION)
+                for (int k = 0; k < 3; k++) off[k] += ax->rest * ax->dir[k];
+        }
+    } else {
+        b.pos = root || translates(m, J);
+        b.rot = root || rotates(m, J);
+        if (b.rot) { /* the order whose middle angle stays farthest from 90 degrees over the motion */
+            double worst[6] = {0, 0, 0, 0, 0, 0}, r[9], t[3];
+            int nframes = w->mo ? w->mo->nframes : 1;
+            for (int fr = 0; fr < nframes; fr++) {
+                pose_frame(m, w->mo, fr, w->kd);
+                local_pose(m, w->kd, link, r, t);
+                for (int o = 0; o < 6; o++) worst[o] = fmax(worst[o], middle_sin(r, o));
+            }
+            for (int o = 1; o < 6; o++)
+                if (worst[o] < worst[b.order] - 1e-9) b.order = o;
+        }
+        if (J && J->type != KG_JOINT_FIXED)
+            kg_ledger_add(l, KG_APPROXIMATED, "joint", J->name, m->source, J->line,
+                          "%s joint written as BVH %s%s%s channels computed from its motion (its axis is not kept)",
+                          kg_joint_type_name(J->type), b.pos ? "position" : "", b.pos && b.rot ? " and " : "",
+                          b.rot ? "rotation" : "");
+    }
+    b.add_end = !b.end_site && !b.native && is_leaf(m, link); /* a BVH file's own leaf joints stay as they were */
+    w->nodes[w->n++] = b;
     indent(f, depth);
-    if (J->type == KG_JOINT_FIXED && leaf) fprintf(f, "End Site\n");
-    else fprintf(f, "%s %s\n", depth == 0 ? "ROOT" : "JOINT", m->link[link].name);
+    char end_name[600];
+    snprintf(end_name, sizeof end_name, "%s_End", J ? m->link[J->parent].name : "");
+    if (b.end_site && !strcmp(m->link[link].name, end_name)) fprintf(f, "End Site\n");
+    else if (b.end_site) fprintf(f, "End Site %s\n", m->link[link].name); /* the file named it */
+    else fprintf(f, "%s %s\n", root ? "ROOT" : "JOINT", m->link[link].name);
     indent(f, depth);
     fprintf(f, "{\n");
-    indent(f, depth + 1);
-    fprintf(f, "OFFSET %s %s %s\n", kg_format_number(x, off[0]), kg_format_number(y, off[1]),
-            kg_format_number(z, off[2]));
-    if (!(J->type == KG_JOINT_FIXED && leaf)) {
+    offset(f, depth, off);
+    if (!b.end_site) {
         indent(f, depth + 1);
-        fprintf(f, "CHANNELS %d", J->nq);
-        for (int c = 0; c < J->nq; c++)
-            for (int a = 0; a < J->naxis; a++)
-                if (m->axis[J->axis_first + a].coord == c) fprintf(f, " %s", channel(&m->axis[J->axis_first + a]));
+        if (b.native) {
+            fprintf(f, "CHANNELS %d", J->nq);
+            for (int c = 0; c < J->nq; c++)
+                for (int a = 0; a < J->naxis; a++)
+                    if (m->axis[J->axis_first + a].coord == c) fprintf(f, " %s", channel(&m->axis[J->axis_first + a]));
+        } else {
+            fprintf(f, "CHANNELS %d%s", 3 * (b.pos + b.rot), b.pos ? " Xposition Yposition Zposition" : "");
+            for (int a = 0; b.rot && a < 3; a++) fprintf(f, " %s", names[0][orders[b.order][a]]);
+        }
         fputc('\n', f);
     }
     for (int c = link + 1; c < m->nlink; c++)
-        if (m->link[c].parent == link) write_node(m, f, c, depth + 1);
+        if (m->link[c].parent == link && m->link[c].real < 0) write_node(w, c, depth + 1, 0, l);
+    if (b.add_end) {
+        double zero[3] = {0, 0, 0};
+        indent(f, depth + 1);
+        fprintf(f, "End Site\n");
+        indent(f, depth + 1);
+        fprintf(f, "{\n");
+        offset(f, depth + 1, zero);
+        indent(f, depth + 1);
+        fprintf(f, "}\n");
+        kg_ledger_add(l, KG_APPROXIMATED, "link", m->link[link].name, m->source, m->link[link].line,
+                      "BVH joints need children: an End Site at the origin of leaf '%s' is added", m->link[link].name);
+    }
     indent(f, depth);
     fprintf(f, "}\n");
 }
 
 int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
-                      kg_diags *d) {
-    if (check(m, d) != 0) return -1;
+                  kg_diags *d) {
     kg_ledger_model_only(m, l, "BVH");
+    bw w = {m, f, mo, kg_data_new(m), calloc((size_t)m->nlink + 1, sizeof(bnode)), 0};
     fprintf(f, "HIERARCHY\n");
-    for (int c = 1; c < m->nlink; c++)
-        if (m->link[c].parent == 0) write_node(m, f, c, 0);
-    /* coordinates are in topological order, which is the order written above */
-    char buf[32];
-    fprintf(f, "MOTION\nFrames: %d\nFrame Time: %s\n", mo ? mo->nframes : 0,
-            kg_format_number(buf, mo ? mo->frame_time : 1.0 / 30));
-    double *deg = NULL; /* per coordinate: 180/pi for angles, 1 for lengths */
-    if (mo && mo->nframes) {
-        deg = calloc((size_t)m->nq + 1, sizeof *deg);
-        for (int k = 0; k < m->nq; k++) deg[k] = 1;
-        for (int a = 0; a < m->nangle; a++) deg[m->angle_q[a]] = 180 / KG_PI;
+    if (m->root_body != 0) { /* a static world: its children are the hierarchies */
+        for (int c = 1; c < m->nlink; c++)
+            if (m->link[c].parent == 0 && m->link[c].real < 0) write_node(&w, c, 0, 1, l);
+    } else {
+        write_node(&w, 0, 0, 1, l);
     }
-    for (int fr = 0; mo && fr < mo->nframes; fr++) {
-        const double *q = mo->q + (size_t)fr * mo->nq;
-        for (int k = 0; k < m->nq; k++) {
-            fputs(kg_format_number(buf, q[k] * deg[k]), f);
-            fputc(k + 1 < m->nq ? ' ' : '\n', f);
+    int nframes = mo ? mo->nframes : 1;
+    if (!mo)
+        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
+                      "BVH needs a motion: one frame at the rest pose is written");
+    char buf[32];
+    fprintf(f, "MOTION\nFrames: %d\nFrame Time: %s\n", nframes, kg_format_number(buf, mo ? mo->frame_time : 1.0 / 30));
+    kg_data *kd = w.kd;
+    double *deg = calloc((size_t)m->nq + 1, sizeof *deg), *angles = calloc(3 * (size_t)w.n + 1, sizeof *angles);
+    for (int k = 0; k < m->nq; k++) deg[k] = 1;
+    for (int a = 0; a < m->nangle; a++) deg[m->angle_q[a]] = 180 / KG_PI;
+    for (int fr = 0; fr < nframes; fr++) {
+        pose_frame(m, mo, fr, kd);
+        int first = 1;
+        for (int k = 0; k < w.n; k++) {
+            const bnode *b = &w.nodes[k];
+            double v[6];
+            int nv = 0;
+            if (b->native) {
+                const kg_joint *J = &m->joint[m->link[b->link].joint];
+                for (int c = 0; c < J->nq; c++) v[nv++] = kd->q[J->qadr + c] * deg[J->qadr + c];
+            } else if (b->pos || b->rot) {
+                double r[9], t[3];
+                local_pose(m, kd, b->link, r, t);
+                if (b->pos) v[nv++] = t[0], v[nv++] = t[1], v[nv++] = t[2];
+                if (b->rot) {
+                    euler(r, b->order, fr ? angles + 3 * k : NULL, angles + 3 * k);
+                    v[nv++] = angles[3 * k], v[nv++] = angles[3 * k + 1], v[nv++] = angles[3 * k + 2];
+                }
+            }
+            for (int c = 0; c < nv; c++) {
+                if (!first) fputc(' ', f);
+                fputs(kg_format_number(buf, v[c]), f);
+                first = 0;
+            }
         }
-        if (m->nq == 0) fputc('\n', f);
+        fputc('\n', f);
     }
     free(deg);
+    free(angles);
+    free(w.nodes);
+    kg_data_free(kd);
+    (void)o;
+    (void)d;
     return ferror(f) ? -1 : 0;
 }

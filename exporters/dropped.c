@@ -26,9 +26,6 @@ void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target) {
         if (J->has_limit || J->has_dynamics || J->has_safety || J->calibration)
             kg_ledger_add(l, KG_DROPPED, "joint", J->name, f, J->line,
                           "%s cannot hold joint limits, dynamics, safety controllers or calibration", target);
-        if (!trajectory && J->type != KG_JOINT_FIXED && J->type != KG_JOINT_COMPOUND)
-            kg_ledger_add(l, KG_APPROXIMATED, "joint", J->name, f, J->line,
-                          "%s joint written as BVH channels", kg_joint_type_name(J->type));
     }
     for (int k = 0; k < m->nmimic; k++)
         kg_ledger_add(l, KG_DROPPED, "mimic", m->joint[m->mimic[k].follower].name, f, m->mimic[k].line,

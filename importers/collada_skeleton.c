@@ -649,7 +649,7 @@ static kg_motion *sample_motion(sk *s, const kg_model *m, const char **jname, do
         cd_diag(s->c, KG_INFO, "collada.resampled", NULL, "animation keys are not on one time grid; the motion samples "
                 "them every %s s%s", b, NULL);
     }
-    if (dt > 1.0 / 24) dt /= ceil(dt * 30 - 1e-3); /* sparse keys: at least 30 frames/s between them */
+    if (dt > 1.01 / 24) dt /= ceil(dt * 30 - 1e-3); /* sparse keys (not 24/s): at least 30 frames/s between them */
     if (dt < 1e-3) dt = 1e-3;
     double span = hi > lo ? hi - lo : 0;
     /* keys printed with few digits make uneven gaps: fit the grid to the whole

@@ -631,6 +631,108 @@ static void test_embedded_meshes_to_urdf(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- motion through other formats -------------------------------------------------- */
+
+/* A few frames of random joint values (unit quaternions for free joints). */
+static kg_motion *random_motion(const kg_model *m, int nframes) {
+    kg_motion *mo = kg_motion_new(m->nq, 0.04, (size_t)nframes);
+    for (int f = 0; f < nframes; f++) {
+        double *q = kg_motion_append(mo, NULL);
+        random_q(m, q);
+        for (int j = 0; j < m->njoint; j++) {
+            const kg_joint *J = &m->joint[j];
+            if (J->type != KG_JOINT_FLOATING) continue;
+            double *w = q + J->qadr + 3, n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2] + w[3] * w[3]);
+            for (int k = 0; k < 4; k++) w[k] /= n;
+        }
+    }
+    return mo;
+}
+
+/* Writes model and motion in a format and reads them back: every link of the
+ * source is in the result by name, at the same pose in every frame (1e-9 of
+ * the figure's size, rotations 1e-9). */
+static void motion_through(const char *path, const char *format,
+                           int (*writer)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *)) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *mo = NULL;
+    kg_model *a = kg_load_clip(path, NULL, &mo, &d);
+    if (!a) fail_msg("%s does not load", path);
+    if (!mo) mo = random_motion(a, 5);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    assert_int_equal(writer(a, mo, NULL, f, &l, &d), 0);
+    fclose(f);
+    kg_load_options o = {0};
+    o.format = format;
+    kg_motion *mo2 = NULL;
+    kg_diags d2;
+    kg_diags_init(&d2);
+    kg_model *b = kg_load_clip_buffer("through", buf, len, &o, &mo2, &d2);
+    if (!b || !mo2 || kg_diags_count(&d2, KG_ERROR)) {
+        kg_test_print_diags(&d2);
+        fail_msg("%s: the written %s does not read back with its motion", path, format);
+    }
+    assert_int_equal(mo2->nframes, mo->nframes);
+    KG_ASSERT_NEAR(mo2->frame_time, mo->frame_time, 1e-12);
+    kg_data *da = kg_data_new(a), *db = kg_data_new(b);
+    double worst = 0;
+    for (int fr = 0; fr < mo->nframes; fr++) {
+        kg_motion_pose(mo, fr, da);
+        kg_motion_pose(mo2, fr, db);
+        kg_fk(a, da);
+        kg_fk(b, db);
+        double scale = 1;
+        for (int i = 0; i < 3 * a->nlink; i++) scale = fmax(scale, fabs(da->link_pos[i]));
+        for (int i = 0; i < a->nlink; i++) {
+            if (a->link[i].real >= 0) continue;
+            int k = kg_model_link(b, a->link[i].name);
+            if (k < 0) {
+                if (i == 0 && a->root_body != 0) continue; /* a static world is the file's frame */
+                fail_msg("%s: link %s is not in the %s", path, a->link[i].name, format);
+            }
+            for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(da->link_pos[3 * i + c] - db->link_pos[3 * k + c]) / scale);
+            for (int c = 0; c < 9; c++) worst = fmax(worst, fabs(da->link_rot[9 * i + c] - db->link_rot[9 * k + c]));
+        }
+    }
+    if (worst > 1e-9) fail_msg("%s through %s: link poses differ by %g", path, format, worst);
+    printf("%s through %s: %d frames, %d links, worst %.1e\n", strrchr(path, '/') + 1, format, mo->nframes,
+           a->nlink - a->nloop, worst);
+    kg_data_free(da);
+    kg_data_free(db);
+    kg_ledger_clear(&l);
+    free(buf);
+    kg_motion_free(mo);
+    kg_motion_free(mo2);
+    kg_model_free(a);
+    kg_model_free(b);
+    kg_diags_clear(&d);
+    kg_diags_clear(&d2);
+}
+
+static void test_any_model_through_bvh(void **state) {
+    (void)state;
+    motion_through(KG_SOURCE_DIR "/samples/humanoid.urdf", "bvh", kg_export_bvh);
+    const char *data = kg_test_data_dir();
+    if (!data) return;
+    static const char *models[] = {
+        "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
+        "urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf",
+        "collada/openrave/zae/shadow-hand.zae",
+        "collada/blender_skinned/leg-with-control-bones.dae",
+        "collada/assimp_tests/anims_with_full_rotations_between_keys.DAE",
+    };
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", data, models[i]);
+        motion_through(path, "bvh", kg_export_bvh);
+    }
+}
+
 static void test_collada_loops(void **state) {
     (void)state;
     /* a loop survives URDF-model -> COLLADA (attachment_start/end) -> model, cut at the same joint */
@@ -777,6 +879,7 @@ int main(void) {
         cmocka_unit_test(test_collada_loops),
         cmocka_unit_test(test_collada_meshes_in_assimp),
         cmocka_unit_test(test_embedded_meshes_to_urdf),
+        cmocka_unit_test(test_any_model_through_bvh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
