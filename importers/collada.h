@@ -116,6 +116,32 @@ kg_geom *cd_add_geometry(cd *c, const char *url, xmlNodePtr inst, kg_link *L, kg
  * inst (unless url, the geometry, is kinegraph's). */
 void cd_bind_material(cd *c, xmlNodePtr node, xmlNodePtr inst, const char *url, kg_geom *g);
 
+/* collada_anim.c */
+typedef struct cd_channel {
+    xmlNodePtr el;     /* the transform element it drives */
+    int member;        /* -1: the whole element; else one of its values */
+    int stride, n;     /* values per key, keys */
+    double *t, *v;     /* key times (s), values as in the file (degrees, file lengths) */
+    int *interp;       /* per key */
+    double *tin, *tout; /* BEZIER control points, (time, value) per value, or NULL */
+} cd_channel;
+
+typedef struct cd_anim {
+    cd_channel *ch;
+    int nch;
+    double t0, t1;     /* the clip's range (t1 <= t0: none) */
+    int odd_interp;
+} cd_anim;
+
+/* The channels of the first animation clip, or of every animation. */
+void cd_read_animations(cd *c, xmlNodePtr root, cd_anim *a);
+void cd_anim_free(cd_anim *a);
+/* Value k of a channel at time t; a whole matrix (16 values) interpolated as viewers do. */
+double cd_channel_value(const cd_channel *ch, int k, double t);
+void cd_channel_matrix(const cd_channel *ch, double t, double out[16]);
+/* The frames to sample: returns their number, frame 0's time and the step. */
+int cd_anim_grid(cd *c, const cd_anim *a, double *start, double *step);
+
 /* collada_skeleton.c */
 /* A file without a kinematics model: its visual scene's node tree as a model
  * (JOINT nodes and animated nodes move, as free joints), its animation (the
