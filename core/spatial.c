@@ -147,3 +147,40 @@ void kg_mat3_orthonormalize(double r[9]) {
     for (int k = 0; k < 4; k++) q[k] /= n;
     kg_rot_from_quat(r, q);
 }
+
+/* For axes (i, j, k), s = +1 when they are cyclic: sin v = s r_ik,
+ * u = atan2(-s r_jk, r_kk), w = atan2(-s r_ij, r_ii). */
+void kg_rot_to_euler(const double r[9], const int axes[3], const double prev[3], double out[3]) {
+    const int i = axes[0], j = axes[1], k = axes[2];
+    double s = (j == (i + 1) % 3) ? 1 : -1;
+    double sv = fmax(-1, fmin(1, s * r[3 * i + k])), cv = sqrt(fmax(0, 1 - sv * sv)), u, v = atan2(sv, cv), w;
+    if (cv > 1e-12) {
+        u = atan2(-s * r[3 * j + k], r[3 * k + k]);
+        w = atan2(-s * r[3 * i + j], r[3 * i + i]);
+    } else { /* gimbal lock: keep w, the first axis takes the rest: R_a(u) = r R_c(w)^T R_b(v)^T */
+        w = prev ? prev[2] : 0;
+        double rb[9], rc[9], t[9], m[9], ax[3] = {0, 0, 0};
+        ax[j] = 1;
+        kg_rot_axis_angle(rb, ax, v);
+        ax[j] = 0;
+        ax[k] = 1;
+        kg_rot_axis_angle(rc, ax, w);
+        kg_mat3_mul_bt(t, r, rc);
+        kg_mat3_mul_bt(m, t, rb);
+        u = atan2(m[3 * ((i + 2) % 3) + (i + 1) % 3], m[3 * ((i + 1) % 3) + (i + 1) % 3]);
+    }
+    double sol[2][3] = {{u, v, w}, {u + KG_PI, KG_PI - v, w + KG_PI}}; /* both describe r */
+    double best = INFINITY;
+    for (int n = 0; n < 2; n++) {
+        double c[3], cost = 0;
+        for (int a = 0; a < 3; a++) {
+            double ref = prev ? prev[a] : 0;
+            c[a] = sol[n][a] + 2 * KG_PI * nearbyint((ref - sol[n][a]) / (2 * KG_PI));
+            cost += fabs(c[a] - ref);
+        }
+        if (cost < best) {
+            best = cost;
+            memcpy(out, c, sizeof c);
+        }
+    }
+}

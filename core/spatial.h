@@ -133,6 +133,10 @@ void kg_rot_from_quat(double r[9], const double q[4]);
 void kg_rot_to_quat(const double r[9], double q[4]);
 /* Rotation vector (axis * angle, angle in [0, pi]) of r: the matrix logarithm. */
 void kg_rot_log(const double r[9], double w[3]);
+/* Euler angles of r = R_a(u) R_b(v) R_c(w), axes = (a, b, c) distinct x/y/z
+ * indices: the solution of the two nearest prev (radians, each angle unwrapped
+ * next to it; NULL: nearest zero). At gimbal lock w keeps prev's value. */
+void kg_rot_to_euler(const double r[9], const int axes[3], const double prev[3], double out[3]);
 /* Replaces a nearly orthonormal matrix by a rotation close to it (through its quaternion). */
 void kg_mat3_orthonormalize(double r[9]);
 /* Angle of the rotation r, in [0, pi]. */

@@ -109,42 +109,13 @@ static double middle_sin(const double r[9], int o) {
     return fabs(r[3 * a[0] + a[2]]);
 }
 
-/* Euler angles (degrees) of r in order o, the solution nearest prev (NULL: the
- * one nearest zero). For axes (i, j, k), with s = +1 when they are cyclic:
- * sin v = s r_ik, u = atan2(-s r_jk, r_kk), w = atan2(-s r_ij, r_ii). */
+/* Euler angles (degrees) of r in order o, nearest prev (degrees, or NULL). */
 static void euler(const double r[9], int o, const double prev[3], double out[3]) {
-    const int i = orders[o][0], j = orders[o][1], k = orders[o][2];
-    double s = (j == (i + 1) % 3) ? 1 : -1;
-    double sv = fmax(-1, fmin(1, s * r[3 * i + k])), cv = sqrt(fmax(0, 1 - sv * sv)), u, v = atan2(sv, cv), w;
-    if (cv > 1e-12) {
-        u = atan2(-s * r[3 * j + k], r[3 * k + k]);
-        w = atan2(-s * r[3 * i + j], r[3 * i + i]);
-    } else { /* gimbal lock: keep w, the first axis takes the rest: R_a(u) = r R_c(w)^T R_b(v)^T */
-        w = prev ? prev[2] * KG_PI / 180 : 0;
-        double rb[9], rc[9], t[9], m[9], ax[3] = {0, 0, 0};
-        ax[j] = 1;
-        kg_rot_axis_angle(rb, ax, v);
-        ax[j] = 0;
-        ax[k] = 1;
-        kg_rot_axis_angle(rc, ax, w);
-        kg_mat3_mul_bt(t, r, rc);
-        kg_mat3_mul_bt(m, t, rb);
-        u = atan2(m[3 * ((i + 2) % 3) + (i + 1) % 3], m[3 * ((i + 1) % 3) + (i + 1) % 3]);
-    }
-    double sol[2][3] = {{u, v, w}, {u + KG_PI, KG_PI - v, w + KG_PI}}; /* both describe r */
-    double best = INFINITY;
-    for (int n = 0; n < 2; n++) {
-        double c[3], cost = 0;
-        for (int a = 0; a < 3; a++) {
-            c[a] = sol[n][a] * 180 / KG_PI;
-            c[a] += 360 * nearbyint(((prev ? prev[a] : 0) - c[a]) / 360); /* unwrapped next to the last frame */
-            cost += fabs(c[a] - (prev ? prev[a] : 0));
-        }
-        if (cost < best) {
-            best = cost;
-            memcpy(out, c, sizeof c);
-        }
-    }
+    double p[3];
+    if (prev)
+        for (int k = 0; k < 3; k++) p[k] = prev[k] * KG_PI / 180;
+    kg_rot_to_euler(r, orders[o], prev ? p : NULL, out);
+    for (int k = 0; k < 3; k++) out[k] *= 180 / KG_PI;
 }
 
 /* The link's pose in its parent's frame (the world's for a root). */

@@ -35,8 +35,12 @@
  *                     written and the scale, so a kinegraph reader gets them back
  *   visual primitives triangulated (COLLADA geometry has no primitives), the exact
  *                     primitive in <extra type="kinegraph">
- * Dropped (in the ledger): textures, motion (not written yet), meshes that cannot
- * be read (their geometry is empty but keeps the reference). */
+ *   motion            an animation per joint axis of the visual scene (degrees or
+ *                     lengths, LINEAR between frames; free joints as x, y, z and
+ *                     Euler angles about x, y, z, continuous), the base pose as
+ *                     the root node's matrix, and one animation clip
+ * Dropped (in the ledger): textures (kept in a kinegraph extra), meshes that
+ * cannot be read (their geometry is empty but keeps the reference). */
 #include <libxml/xmlwriter.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +48,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
@@ -64,6 +69,7 @@ typedef struct cw {
     cgeom *geoms;
     int ngeoms;
     int *geom_of; /* model geom -> index in geoms */
+    const kg_motion *mo;
     char *buf;    /* number arrays are built here */
     size_t cap;
 } cw;
@@ -617,6 +623,11 @@ static void geom_node_extra(cw *x, const kg_geom *G) {
 
 /* ---- kinematics ------------------------------------------------------------------ */
 
+static int naxes(cw *x, int j) {
+    axis_out a[6];
+    return axes_of(x, &x->m->joint[j], a, 0);
+}
+
 static void library_joints(cw *x) {
     const kg_model *m = x->m;
     start(x, "library_joints");
@@ -806,29 +817,33 @@ static void library_articulated_systems(cw *x) {
     attr(x, "sid", "as_k_ikm");
     text(x, "SIDREF", "as_k/ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++) {
-        snprintf(b, sizeof b, "as_k_j%d_axis0", j);
-        snprintf(r, sizeof r, "as_k/ikm/j%d/axis0", j);
-        start(x, "newparam");
-        attr(x, "sid", b);
-        text(x, "SIDREF", r);
-        end(x);
-    }
+    for (int j = 0; j < m->njoint; j++)
+        for (int k = 0; k < naxes(x, j); k++) {
+            snprintf(b, sizeof b, "as_k_j%d_axis%d", j, k);
+            snprintf(r, sizeof r, "as_k/ikm/j%d/axis%d", j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            text(x, "SIDREF", r);
+            end(x);
+        }
     end(x);
     start(x, "technique_common");
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
-        start(x, "axis_info");
-        attrf(x, "sid", "ai%d", j);
-        snprintf(b, sizeof b, "kmodel/j%d/axis0", j);
-        attr(x, "axis", b);
-        start(x, "active");
-        text(x, "bool", J->type != KG_JOINT_FIXED && J->mimic < 0 ? "true" : "false");
-        end(x);
-        start(x, "locked");
-        text(x, "bool", J->type == KG_JOINT_FIXED ? "true" : "false");
-        end(x);
-        end(x);
+        for (int k = 0; k < naxes(x, j); k++) {
+            start(x, "axis_info");
+            snprintf(b, sizeof b, "ai%d_%d", j, k);
+            attr(x, "sid", b);
+            snprintf(b, sizeof b, "kmodel/j%d/axis%d", j, k);
+            attr(x, "axis", b);
+            start(x, "active");
+            text(x, "bool", J->type != KG_JOINT_FIXED && J->mimic < 0 ? "true" : "false");
+            end(x);
+            start(x, "locked");
+            text(x, "bool", J->type == KG_JOINT_FIXED ? "true" : "false");
+            end(x);
+            end(x);
+        }
     }
     start(x, "frame_origin");
     attr(x, "link", "kmodel/l0");
@@ -850,33 +865,39 @@ static void library_articulated_systems(cw *x) {
     attr(x, "sid", "as_m_ikm");
     text(x, "SIDREF", "as_k/as_k_ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++) {
-        snprintf(b, sizeof b, "as_m_j%d_axis0", j);
-        snprintf(r, sizeof r, "as_k/as_k_j%d_axis0", j);
-        start(x, "newparam");
-        attr(x, "sid", b);
-        text(x, "SIDREF", r);
-        end(x);
-    }
+    for (int j = 0; j < m->njoint; j++)
+        for (int k = 0; k < naxes(x, j); k++) {
+            snprintf(b, sizeof b, "as_m_j%d_axis%d", j, k);
+            snprintf(r, sizeof r, "as_k/as_k_j%d_axis%d", j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            text(x, "SIDREF", r);
+            end(x);
+        }
     end(x);
     start(x, "technique_common");
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (isnan(J->velocity) && isnan(J->acceleration)) continue;
-        start(x, "axis_info");
-        attrf(x, "axis", "as_k/ai%d", j);
-        double s = J->type == KG_JOINT_PRISMATIC ? 1 : 180 / KG_PI;
-        if (!isnan(J->velocity)) {
-            start(x, "speed");
-            num(x, "float", J->velocity * s);
+        axis_out a[6];
+        int n = axes_of(x, J, a, 0);
+        for (int k = 0; k < n; k++) { /* the joint's speed on each of its axes */
+            start(x, "axis_info");
+            snprintf(b, sizeof b, "as_k/ai%d_%d", j, k);
+            attr(x, "axis", b);
+            double s = a[k].prismatic ? 1 : 180 / KG_PI;
+            if (!isnan(J->velocity)) {
+                start(x, "speed");
+                num(x, "float", J->velocity * s);
+                end(x);
+            }
+            if (!isnan(J->acceleration)) {
+                start(x, "acceleration");
+                num(x, "float", J->acceleration * s);
+                end(x);
+            }
             end(x);
         }
-        if (!isnan(J->acceleration)) {
-            start(x, "acceleration");
-            num(x, "float", J->acceleration * s);
-            end(x);
-        }
-        end(x);
     }
     end(x);
     end(x);
@@ -897,19 +918,20 @@ static void library_kinematics_scenes(cw *x) {
     attr(x, "sid", "ks_ikm");
     text(x, "SIDREF", "as_m/as_m_ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++) {
-        snprintf(b, sizeof b, "ks_j%d_axis0", j);
-        snprintf(r, sizeof r, "as_m/as_m_j%d_axis0", j);
-        start(x, "newparam");
-        attr(x, "sid", b);
-        text(x, "SIDREF", r);
-        end(x);
-        snprintf(b, sizeof b, "ks_j%d_value", j);
-        start(x, "newparam");
-        attr(x, "sid", b);
-        num(x, "float", 0);
-        end(x);
-    }
+    for (int j = 0; j < m->njoint; j++)
+        for (int k = 0; k < naxes(x, j); k++) {
+            snprintf(b, sizeof b, "ks_j%d_axis%d", j, k);
+            snprintf(r, sizeof r, "as_m/as_m_j%d_axis%d", j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            text(x, "SIDREF", r);
+            end(x);
+            snprintf(b, sizeof b, "ks_j%d_value%d", j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            num(x, "float", 0);
+            end(x);
+        }
     end(x);
     end(x);
     end(x);
@@ -923,6 +945,12 @@ static void visual_node(cw *x, int i) {
     attrf(x, "id", "n%d", i);
     attr(x, "name", m->link[i].name);
     attrf(x, "sid", "n%d", i);
+    if (i == 0 && x->mo && x->mo->base) { /* the motion moves the root: its base pose, animated */
+        xmlTextWriterStartElement(x->w, BAD_CAST "matrix");
+        attr(x, "sid", "base");
+        xmlTextWriterWriteString(x->w, BAD_CAST "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1");
+        end(x);
+    }
     if (i > 0) {
         const kg_joint *J = &m->joint[m->link[i].joint];
         pose_elements(x, J->pos, J->rot);
@@ -1100,6 +1128,192 @@ static void library_physics(cw *x) {
     end(x);
 }
 
+/* ---- animation ------------------------------------------------------------------------ */
+
+/* One animation: a sampler over the frame times and a channel to target. */
+static void animation(cw *x, const char *id, const char *target, const double *times, const double *values, int nframes,
+                      int stride) {
+    char sid[96], url[128];
+    static const char *const xyz[3] = {"X", "Y", "Z"};
+    start(x, "animation");
+    attr(x, "id", id);
+    for (int s = 0; s < 3; s++) { /* input, output, interpolation */
+        snprintf(sid, sizeof sid, "%s_%s", id, s == 0 ? "input" : s == 1 ? "output" : "interp");
+        start(x, "source");
+        attr(x, "id", sid);
+        char arr[110];
+        snprintf(arr, sizeof arr, "%s_array", sid);
+        int n = s == 1 ? nframes * stride : nframes;
+        if (s < 2) {
+            float_array(x, arr, s == 0 ? times : values, n, 0);
+        } else {
+            size_t len = 0;
+            for (int k = 0; k < nframes; k++) {
+                char *o = reserve(x, len, 8);
+                if (!o) break;
+                memcpy(o, k ? " LINEAR" : "LINEAR", k ? 7 : 6);
+                len += k ? 7 : 6;
+            }
+            if (reserve(x, len, 1)) x->buf[len] = 0;
+            start(x, "Name_array");
+            attr(x, "id", arr);
+            attrf(x, "count", "%d", nframes);
+            xmlTextWriterWriteRaw(x->w, BAD_CAST x->buf);
+            end(x);
+        }
+        start(x, "technique_common");
+        start(x, "accessor");
+        snprintf(url, sizeof url, "#%s", arr);
+        attr(x, "source", url);
+        attrf(x, "count", "%d", nframes);
+        attrf(x, "stride", "%d", s == 1 ? stride : 1);
+        for (int k = 0; k < (s == 1 ? stride : 1); k++) {
+            start(x, "param");
+            if (s == 1 && stride == 3) attr(x, "name", xyz[k]);
+            else if (s == 1 && stride == 16) attr(x, "name", "TRANSFORM");
+            else attr(x, "name", s == 0 ? "TIME" : s == 1 ? "VALUE" : "INTERPOLATION");
+            attr(x, "type", s == 2 ? "name" : s == 1 && stride == 16 ? "float4x4" : "float");
+            end(x);
+            if (stride == 16 && s == 1) break;
+        }
+        end(x);
+        end(x);
+        end(x);
+    }
+    snprintf(sid, sizeof sid, "%s_sampler", id);
+    start(x, "sampler");
+    attr(x, "id", sid);
+    static const char *const sem[3] = {"INPUT", "OUTPUT", "INTERPOLATION"};
+    static const char *const suffix[3] = {"input", "output", "interp"};
+    for (int s = 0; s < 3; s++) {
+        start(x, "input");
+        attr(x, "semantic", sem[s]);
+        snprintf(url, sizeof url, "#%s_%s", id, suffix[s]);
+        attr(x, "source", url);
+        end(x);
+    }
+    end(x);
+    start(x, "channel");
+    snprintf(url, sizeof url, "#%s", sid);
+    attr(x, "source", url);
+    attr(x, "target", target);
+    end(x);
+    end(x);
+}
+
+/* The values of joint J's written axes (COLLADA units) in the pose kd; euler:
+ * a free joint's angles (radians), the last frame's in (unless first) and this
+ * frame's out, so they stay continuous. */
+static void axis_values(const kg_model *m, const kg_joint *J, const kg_data *kd, const axis_out *a, int n, double *euler,
+                        int first, double *out) {
+    const double *q = kd->q + J->qadr;
+    switch (J->type) {
+    case KG_JOINT_FLOATING: { /* x, y, z, then rotations about x, y, z in turn */
+        double r[9], e[3];
+        static const int xyz[3] = {0, 1, 2};
+        kg_rot_from_quat(r, q + 3);
+        kg_rot_to_euler(r, xyz, first ? NULL : euler, e);
+        memcpy(euler, e, sizeof e);
+        for (int k = 0; k < 3; k++) out[k] = q[k], out[3 + k] = e[k] * 180 / KG_PI;
+        return;
+    }
+    case KG_JOINT_COMPOUND:
+        for (int k = 0; k < n; k++) {
+            const kg_axis *ax = &m->axis[J->axis_first + k];
+            out[k] = q[ax->coord] * (ax->kind == KG_AXIS_ROTATION ? 180 / KG_PI : 1);
+        }
+        return;
+    default: /* revolute, continuous, prismatic; planar: two lengths and an angle */
+        for (int k = 0; k < n; k++) out[k] = q[k] * (a[k].prismatic ? 1 : 180 / KG_PI);
+    }
+}
+
+/* Every moving joint's axes (and the base pose) animated over the motion, and
+ * one clip holding them all. */
+static void library_animations(cw *x, const kg_motion *mo) {
+    const kg_model *m = x->m;
+    int nf = mo->nframes;
+    if (nf == 0) return;
+    kg_data *kd = kg_data_new(m);
+    double *times = malloc((size_t)nf * sizeof *times);
+    double *vals = malloc((size_t)nf * 6 * sizeof *vals), *all = malloc((size_t)nf * 16 * sizeof *all);
+    for (int f = 0; f < nf; f++) times[f] = mo->start_time + f * mo->frame_time;
+    int nanim = 0;
+    char id[64], target[96];
+    start(x, "library_animations");
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->loop >= 0 || J->type == KG_JOINT_FIXED) continue;
+        axis_out a[6];
+        int n = axes_of(x, J, a, 0);
+        double euler[3] = {0, 0, 0};
+        for (int f = 0; f < nf; f++) {
+            kg_motion_pose(mo, f, kd);
+            kg_fk(m, kd); /* sets mimic followers */
+            axis_values(m, J, kd, a, n, euler, f == 0, vals + 6 * f);
+        }
+        for (int k = 0; k < n; k++) {
+            snprintf(id, sizeof id, "anim_j%d_axis%d", j, k);
+            double *v = all;
+            int stride = a[k].prismatic ? 3 : 1;
+            for (int f = 0; f < nf; f++)
+                for (int c = 0; c < stride; c++) v[stride * f + c] = stride == 3 ? a[k].dir[c] * vals[6 * f + k] : vals[6 * f + k];
+            snprintf(target, sizeof target, "n%d/j%d_axis%d%s", J->child, j, k, a[k].prismatic ? "" : ".ANGLE");
+            animation(x, id, target, times, v, nf, stride);
+            nanim++;
+        }
+    }
+    if (mo->base) {
+        for (int f = 0; f < nf; f++) {
+            const double *b = mo->base + 7 * (size_t)f;
+            double r[9];
+            kg_rot_from_quat(r, b + 3);
+            double *M = all + 16 * f;
+            for (int i = 0; i < 3; i++) {
+                for (int c = 0; c < 3; c++) M[4 * i + c] = r[3 * i + c];
+                M[4 * i + 3] = b[i];
+            }
+            M[12] = M[13] = M[14] = 0;
+            M[15] = 1;
+        }
+        animation(x, "anim_base", "n0/base", times, all, nf, 16);
+        nanim++;
+    }
+    end(x);
+    start(x, "library_animation_clips");
+    start(x, "animation_clip");
+    attr(x, "id", "motion");
+    char b[32];
+    attr(x, "start", kg_format_number(b, times[0]));
+    attr(x, "end", kg_format_number(b, times[nf - 1]));
+    for (int j = 0, k = 0; k < nanim; j++) { /* in the order written */
+        const kg_joint *J = j < m->njoint ? &m->joint[j] : NULL;
+        char url[64];
+        if (!J) {
+            start(x, "instance_animation");
+            attr(x, "url", "#anim_base");
+            end(x);
+            k++;
+            continue;
+        }
+        if (J->loop >= 0 || J->type == KG_JOINT_FIXED) continue;
+        axis_out a[6];
+        int n = axes_of(x, J, a, 0);
+        for (int c = 0; c < n; c++, k++) {
+            snprintf(url, sizeof url, "#anim_j%d_axis%d", j, c);
+            start(x, "instance_animation");
+            attr(x, "url", url);
+            end(x);
+        }
+    }
+    end(x);
+    end(x);
+    free(times);
+    free(vals);
+    free(all);
+    kg_data_free(kd);
+}
+
 static void scene(cw *x) {
     const kg_model *m = x->m;
     start(x, "scene");
@@ -1117,19 +1331,21 @@ static void scene(cw *x) {
     end(x);
     for (int j = 0; j < m->njoint; j++) {
         if (m->joint[j].loop >= 0) continue; /* no node: the virtual link is not drawn */
-        char t[64], p[64];
-        snprintf(t, sizeof t, "n%d/j%d_axis0", m->joint[j].child, j);
-        start(x, "bind_joint_axis");
-        attr(x, "target", t);
-        start(x, "axis");
-        snprintf(p, sizeof p, "ks_j%d_axis0", j);
-        text(x, "param", p);
-        end(x);
-        start(x, "value");
-        snprintf(p, sizeof p, "ks_j%d_value", j);
-        text(x, "param", p);
-        end(x);
-        end(x);
+        for (int k = 0; k < naxes(x, j); k++) {
+            char t[64], p[64];
+            snprintf(t, sizeof t, "n%d/j%d_axis%d", m->joint[j].child, j, k);
+            start(x, "bind_joint_axis");
+            attr(x, "target", t);
+            start(x, "axis");
+            snprintf(p, sizeof p, "ks_j%d_axis%d", j, k);
+            text(x, "param", p);
+            end(x);
+            start(x, "value");
+            snprintf(p, sizeof p, "ks_j%d_value%d", j, k);
+            text(x, "param", p);
+            end(x);
+            end(x);
+        }
     }
     end(x);
     end(x);
@@ -1137,16 +1353,13 @@ static void scene(cw *x) {
 
 int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    if (mo)
-        kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
-                      "animations are not written yet: %d frames of %d coordinates dropped", mo->nframes, mo->nq);
     xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
     xmlTextWriterPtr w = out ? xmlNewTextWriter(out) : NULL;
     if (!w) {
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
         return -1;
     }
-    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = kg_mesh_cache_new()};
+    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = kg_mesh_cache_new(), .mo = mo};
     collect_geometry(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST " ");
@@ -1172,6 +1385,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     end(&x);
     library_materials(&x);
     library_geometries(&x);
+    if (mo) library_animations(&x, mo);
     start(&x, "library_visual_scenes");
     start(&x, "visual_scene");
     attr(&x, "id", "vscene");

@@ -214,6 +214,18 @@ static const cjoint *define_joint(cd *c, xmlNodePtr n) {
     return j;
 }
 
+/* Splits a SIDREF path in place at '/' (empty segments skipped); returns the count. */
+static int split_path(char *buf, char **parts, int max) {
+    int n = 0;
+    for (char *p = buf; *p && n < max;) {
+        while (*p == '/') *p++ = 0;
+        if (!*p) break;
+        parts[n++] = p;
+        while (*p && *p != '/') p++;
+    }
+    return n;
+}
+
 static jinst *find_joint(cd *c, const char *sid) {
     for (int i = 0; i < c->njoints; i++)
         if (!strcmp(c->joints[i].sid, sid)) return &c->joints[i];
@@ -227,8 +239,7 @@ static jinst *resolve_joint(cd *c, const char *ref, int *axis) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", ref);
     char *parts[8];
-    int n = 0;
-    for (char *s = strtok(buf, "/"); s && n < 8; s = strtok(NULL, "/")) parts[n++] = s;
+    int n = split_path(buf, parts, 8);
     for (int i = n - 1; i >= 0; i--) {
         jinst *j = find_joint(c, parts[i]);
         if (!j) continue;
@@ -368,6 +379,9 @@ static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, 
 
 /* Can the link's own transform L join the joint origin (Motion(q) L = L Motion'(q))? */
 static int commutes(const cjoint *def, const pose *L) {
+    double id[9];
+    kg_mat3_identity(id);
+    if (!memcmp(L->r, id, sizeof id) && !L->p[0] && !L->p[1] && !L->p[2]) return 1; /* no transform of its own */
     if (def->naxis != 1) return def->naxis == 0;
     if (def->axis[0].prismatic) return 1;
     const double *a = def->axis[0].dir, *p = L->p;
@@ -882,6 +896,167 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
     }
 }
 
+/* ---- motion -------------------------------------------------------------------------- */
+
+/* What the scene binds to the visual scene's transform elements: joint axes,
+ * and the node the kinematics model is placed at. */
+typedef struct bindings {
+    struct {
+        xmlNodePtr el;       /* <rotate> or <translate> */
+        const char *joint;   /* the model's joint name */
+        int axis;            /* which of its axes */
+        double dir[3];       /* the axis in the file */
+        int prismatic;
+    } *axis;
+    int naxis;
+    xmlNodePtr root_node;    /* bind_kinematics_model's node */
+} bindings;
+
+/* An element by a path "id/sid/sid...": the id's element, then each sid among
+ * the descendants of the last (through instance_node). */
+static xmlNodePtr sid_descendant(cd *c, xmlNodePtr n, const char *sid, int depth) {
+    for (xmlNodePtr k = n ? kg_xml_first(n) : NULL; k && depth < 64; k = kg_xml_next(k)) {
+        const char *s = kg_xml_attr(&c->x, k, "sid");
+        if (s && !strcmp(s, sid)) return kg_xml_is(k, "instance_node") ? cd_by_url(c, kg_xml_attr(&c->x, k, "url")) : k;
+        xmlNodePtr r = sid_descendant(c, kg_xml_is(k, "instance_node") ? cd_by_url(c, kg_xml_attr(&c->x, k, "url")) : k,
+                                      sid, depth + 1);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+static xmlNodePtr by_path(cd *c, const char *path) {
+    char buf[512], url[520], *parts[16];
+    snprintf(buf, sizeof buf, "%s", path ? path : "");
+    int n = split_path(buf, parts, 16);
+    if (!n) return NULL;
+    snprintf(url, sizeof url, "#%s", parts[0]);
+    xmlNodePtr e = cd_by_url(c, url);
+    for (int i = 1; e && i < n; i++) e = sid_descendant(c, e, parts[i], 0);
+    return e;
+}
+
+/* A <newparam> anywhere, by sid. */
+static xmlNodePtr find_newparam(cd *c, xmlNodePtr n, const char *sid, int depth) {
+    for (xmlNodePtr k = n ? kg_xml_first(n) : NULL; k && depth < 64; k = kg_xml_next(k)) {
+        const char *s = kg_xml_attr(&c->x, k, "sid");
+        if (kg_xml_is(k, "newparam") && s && !strcmp(s, sid)) return k;
+        xmlNodePtr r = find_newparam(c, k, sid, depth + 1);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* The joint axis a bind_joint_axis <param> stands for: newparam SIDREFs are
+ * followed (kinematics scene -> motion system -> kinematics system) to a path
+ * ending in ".../joint/axis". */
+static jinst *param_joint(cd *c, xmlNodePtr root, const char *param, int *axis) {
+    char ref[512];
+    snprintf(ref, sizeof ref, "%s", param);
+    for (int hop = 0; hop < 12; hop++) {
+        const char *last = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
+        xmlNodePtr np = find_newparam(c, root, last, 0), sr = np ? kg_xml_child(np, "SIDREF") : NULL;
+        if (!sr) break;
+        snprintf(ref, sizeof ref, "%s", cd_text(c, sr));
+    }
+    *axis = 0;
+    return resolve_joint(c, ref, axis);
+}
+
+static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
+    memset(bd, 0, sizeof *bd);
+    xmlNodePtr scene = kg_xml_child(root, "scene"), iks = scene ? kg_xml_child(scene, "instance_kinematics_scene") : NULL;
+    for (xmlNodePtr b = iks ? kg_xml_first(iks) : NULL; b; b = kg_xml_next(b)) {
+        if (kg_xml_is(b, "bind_kinematics_model") && !bd->root_node) {
+            bd->root_node = by_path(c, kg_xml_attr(&c->x, b, "node"));
+            continue;
+        }
+        if (!kg_xml_is(b, "bind_joint_axis")) continue;
+        xmlNodePtr el = by_path(c, kg_xml_attr(&c->x, b, "target")), ax = kg_xml_child(b, "axis");
+        xmlNodePtr p = ax ? kg_xml_child(ax, "param") : NULL;
+        int k = 0;
+        jinst *j = p ? param_joint(c, root, cd_text(c, p), &k) : NULL;
+        if (!el || !j || !j->made || !(kg_xml_is(el, "rotate") || kg_xml_is(el, "translate"))) continue;
+        bd->axis = kg_xrealloc(bd->axis, (size_t)(bd->naxis + 1) * sizeof *bd->axis);
+        bd->axis[bd->naxis].el = el;
+        bd->axis[bd->naxis].joint = cd_own(c, kg_xstrdup(j->made->name));
+        bd->axis[bd->naxis].axis = k;
+        kg_vec3_copy(bd->axis[bd->naxis].dir, j->def->axis[k].dir);
+        bd->axis[bd->naxis++].prismatic = j->def->axis[k].prismatic;
+    }
+}
+
+/* The animation of the bound joint axes (and of a matrix on the model's node,
+ * its base pose) as the motion; NULL when nothing bound is animated. */
+static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, const bindings *bd) {
+    cd_anim a;
+    cd_read_animations(c, root, &a);
+    int used = 0, base = -1;
+    int *coord = kg_xcalloc((size_t)a.nch + 1, sizeof *coord), *which = kg_xcalloc((size_t)a.nch + 1, sizeof *which);
+    for (int i = 0; i < a.nch; i++) {
+        coord[i] = which[i] = -1;
+        const cd_channel *ch = &a.ch[i];
+        if (bd->root_node && ch->el->parent == bd->root_node && kg_xml_is(ch->el, "matrix") && ch->member < 0) {
+            base = i;
+            used++;
+            continue;
+        }
+        for (int k = 0; k < bd->naxis && coord[i] < 0; k++) {
+            if (bd->axis[k].el != ch->el) continue;
+            int j = kg_model_joint(m, bd->axis[k].joint);
+            if (j < 0 || m->joint[j].nq == 0) continue;
+            coord[i] = m->joint[j].qadr + (m->joint[j].type == KG_JOINT_COMPOUND ? bd->axis[k].axis : 0);
+            which[i] = k;
+            used++;
+        }
+    }
+    kg_motion *mo = NULL;
+    if (used) {
+        double start, dt;
+        int nframes = cd_anim_grid(c, &a, &start, &dt);
+        mo = kg_motion_new(m->nq, dt, (size_t)nframes);
+        mo->start_time = start;
+        if (base >= 0) mo->base = kg_xmalloc((size_t)nframes * 7 * sizeof *mo->base);
+        for (int f = 0; f < nframes; f++) {
+            double t = start + f * dt, *q = kg_motion_append(mo, m->q_default);
+            for (int i = 0; i < a.nch; i++) {
+                const cd_channel *ch = &a.ch[i];
+                if (i == base) {
+                    double v[16];
+                    cd_channel_matrix(ch, t, v);
+                    pose p, rigid;
+                    double sc[3];
+                    for (int r = 0; r < 3; r++) {
+                        for (int k = 0; k < 3; k++) p.r[3 * r + k] = v[4 * r + k];
+                        p.p[r] = v[4 * r + 3] * c->unit;
+                    }
+                    cd_pose_split(&p, &rigid, sc);
+                    double *b = mo->base + 7 * (size_t)f;
+                    kg_vec3_copy(b, rigid.p);
+                    kg_rot_to_quat(rigid.r, b + 3);
+                    continue;
+                }
+                if (coord[i] < 0) continue;
+                const double *dir = bd->axis[which[i]].dir;
+                if (!bd->axis[which[i]].prismatic) { /* degrees: the angle, whole or as its member */
+                    q[coord[i]] = cd_channel_value(ch, ch->member >= 0 ? 0 : 3, t) * KG_PI / 180;
+                } else if (ch->member >= 0) { /* one component of the translation along the axis */
+                    double d = dir[ch->member];
+                    if (d != 0) q[coord[i]] = cd_channel_value(ch, 0, t) / d * c->unit;
+                } else {
+                    double v = 0, n2 = kg_vec3_dot(dir, dir);
+                    for (int k = 0; k < 3; k++) v += cd_channel_value(ch, k, t) * dir[k];
+                    q[coord[i]] = n2 > 0 ? v / n2 * c->unit : 0;
+                }
+            }
+        }
+    }
+    free(coord);
+    free(which);
+    cd_anim_free(&a);
+    return mo;
+}
+
 static kg_model *import_doc(cd *c, kg_motion **motion) {
     xmlNodePtr root = xmlDocGetRootElement(c->x.doc);
     if (!kg_xml_is(root, "COLLADA")) {
@@ -946,7 +1121,14 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
     cd_read_visual_scene(c, root);
     read_physics(c, root);
     kg_strmap_free(&c->link_names);
-    return kg_builder_finish(c->b);
+    bindings bd;
+    if (motion) scene_bindings(c, root, &bd);
+    kg_model *m = kg_builder_finish(c->b);
+    if (motion) {
+        if (m) *motion = kinematics_motion(c, root, m, &bd);
+        free(bd.axis);
+    }
+    return m;
 }
 
 kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const kg_load_options *o, kg_motion **motion,

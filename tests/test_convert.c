@@ -733,6 +733,28 @@ static void test_any_model_through_bvh(void **state) {
     }
 }
 
+static void test_any_model_through_collada(void **state) {
+    (void)state;
+    motion_through(KG_SOURCE_DIR "/samples/humanoid.urdf", "collada", kg_export_collada);
+    motion_through(KG_SOURCE_DIR "/samples/walk.bvh", "collada", kg_export_collada);
+    const char *data = kg_test_data_dir();
+    if (!data) return;
+    static const char *models[] = {
+        "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
+        "urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf",
+        "bvh/bandai_namco/dataset-1_dash_normal_001.bvh",
+        "bvh/animated_drawings/animate/Data/BVH/mixamo/Boxing_mixamo.com.bvh",
+        "collada/openrave/zae/shadow-hand.zae",
+        "collada/blender_skinned/leg-with-control-bones.dae",
+        "collada/assimp_tests/anims_with_full_rotations_between_keys.DAE",
+    };
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", data, models[i]);
+        motion_through(path, "collada", kg_export_collada);
+    }
+}
+
 static void test_collada_loops(void **state) {
     (void)state;
     /* a loop survives URDF-model -> COLLADA (attachment_start/end) -> model, cut at the same joint */
@@ -880,6 +902,7 @@ int main(void) {
         cmocka_unit_test(test_collada_meshes_in_assimp),
         cmocka_unit_test(test_embedded_meshes_to_urdf),
         cmocka_unit_test(test_any_model_through_bvh),
+        cmocka_unit_test(test_any_model_through_collada),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
