@@ -801,11 +801,34 @@ static void library_kinematics_models(cw *x) {
     end(x);
 }
 
+/* The parameter chain to every joint axis: a newparam "<prefix>_j<j>_axis<k>"
+ * per axis, its SIDREF "<target>j<j>/axis<k>" (target_prefix ends in '/' or '_'),
+ * plus, when values is set, a newparam "<prefix>_j<j>_value<k>" of 0. */
+static void axis_params(cw *x, const char *prefix, const char *target_prefix, int values) {
+    char b[128], r[160];
+    for (int j = 0; j < x->m->njoint; j++)
+        for (int k = 0; k < naxes(x, j); k++) {
+            snprintf(b, sizeof b, "%s_j%d_axis%d", prefix, j, k);
+            if (target_prefix[strlen(target_prefix) - 1] == '/') snprintf(r, sizeof r, "%sj%d/axis%d", target_prefix, j, k);
+            else snprintf(r, sizeof r, "%sj%d_axis%d", target_prefix, j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            text(x, "SIDREF", r);
+            end(x);
+            if (!values) continue;
+            snprintf(b, sizeof b, "%s_j%d_value%d", prefix, j, k);
+            start(x, "newparam");
+            attr(x, "sid", b);
+            num(x, "float", 0);
+            end(x);
+        }
+}
+
 /* Kinematics system (axis_info) and motion system (speed, acceleration), with the
  * parameter chain the scene binds through. */
 static void library_articulated_systems(cw *x) {
     const kg_model *m = x->m;
-    char b[128], r[160];
+    char b[128];
     start(x, "library_articulated_systems");
     start(x, "articulated_system");
     attr(x, "id", "as_k");
@@ -817,15 +840,7 @@ static void library_articulated_systems(cw *x) {
     attr(x, "sid", "as_k_ikm");
     text(x, "SIDREF", "as_k/ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++)
-        for (int k = 0; k < naxes(x, j); k++) {
-            snprintf(b, sizeof b, "as_k_j%d_axis%d", j, k);
-            snprintf(r, sizeof r, "as_k/ikm/j%d/axis%d", j, k);
-            start(x, "newparam");
-            attr(x, "sid", b);
-            text(x, "SIDREF", r);
-            end(x);
-        }
+    axis_params(x, "as_k", "as_k/ikm/", 0);
     end(x);
     start(x, "technique_common");
     for (int j = 0; j < m->njoint; j++) {
@@ -865,15 +880,7 @@ static void library_articulated_systems(cw *x) {
     attr(x, "sid", "as_m_ikm");
     text(x, "SIDREF", "as_k/as_k_ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++)
-        for (int k = 0; k < naxes(x, j); k++) {
-            snprintf(b, sizeof b, "as_m_j%d_axis%d", j, k);
-            snprintf(r, sizeof r, "as_k/as_k_j%d_axis%d", j, k);
-            start(x, "newparam");
-            attr(x, "sid", b);
-            text(x, "SIDREF", r);
-            end(x);
-        }
+    axis_params(x, "as_m", "as_k/as_k_", 0);
     end(x);
     start(x, "technique_common");
     for (int j = 0; j < m->njoint; j++) {
@@ -906,8 +913,6 @@ static void library_articulated_systems(cw *x) {
 }
 
 static void library_kinematics_scenes(cw *x) {
-    const kg_model *m = x->m;
-    char b[128], r[160];
     start(x, "library_kinematics_scenes");
     start(x, "kinematics_scene");
     attr(x, "id", "kscene");
@@ -918,20 +923,7 @@ static void library_kinematics_scenes(cw *x) {
     attr(x, "sid", "ks_ikm");
     text(x, "SIDREF", "as_m/as_m_ikm");
     end(x);
-    for (int j = 0; j < m->njoint; j++)
-        for (int k = 0; k < naxes(x, j); k++) {
-            snprintf(b, sizeof b, "ks_j%d_axis%d", j, k);
-            snprintf(r, sizeof r, "as_m/as_m_j%d_axis%d", j, k);
-            start(x, "newparam");
-            attr(x, "sid", b);
-            text(x, "SIDREF", r);
-            end(x);
-            snprintf(b, sizeof b, "ks_j%d_value%d", j, k);
-            start(x, "newparam");
-            attr(x, "sid", b);
-            num(x, "float", 0);
-            end(x);
-        }
+    axis_params(x, "ks", "as_m/as_m_", 1);
     end(x);
     end(x);
     end(x);

@@ -714,29 +714,11 @@ static void motion_through(const char *path, const char *format,
     kg_diags_clear(&d2);
 }
 
-static void test_any_model_through_bvh(void **state) {
-    (void)state;
-    motion_through(KG_SOURCE_DIR "/samples/humanoid.urdf", "bvh", kg_export_bvh);
-    const char *data = kg_test_data_dir();
-    if (!data) return;
-    static const char *models[] = {
-        "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
-        "urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf",
-        "collada/openrave/zae/shadow-hand.zae",
-        "collada/blender_skinned/leg-with-control-bones.dae",
-        "collada/assimp_tests/anims_with_full_rotations_between_keys.DAE",
-    };
-    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", data, models[i]);
-        motion_through(path, "bvh", kg_export_bvh);
-    }
-}
-
-static void test_any_model_through_collada(void **state) {
-    (void)state;
-    motion_through(KG_SOURCE_DIR "/samples/humanoid.urdf", "collada", kg_export_collada);
-    motion_through(KG_SOURCE_DIR "/samples/walk.bvh", "collada", kg_export_collada);
+/* Our samples, and corpus files of every kind, through a format. */
+static void through(const char *format,
+                    int (*writer)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *)) {
+    motion_through(KG_SOURCE_DIR "/samples/humanoid.urdf", format, writer);
+    motion_through(KG_SOURCE_DIR "/samples/walk.bvh", format, writer);
     const char *data = kg_test_data_dir();
     if (!data) return;
     static const char *models[] = {
@@ -751,8 +733,18 @@ static void test_any_model_through_collada(void **state) {
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", data, models[i]);
-        motion_through(path, "collada", kg_export_collada);
+        motion_through(path, format, writer);
     }
+}
+
+static void test_any_model_through_bvh(void **state) {
+    (void)state;
+    through("bvh", kg_export_bvh);
+}
+
+static void test_any_model_through_collada(void **state) {
+    (void)state;
+    through("collada", kg_export_collada);
 }
 
 static void test_collada_loops(void **state) {
