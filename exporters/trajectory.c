@@ -1,6 +1,7 @@
-/* Trajectory files (CSV and JSON) for any model with a motion.
+/* Trajectory files (CSV and JSON) for any model and its motion (without a
+ * motion: one frame at the rest pose, in the ledger).
  *
- * One row per frame: time (s), the world position of the body's root link
+ * One row per frame: time (s, from the source's first frame time), the world position of the body's root link
  * (model->root_body: the pelvis of a robot, the ROOT joint of a BVH skeleton),
  * its orientation as a unit quaternion in the order w, x, y, z, then every
  * coordinate of the joint vector under its name (kg_coord_name: a joint's name,
@@ -22,16 +23,21 @@ static const char *const root_columns[8] = {"time",    "root_x",  "root_y",  "ro
 static void row(const kg_model *m, const kg_motion *mo, kg_data *d, int f, double *out) {
     kg_motion_pose(mo, f, d);
     kg_fk(m, d);
-    out[0] = f * mo->frame_time;
+    out[0] = mo->start_time + f * mo->frame_time;
     kg_vec3_copy(out + 1, d->link_pos + 3 * m->root_body);
     kg_rot_to_quat(d->link_rot + 9 * m->root_body, out + 4);
     memcpy(out + 8, d->q, (size_t)m->nq * sizeof(double));
 }
 
-static int no_motion(const kg_model *m, const kg_motion *mo, kg_diags *d) {
-    if (mo) return 0;
-    kg_diag_add(d, KG_ERROR, "export.no_motion", m->source, 0, NULL, "a trajectory needs a motion; the input has none");
-    return 1;
+/* The motion to write: the given one, or one frame at the rest pose (*owned, to free). */
+static const kg_motion *motion_or_rest(const kg_model *m, const kg_motion *mo, kg_motion **owned, kg_ledger *l) {
+    *owned = NULL;
+    if (mo) return mo;
+    kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
+                  "the input has no motion: one frame at the rest pose is written");
+    *owned = kg_motion_new(m->nq, 1.0 / 30, 1);
+    kg_motion_append(*owned, m->q_default);
+    return *owned;
 }
 
 /* CSV field: quoted when it holds a comma, quote or line end (RFC 4180). */
@@ -50,7 +56,8 @@ static void csv_field(FILE *f, const char *s) {
 
 int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    if (no_motion(m, mo, d)) return -1;
+    kg_motion *owned;
+    mo = motion_or_rest(m, mo, &owned, l);
     kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
     for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
@@ -71,6 +78,7 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
     }
     free(v);
     kg_data_free(kd);
+    kg_motion_free(owned);
     return ferror(f) ? -1 : 0;
 }
 
@@ -87,7 +95,8 @@ static void json_string(FILE *f, const char *s) {
 
 int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    if (no_motion(m, mo, d)) return -1;
+    kg_motion *owned;
+    mo = motion_or_rest(m, mo, &owned, l);
     kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
     fprintf(f, "{\"format\": \"kinegraph-trajectory\", \"version\": 1, \"model\": ");
@@ -111,5 +120,6 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
     fprintf(f, "\n ]}\n");
     free(v);
     kg_data_free(kd);
+    kg_motion_free(owned);
     return ferror(f) ? -1 : 0;
 }

@@ -325,12 +325,19 @@ static void test_bvh_commands(void **state) {
     assert_non_null(strstr(err, "cannot write"));
     free(out);
     free(err);
-    /* a URDF has no motion to write as a trajectory */
+    /* a URDF has no motion: the trajectory is one frame at the rest pose, and says so */
     snprintf(args, sizeof args, "convert '%s' '%s/h.csv'", SAMPLE, tmpdir);
-    assert_int_equal(run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "needs a motion"));
+    assert_int_equal(run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "1 defaulted"));
     free(out);
     free(err);
+    snprintf(args, sizeof args, "%s/h.csv", tmpdir);
+    FILE *hf = fopen(args, "r");
+    assert_non_null(hf);
+    int lines = 0;
+    for (int ch; (ch = fgetc(hf)) != EOF;) lines += ch == '\n';
+    fclose(hf);
+    assert_int_equal(lines, 2); /* the header and the rest frame */
     /* an input with errors is not converted (and nothing is left behind) */
     const char *bad = write_tmp("bad.bvh", "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n}\nMOTION\n"
                                            "Frames: 3\nFrame Time: 0.1\n1\n2\n");
