@@ -13,12 +13,14 @@ int kg_cmd_info(int argc, char **argv);
 static const char help[] =
     "usage: kinegraph info MODEL [options]\n"
     "\n"
-    "Reads MODEL (URDF or BVH) and prints its name, format, link and joint counts, degrees\n"
-    "of freedom (moving joint coordinates that are not mimic followers), root link, closed\n"
-    "loops with their members, mimic couplings, total mass, and every diagnostic with\n"
-    "its file and line. For a motion (BVH) also the frames, frame time, channels per\n"
-    "frame, the skeleton's height (largest extent of the rest pose: the height when it\n"
-    "stands, the arm span in a T-pose) and a guess of the length unit from it.\n"
+    "Reads MODEL (URDF, COLLADA .dae/.zae, or BVH) and prints its name, format, link and\n"
+    "joint counts, degrees of freedom (moving joint coordinates that are not mimic\n"
+    "followers), root link, closed loops with their members, mimic couplings, end\n"
+    "effectors and ignored collision pairs (OpenRAVE), total mass, and every diagnostic\n"
+    "with its file and line. For a motion (BVH, COLLADA animation) also the frames,\n"
+    "frame time, channels per frame, the skeleton's height (largest extent of the rest\n"
+    "pose: the height when it stands, the arm span in a T-pose) and a guess of the\n"
+    "length unit from it.\n"
     "Exit status 1 when the model has errors.\n"
     "\n"
     "options:\n";
@@ -105,6 +107,27 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
     json_object_set_new(o, "geoms", geoms);
     json_object_set_new(o, "materials", json_integer(m->nmaterial));
     json_object_set_new(o, "extras", json_integer(m->nextra));
+    json_t *ees = json_array();
+    for (int k = 0; k < m->nend_effector; k++) {
+        const kg_end_effector *e = &m->end_effector[k];
+        json_t *x = json_object();
+        json_object_set_new(x, "name", kg_json_str(e->name));
+        json_object_set_new(x, "base", e->base >= 0 ? kg_json_str(m->link[e->base].name) : json_null());
+        json_object_set_new(x, "tip", kg_json_str(m->link[e->tip].name));
+        json_object_set_new(x, "position", kg_json_vec(e->pos, 3));
+        json_object_set_new(x, "rotation", kg_json_mat3(e->rot));
+        json_object_set_new(x, "direction", kg_json_vec(e->direction, 3));
+        json_array_append_new(ees, x);
+    }
+    json_object_set_new(o, "end_effectors", ees);
+    json_t *pairs = json_array();
+    for (int k = 0; k < m->ncollision_ignore; k++) {
+        json_t *pr = json_array();
+        json_array_append_new(pr, kg_json_str(m->link[m->collision_ignore[k].a].name));
+        json_array_append_new(pr, kg_json_str(m->link[m->collision_ignore[k].b].name));
+        json_array_append_new(pairs, pr);
+    }
+    json_object_set_new(o, "collision_ignore", pairs);
     clip_info ci = clip_of(m, c);
     if (ci.present) {
         json_object_set_new(o, "frames", json_integer(c->motion->nframes));
@@ -143,6 +166,15 @@ static void info_text(const kg_model *m, const kg_cli *c, double mass) {
         printf("motion:  %d frames of %d channels, frame time %.9g s (%.3f s); height %.6g (unit: %s)\n",
                c->motion->nframes, m->nq, c->motion->frame_time, c->motion->nframes * c->motion->frame_time,
                ci.height, ci.unit);
+    if (m->nend_effector) {
+        printf("end effectors: %d\n", m->nend_effector);
+        for (int k = 0; k < m->nend_effector; k++) {
+            const kg_end_effector *e = &m->end_effector[k];
+            printf("  %s: %s -> %s\n", e->name, e->base >= 0 ? m->link[e->base].name : m->link[0].name,
+                   m->link[e->tip].name);
+        }
+    }
+    if (m->ncollision_ignore) printf("ignored collision pairs: %d\n", m->ncollision_ignore);
     printf("mimic:   %d\n", m->nmimic);
     for (int k = 0; k < m->nmimic; k++) {
         const kg_mimic *mm = &m->mimic[k];

@@ -44,6 +44,12 @@ typedef struct bgeom {
     bmaterial *material;       /* directly (anonymous materials) */
 } bgeom;
 
+typedef struct bfeature { /* an end effector or an ignored pair: links by pointer until finish */
+    kg_end_effector e;
+    blink *base, *tip; /* for a pair: its two links */
+    int pair;
+} bfeature;
+
 #define VEC(T) struct { T *v; int n, cap; }
 #define VEC_PUSH(vec, x)                                                          \
     do {                                                                          \
@@ -64,6 +70,7 @@ struct kg_builder {
     VEC(bmaterial *) materials;
     VEC(kg_extra) extras;
     VEC(baxis) axes;
+    VEC(bfeature *) features;
     blink *root_body;
     kg_strmap material_map;
 };
@@ -87,6 +94,7 @@ void kg_builder_free(kg_builder *b) {
     free(b->materials.v);
     free(b->extras.v);
     free(b->axes.v);
+    free(b->features.v);
     kg_strmap_free(&b->material_map);
     free(b);
 }
@@ -908,6 +916,59 @@ static void place_geometry(kg_builder *b, kg_model *m, const graph *g) {
     if (m->nextra) memcpy(m->extra, b->extras.v, (size_t)m->nextra * sizeof *m->extra);
 }
 
+kg_end_effector *kg_builder_add_end_effector(kg_builder *b, const char *name, kg_link *base, kg_link *tip, int line) {
+    bfeature *f = kg_arena_alloc(b->arena, sizeof *f);
+    f->e.name = kg_arena_strdup(b->arena, name ? name : "");
+    f->base = (blink *)base;
+    f->tip = (blink *)tip;
+    kg_mat3_identity(f->e.rot);
+    f->e.line = line;
+    VEC_PUSH(b->features, f);
+    return &f->e;
+}
+
+void kg_builder_ignore_collision(kg_builder *b, kg_link *a, kg_link *c, int from_extra, int line) {
+    bfeature *f = kg_arena_alloc(b->arena, sizeof *f);
+    f->pair = 1;
+    f->base = (blink *)a;
+    f->tip = (blink *)c;
+    f->e.from_extra = from_extra;
+    f->e.line = line;
+    VEC_PUSH(b->features, f);
+}
+
+/* Step 9: end effectors and ignored collision pairs, by the links' new indices. */
+static void place_features(kg_builder *b, kg_model *m, const graph *g) {
+    kg_arena *A = b->arena;
+    m->end_effector = kg_arena_alloc(A, ((size_t)b->features.n + 1) * sizeof *m->end_effector);
+    m->collision_ignore = kg_arena_alloc(A, ((size_t)b->features.n + 1) * sizeof *m->collision_ignore);
+    for (int k = 0; k < b->features.n; k++) {
+        const bfeature *f = b->features.v[k];
+        int base = f->base && f->base->index >= 0 ? g->newidx[f->base->index] : -1;
+        int tip = f->tip && f->tip->index >= 0 ? g->newidx[f->tip->index] : -1;
+        if (tip < 0 || (f->base && base < 0)) {
+            kg_diag_add(b->diags, KG_WARNING, f->pair ? "model.pair_dropped" : "model.end_effector_dropped", b->file,
+                        f->e.line, f->pair ? "ignore_link_pair" : "end effector",
+                        f->pair ? "an ignored collision pair names a link that is not in the model; dropped"
+                                : "end effector '%s' is on a link that is not in the model; dropped",
+                        f->e.name);
+            continue;
+        }
+        if (f->pair) {
+            kg_link_pair *p = &m->collision_ignore[m->ncollision_ignore++];
+            p->a = base;
+            p->b = tip;
+            p->from_extra = f->e.from_extra;
+            p->line = f->e.line;
+        } else {
+            kg_end_effector *e = &m->end_effector[m->nend_effector++];
+            *e = f->e;
+            e->base = base;
+            e->tip = tip;
+        }
+    }
+}
+
 kg_model *kg_builder_finish(kg_builder *b) {
     kg_model *m = NULL;
     graph g = {0};
@@ -921,6 +982,7 @@ kg_model *kg_builder_finish(kg_builder *b) {
         build_loops(b, m);
         resolve_mimics(b, m, &g);
         place_geometry(b, m, &g);
+        place_features(b, m, &g);
         m->root_body = b->root_body && b->root_body->index >= 0 ? g.newidx[b->root_body->index] : 0;
         m->q_default = kg_arena_alloc(b->arena, ((size_t)m->nq + 1) * sizeof *m->q_default);
         for (int j = 0; j < m->njoint; j++)

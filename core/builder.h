@@ -57,6 +57,12 @@ kg_material *kg_builder_add_material(kg_builder *b, const char *name, int line);
 void kg_builder_set_geom_material(kg_builder *b, kg_geom *g, kg_material *m);
 int kg_builder_has_material(const kg_builder *b, const char *name);
 void kg_builder_add_extra(kg_builder *b, const char *kind, const char *name, const char *xml, int line);
+/* A named frame on link `tip`, at the end of a chain from `base` (NULL: the
+ * root); fill in the frame and direction. Links left out of the model take
+ * their end effectors and pairs with them (with a warning). */
+kg_end_effector *kg_builder_add_end_effector(kg_builder *b, const char *name, kg_link *base, kg_link *tip, int line);
+/* Two links whose collisions the file says to ignore. */
+void kg_builder_ignore_collision(kg_builder *b, kg_link *a, kg_link *c, int from_extra, int line);
 /* Copy a string into the model's memory (for geom names, mesh paths, ...). */
 const char *kg_builder_strdup(kg_builder *b, const char *s);
 

@@ -165,6 +165,25 @@ typedef struct kg_extra {
     int line;
 } kg_extra;
 
+/* A named frame on a link that tasks refer to (OpenRAVE manipulators: a tool
+ * frame on the tip of a chain from a base link). */
+typedef struct kg_end_effector {
+    const char *name;
+    int base, tip;        /* links: the chain's base (-1: the root) and the link carrying the frame */
+    double pos[3], rot[9]; /* the frame in the tip link */
+    double direction[3];  /* approach direction in that frame; zero when not given */
+    int from_extra;       /* read from an <extra> the model also keeps verbatim */
+    int line;
+} kg_end_effector;
+
+/* Two links whose collisions the model's file says to ignore (OpenRAVE
+ * ignore_link_pair). */
+typedef struct kg_link_pair {
+    int a, b;
+    int from_extra;
+    int line;
+} kg_link_pair;
+
 /* Precomputed per-link constants for forward kinematics (internal layout). */
 typedef struct kg_kin_axis {
     int kind, q;       /* q: absolute coordinate index */
@@ -207,6 +226,10 @@ typedef struct kg_model {
     kg_extra *extra;
     kg_axis *axis;        /* [naxis] axes of the compound joints, grouped by joint */
     int naxis;
+    kg_end_effector *end_effector;
+    int nend_effector;
+    kg_link_pair *collision_ignore;
+    int ncollision_ignore;
     kg_kin *kin;          /* [nlink]; kin[0] unused */
     kg_kin_axis *kin_axis; /* [naxis] */
     int *angle_q;         /* [nangle] coordinates that are angles (their sincos is precomputed) */

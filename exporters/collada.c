@@ -766,6 +766,88 @@ static void formula(cw *x, int k) {
     end(x);
 }
 
+/* ---- extras ------------------------------------------------------------------------ */
+
+/* Does an OpenRAVE manipulator or collision extra hold more than the model took
+ * from it (grippers, IK solvers, collision states)? Names the first such element. */
+static const char *unmapped_content(const char *xml, const char *type, char *buf, size_t size) {
+    xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "extra.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL, t = root ? root->children : NULL;
+    const char *found = NULL;
+    while (t && (t->type != XML_ELEMENT_NODE || strcmp((const char *)t->name, "technique"))) t = t->next;
+    for (xmlNodePtr k = t ? t->children : NULL; k && !found; k = k->next) {
+        if (k->type != XML_ELEMENT_NODE) continue;
+        const char *n = (const char *)k->name;
+        int known = !strcmp(type, "manipulator") ? !strcmp(n, "frame_origin") || !strcmp(n, "frame_tip") : !strcmp(n, "ignore_link_pair");
+        if (!known) found = snprintf(buf, size, "%s", n) > 0 ? buf : NULL;
+    }
+    xmlFreeDoc(doc);
+    return found;
+}
+
+/* The COLLADA extras the model kept from `where` (kinematics_model or
+ * articulated_system), written back as they came, except OpenRAVE manipulators
+ * and collision pairs, which the model holds itself and writes below. */
+static void collada_extras(cw *x, const char *where) {
+    const kg_model *m = x->m;
+    char prefix[64], buf[64];
+    snprintf(prefix, sizeof prefix, "collada:%s:extra:", where);
+    for (int k = 0; k < m->nextra; k++) {
+        const kg_extra *e = &m->extra[k];
+        if (strncmp(e->kind, prefix, strlen(prefix))) continue;
+        const char *type = e->kind + strlen(prefix);
+        int openrave = strstr(e->xml, "profile=\"OpenRAVE\"") != NULL;
+        if (openrave && (!strcmp(type, "manipulator") || !strcmp(type, "collision"))) {
+            const char *lost = unmapped_content(e->xml, type, buf, sizeof buf);
+            if (lost)
+                kg_ledger_add(x->l, KG_DROPPED, "extra", e->name ? e->name : type, m->source, e->line,
+                              "OpenRAVE %s written from the model, which holds its %s; <%s> and the rest of it are "
+                              "not written", type, !strcmp(type, "manipulator") ? "chain and tool frame" : "ignored pairs", lost);
+            continue;
+        }
+        xmlTextWriterWriteRaw(x->w, BAD_CAST e->xml);
+    }
+    char b[32], t[100];
+    if (!strcmp(where, "articulated_system"))
+        for (int i = 0; i < m->nend_effector; i++) { /* OpenRAVE manipulators */
+            const kg_end_effector *ee = &m->end_effector[i];
+            start(x, "extra");
+            attr(x, "type", "manipulator");
+            attr(x, "name", ee->name);
+            start(x, "technique");
+            attr(x, "profile", "OpenRAVE");
+            start(x, "frame_origin");
+            snprintf(t, sizeof t, "kmodel/l%d", ee->base >= 0 ? ee->base : 0);
+            attr(x, "link", t);
+            end(x);
+            start(x, "frame_tip");
+            snprintf(t, sizeof t, "kmodel/l%d", ee->tip);
+            attr(x, "link", t);
+            pose_elements(x, ee->pos, ee->rot);
+            nums(x, "direction", ee->direction, 3);
+            end(x);
+            end(x);
+            end(x);
+        }
+    if (!strcmp(where, "kinematics_model") && m->ncollision_ignore) {
+        start(x, "extra");
+        attr(x, "type", "collision");
+        start(x, "technique");
+        attr(x, "profile", "OpenRAVE");
+        for (int i = 0; i < m->ncollision_ignore; i++) {
+            start(x, "ignore_link_pair");
+            snprintf(t, sizeof t, "kmodel/l%d", m->collision_ignore[i].a);
+            attr(x, "link0", t);
+            snprintf(t, sizeof t, "kmodel/l%d", m->collision_ignore[i].b);
+            attr(x, "link1", t);
+            end(x);
+        }
+        end(x);
+        end(x);
+    }
+    (void)b;
+}
+
 static void library_kinematics_models(cw *x) {
     const kg_model *m = x->m;
     start(x, "library_kinematics_models");
@@ -782,12 +864,15 @@ static void library_kinematics_models(cw *x) {
     kin_link(x, 0);
     for (int k = 0; k < m->nmimic; k++) formula(x, k);
     end(x);
-    for (int k = 0; k < m->nextra; k++) { /* URDF extras; COLLADA extras go back as they came */
+    collada_extras(x, "kinematics_model");
+    for (int k = 0; k < m->nextra; k++) /* skins and morphs name the source's geometry and joints */
+        if (!strcmp(m->extra[k].kind, "collada:skin") || !strcmp(m->extra[k].kind, "collada:morph"))
+            kg_ledger_add(x->l, KG_DROPPED, "extra", m->extra[k].name, m->source, m->extra[k].line,
+                          "the %s controller is not written: its mesh is, in the bind pose, moving with its link",
+                          m->extra[k].kind + 8);
+    for (int k = 0; k < m->nextra; k++) { /* URDF extras */
         const kg_extra *e = &m->extra[k];
-        if (!strncmp(e->kind, "collada:", 8)) {
-            if (strstr(e->kind, ":kinematics_model:")) xmlTextWriterWriteRaw(x->w, BAD_CAST e->xml);
-            continue;
-        }
+        if (!strncmp(e->kind, "collada:", 8)) continue;
         start(x, "extra");
         attr(x, "type", e->kind);
         if (e->name) attr(x, "name", e->name);
@@ -868,6 +953,7 @@ static void library_articulated_systems(cw *x) {
     end(x);
     end(x);
     end(x);
+    collada_extras(x, "articulated_system");
     end(x);
 
     start(x, "articulated_system");

@@ -33,6 +33,14 @@ void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target) {
     for (int k = 0; k < m->nloop; k++)
         kg_ledger_add(l, KG_DROPPED, "loop", m->joint[m->loop[k].cut_joint].name, f, m->joint[m->loop[k].cut_joint].line,
                       "%s cannot hold closed loops", target);
+    for (int k = 0; k < m->nend_effector; k++)
+        if (!m->end_effector[k].from_extra)
+            kg_ledger_add(l, KG_DROPPED, "end_effector", m->end_effector[k].name, f, m->end_effector[k].line,
+                          "%s cannot hold end effectors", target);
+    for (int k = 0; k < m->ncollision_ignore; k++)
+        if (!m->collision_ignore[k].from_extra)
+            kg_ledger_add(l, KG_DROPPED, "collision_ignore", m->link[m->collision_ignore[k].a].name, f,
+                          m->collision_ignore[k].line, "%s cannot hold ignored collision pairs", target);
     for (int k = 0; k < m->nextra; k++)
         kg_ledger_add(l, KG_DROPPED, m->extra[k].kind, m->extra[k].name, f, m->extra[k].line,
                       "%s cannot hold <%s>", target, m->extra[k].kind);

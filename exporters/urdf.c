@@ -402,11 +402,19 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         if (J->type == KG_JOINT_COMPOUND) compound_chain(&x, j);
         else joint_element(&x, j);
     }
+    for (int k = 0; k < m->nend_effector; k++) /* those read from COLLADA extras are in the ledger with them */
+        if (!m->end_effector[k].from_extra)
+            kg_ledger_add(l, KG_DROPPED, "end_effector", m->end_effector[k].name, m->source, m->end_effector[k].line,
+                          "URDF has no end effectors (an SRDF group would hold the chain)");
+    for (int k = 0; k < m->ncollision_ignore; k++)
+        if (!m->collision_ignore[k].from_extra)
+            kg_ledger_add(l, KG_DROPPED, "collision_ignore", m->link[m->collision_ignore[k].a].name, m->source,
+                          m->collision_ignore[k].line, "URDF has no ignored collision pairs (SRDF's disable_collisions)");
     for (int k = 0; k < m->nextra; k++) {
         const kg_extra *e = &m->extra[k];
         if (!strncmp(e->kind, "collada:", 8)) {
             kg_ledger_add(l, KG_DROPPED, "extra", e->name ? e->name : e->kind + 8, m->source, e->line,
-                          "COLLADA <extra> (%s) has no place in URDF", e->kind + 8);
+                          "COLLADA <%s> has no place in URDF", strrchr(e->kind, ':') + 1);
             continue;
         }
         xmlTextWriterWriteRaw(w, BAD_CAST e->xml);

@@ -875,6 +875,47 @@ static chain find_model(cd *c, xmlNodePtr root) {
     return ch;
 }
 
+/* The link a SIDREF like "kmodel1/link16" names (its last segment is the link's sid). */
+static kg_link *link_by_ref(cd *c, const char *ref) {
+    if (!ref) return NULL;
+    const char *sid = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
+    for (int i = 0; i < c->nlinks; i++)
+        if (c->links[i].sid && !strcmp(c->links[i].sid, sid)) return c->links[i].link;
+    return NULL;
+}
+
+/* What of OpenRAVE's extras the model holds itself: manipulators as end
+ * effectors, ignore_link_pair as ignored collision pairs. The extras are kept
+ * verbatim too (grippers, IK solvers, collision states). */
+static void openrave_extra(cd *c, xmlNodePtr e, const char *type, xmlNodePtr t) {
+    if (!strcmp(type, "manipulator")) {
+        xmlNodePtr fo = kg_xml_child(t, "frame_origin"), ft = kg_xml_child(t, "frame_tip");
+        kg_link *base = fo ? link_by_ref(c, kg_xml_attr(&c->x, fo, "link")) : NULL;
+        kg_link *tip = ft ? link_by_ref(c, kg_xml_attr(&c->x, ft, "link")) : NULL;
+        if (!tip) {
+            cd_diag(c, KG_WARNING, "collada.bad_ref", e, "manipulator '%s' names no link of the model as its tip; "
+                    "kept only as an extra%s", kg_xml_attr(&c->x, e, "name"), NULL);
+            return;
+        }
+        kg_end_effector *ee = kg_builder_add_end_effector(c->b, kg_xml_attr(&c->x, e, "name"), base, tip, cd_line_of(e));
+        pose p;
+        cd_read_pose(c, ft, &p);
+        kg_vec3_copy(ee->pos, p.p);
+        kg_mat3_copy(ee->rot, p.r);
+        xmlNodePtr dir = kg_xml_child(ft, "direction");
+        if (dir) cd_numbers(c, dir, ee->direction, 3);
+        ee->from_extra = 1;
+    } else if (!strcmp(type, "collision")) {
+        for (xmlNodePtr p = kg_xml_first(t); p; p = kg_xml_next(p)) {
+            if (!kg_xml_is(p, "ignore_link_pair")) continue;
+            kg_link *a = link_by_ref(c, kg_xml_attr(&c->x, p, "link0")), *b = link_by_ref(c, kg_xml_attr(&c->x, p, "link1"));
+            if (a && b) kg_builder_ignore_collision(c->b, a, b, 1, cd_line_of(p));
+            else cd_diag(c, KG_WARNING, "collada.bad_ref", p, "ignore_link_pair names a link that is not in the "
+                         "model%s%s", NULL, NULL);
+        }
+    }
+}
+
 static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
     for (xmlNodePtr e = kg_xml_first(n); e; e = kg_xml_next(e)) {
         if (!kg_xml_is(e, "extra")) continue;
@@ -893,6 +934,7 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
         char *xml = kg_xml_dump(&c->x, e);
         kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, cd_line_of(e));
         free(xml);
+        if (profile && !strcmp(profile, "OpenRAVE") && type) openrave_extra(c, e, type, t);
     }
 }
 

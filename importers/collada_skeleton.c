@@ -9,7 +9,8 @@
  * model stands in the file's pose. Link frames are the nodes' frames without
  * their scale (an ancestor's scale still scales the offsets below it);
  * geometry of other nodes, and the bind-pose mesh of skins, belong to the
- * nearest link above.
+ * nearest link above (skin and morph controllers are kept as extras
+ * "collada:skin" / "collada:morph", for writers to report).
  *
  * Motion. The animation (collada_anim.c) sampled on its grid; at each frame
  * the free joints' coordinates are the nodes' rigid frames relative to their
@@ -272,6 +273,12 @@ static void node_geometry(sk *s, int i, kg_link *L, int up) {
             }
             kg_geom *g = cd_add_geometry(c, url, k, L, KG_VISUAL, &bind, holder);
             if (g) cd_bind_material(c, n->node, k, url, g);
+            if (ctl) { /* kept, so that writers can say what they leave out */
+                char *xml = kg_xml_dump(&c->x, ctl);
+                kg_builder_add_extra(c->b, skin ? "collada:skin" : "collada:morph", kg_xml_attr(&c->x, ctl, "id"), xml,
+                                     cd_line_of(ctl));
+                free(xml);
+            }
             cd_diag(c, KG_INFO, "collada.skin", k, "%s '%s' is kept as its mesh in the bind pose, moving rigidly with the "
                     "link (skin weights and morph targets are not used)", skin ? "skin" : "morph",
                     kg_xml_attr(&c->x, k, "url"));

@@ -19,6 +19,7 @@
 
 #include "core/fk.h"
 #include "core/spatial.h"
+#include "exporters/exporters.h"
 #include "formats/load.h"
 #include "formats/zae.h"
 
@@ -67,6 +68,62 @@ static void test_openrave_robots(void **state) {
         kg_model_free(m);
         kg_diags_clear(&d);
     }
+}
+
+/* OpenRAVE's manipulators and ignored collision pairs become the model's end
+ * effectors and pairs (values from pr2-beta-static.zae: manipulator "leftarm",
+ * frame_origin link16 = torso_lift_link, frame_tip link50 = l_gripper_palm_link
+ * at translate 0.18 0 0, rotate 0 1 0 90 deg, direction 0 0 1; the first
+ * ignore_link_pair link1/link8 = base_link/br_caster_l_wheel_link), and they
+ * survive our COLLADA. */
+static void check_pr2_features(const kg_model *m) {
+    assert_int_equal(m->nend_effector, 8);
+    assert_int_equal(m->ncollision_ignore, 31);
+    const kg_end_effector *e = NULL;
+    for (int k = 0; k < m->nend_effector; k++)
+        if (!strcmp(m->end_effector[k].name, "leftarm")) e = &m->end_effector[k];
+    assert_non_null(e);
+    assert_string_equal(m->link[e->base].name, "torso_lift_link");
+    assert_string_equal(m->link[e->tip].name, "l_gripper_palm_link");
+    double want_r[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0}; /* 90 degrees about y */
+    KG_ASSERT_NEAR(e->pos[0], 0.18, 1e-15);
+    for (int k = 0; k < 9; k++) KG_ASSERT_NEAR(e->rot[k], want_r[k], 1e-15);
+    KG_ASSERT_NEAR(e->direction[2], 1, 0);
+    assert_string_equal(m->link[m->collision_ignore[0].a].name, "base_link");
+    assert_string_equal(m->link[m->collision_ignore[0].b].name, "br_caster_l_wheel_link");
+}
+
+static void test_openrave_manipulators(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/collada/openrave/zae/pr2-beta-static.zae", data);
+    kg_diags d;
+    kg_model *m = load(path, &d);
+    assert_non_null(m);
+    check_pr2_features(m);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    assert_int_equal(kg_export_collada(m, NULL, NULL, f, &l, &d), 0);
+    fclose(f);
+    /* what the model does not hold of the extras (grippers, collision states) is in the ledger */
+    assert_true(kg_ledger_count(&l, KG_DROPPED) >= 1);
+    kg_diags d2;
+    kg_diags_init(&d2);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *b = kg_load_buffer("pr2.dae", buf, len, &o, &d2);
+    assert_non_null(b);
+    check_pr2_features(b);
+    kg_model_free(b);
+    kg_model_free(m);
+    kg_ledger_clear(&l);
+    free(buf);
+    kg_diags_clear(&d);
+    kg_diags_clear(&d2);
 }
 
 static void test_units_limits_speed(void **state) {
@@ -512,6 +569,7 @@ static void test_animations_against_assimp(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openrave_robots),
+        cmocka_unit_test(test_openrave_manipulators),
         cmocka_unit_test(test_units_limits_speed),
         cmocka_unit_test(test_fk_against_visual_scene),
         cmocka_unit_test(test_refused_not_crashed),
