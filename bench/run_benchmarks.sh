@@ -57,3 +57,43 @@ pr2="$data/collada/openrave/zae/pr2-beta-static.zae"
 if [ -f "$pr2" ]; then
     "$bin/bench_parse" 20 "$pr2" | tee "$out/collada_kinegraph.json"
 fi
+
+# PR2 URDF -> COLLADA, meshes included: kinegraph (library, and the command as a
+# process) against ROS's urdf_to_collada in the same run. The peer resolves
+# package:// through rospack, so it gets a workspace where the corpus's
+# "example-robot-data" is a package (a package.xml beside a link to it).
+pr2u="$data/urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf"
+if [ -f "$pr2u" ]; then
+    tmp=$(mktemp -d)
+    "$bin/bench_convert" 11 "$pr2u" "$tmp/pr2_lib.dae" | tee "$out/convert_kinegraph_pr2.json"
+    mkdir -p "$tmp/ws/example-robot-data"
+    ln -s "$data/urdf/pr2/example-robot-data/robots" "$tmp/ws/example-robot-data/robots"
+    cat > "$tmp/ws/example-robot-data/package.xml" <<'XML'
+<?xml version="1.0"?>
+<package format="2"><name>example-robot-data</name><version>0.0.0</version><description>benchmark shim</description><maintainer email="none@example.org">none</maintainer><license>BSD</license></package>
+XML
+    peer=/usr/lib/collada_urdf/urdf_to_collada
+    python3 - "$bin/../kinegraph" "$peer" "$pr2u" "$tmp" <<'PY' | tee "$out/convert_peers_pr2.json"
+import json, os, statistics, subprocess, sys, time
+kg, peer, urdf, tmp = sys.argv[1:5]
+env = dict(os.environ, ROS_PACKAGE_PATH=tmp + "/ws")
+def run(cmd, out):
+    times = []
+    for _ in range(11):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd + [urdf, out], env=env, capture_output=True)
+        times.append(time.perf_counter() - t0)
+        if r.returncode != 0:
+            return None, None
+    return statistics.median(times) * 1e3, os.path.getsize(out)
+k_ms, k_bytes = run([kg, "convert"], tmp + "/pr2_cli.dae")
+p_ms, p_bytes = (None, None)
+if os.access(peer, os.X_OK):
+    p_ms, p_bytes = run([peer], tmp + "/pr2_peer.dae")
+print(json.dumps({"benchmark": "convert_cli", "input": "pr2.urdf", "output": "dae",
+                  "kinegraph_convert_median_ms": k_ms, "kinegraph_bytes": k_bytes,
+                  "urdf_to_collada_median_ms": p_ms, "urdf_to_collada_bytes": p_bytes,
+                  "speedup": p_ms / k_ms if k_ms and p_ms else None}))
+PY
+    rm -rf "$tmp"
+fi

@@ -1,5 +1,6 @@
 /* Meshes through assimp (see mesh.h for the frame and unit policy). */
 #include <assimp/cimport.h>
+#include <assimp/config.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -84,10 +85,20 @@ static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
     scene_entry *e = &c->scenes[c->nscenes++];
     memset(e, 0, sizeof *e);
     e->path = dup(path);
-    /* Triangulate polygons; SortByPType splits points and lines off so they can be
-     * skipped whole. No vertex joining or degenerate removal: triangle counts stay
-     * the file's. */
-    e->scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType);
+    /* Positions are all kinegraph uses: the other vertex components go, and
+     * vertices at the same place become one (an STL repeats each about six
+     * times). Triangulate polygons; SortByPType splits points and lines off so
+     * they can be skipped whole. No degenerate removal: triangle counts stay the
+     * file's. */
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    aiSetImportPropertyInteger(props, AI_CONFIG_PP_RVC_FLAGS,
+                               aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS | aiComponent_COLORS |
+                                   aiComponent_TEXCOORDS | aiComponent_BONEWEIGHTS);
+    e->scene = aiImportFileExWithProperties(path,
+                                            aiProcess_RemoveComponent | aiProcess_JoinIdenticalVertices |
+                                                aiProcess_Triangulate | aiProcess_SortByPType,
+                                            NULL, props);
+    aiReleasePropertyStore(props);
     if (!e->scene || !e->scene->mRootNode) {
         e->error = dup(aiGetErrorString());
         if (e->scene) aiReleaseImport(e->scene);

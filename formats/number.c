@@ -86,11 +86,25 @@ char *kg_format_number(char *buf, double v) {
     return buf;
 }
 
-/* Shortest decimal that reads back as the same float: the first precision p
- * whose rounding n = round(v 10^k) (k = p - 1 - e, e the decimal exponent of the
- * leading digit) converts back to the float. n 10^-k is computed exactly
- * rounded (n < 2^53, |k| <= 22); values outside that range take snprintf. The
- * digits are then written by hand, which is what makes large meshes cheap. */
+/* Shortest decimal that reads back as the same float: the smallest precision p
+ * (1..9; it always exists, and if p works every larger one does, so a binary
+ * search finds it) whose rounding n = round(v 10^k), k = p - 1 - e, converts
+ * back to the float. e, the decimal exponent of the leading digit, is
+ * estimated from the binary exponent; an estimate one off only changes the
+ * number of digits of n, and the printed exponent is taken from n itself.
+ * n 10^-k is exactly rounded (n < 2^53, |k| <= 22); values outside that range
+ * take snprintf. The digits are written by hand: this is what makes large
+ * meshes cheap to write. */
+static int float_digits(double v, float a, int p, int e, uint64_t *n, int *k) {
+    *k = p - 1 - e;
+    if (*k > 22 || *k < -22) return -1;
+    double s = *k >= 0 ? v * kg_pow10_exact[*k] : v / kg_pow10_exact[-*k];
+    double r = nearbyint(s);
+    double back = *k >= 0 ? r / kg_pow10_exact[*k] : r * kg_pow10_exact[-*k];
+    *n = (uint64_t)r;
+    return (float)back == a;
+}
+
 int kg_format_float(char *buf, float f) {
     if (!isfinite(f) || f == 0) {
         if (f == 0) return snprintf(buf, 32, "%s", signbit(f) ? "-0" : "0");
@@ -98,32 +112,39 @@ int kg_format_float(char *buf, float f) {
     }
     float a = fabsf(f);
     double v = a;
-    int e = (int)floor(log10(v));
-    if (v < kg_pow10_exact[0] * pow(10, e)) e--; /* log10 rounded up at a power of ten */
+    int bexp;
+    frexp(v, &bexp);
+    int e = (int)floor((bexp - 1) * 0.30102999566398120); /* within one of floor(log10(v)) */
     uint64_t n = 0;
-    int p = 1;
-    for (;; p++) {
-        int k = p - 1 - e;
-        if (k > 22 || k < -22 || p > 9) {
-            for (int prec = 6; prec <= 9; prec++) {
-                int len = snprintf(buf, 32, "%.*g", prec, (double)f);
-                if ((float)strtod(buf, NULL) == f || prec == 9) return len;
-            }
-        }
-        double s = k >= 0 ? v * kg_pow10_exact[k] : v / kg_pow10_exact[-k];
-        double r = nearbyint(s);
-        double back = k >= 0 ? r / kg_pow10_exact[k] : r * kg_pow10_exact[-k];
-        if ((float)back == a) {
-            n = (uint64_t)r;
-            break;
+    int k = 0, lo = 1, hi = 9;
+    /* beyond 1e-13 .. 1e22 some precisions fall out of the exact range: the slow way */
+    if (e < -13 || e > 21 || float_digits(v, a, 9, e, &n, &k) != 1) {
+        for (int prec = 1; prec <= 9; prec++) {
+            int len = snprintf(buf, 32, "%.*g", prec, (double)f);
+            if ((float)strtod(buf, NULL) == f || prec == 9) return len;
         }
     }
+    uint64_t best_n = n;
+    int best_k = k;
+    while (lo < hi) { /* the smallest p in [lo, hi] that works; hi works */
+        int mid = (lo + hi) / 2, mk;
+        uint64_t mn;
+        if (float_digits(v, a, mid, e, &mn, &mk) == 1) {
+            hi = mid;
+            best_n = mn;
+            best_k = mk;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    n = best_n;
+    k = best_k;
     char digits[24];
     int nd = 0;
     for (uint64_t t = n; t; t /= 10) digits[nd++] = (char)('0' + t % 10); /* reversed */
-    if (nd > p) e++;                    /* rounding carried into a new digit (9.99 -> 10) */
-    int lo = 0;
-    while (lo < nd - 1 && digits[lo] == '0') lo++; /* trailing zeros */
+    e = nd - 1 - k;                                                     /* the leading digit's exponent */
+    int lo_digit = 0;
+    while (lo_digit < nd - 1 && digits[lo_digit] == '0') lo_digit++; /* trailing zeros */
     char *o = buf;
     if (f < 0) *o++ = '-';
     if (e >= -5 && e < 10) {
@@ -131,18 +152,18 @@ int kg_format_float(char *buf, float f) {
             *o++ = '0';
             *o++ = '.';
             for (int z = -1; z > e; z--) *o++ = '0';
-            for (int i = nd - 1; i >= lo; i--) *o++ = digits[i];
+            for (int i = nd - 1; i >= lo_digit; i--) *o++ = digits[i];
         } else {
-            for (int i = nd - 1, pos = 0; i >= lo || pos <= e; i--, pos++) {
+            for (int i = nd - 1, pos = 0; i >= lo_digit || pos <= e; i--, pos++) {
                 if (pos == e + 1) *o++ = '.';
-                *o++ = i >= lo ? digits[i] : '0';
+                *o++ = i >= lo_digit ? digits[i] : '0';
             }
         }
     } else {
         *o++ = digits[nd - 1];
-        if (nd - 2 >= lo) {
+        if (nd - 2 >= lo_digit) {
             *o++ = '.';
-            for (int i = nd - 2; i >= lo; i--) *o++ = digits[i];
+            for (int i = nd - 2; i >= lo_digit; i--) *o++ = digits[i];
         }
         o += snprintf(o, 8, "e%d", e);
     }
