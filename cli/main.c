@@ -9,6 +9,12 @@ int kg_cmd_fk(int argc, char **argv);
 int kg_cmd_mass(int argc, char **argv);
 int kg_cmd_convert(int argc, char **argv);
 
+/* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
+ * Jacobians), where splitting work over threads only costs. (The worker
+ * OpenBLAS starts when it is loaded still spins for a while; only
+ * OPENBLAS_NUM_THREADS=1 in the environment avoids it.) */
+void openblas_set_num_threads(int n);
+
 static const struct {
     const char *name;
     int (*run)(int, char **);
@@ -17,7 +23,7 @@ static const struct {
     {"info", kg_cmd_info, "what a model is made of, and its diagnostics"},
     {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
-    {"convert", kg_cmd_convert, "write a model and its motion in another format (bvh, csv, json)"},
+    {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},
 };
 
 static void usage(FILE *f) {
@@ -31,6 +37,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    openblas_set_num_threads(1);
     if (argc < 2) {
         usage(stderr);
         return KG_EXIT_USAGE;

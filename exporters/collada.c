@@ -1208,14 +1208,17 @@ static void library_physics(cw *x) {
 
 /* ---- animation ------------------------------------------------------------------------ */
 
-/* One animation: a sampler over the frame times and a channel to target. */
+/* One animation: a sampler over the frame times and a channel to target. All
+ * animations share one set of frame times: the first defines its input and
+ * interpolation sources, the others (shared: its id) refer to them. */
 static void animation(cw *x, const char *id, const char *target, const double *times, const double *values, int nframes,
-                      int stride) {
+                      int stride, const char *shared) {
     char sid[96], url[128];
     static const char *const xyz[3] = {"X", "Y", "Z"};
     start(x, "animation");
     attr(x, "id", id);
     for (int s = 0; s < 3; s++) { /* input, output, interpolation */
+        if (shared && s != 1) continue; /* the times and interpolations of an earlier animation */
         snprintf(sid, sizeof sid, "%s_%s", id, s == 0 ? "input" : s == 1 ? "output" : "interp");
         start(x, "source");
         attr(x, "id", sid);
@@ -1266,7 +1269,7 @@ static void animation(cw *x, const char *id, const char *target, const double *t
     for (int s = 0; s < 3; s++) {
         start(x, "input");
         attr(x, "semantic", sem[s]);
-        snprintf(url, sizeof url, "#%s_%s", id, suffix[s]);
+        snprintf(url, sizeof url, "#%s_%s", shared && s != 1 ? shared : id, suffix[s]);
         attr(x, "source", url);
         end(x);
     }
@@ -1317,7 +1320,7 @@ static void library_animations(cw *x, const kg_motion *mo) {
     double *vals = malloc((size_t)nf * 6 * sizeof *vals), *all = malloc((size_t)nf * 16 * sizeof *all);
     for (int f = 0; f < nf; f++) times[f] = mo->start_time + f * mo->frame_time;
     int nanim = 0;
-    char id[64], target[96];
+    char id[64], target[96], first[64] = "";
     start(x, "library_animations");
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
@@ -1327,7 +1330,7 @@ static void library_animations(cw *x, const kg_motion *mo) {
         double euler[3] = {0, 0, 0};
         for (int f = 0; f < nf; f++) {
             kg_motion_pose(mo, f, kd);
-            kg_fk(m, kd); /* sets mimic followers */
+            if (J->mimic >= 0) kg_apply_mimic(m, kd->q); /* a follower's value comes from its leader */
             axis_values(m, J, kd, a, n, euler, f == 0, vals + 6 * f);
         }
         for (int k = 0; k < n; k++) {
@@ -1337,7 +1340,8 @@ static void library_animations(cw *x, const kg_motion *mo) {
             for (int f = 0; f < nf; f++)
                 for (int c = 0; c < stride; c++) v[stride * f + c] = stride == 3 ? a[k].dir[c] * vals[6 * f + k] : vals[6 * f + k];
             snprintf(target, sizeof target, "n%d/j%d_axis%d%s", J->child, j, k, a[k].prismatic ? "" : ".ANGLE");
-            animation(x, id, target, times, v, nf, stride);
+            animation(x, id, target, times, v, nf, stride, nanim ? first : NULL);
+            if (!nanim) snprintf(first, sizeof first, "%s", id);
             nanim++;
         }
     }
@@ -1354,7 +1358,7 @@ static void library_animations(cw *x, const kg_motion *mo) {
             M[12] = M[13] = M[14] = 0;
             M[15] = 1;
         }
-        animation(x, "anim_base", "n0/base", times, all, nf, 16);
+        animation(x, "anim_base", "n0/base", times, all, nf, 16, nanim ? first : NULL);
         nanim++;
     }
     end(x);
