@@ -1,6 +1,5 @@
 /* Meshes through assimp (see mesh.h for the frame and unit policy). */
 #include <assimp/cimport.h>
-#include <assimp/config.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -85,20 +84,12 @@ static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
     scene_entry *e = &c->scenes[c->nscenes++];
     memset(e, 0, sizeof *e);
     e->path = dup(path);
-    /* Positions are all kinegraph uses: the other vertex components go, and
-     * vertices at the same place become one (an STL repeats each about six
-     * times). Triangulate polygons; SortByPType splits points and lines off so
-     * they can be skipped whole. No degenerate removal: triangle counts stay the
-     * file's. */
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    aiSetImportPropertyInteger(props, AI_CONFIG_PP_RVC_FLAGS,
-                               aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS | aiComponent_COLORS |
-                                   aiComponent_TEXCOORDS | aiComponent_BONEWEIGHTS);
-    e->scene = aiImportFileExWithProperties(path,
-                                            aiProcess_RemoveComponent | aiProcess_JoinIdenticalVertices |
-                                                aiProcess_Triangulate | aiProcess_SortByPType,
-                                            NULL, props);
-    aiReleasePropertyStore(props);
+    /* Triangulate polygons; SortByPType splits points and lines off so they can
+     * be skipped whole. No degenerate removal: triangle counts stay the file's.
+     * (Vertices at the same place are joined here, by exact position: assimp's
+     * JoinIdenticalVertices compares every component and takes ten times as
+     * long as reading an STL.) */
+    e->scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType);
     if (!e->scene || !e->scene->mRootNode) {
         e->error = dup(aiGetErrorString());
         if (e->scene) aiReleaseImport(e->scene);
@@ -122,29 +113,78 @@ typedef struct acc {
     kg_mesh *m;
     int capv, capt, capg;
     int failed;
+    int *slot;        /* open-addressing table of vertex indices, for joining equal positions */
+    size_t nslot;     /* a power of two, at least twice the vertices */
+    int *map;         /* the assimp mesh's vertex i -> our vertex */
+    size_t capmap;
 } acc;
+
+static uint64_t hash_vertex(const double *v) {
+    uint64_t h = 1469598103934665603ull, u;
+    for (int k = 0; k < 3; k++) {
+        double x = v[k] == 0 ? 0 : v[k]; /* -0 and 0 are the same place */
+        memcpy(&u, &x, sizeof u);
+        h = (h ^ u) * 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* The index of the vertex at position v: an existing one at exactly that place,
+ * or v appended. -1 when out of memory. */
+static int join_vertex(acc *a, const double v[3]) {
+    kg_mesh *m = a->m;
+    if ((size_t)(m->nvert + 1) * 2 > a->nslot) { /* grow and rehash */
+        size_t n = a->nslot ? 2 * a->nslot : 1024;
+        while ((size_t)(m->nvert + 1) * 2 > n) n *= 2;
+        int *t = malloc(n * sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; i < n; i++) t[i] = -1;
+        for (int i = 0; i < m->nvert; i++) {
+            size_t h = (size_t)hash_vertex(m->vert + 3 * i) & (n - 1);
+            while (t[h] >= 0) h = (h + 1) & (n - 1);
+            t[h] = i;
+        }
+        free(a->slot);
+        a->slot = t;
+        a->nslot = n;
+    }
+    size_t h = (size_t)hash_vertex(v) & (a->nslot - 1);
+    for (; a->slot[h] >= 0; h = (h + 1) & (a->nslot - 1)) {
+        const double *w = m->vert + 3 * a->slot[h];
+        if (w[0] == v[0] && w[1] == v[1] && w[2] == v[2]) return a->slot[h];
+    }
+    if (m->nvert == a->capv) {
+        a->capv = a->capv ? 2 * a->capv : 1024;
+        double *nv = realloc(m->vert, (size_t)a->capv * 3 * sizeof *nv);
+        if (!nv) return -1;
+        m->vert = nv;
+    }
+    memcpy(m->vert + 3 * m->nvert, v, 3 * sizeof *v);
+    a->slot[h] = m->nvert;
+    return m->nvert++;
+}
 
 /* Appends one assimp mesh, its vertices mapped by the affine transform (r row-major, p). */
 static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, const double r[9], const double p[3]) {
     kg_mesh *m = a->m;
-    int base = m->nvert, ntri = 0;
+    int ntri = 0;
     for (unsigned f = 0; f < am->mNumFaces; f++) {
         if (am->mFaces[f].mNumIndices == 3) ntri++;
         else m->nskipped++;
     }
     if (!ntri) return;
-    if (m->nvert + (int)am->mNumVertices > a->capv) {
-        a->capv = 2 * (m->nvert + (int)am->mNumVertices);
-        double *v = realloc(m->vert, (size_t)a->capv * 3 * sizeof *v);
-        if (!v) { a->failed = 1; return; }
-        m->vert = v;
+    if (am->mNumVertices > a->capmap) {
+        int *mp = realloc(a->map, am->mNumVertices * sizeof *mp);
+        if (!mp) { a->failed = 1; return; }
+        a->map = mp;
+        a->capmap = am->mNumVertices;
     }
     for (unsigned i = 0; i < am->mNumVertices; i++) {
-        double x = am->mVertices[i].x, y = am->mVertices[i].y, z = am->mVertices[i].z;
-        double *o = m->vert + 3 * (m->nvert + (int)i);
+        double x = am->mVertices[i].x, y = am->mVertices[i].y, z = am->mVertices[i].z, o[3];
         for (int k = 0; k < 3; k++) o[k] = r[3 * k] * x + r[3 * k + 1] * y + r[3 * k + 2] * z + p[k];
+        if ((a->map[i] = join_vertex(a, o)) < 0) { a->failed = 1; return; }
     }
-    m->nvert += (int)am->mNumVertices;
     if (m->ntri + ntri > a->capt) {
         a->capt = 2 * (m->ntri + ntri);
         int *t = realloc(m->tri, (size_t)a->capt * 3 * sizeof *t);
@@ -153,15 +193,23 @@ static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, c
     }
     /* a mirroring transform turns triangles inside out: swap two corners back */
     double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
-    int flip = det < 0;
+    int flip = det < 0, first = m->ntri;
     for (unsigned f = 0; f < am->mNumFaces; f++) {
         const struct aiFace *fc = &am->mFaces[f];
         if (fc->mNumIndices != 3) continue;
         int *t = m->tri + 3 * m->ntri++;
-        t[0] = base + (int)fc->mIndices[0];
-        t[1] = base + (int)fc->mIndices[flip ? 2 : 1];
-        t[2] = base + (int)fc->mIndices[flip ? 1 : 2];
+        unsigned i0 = fc->mIndices[0], i1 = fc->mIndices[flip ? 2 : 1], i2 = fc->mIndices[flip ? 1 : 2];
+        if (i0 >= am->mNumVertices || i1 >= am->mNumVertices || i2 >= am->mNumVertices) { /* not assimp's to give */
+            m->ntri--;
+            m->nskipped++;
+            continue;
+        }
+        t[0] = a->map[i0];
+        t[1] = a->map[i1];
+        t[2] = a->map[i2];
     }
+    ntri = m->ntri - first;
+    if (!ntri) return;
     /* one group per run of triangles of the same material */
     const struct aiMaterial *mat = am->mMaterialIndex < s->mNumMaterials ? s->mMaterials[am->mMaterialIndex] : NULL;
     struct aiString name;
@@ -234,7 +282,7 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
     }
     const struct aiScene *s = se->scene;
     double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
-    acc a = {&e->mesh, 0, 0, 0, 0};
+    acc a = {&e->mesh, 0, 0, 0, 0, NULL, 0, NULL, 0};
     if (!part) {
         flatten(&a, s, s->mRootNode, r, p, 0);
     } else {
@@ -246,6 +294,8 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
             return NULL;
         }
     }
+    free(a.slot);
+    free(a.map);
     if (a.failed) {
         kg_diag_add(d, KG_ERROR, "mesh.memory", ref_file, ref_line, path, "out of memory reading mesh '%s'", path);
         return NULL;
