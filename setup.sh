@@ -51,6 +51,9 @@ demo)
     build/kinegraph fk samples/walk.bvh --frame 15
     build/kinegraph convert samples/walk.bvh build/walk.csv
     head -c 400 build/walk.csv
+    build/kinegraph convert samples/humanoid.urdf build/humanoid.dae --ledger build/humanoid_ledger.json
+    build/kinegraph convert samples/walk.bvh build/walk.dae
+    build/kinegraph info build/walk.dae
     ;;
 test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"
