@@ -292,7 +292,8 @@ int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int wa
             printf("%s%s%s", help, kg_cli_model_options_help, want_q ? kg_cli_q_options_help : "");
             return KG_EXIT_OK;
         }
-        int r = kg_cli_common_option(c, argc, argv, &i, want_q);
+        int r = c->option ? c->option(c, argc, argv, &i) : 0;
+        if (r == 0) r = kg_cli_common_option(c, argc, argv, &i, want_q);
         if (r < 0) return KG_EXIT_USAGE;
         if (r) continue;
         if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error(c->command, "unknown option %s", argv[i]);
@@ -312,4 +313,26 @@ int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d) {
     if (rc) return rc;
     kg_fk(*m, *d);
     return 0;
+}
+
+const char *kg_cli_value(kg_cli *c, int argc, char **argv, int *i) {
+    if (*i + 1 < argc) return argv[++*i];
+    kg_cli_usage_error(c->command, "option %s needs a value", argv[*i]);
+    return NULL;
+}
+
+int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, int n) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *p = buf; *p; p++)
+        if (*p == ',') *p = ' ';
+    if (kg_parse_doubles(buf, out, n) == 0) return 0;
+    kg_cli_usage_error(c->command, "%s needs %d finite numbers separated by commas, not '%s'", name, n, text);
+    return -1;
+}
+
+int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *name) {
+    int i = kg_model_link(m, name);
+    if (i < 0) kg_cli_usage_error(c->command, "%s: the model has no link '%s'", option, name);
+    return i;
 }

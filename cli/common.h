@@ -35,7 +35,19 @@ typedef struct kg_cli {
     const char *q_json, *q_file, *base, *frame;
     kg_motion *motion;  /* the input's motion, if it has one (BVH) */
     kg_diags diags;
+    /* A command's own options: returns 1 when argv[*i] was one (advancing *i past
+     * a value), 0 when not, -1 after a usage error. May be NULL. */
+    int (*option)(struct kg_cli *c, int argc, char **argv, int *i);
+    void *ctx;          /* for option() */
 } kg_cli;
+
+/* The value of option argv[*i] (advancing *i), or NULL after a usage error. */
+const char *kg_cli_value(kg_cli *c, int argc, char **argv, int *i);
+/* Parses "x,y,z" (n numbers separated by commas) for option `name`; 0, or -1
+ * after a usage error. */
+int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, int n);
+/* A link of the model by name; -1 after a usage error naming the option. */
+int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *name);
 
 /* Handles the options every model command shares (--json, --package-path,
  * --format, --verbose, --q, --q-file, --base when want_q). Returns 1 if argv[*i]

@@ -759,6 +759,7 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         J->nq = joint_nq(J);
         J->nv = joint_nv(J);
         J->qadr = m->nq;
+        J->vadr = m->nv;
         m->nq += J->nq;
         m->nv += J->nv;
         validate_joint(b, J);
@@ -876,8 +877,10 @@ static void resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
         mm->line = bj->mimic_line;
         m->joint[mm->follower].mimic = k;
     }
-    for (int j = 0; j < m->njoint; j++)
+    for (int j = 0; j < m->njoint; j++) {
+        m->joint[j].dofadr = kg_joint_is_independent(m, j) ? m->dof : -1;
         if (kg_joint_is_independent(m, j)) m->dof += m->joint[j].nv;
+    }
     free(leader);
     kg_strmap_free(&jmap);
 }

@@ -12,8 +12,9 @@ kg_data *kg_data_new(const kg_model *m) {
     size_t nq = ((size_t)(m->nq ? m->nq : 1) * sizeof(double) + 63) & ~(size_t)63;
     size_t np = ((size_t)m->nlink * 3 * sizeof(double) + 63) & ~(size_t)63;
     size_t nr = ((size_t)m->nlink * 9 * sizeof(double) + 63) & ~(size_t)63;
-    size_t ns = ((size_t)m->nq + 1) * 2 * sizeof(double);
-    size_t total = (head + nq + np + nr + ns + 63) & ~(size_t)63;
+    size_t ns = (((size_t)m->nq + 1) * 2 * sizeof(double) + 63) & ~(size_t)63;
+    size_t nt = ((size_t)m->nv + 1) * 6 * sizeof(double);
+    size_t total = (head + nq + np + nr + ns + nt + 63) & ~(size_t)63;
     char *mem = aligned_alloc(64, total);
     if (!mem) mem = kg_xmalloc(total); /* unreachable in practice */
     memset(mem, 0, total);
@@ -23,6 +24,7 @@ kg_data *kg_data_new(const kg_model *m) {
     d->link_pos = (double *)(mem + head + nq);
     d->link_rot = (double *)(mem + head + nq + np);
     d->sincos = (double *)(mem + head + nq + np + nr);
+    d->twist = (double *)(mem + head + nq + np + nr + ns);
     if (m->nq) memcpy(d->q, m->q_default, (size_t)m->nq * sizeof(double));
     kg_mat3_identity(d->base_rot);
     for (int i = 0; i < m->nlink; i++) kg_mat3_identity(d->link_rot + 9 * i);

@@ -14,6 +14,9 @@ typedef struct kg_data {
     double *link_pos;    /* [3 * nlink] world position of each link frame, after kg_fk */
     double *link_rot;    /* [9 * nlink] world rotation of each link frame (row-major) */
     double *sincos;      /* [2 * nq] scratch: sin and cos of the angular coordinates */
+    double *twist;       /* [6 * nv] per velocity coordinate, its unit motion as a world twist:
+                          * linear velocity of the point at the world origin, then angular
+                          * velocity (analysis/jacobian.h fills it after kg_fk) */
 } kg_data;
 
 /* q starts at model->q_default (zero, identity quaternions). */

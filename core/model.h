@@ -78,6 +78,9 @@ typedef struct kg_joint {
     int parent, child; /* links */
     int qadr, nq;      /* coordinates in q */
     int nv;            /* degrees of freedom (floating: 6) */
+    int vadr;          /* its velocity coordinates (nv of them) start here, among model->nv */
+    int dofadr;        /* its Jacobian columns start here, among model->dof (the independent
+                        * coordinates); -1 for fixed joints and mimic followers */
     double pos[3];     /* origin: child frame at zero in the parent frame */
     double rpy[3];
     double rot[9];

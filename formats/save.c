@@ -31,7 +31,7 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
             kg_diags *d) {
     if (!format) format = kg_output_format(path);
     for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
-        if (strcmp(format, writers[i].name) != 0) continue;
+        if (strcmp(format, writers[i].name) != 0 && strcmp(format, writers[i].ext + 1) != 0) continue; /* "dae" too */
         kg_out out;
         kg_export_options eo = {path};
         if (kg_out_open(&out, path) != 0) {

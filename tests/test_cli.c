@@ -77,7 +77,7 @@ static double num(json_t *o, const char *k) { return json_number_value(json_obje
 
 static void test_help(void **state) {
     (void)state;
-    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help", "convert --help"};
+    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help", "convert --help", "jacobian --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
@@ -278,6 +278,40 @@ static void test_mass_json(void **state) {
     free(err);
 }
 
+static void test_jacobian_json(void **state) {
+    (void)state;
+    /* straight leg at the zero pose: the knee (axis y, through the r_shank origin) moves
+     * the sole, d below it, at (-d, 0, 0) and turns it about y */
+    json_t *fk = run_json("fk --json '" SAMPLE "'", 0), *links = json_object_get(fk, "links");
+    double zk = json_number_value(json_array_get(json_object_get(json_object_get(links, "r_shank"), "position"), 2));
+    double zs = json_number_value(json_array_get(json_object_get(json_object_get(links, "r_sole"), "position"), 2));
+    json_decref(fk);
+    json_t *j = run_json("jacobian --json '" SAMPLE "' --tip r_sole", 0);
+    json_t *names = json_object_get(j, "joints"), *J = json_object_get(j, "J");
+    assert_int_equal(json_array_size(names), 6);
+    assert_int_equal(json_array_size(J), 6);
+    int knee = -1;
+    for (size_t k = 0; k < json_array_size(names); k++)
+        if (!strcmp(json_string_value(json_array_get(names, k)), "r_knee")) knee = (int)k;
+    assert_true(knee >= 0);
+    const double want[6] = {-(zk - zs), 0, 0, 0, 1, 0};
+    for (int r = 0; r < 6; r++)
+        KG_ASSERT_NEAR(json_number_value(json_array_get(json_array_get(J, (size_t)r), (size_t)knee)), want[r], 1e-15);
+    /* a straight leg is singular: hip and ankle pitch and the knee all move the sole along x only */
+    KG_ASSERT_NEAR(num(j, "manipulability"), 0, 1e-12);
+    assert_int_equal(json_array_size(json_object_get(j, "singular_values")), 6);
+    assert_non_null(json_object_get(json_object_get(j, "ellipsoids"), "translation"));
+    json_decref(j);
+    char *out, *err;
+    assert_int_equal(run("jacobian '" SAMPLE "'", &out, &err), 2); /* which tip? */
+    free(out);
+    free(err);
+    assert_int_equal(run("jacobian '" SAMPLE "' --tip nowhere", &out, &err), 2);
+    assert_non_null(strstr(err, "no link 'nowhere'"));
+    free(out);
+    free(err);
+}
+
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
 
 static void test_bvh_commands(void **state) {
@@ -365,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands),
+        cmocka_unit_test(test_jacobian_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

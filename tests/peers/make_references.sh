@@ -65,3 +65,25 @@ while IFS= read -r -d '' f; do
     fi
 done < <(grep -rlZ --include='*.dae' --include='*.DAE' '<animation' "$data/collada" | sort -z)
 echo "wrote $n COLLADA animation reference files to $out/collada"
+
+#  tests/reference/jacobian/*.json  KDL's ChainJntToJacSolver for chains from the root
+#                              to the tips below, at five joint vectors each (seed 20261122)
+jgen=build/tests/kg_kdl_jacobian_reference
+[ -x "$jgen" ] || { echo "build $jgen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/jacobian"
+rm -f "$out/jacobian"/*.json
+n=0
+jac() { # LABEL URDF TIP...
+    local label=$1 urdf=$2
+    shift 2
+    [ -f "$data/$urdf" ] || return 0
+    "$jgen" "$data/$urdf" "$urdf" 20261122 5 "$@" >"$out/jacobian/$label.json" && n=$((n + 1))
+}
+jac g1 urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf left_ankle_roll_link right_rubber_hand head_link
+jac ur5 urdf/ur5/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf tool0
+jac iiwa7 urdf/kuka_iiwa7/differentiable-robot-model/diff_robot_data/kuka_iiwa/urdf/iiwa7.urdf iiwa_link_ee
+jac panda urdf/panda/example-robot-data/robots/panda_description/urdf/panda.urdf panda_hand_tcp
+jac talos urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf arm_left_7_link rgbd_optical_frame leg_right_6_link
+jac pr2 urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf r_gripper_palm_link high_def_optical_frame
+"$jgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 5 r_sole l_hand head >"$out/jacobian/sample_humanoid.json" && n=$((n + 1))
+echo "wrote $n Jacobian reference files to $out/jacobian"
