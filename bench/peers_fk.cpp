@@ -6,7 +6,14 @@
 //                arithmetic without the solver's repeated walks (a lower bound for KDL)
 //   mujoco       mj_kinematics (bodies, geoms and sites) on the URDF compiled by
 //                MuJoCo with fusestatic="false" so every link stays a body
-// usage: peers_fk URDF [CALLS_PER_REP]   (prints one JSON line per tool)
+// With a TIP, also Jacobians ("benchmark": "jacobian"):
+//   kdl_chain_jac  ChainJntToJacSolver::JntToJac for the chain from the root to TIP
+//                  (it computes the chain's FK inside)
+//   mujoco_jac     mj_kinematics + mj_comPos + mj_jacBody(TIP) (the Jacobian of one
+//                  body after the FK passes it needs), and the same with mj_jacBody
+//                  for every body
+// usage: peers_fk URDF [CALLS_PER_REP] [TIP]   (prints one JSON line per tool)
+#include <kdl/chainjnttojacsolver.hpp>
 #include <kdl/frames.hpp>
 #include <kdl/tree.hpp>
 #include <kdl/treefksolverpos_recursive.hpp>
@@ -111,6 +118,29 @@ int main(int argc, char **argv) {
         times[rep] = (kg_now() - t0) / (double)calls;
     }
     report("kdl_pass", name.c_str(), calls, times, "one pass of Frame * Segment::pose(q)");
+    const char *tip = argc > 3 ? argv[3] : nullptr;
+    KDL::Chain chain;
+    if (tip && tree.getChain(tree.getRootSegment()->first, tip, chain)) {
+        KDL::ChainJntToJacSolver js(chain);
+        unsigned n = chain.getNrOfJoints();
+        std::vector<KDL::JntArray> cq(KG_BENCH_CONFIGS, KDL::JntArray(n));
+        for (auto &q : cq)
+            for (unsigned k = 0; k < n; k++) q(k) = -1 + 2 * kg_bench_uniform(&s);
+        KDL::Jacobian jac(n);
+        for (int rep = 0; rep < KG_BENCH_REPS; rep++) {
+            double t0 = kg_now();
+            for (long i = 0; i < calls; i++) {
+                js.JntToJac(cq[i % KG_BENCH_CONFIGS], jac);
+                sink += jac(0, n - 1);
+            }
+            times[rep] = (kg_now() - t0) / (double)calls;
+        }
+        char note[200];
+        snprintf(note, sizeof note, "ChainJntToJacSolver, chain to %s, %u joints", tip, n);
+        double median = kg_bench_median(times, KG_BENCH_REPS);
+        printf("{\"benchmark\": \"jacobian\", \"tool\": \"kdl_chain_jac\", \"model\": \"%s\", \"us_per_call_min\": %.4f, "
+               "\"us_per_call_median\": %.4f, \"note\": \"%s\"}\n", name.c_str(), times[0] * 1e6, median * 1e6, note);
+    }
 
     // ---- MuJoCo ----
     // MuJoCo resolves meshdir against the file, so compile a copy that names the
@@ -160,6 +190,30 @@ int main(int argc, char **argv) {
     char note[200];
     snprintf(note, sizeof note, "mj_kinematics, MuJoCo %s, %d bodies, %d geoms", mj_versionString(), m->nbody, m->ngeom);
     report("mujoco", name.c_str(), calls, times, note);
+    int body = tip ? mj_name2id(m, mjOBJ_BODY, tip) : -1;
+    if (body >= 0) {
+        std::vector<double> jp(3 * m->nv), jr(3 * m->nv);
+        for (int all = 0; all < 2; all++) {
+            for (int rep = 0; rep < KG_BENCH_REPS; rep++) {
+                double t0 = kg_now();
+                for (long i = 0; i < calls; i++) {
+                    mju_copy(d->qpos, mq.data() + (size_t)(i % KG_BENCH_CONFIGS) * m->nq, m->nq);
+                    mj_kinematics(m, d);
+                    mj_comPos(m, d);
+                    for (int bb = all ? 1 : body; bb < (all ? m->nbody : body + 1); bb++) {
+                        mj_jacBody(m, d, jp.data(), jr.data(), bb);
+                        sink += jp[0];
+                    }
+                }
+                times[rep] = (kg_now() - t0) / (double)calls;
+            }
+            double median = kg_bench_median(times, KG_BENCH_REPS);
+            printf("{\"benchmark\": \"jacobian\", \"tool\": \"%s\", \"model\": \"%s\", \"us_per_call_min\": %.4f, "
+                   "\"us_per_call_median\": %.4f, \"note\": \"mj_kinematics + mj_comPos + mj_jacBody (%s), MuJoCo %s\"}\n",
+                   all ? "mujoco_jac_all_bodies" : "mujoco_jac", name.c_str(), times[0] * 1e6, median * 1e6,
+                   all ? "every body" : tip, mj_versionString());
+        }
+    }
     mj_deleteData(d);
     mj_deleteModel(m);
     fprintf(stderr, "checksum %g\n", sink);

@@ -11,7 +11,8 @@ g1="$data/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 if [ -f "$g1" ]; then
     "$bin/bench_fk" "$g1" | tee "$out/fk_kinegraph_g1.json"
-    [ -x "$bin/peers_fk" ] && "$bin/peers_fk" "$g1" 2>/dev/null | tee "$out/fk_peers_g1.json"
+    "$bin/bench_jacobian" "$g1" left_rubber_hand | tee "$out/jacobian_kinegraph_g1.json"
+    [ -x "$bin/peers_fk" ] && "$bin/peers_fk" "$g1" 20000 left_rubber_hand 2>/dev/null | tee "$out/fk_peers_g1.json"
 else
     echo "NOTICE: $data absent; the G1 benchmarks are skipped"
 fi
