@@ -9,6 +9,7 @@ int kg_cmd_fk(int argc, char **argv);
 int kg_cmd_mass(int argc, char **argv);
 int kg_cmd_convert(int argc, char **argv);
 int kg_cmd_jacobian(int argc, char **argv);
+int kg_cmd_workspace(int argc, char **argv);
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
  * Jacobians), where splitting work over threads only costs. (The worker
@@ -25,6 +26,7 @@ static const struct {
     {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},
+    {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},
 };
 

@@ -1,0 +1,360 @@
+#define _POSIX_C_SOURCE 200809L
+#include "analysis/workspace.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/jacobian.h"
+#include "analysis/manipulability.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+/* ---- the samples: the same for any number of threads -------------------------------- */
+
+static inline uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static inline double unit_of(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
+
+static const int primes[32] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,  53,
+                               59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131};
+
+static inline double radical_inverse(uint64_t i, int base) {
+    double inv = 1.0 / base, f = inv, r = 0;
+    while (i) {
+        r += (double)(i % (uint64_t)base) * f;
+        i /= (uint64_t)base;
+        f *= inv;
+    }
+    return r;
+}
+
+typedef struct coord {
+    int q;          /* index in q */
+    double lo, hi;
+} coord;
+
+/* ---- voxels --------------------------------------------------------------------------- */
+
+typedef struct cell { /* 32 bytes: the table is the hot, cache-missing part */
+    uint64_t key;   /* 0: empty */
+    int64_t first;  /* the first sample that reached it */
+    int32_t count;
+    float w_min, w_max, w_sum;
+} cell;
+
+typedef struct table {
+    cell *c;
+    size_t cap, n;  /* cap a power of two */
+} table;
+
+#define BIAS (1 << 20)
+
+static inline uint64_t key_of(int32_t x, int32_t y, int32_t z) {
+    return ((uint64_t)(uint32_t)(x + BIAS) << 42) | ((uint64_t)(uint32_t)(y + BIAS) << 21) | (uint64_t)(uint32_t)(z + BIAS) | 1ull << 63;
+}
+
+static inline size_t hash_key(uint64_t k) { return (size_t)splitmix64(k); }
+
+static int table_grow(table *t) {
+    size_t cap = t->cap ? 2 * t->cap : 1 << 14;
+    cell *c = calloc(cap, sizeof *c);
+    if (!c) return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->c[i].key) continue;
+        size_t h = hash_key(t->c[i].key) & (cap - 1);
+        while (c[h].key) h = (h + 1) & (cap - 1);
+        c[h] = t->c[i];
+    }
+    free(t->c);
+    t->c = c;
+    t->cap = cap;
+    return 0;
+}
+
+/* The cell of key, made (first = sample) when new; NULL when out of memory. */
+static inline cell *table_get(table *t, uint64_t key, int64_t sample) {
+    if ((t->n + 1) * 2 > t->cap && table_grow(t)) return NULL;
+    size_t h = hash_key(key) & (t->cap - 1);
+    while (t->c[h].key && t->c[h].key != key) h = (h + 1) & (t->cap - 1);
+    if (!t->c[h].key) {
+        t->c[h].key = key;
+        t->c[h].w_min = INFINITY;
+        t->c[h].w_max = -INFINITY;
+        t->c[h].first = sample; /* each thread takes its samples in order */
+        t->n++;
+    }
+    return &t->c[h];
+}
+
+static inline int table_has(const table *t, uint64_t key) {
+    size_t h = hash_key(key) & (t->cap - 1);
+    while (t->c[h].key && t->c[h].key != key) h = (h + 1) & (t->cap - 1);
+    return t->c[h].key == key;
+}
+
+/* ---- one thread's share --------------------------------------------------------------- */
+
+typedef struct job {
+    const kg_model *m;
+    const kg_workspace_options *o;
+    const coord *coords;
+    int ncoord;
+    const int *cols;   /* the Jacobian's columns on the path */
+    int ncol;
+    long from, to;     /* samples */
+    double shift[32];  /* Halton: per-coordinate shift */
+    table t;
+    double lo[3], hi[3], w_min, w_max, w_sum;
+    int failed;
+} job;
+
+/* Counts sample i (at voxel key, manipulability w). Nonzero when out of memory. */
+static int count(job *jb, uint64_t key, double w, long i) {
+    cell *c = table_get(&jb->t, key, i);
+    if (!c) return jb->failed = 1;
+    c->count++;
+    c->w_min = fminf(c->w_min, (float)w);
+    c->w_max = fmaxf(c->w_max, (float)w);
+    c->w_sum += (float)w;
+    return 0;
+}
+
+static void *run(void *arg) {
+    job *jb = arg;
+    const kg_model *m = jb->m;
+    const kg_workspace_options *o = jb->o;
+    kg_data *d = kg_data_new(m);
+    double *J = malloc((size_t)6 * (m->dof + 1) * sizeof *J), *Jc = malloc((size_t)6 * (jb->ncol + 1) * sizeof *Jc);
+    if (!d || !J || !Jc) {
+        jb->failed = 1;
+        kg_data_free(d);
+        free(J);
+        free(Jc);
+        return NULL;
+    }
+    if (o->q) memcpy(d->q, o->q, (size_t)m->nq * sizeof *d->q);
+    for (int a = 0; a < 3; a++) jb->lo[a] = INFINITY, jb->hi[a] = -INFINITY;
+    jb->w_min = INFINITY, jb->w_max = -INFINITY, jb->w_sum = 0;
+    const double inv = 1 / o->voxel;
+    uint64_t pend_key = 0;
+    double pend_w = 0;
+    for (long i = jb->from; i < jb->to; i++) {
+        for (int k = 0; k < jb->ncoord; k++) {
+            double u;
+            if (o->sequence == KG_SAMPLE_HALTON) {
+                u = radical_inverse((uint64_t)i + 1, primes[k % 32]) + jb->shift[k % 32];
+                u -= floor(u);
+            } else {
+                u = unit_of(splitmix64(o->seed * 0x2545f4914f6cdd1dull + (uint64_t)i * (uint64_t)jb->ncoord + (uint64_t)k));
+            }
+            d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
+        }
+        kg_fk(m, d);
+        double p[3], wp[3];
+        kg_mat3_vec(wp, d->link_rot + 9 * o->tip, o->point);
+        for (int a = 0; a < 3; a++) wp[a] += d->link_pos[3 * o->tip + a];
+        if (o->base >= 0) { /* in the base's frame */
+            double dl[3];
+            for (int a = 0; a < 3; a++) dl[a] = wp[a] - d->link_pos[3 * o->base + a];
+            kg_mat3_tvec(p, d->link_rot + 9 * o->base, dl);
+        } else {
+            kg_vec3_copy(p, wp);
+        }
+        double w = 0;
+        if (o->manipulability && jb->ncol) {
+            kg_jacobian_twists(m, d);
+            kg_jacobian(m, d, o->tip, o->point, o->base, J);
+            for (int r = 0; r < 6; r++)
+                for (int c = 0; c < jb->ncol; c++) Jc[r * jb->ncol + c] = J[r * m->dof + jb->cols[c]];
+            w = kg_manipulability_w(Jc, jb->ncol, jb->ncol);
+        }
+        for (int a = 0; a < 3; a++) {
+            jb->lo[a] = fmin(jb->lo[a], p[a]);
+            jb->hi[a] = fmax(jb->hi[a], p[a]);
+        }
+        jb->w_min = fmin(jb->w_min, w);
+        jb->w_max = fmax(jb->w_max, w);
+        jb->w_sum += w;
+        /* the voxel is counted one sample late: its slot is fetched from memory
+         * while the next sample's kinematics run (the table outgrows the caches) */
+        uint64_t key = key_of((int32_t)floor(p[0] * inv), (int32_t)floor(p[1] * inv), (int32_t)floor(p[2] * inv));
+        if (jb->t.cap) __builtin_prefetch(&jb->t.c[hash_key(key) & (jb->t.cap - 1)], 1);
+        if (i > jb->from && count(jb, pend_key, pend_w, i - 1)) break;
+        pend_key = key;
+        pend_w = w;
+    }
+    if (!jb->failed && jb->to > jb->from) count(jb, pend_key, pend_w, jb->to - 1);
+    kg_data_free(d);
+    free(J);
+    free(Jc);
+    return NULL;
+}
+
+static int by_index(const void *a, const void *b) {
+    const kg_voxel *x = a, *y = b;
+    if (x->x != y->x) return x->x < y->x ? -1 : 1;
+    if (x->y != y->y) return x->y < y->y ? -1 : 1;
+    return (x->z > y->z) - (x->z < y->z);
+}
+
+static int by_first(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void kg_workspace_free(kg_workspace *w) {
+    free(w->voxel);
+    memset(w, 0, sizeof *w);
+}
+
+int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_workspace *w) {
+    memset(w, 0, sizeof *w);
+    w->voxel_edge = o->voxel;
+    /* the coordinates between base and tip (and the leaders of mimic followers there) */
+    coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
+    unsigned char *mask = calloc((size_t)m->dof + 1, 1);
+    int *cols = calloc((size_t)m->dof + 1, sizeof *cols), ncoord = 0, ncol = 0;
+    if (!coords || !mask || !cols) goto fail;
+    kg_jacobian_columns(m, o->tip, o->base, mask);
+    for (int c = 0; c < m->dof; c++)
+        if (mask[c]) cols[ncol++] = c;
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->dofadr < 0 || !mask[J->dofadr]) continue;
+        for (int k = 0; k < J->nq && ncoord < 64; k++) {
+            int rot = J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS ||
+                      (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + k].kind == KG_AXIS_ROTATION);
+            double lo = -KG_PI, hi = KG_PI;
+            if (J->type == KG_JOINT_COMPOUND) {
+                const kg_axis *ax = NULL;
+                for (int x = 0; x < J->naxis; x++)
+                    if (m->axis[J->axis_first + x].coord == k) ax = &m->axis[J->axis_first + x];
+                if (ax && ax->has_limit) lo = ax->lower, hi = ax->upper;
+                else if (!rot) continue;
+            } else if (kg_joint_is_limited(J) && isfinite(J->lower) && isfinite(J->upper)) {
+                lo = J->lower, hi = J->upper;
+            } else if (!rot) {
+                continue; /* floating, planar, unlimited prismatic: left at rest */
+            }
+            coords[ncoord].q = J->qadr + k;
+            coords[ncoord].lo = lo;
+            coords[ncoord].hi = hi;
+            ncoord++;
+        }
+    }
+    w->nsampled = ncoord;
+    if (!ncoord || !(o->voxel > 0) || o->samples <= 0) goto fail;
+    int nt = o->threads > 1 ? o->threads : 1;
+    if (nt > 64) nt = 64;
+    job *jobs = calloc((size_t)nt, sizeof *jobs);
+    pthread_t th[64];
+    if (!jobs) goto fail;
+    for (int t = 0; t < nt; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
+        jobs[t].cols = cols, jobs[t].ncol = ncol;
+        jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
+        for (int k = 0; k < 32; k++) jobs[t].shift[k] = unit_of(splitmix64(o->seed + 7919 * (uint64_t)k));
+        if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
+    }
+    for (int t = 0; t < nt; t++)
+        if (th[t]) pthread_join(th[t], NULL);
+    /* merge */
+    table all = {0};
+    int failed = 0;
+    for (int a = 0; a < 3; a++) w->lo[a] = INFINITY, w->hi[a] = -INFINITY;
+    w->w_min = INFINITY, w->w_max = -INFINITY;
+    double wsum = 0;
+    for (int t = 0; t < nt; t++) {
+        failed |= jobs[t].failed;
+        for (int a = 0; a < 3; a++) w->lo[a] = fmin(w->lo[a], jobs[t].lo[a]), w->hi[a] = fmax(w->hi[a], jobs[t].hi[a]);
+        w->w_min = fmin(w->w_min, jobs[t].w_min);
+        w->w_max = fmax(w->w_max, jobs[t].w_max);
+        wsum += jobs[t].w_sum;
+        for (size_t i = 0; i < jobs[t].t.cap && !failed; i++) {
+            const cell *s = &jobs[t].t.c[i];
+            if (!s->key) continue;
+            cell *c = nt == 1 ? NULL : table_get(&all, s->key, s->first);
+            if (nt > 1 && !c) {
+                failed = 1;
+                break;
+            }
+            if (!c) continue;
+            c->count += s->count;
+            c->w_min = fminf(c->w_min, s->w_min);
+            c->w_max = fmaxf(c->w_max, s->w_max);
+            c->w_sum += s->w_sum;
+            if (s->first < c->first) c->first = s->first;
+        }
+    }
+    table *T = nt == 1 ? &jobs[0].t : &all;
+    w->samples = o->samples;
+    w->w_mean = wsum / (double)o->samples;
+    w->voxel = failed ? NULL : malloc((T->n + 1) * sizeof *w->voxel);
+    int64_t *first = failed ? NULL : malloc((T->n + 1) * sizeof *first);
+    if (w->voxel && first) {
+        for (size_t i = 0; i < T->cap; i++) {
+            const cell *c = &T->c[i];
+            if (!c->key) continue;
+            kg_voxel *v = &w->voxel[w->nvoxel];
+            v->x = (int32_t)((c->key >> 42) & 0x1fffff) - BIAS;
+            v->y = (int32_t)((c->key >> 21) & 0x1fffff) - BIAS;
+            v->z = (int32_t)(c->key & 0x1fffff) - BIAS;
+            v->count = c->count;
+            v->w_min = c->w_min;
+            v->w_max = c->w_max;
+            v->w_sum = c->w_sum;
+            first[w->nvoxel++] = c->first;
+        }
+        qsort(w->voxel, (size_t)w->nvoxel, sizeof *w->voxel, by_index);
+        /* convergence: voxels reached within the first n samples, n = 1, 2, 5, 10, ... */
+        qsort(first, (size_t)w->nvoxel, sizeof *first, by_first);
+        long k = 0;
+        static const double steps[3] = {1, 2, 5};
+        for (int e = 0; w->ncurve < 63; e++) {
+            double n = steps[e % 3] * pow(10, e / 3);
+            long ns = (long)fmin(nearbyint(n), (double)o->samples);
+            while (k < w->nvoxel && first[k] < ns) k++;
+            w->curve[w->ncurve].samples = ns;
+            w->curve[w->ncurve++].voxels = k;
+            if (ns == o->samples) break;
+        }
+        /* volume: a voxel with an empty face neighbour counts half */
+        double e3 = o->voxel * o->voxel * o->voxel, half = 0;
+        static const int nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        int flat[3]; /* axes the workspace does not leave one layer of voxels along: no boundary there */
+        for (int a = 0; a < 3; a++) flat[a] = floor(w->lo[a] / o->voxel) == floor(w->hi[a] / o->voxel);
+        for (long i = 0; i < w->nvoxel; i++) {
+            const kg_voxel *v = &w->voxel[i];
+            int open = 0;
+            for (int f = 0; f < 6 && !open; f++)
+                if (!flat[f / 2]) open = !table_has(T, key_of(v->x + nb[f][0], v->y + nb[f][1], v->z + nb[f][2]));
+            half += open;
+        }
+        w->voxel_volume = (double)w->nvoxel * e3;
+        w->volume = ((double)w->nvoxel - 0.5 * half) * e3;
+    } else {
+        failed = 1;
+    }
+    free(first);
+    for (int t = 0; t < nt; t++) free(jobs[t].t.c);
+    free(all.c);
+    free(jobs);
+    free(coords);
+    free(mask);
+    free(cols);
+    if (failed) kg_workspace_free(w);
+    return failed ? -1 : 0;
+fail:
+    free(coords);
+    free(mask);
+    free(cols);
+    return -1;
+}
