@@ -10,12 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Build: libxml2, libzip (.zae), OpenBLAS + LAPACKE, jansson, cmocka. Peers for
+# Build: libxml2, libzip (.zae), OpenBLAS + LAPACKE, jansson, cmocka, assimp (meshes),
+# zlib (PNG), libccd and qhull (collision). Peers for
 # references and benchmarks: KDL with kdl_parser and urdfdom, MuJoCo, check_urdf,
 # assimp, collada_urdf (urdf_to_collada, collada_to_urdf), opencolladavalidator.
 PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-dev
           liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
-          libmujoco-dev libassimp-dev libzip-dev libopenblas-dev liblapacke-dev
+          libmujoco-dev libassimp-dev libzip-dev libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev
           collada-urdf-tools opencollada-tools assimp-utils)
 
 install_packages() {

@@ -10,6 +10,7 @@ int kg_cmd_mass(int argc, char **argv);
 int kg_cmd_convert(int argc, char **argv);
 int kg_cmd_jacobian(int argc, char **argv);
 int kg_cmd_workspace(int argc, char **argv);
+int kg_cmd_collisions(int argc, char **argv);
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
  * Jacobians), where splitting work over threads only costs. (The worker
@@ -27,13 +28,14 @@ static const struct {
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
+    {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},
     {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},
 };
 
 static void usage(FILE *f) {
     fprintf(f, "usage: kinegraph COMMAND [arguments]   (kinegraph COMMAND --help for details)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\nexit status: 0 success; 1 the input has errors (printed on stderr, or in the JSON of\n"
             "'info'); 2 usage error; 3 an output could not be written.\n"

@@ -87,3 +87,14 @@ jac talos urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.u
 jac pr2 urdf/pr2/example-robot-data/robots/pr2_description/urdf/pr2.urdf r_gripper_palm_link high_def_optical_frame
 "$jgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 5 r_sole l_hand head >"$out/jacobian/sample_humanoid.json" && n=$((n + 1))
 echo "wrote $n Jacobian reference files to $out/jacobian"
+
+#  tests/reference/collision/*.json  MuJoCo's self-collisions (convex hulls, every pair
+#                              allowed) at 200 random poses (seed 20261122)
+mgen=build/tests/kg_mujoco_collision_reference
+[ -x "$mgen" ] || { echo "build $mgen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/collision"
+rm -f "$out/collision"/*.json
+g1="urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf"
+[ -f "$data/$g1" ] && "$mgen" "$data/$g1" "$g1" 20261122 200 >"$out/collision/g1.json"
+"$mgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 200 >"$out/collision/sample_humanoid.json"
+echo "wrote $(ls "$out/collision" | wc -l) collision reference files to $out/collision"

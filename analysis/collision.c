@@ -1,0 +1,441 @@
+#define _POSIX_C_SOURCE 200809L
+#include "analysis/collision.h"
+
+#include <ccd/ccd.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fk.h"
+#include "core/spatial.h"
+
+/* ---- the shapes ------------------------------------------------------------------------ */
+
+static int add_shape(kg_collision_model *cm, int *cap, const kg_convex *c) {
+    if (cm->nshape == *cap) {
+        int nc = *cap ? 2 * *cap : 16;
+        kg_convex *s = realloc(cm->shape, (size_t)nc * sizeof *s);
+        if (!s) return -1;
+        cm->shape = s;
+        *cap = nc;
+    }
+    cm->shape[cm->nshape++] = *c;
+    return 0;
+}
+
+void kg_collision_model_free(kg_collision_model *cm) {
+    for (int i = 0; i < cm->nshape; i++) kg_convex_free(&cm->shape[i]);
+    free(cm->shape);
+    free(cm->link_first);
+    free(cm->link_count);
+    free(cm->pair_a);
+    free(cm->pair_b);
+    free(cm->adjacent);
+    free(cm->declared);
+    memset(cm, 0, sizeof *cm);
+}
+
+int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
+    memset(cm, 0, sizeof *cm);
+    int cap = 0;
+    cm->link_first = calloc((size_t)m->nlink + 1, sizeof *cm->link_first);
+    cm->link_count = calloc((size_t)m->nlink + 1, sizeof *cm->link_count);
+    if (!cm->link_first || !cm->link_count) goto fail;
+    for (int i = 0; i < m->nlink; i++) {
+        const kg_link *L = &m->link[i];
+        cm->link_first[i] = cm->nshape;
+        if (L->real >= 0) continue; /* virtual links are not solid */
+        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
+            const kg_geom *G = &m->geom[g];
+            if (G->role != KG_COLLISION) continue;
+            kg_convex c;
+            memset(&c, 0, sizeof c);
+            c.link = i;
+            c.geom = g;
+            kg_vec3_copy(c.pos, G->pos);
+            kg_mat3_copy(c.rot, G->rot);
+            switch (G->type) {
+            case KG_GEOM_BOX:
+                c.type = KG_CONVEX_BOX;
+                for (int a = 0; a < 3; a++) c.size[a] = G->size[a] / 2;
+                break;
+            case KG_GEOM_SPHERE:
+                c.type = KG_CONVEX_SPHERE;
+                c.size[0] = G->size[0];
+                break;
+            case KG_GEOM_CYLINDER:
+            case KG_GEOM_CAPSULE:
+                c.type = G->type == KG_GEOM_CYLINDER ? KG_CONVEX_CYLINDER : KG_CONVEX_CAPSULE;
+                c.size[0] = G->size[0];
+                c.size[1] = G->size[1] / 2;
+                break;
+            case KG_GEOM_MESH: {
+                const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
+                if (!me || me->nvert == 0) {
+                    kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
+                                "collision mesh '%s' of link '%s' %s; the link is checked without it",
+                                G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
+                    continue;
+                }
+                double *v = malloc((size_t)me->nvert * 3 * sizeof *v);
+                if (!v) goto fail;
+                for (int k = 0; k < 3 * me->nvert; k++) v[k] = me->vert[k] * G->scale[k % 3];
+                int rc = kg_convex_hull(v, me->nvert, &c);
+                free(v);
+                if (rc != 0) goto fail;
+                cm->hull_vertices += c.nvert;
+                break;
+            }
+            }
+            if (c.type != KG_CONVEX_HULL) kg_convex_bounds(&c);
+            if (add_shape(cm, &cap, &c) != 0) {
+                kg_convex_free(&c);
+                goto fail;
+            }
+            cm->link_count[i]++;
+        }
+    }
+    /* link pairs with geometry on both sides */
+    int nl = 0;
+    for (int i = 0; i < m->nlink; i++) nl += cm->link_count[i] > 0;
+    size_t maxp = (size_t)nl * (nl > 0 ? nl - 1 : 0) / 2 + 1;
+    cm->pair_a = malloc(maxp * sizeof *cm->pair_a);
+    cm->pair_b = malloc(maxp * sizeof *cm->pair_b);
+    cm->adjacent = calloc(maxp, 1);
+    cm->declared = calloc(maxp, 1);
+    /* adjacency: links with geometry that meet through links without: a breadth-first
+     * walk over the tree from each, passing only geometry-less links */
+    unsigned char *reach = calloc((size_t)m->nlink + 1, 1);
+    int *queue = malloc(((size_t)m->nlink + 1) * sizeof *queue);
+    int **nbr = NULL;
+    if (!cm->pair_a || !cm->pair_b || !cm->adjacent || !cm->declared || !reach || !queue) {
+        free(reach);
+        free(queue);
+        goto fail;
+    }
+    (void)nbr;
+    for (int a = 0; a < m->nlink; a++) {
+        if (!cm->link_count[a]) continue;
+        memset(reach, 0, (size_t)m->nlink);
+        int qh = 0, qt = 0;
+        queue[qt++] = a;
+        reach[a] = 1;
+        while (qh < qt) {
+            int x = queue[qh++];
+            if (x != a && cm->link_count[x]) continue; /* a geometric link: reached, not passed */
+            /* neighbours: the parent and the children (topological order: children come after) */
+            int p = m->link[x].parent;
+            if (p >= 0 && !reach[p]) reach[p] = 1, queue[qt++] = p;
+            for (int c = x + 1; c < m->nlink; c++)
+                if (m->link[c].parent == x && !reach[c]) reach[c] = 1, queue[qt++] = c;
+        }
+        for (int b = a + 1; b < m->nlink; b++) {
+            if (!cm->link_count[b]) continue;
+            cm->pair_a[cm->npair] = a;
+            cm->pair_b[cm->npair] = b;
+            cm->adjacent[cm->npair] = reach[b];
+            for (int k = 0; k < m->ncollision_ignore; k++) {
+                int x = m->collision_ignore[k].a, y = m->collision_ignore[k].b;
+                if ((x == a && y == b) || (x == b && y == a)) cm->declared[cm->npair] = 1;
+            }
+            cm->npair++;
+        }
+    }
+    free(reach);
+    free(queue);
+    return 0;
+fail:
+    kg_collision_model_free(cm);
+    return -1;
+}
+
+/* ---- one pose ---------------------------------------------------------------------------- */
+
+typedef struct placed { /* a shape in the world, for libccd */
+    const kg_convex *c;
+    double r[9], p[3], lo[3], hi[3], center[3];
+    double half[3];        /* its bounds as an oriented box: centre `center`, axes r's columns */
+    int hint;
+} placed;
+
+/* Do two oriented boxes overlap? The separating-axis test (Gottschalk's OBBTree):
+ * the 3 + 3 face axes and the 9 edge cross products. */
+static int boxes_overlap(const placed *a, const placed *b) {
+    double R[9], AR[9], t[3], d[3];
+    for (int k = 0; k < 3; k++) d[k] = b->center[k] - a->center[k];
+    kg_mat3_tvec(t, a->r, d);               /* b's centre in a's axes */
+    kg_mat3_mul_at(R, a->r, b->r);          /* b's axes in a's */
+    for (int k = 0; k < 9; k++) AR[k] = fabs(R[k]) + 1e-12;
+    const double *ha = a->half, *hb = b->half;
+    for (int i = 0; i < 3; i++) /* a's axes */
+        if (fabs(t[i]) > ha[i] + hb[0] * AR[3 * i] + hb[1] * AR[3 * i + 1] + hb[2] * AR[3 * i + 2]) return 0;
+    for (int j = 0; j < 3; j++) { /* b's axes */
+        double tj = t[0] * R[j] + t[1] * R[3 + j] + t[2] * R[6 + j];
+        if (fabs(tj) > hb[j] + ha[0] * AR[j] + ha[1] * AR[3 + j] + ha[2] * AR[6 + j]) return 0;
+    }
+    for (int i = 0; i < 3; i++) /* a_i x b_j */
+        for (int j = 0; j < 3; j++) {
+            int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra = ha[i1] * AR[3 * i2 + j] + ha[i2] * AR[3 * i1 + j];
+            double rb = hb[j1] * AR[3 * i + j2] + hb[j2] * AR[3 * i + j1];
+            if (fabs(t[i2] * R[3 * i1 + j] - t[i1] * R[3 * i2 + j]) > ra + rb) return 0;
+        }
+    return 1;
+}
+
+struct kg_collision_work {
+    placed *s;
+};
+
+kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
+    kg_collision_work *w = calloc(1, sizeof *w);
+    if (w) w->s = calloc((size_t)cm->nshape + 1, sizeof *w->s);
+    if (w && !w->s) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void kg_collision_work_free(kg_collision_work *w) {
+    if (w) free(w->s);
+    free(w);
+}
+
+static void support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *out) {
+    placed *s = (placed *)obj;
+    double d[3], l[3];
+    kg_mat3_tvec(d, s->r, dir->v);
+    kg_convex_support(s->c, d, &s->hint, l);
+    kg_mat3_vec(out->v, s->r, l);
+    for (int a = 0; a < 3; a++) out->v[a] += s->p[a];
+}
+
+static void center(const void *obj, ccd_vec3_t *out) {
+    const placed *s = obj;
+    memcpy(out->v, s->center, sizeof s->center);
+}
+
+static int touch(placed *a, placed *b) {
+    for (int k = 0; k < 3; k++)
+        if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k]) return 0;
+    if (!boxes_overlap(a, b)) return 0;
+    ccd_t ccd;
+    CCD_INIT(&ccd);
+    ccd.support1 = support;
+    ccd.support2 = support;
+    ccd.center1 = center;
+    ccd.center2 = center;
+    ccd.mpr_tolerance = 1e-7;
+    ccd.max_iterations = 200;
+    return ccdMPRIntersect(a, b, &ccd);
+}
+
+int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
+                       unsigned char *hit) {
+    for (int i = 0; i < cm->nshape; i++) {
+        placed *s = &w->s[i];
+        const kg_convex *c = &cm->shape[i];
+        const double *R = d->link_rot + 9 * c->link, *P = d->link_pos + 3 * c->link;
+        s->c = c;
+        kg_mat3_mul(s->r, R, c->rot);
+        kg_mat3_vec(s->p, R, c->pos);
+        for (int a = 0; a < 3; a++) s->p[a] += P[a];
+        double lc[3], lh[3], wc[3];
+        for (int a = 0; a < 3; a++) lc[a] = (c->lo[a] + c->hi[a]) / 2, lh[a] = (c->hi[a] - c->lo[a]) / 2;
+        kg_mat3_vec(wc, s->r, lc);
+        kg_vec3_copy(s->half, lh);
+        for (int a = 0; a < 3; a++) {
+            double h = fabs(s->r[3 * a]) * lh[0] + fabs(s->r[3 * a + 1]) * lh[1] + fabs(s->r[3 * a + 2]) * lh[2];
+            s->center[a] = wc[a] + s->p[a];
+            s->lo[a] = s->center[a] - h;
+            s->hi[a] = s->center[a] + h;
+        }
+    }
+    int n = 0;
+    for (int p = 0; p < cm->npair; p++) {
+        hit[p] = 0;
+        if (check ? !check[p] : cm->adjacent[p]) continue;
+        int a = cm->pair_a[p], b = cm->pair_b[p];
+        for (int i = cm->link_first[a]; i < cm->link_first[a] + cm->link_count[a] && !hit[p]; i++)
+            for (int j = cm->link_first[b]; j < cm->link_first[b] + cm->link_count[b] && !hit[p]; j++)
+                hit[p] = (unsigned char)touch(&w->s[i], &w->s[j]);
+        n += hit[p];
+    }
+    return n;
+}
+
+/* ---- the matrix -------------------------------------------------------------------------- */
+
+const char *kg_pair_class_name(int cls) {
+    static const char *const names[] = {"adjacent", "declared", "default", "always", "never", "sometimes"};
+    return cls >= 0 && cls <= KG_PAIR_SOMETIMES ? names[cls] : "?";
+}
+
+void kg_acm_free(kg_acm *a) {
+    free(a->cls);
+    free(a->hits);
+    free(a->p_upper);
+    memset(a, 0, sizeof *a);
+}
+
+static inline uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+typedef struct coord {
+    int q;
+    double lo, hi;
+} coord;
+
+typedef struct job {
+    const kg_model *m;
+    const kg_collision_model *cm;
+    const kg_acm_options *o;
+    const coord *coords;
+    int ncoord;
+    const unsigned char *check;
+    long from, to;
+    long *hits;     /* [npair], this thread's */
+    int failed;
+} job;
+
+static void *run(void *arg) {
+    job *jb = arg;
+    const kg_model *m = jb->m;
+    kg_data *d = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(jb->cm);
+    unsigned char *hit = malloc((size_t)jb->cm->npair + 1);
+    if (!d || !w || !hit) {
+        jb->failed = 1;
+    } else {
+        if (jb->o->q) memcpy(d->q, jb->o->q, (size_t)m->nq * sizeof *d->q);
+        for (long i = jb->from; i < jb->to; i++) {
+            for (int k = 0; k < jb->ncoord; k++) {
+                uint64_t r = splitmix64(jb->o->seed * 0x2545f4914f6cdd1dull + (uint64_t)i * (uint64_t)jb->ncoord + (uint64_t)k);
+                double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+                d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
+            }
+            kg_fk(m, d);
+            kg_self_collisions(jb->cm, d, w, jb->check, hit);
+            for (int p = 0; p < jb->cm->npair; p++) jb->hits[p] += hit[p];
+        }
+    }
+    kg_data_free(d);
+    kg_collision_work_free(w);
+    free(hit);
+    return NULL;
+}
+
+static double wilson_upper(long hits, long n) {
+    if (n <= 0) return 1;
+    if (hits == 0) return fmin(1, 3.0 / (double)n); /* the rule of three */
+    const double z = 1.959963984540054;
+    double p = (double)hits / (double)n, z2 = z * z / (double)n;
+    return fmin(1, (p + z2 / 2 + z * sqrt(p * (1 - p) / (double)n + z2 / (4 * (double)n))) / (1 + z2));
+}
+
+int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const kg_acm_options *o, kg_acm *out) {
+    memset(out, 0, sizeof *out);
+    const int np = cm->npair;
+    long max = o->max_samples > 0 ? o->max_samples : 1000000;
+    long first = o->first_round > 0 ? o->first_round : 1000;
+    double always = o->always > 0 ? o->always : 0.95;
+    long least = o->min_samples > 0 ? o->min_samples : 10000;
+    int nt = o->threads > 1 ? (o->threads > 64 ? 64 : o->threads) : 1;
+    out->npair = np;
+    out->cls = calloc((size_t)np + 1, sizeof *out->cls);
+    out->hits = calloc((size_t)np + 1, sizeof *out->hits);
+    out->p_upper = calloc((size_t)np + 1, sizeof *out->p_upper);
+    coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
+    unsigned char *check = calloc((size_t)np + 1, 1), *rest = calloc((size_t)np + 1, 1);
+    long *thread_hits = calloc((size_t)nt * (np + 1), sizeof *thread_hits);
+    job *jobs = calloc((size_t)nt, sizeof *jobs);
+    kg_data *d = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(cm);
+    int rc = -1;
+    if (!out->cls || !out->hits || !out->p_upper || !coords || !check || !rest || !thread_hits || !jobs || !d || !w)
+        goto done;
+    /* the coordinates to draw */
+    int ncoord = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->dofadr < 0) continue;
+        for (int k = 0; k < J->nq; k++) {
+            int rot = J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS ||
+                      (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + k].kind == KG_AXIS_ROTATION);
+            double lo = -KG_PI, hi = KG_PI;
+            if (J->type == KG_JOINT_COMPOUND) {
+                const kg_axis *ax = NULL;
+                for (int x = 0; x < J->naxis; x++)
+                    if (m->axis[J->axis_first + x].coord == k) ax = &m->axis[J->axis_first + x];
+                if (ax && ax->has_limit) lo = ax->lower, hi = ax->upper;
+                else if (!rot) continue;
+            } else if (kg_joint_is_limited(J) && isfinite(J->lower) && isfinite(J->upper)) {
+                lo = J->lower, hi = J->upper;
+            } else if (!rot) {
+                continue;
+            }
+            coords[ncoord++] = (coord){J->qadr + k, lo, hi};
+        }
+    }
+    out->nsampled = ncoord;
+    /* the rest pose */
+    if (o->q) memcpy(d->q, o->q, (size_t)m->nq * sizeof *d->q);
+    kg_fk(m, d);
+    kg_self_collisions(cm, d, w, NULL, rest);
+    for (int p = 0; p < np; p++) check[p] = !cm->adjacent[p];
+    /* rounds that double the samples, until one finds no new pair (after at least 10 000) */
+    long total = 0, size = first < max ? first : max;
+    while (size > 0) {
+        for (int t = 0; t < nt; t++) {
+            jobs[t] = (job){m, cm, o, coords, ncoord, check, total + size * t / nt, total + size * (t + 1) / nt,
+                            thread_hits + (size_t)t * (np + 1), 0};
+            memset(jobs[t].hits, 0, (size_t)(np + 1) * sizeof *jobs[t].hits);
+        }
+        pthread_t th[64];
+        for (int t = 0; t < nt; t++)
+            if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
+        for (int t = 0; t < nt; t++)
+            if (th[t]) pthread_join(th[t], NULL);
+        int fresh = 0;
+        for (int t = 0; t < nt; t++) {
+            if (jobs[t].failed) goto done;
+            for (int p = 0; p < np; p++) {
+                if (jobs[t].hits[p] && !out->hits[p]) fresh = 1;
+                out->hits[p] += jobs[t].hits[p];
+            }
+        }
+        /* (a pair first hit in this round by two threads still counts once as fresh) */
+        total += size;
+        out->rounds++;
+        if ((!fresh && out->rounds > 1 && total >= least) || total >= max) break;
+        size = total < max - total ? total : max - total;
+    }
+    out->samples = total;
+    for (int p = 0; p < np; p++) {
+        int c = KG_PAIR_SOMETIMES;
+        if (cm->adjacent[p]) c = KG_PAIR_ADJACENT;
+        else if (cm->declared[p]) c = KG_PAIR_DECLARED;
+        else if (rest[p]) c = KG_PAIR_DEFAULT;
+        else if ((double)out->hits[p] >= always * (double)total) c = KG_PAIR_ALWAYS;
+        else if (out->hits[p] == 0) c = KG_PAIR_NEVER;
+        out->cls[p] = c;
+        out->p_upper[p] = cm->adjacent[p] ? 1 : wilson_upper(out->hits[p], total);
+    }
+    rc = 0;
+done:
+    free(coords);
+    free(check);
+    free(rest);
+    free(thread_hits);
+    free(jobs);
+    kg_data_free(d);
+    kg_collision_work_free(w);
+    if (rc) kg_acm_free(out);
+    return rc;
+}

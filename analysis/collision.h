@@ -1,0 +1,88 @@
+/* Self-collision: which pairs of a model's links touch at a pose, and which
+ * pairs can ever touch (the allowed-collision matrix MoveIt's setup assistant
+ * makes, with a stated bound for the pairs called "never").
+ *
+ * Geometry: each link's collision geoms as convex shapes (analysis/convex.h):
+ * boxes, spheres, cylinders and capsules as they are, meshes as their convex
+ * hulls (so a concave mesh collides as its hull, as in MuJoCo). Broad phase:
+ * world bounding boxes of the shapes; narrow phase: libccd's MPR intersection
+ * test. Two links collide when any of their shapes do (touching counts).
+ *
+ * Pair classes (link pairs that both have collision geometry):
+ *   adjacent   joined by a joint, or through links that have no geometry;
+ *              never sampled (they always touch at the joint)
+ *   declared   the model's file says to ignore the pair (OpenRAVE)
+ *   default    colliding at the rest pose
+ *   always     colliding in at least 95 % of the samples
+ *   never      no hit in n samples: the chance of a hit at a random pose is then
+ *              below 3/n with 95 % confidence (the rule of three)
+ *   sometimes  hit, but not always: must be checked at run time
+ * Sampling draws every independent coordinate uniformly within its limits
+ * (continuous: a turn; unlimited translations and free joints stay at rest),
+ * in rounds that double the total, and stops when a round finds no pair that
+ * had not been hit before (once at least min_samples are drawn), or at the maximum. The samples are the same for any
+ * number of threads. */
+#ifndef KG_COLLISION_H
+#define KG_COLLISION_H
+
+#include <stdint.h>
+
+#include "analysis/convex.h"
+#include "core/data.h"
+#include "core/diag.h"
+#include "formats/mesh.h"
+
+enum { KG_PAIR_ADJACENT, KG_PAIR_DECLARED, KG_PAIR_DEFAULT, KG_PAIR_ALWAYS, KG_PAIR_NEVER, KG_PAIR_SOMETIMES };
+
+typedef struct kg_collision_model {
+    int nshape;
+    kg_convex *shape;      /* grouped by link */
+    int *link_first, *link_count; /* [nlink] a link's shapes */
+    int npair;             /* link pairs that both have shapes */
+    int *pair_a, *pair_b;  /* links, a < b */
+    unsigned char *adjacent; /* [npair] */
+    unsigned char *declared; /* [npair] the model says to ignore it */
+    int hull_vertices;     /* over all hulls */
+} kg_collision_model;
+
+/* Shapes of every collision geom (meshes read through the cache; a mesh that
+ * cannot be read is left out, with a warning). Returns 0, -1 when out of memory. */
+int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d);
+void kg_collision_model_free(kg_collision_model *cm);
+
+/* Per-thread work space for kg_self_collisions. */
+typedef struct kg_collision_work kg_collision_work;
+kg_collision_work *kg_collision_work_new(const kg_collision_model *cm);
+void kg_collision_work_free(kg_collision_work *w);
+
+/* At the pose of d (after kg_fk): hit[p] = 1 for every pair p that collides,
+ * among the pairs with check[p] set (NULL: all but adjacent ones). Returns the
+ * number of colliding pairs. Allocates nothing. */
+int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
+                       unsigned char *hit);
+
+typedef struct kg_acm_options {
+    long max_samples;      /* default 1 000 000 when 0 */
+    long first_round;      /* default 1 000 */
+    long min_samples;      /* no early stop before this many (default 10 000) */
+    uint64_t seed;
+    int threads;
+    double always;         /* fraction for "always" (default 0.95) */
+    const double *q;       /* [nq] the rest pose and the value of what is not sampled (NULL: q_default) */
+} kg_acm_options;
+
+typedef struct kg_acm {
+    long samples;
+    int rounds;
+    int npair;
+    int *cls;              /* [npair] KG_PAIR_* */
+    long *hits;            /* [npair] over the samples (0 for adjacent pairs: not sampled) */
+    double *p_upper;       /* [npair] 95 % upper bound of the chance of a hit at a random pose */
+    int nsampled;          /* coordinates sampled */
+} kg_acm;
+
+int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const kg_acm_options *o, kg_acm *out);
+void kg_acm_free(kg_acm *a);
+const char *kg_pair_class_name(int cls);
+
+#endif

