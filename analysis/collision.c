@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/sampling.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 
@@ -280,23 +281,11 @@ void kg_acm_free(kg_acm *a) {
     memset(a, 0, sizeof *a);
 }
 
-static inline uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-typedef struct coord {
-    int q;
-    double lo, hi;
-} coord;
-
 typedef struct job {
     const kg_model *m;
     const kg_collision_model *cm;
     const kg_acm_options *o;
-    const coord *coords;
+    const kg_sample_coord *coords;
     int ncoord;
     const unsigned char *check;
     long from, to;
@@ -316,8 +305,7 @@ static void *run(void *arg) {
         if (jb->o->q) memcpy(d->q, jb->o->q, (size_t)m->nq * sizeof *d->q);
         for (long i = jb->from; i < jb->to; i++) {
             for (int k = 0; k < jb->ncoord; k++) {
-                uint64_t r = splitmix64(jb->o->seed * 0x2545f4914f6cdd1dull + (uint64_t)i * (uint64_t)jb->ncoord + (uint64_t)k);
-                double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+                double u = kg_sample_unit(KG_SAMPLE_RANDOM, jb->o->seed, i, k, jb->ncoord);
                 d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
             }
             kg_fk(m, d);
@@ -351,7 +339,7 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
     out->cls = calloc((size_t)np + 1, sizeof *out->cls);
     out->hits = calloc((size_t)np + 1, sizeof *out->hits);
     out->p_upper = calloc((size_t)np + 1, sizeof *out->p_upper);
-    coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
+    kg_sample_coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
     unsigned char *check = calloc((size_t)np + 1, 1), *rest = calloc((size_t)np + 1, 1);
     long *thread_hits = calloc((size_t)nt * (np + 1), sizeof *thread_hits);
     job *jobs = calloc((size_t)nt, sizeof *jobs);
@@ -360,29 +348,7 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
     int rc = -1;
     if (!out->cls || !out->hits || !out->p_upper || !coords || !check || !rest || !thread_hits || !jobs || !d || !w)
         goto done;
-    /* the coordinates to draw */
-    int ncoord = 0;
-    for (int j = 0; j < m->njoint; j++) {
-        const kg_joint *J = &m->joint[j];
-        if (J->dofadr < 0) continue;
-        for (int k = 0; k < J->nq; k++) {
-            int rot = J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS ||
-                      (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + k].kind == KG_AXIS_ROTATION);
-            double lo = -KG_PI, hi = KG_PI;
-            if (J->type == KG_JOINT_COMPOUND) {
-                const kg_axis *ax = NULL;
-                for (int x = 0; x < J->naxis; x++)
-                    if (m->axis[J->axis_first + x].coord == k) ax = &m->axis[J->axis_first + x];
-                if (ax && ax->has_limit) lo = ax->lower, hi = ax->upper;
-                else if (!rot) continue;
-            } else if (kg_joint_is_limited(J) && isfinite(J->lower) && isfinite(J->upper)) {
-                lo = J->lower, hi = J->upper;
-            } else if (!rot) {
-                continue;
-            }
-            coords[ncoord++] = (coord){J->qadr + k, lo, hi};
-        }
-    }
+    int ncoord = kg_sample_coords(m, NULL, coords);
     out->nsampled = ncoord;
     /* the rest pose */
     if (o->q) memcpy(d->q, o->q, (size_t)m->nq * sizeof *d->q);

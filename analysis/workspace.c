@@ -8,37 +8,9 @@
 
 #include "analysis/jacobian.h"
 #include "analysis/manipulability.h"
+#include "analysis/sampling.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-
-/* ---- the samples: the same for any number of threads -------------------------------- */
-
-static inline uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static inline double unit_of(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
-
-static const int primes[32] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,  53,
-                               59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131};
-
-static inline double radical_inverse(uint64_t i, int base) {
-    double inv = 1.0 / base, f = inv, r = 0;
-    while (i) {
-        r += (double)(i % (uint64_t)base) * f;
-        i /= (uint64_t)base;
-        f *= inv;
-    }
-    return r;
-}
-
-typedef struct coord {
-    int q;          /* index in q */
-    double lo, hi;
-} coord;
 
 /* ---- voxels --------------------------------------------------------------------------- */
 
@@ -60,7 +32,11 @@ static inline uint64_t key_of(int32_t x, int32_t y, int32_t z) {
     return ((uint64_t)(uint32_t)(x + BIAS) << 42) | ((uint64_t)(uint32_t)(y + BIAS) << 21) | (uint64_t)(uint32_t)(z + BIAS) | 1ull << 63;
 }
 
-static inline size_t hash_key(uint64_t k) { return (size_t)splitmix64(k); }
+static inline size_t hash_key(uint64_t k) { /* splitmix64's finaliser */
+    k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
+    k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
+    return (size_t)(k ^ (k >> 31));
+}
 
 static int table_grow(table *t) {
     size_t cap = t->cap ? 2 * t->cap : 1 << 14;
@@ -104,12 +80,11 @@ static inline int table_has(const table *t, uint64_t key) {
 typedef struct job {
     const kg_model *m;
     const kg_workspace_options *o;
-    const coord *coords;
+    const kg_sample_coord *coords;
     int ncoord;
     const int *cols;   /* the Jacobian's columns on the path */
     int ncol;
     long from, to;     /* samples */
-    double shift[32];  /* Halton: per-coordinate shift */
     table t;
     double lo[3], hi[3], w_min, w_max, w_sum;
     int failed;
@@ -147,13 +122,7 @@ static void *run(void *arg) {
     double pend_w = 0;
     for (long i = jb->from; i < jb->to; i++) {
         for (int k = 0; k < jb->ncoord; k++) {
-            double u;
-            if (o->sequence == KG_SAMPLE_HALTON) {
-                u = radical_inverse((uint64_t)i + 1, primes[k % 32]) + jb->shift[k % 32];
-                u -= floor(u);
-            } else {
-                u = unit_of(splitmix64(o->seed * 0x2545f4914f6cdd1dull + (uint64_t)i * (uint64_t)jb->ncoord + (uint64_t)k));
-            }
+            double u = kg_sample_unit(o->sequence, o->seed, i, k, jb->ncoord);
             d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
         }
         kg_fk(m, d);
@@ -218,37 +187,14 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     memset(w, 0, sizeof *w);
     w->voxel_edge = o->voxel;
     /* the coordinates between base and tip (and the leaders of mimic followers there) */
-    coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
+    kg_sample_coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
     unsigned char *mask = calloc((size_t)m->dof + 1, 1);
     int *cols = calloc((size_t)m->dof + 1, sizeof *cols), ncoord = 0, ncol = 0;
     if (!coords || !mask || !cols) goto fail;
     kg_jacobian_columns(m, o->tip, o->base, mask);
     for (int c = 0; c < m->dof; c++)
         if (mask[c]) cols[ncol++] = c;
-    for (int j = 0; j < m->njoint; j++) {
-        const kg_joint *J = &m->joint[j];
-        if (J->dofadr < 0 || !mask[J->dofadr]) continue;
-        for (int k = 0; k < J->nq && ncoord < 64; k++) {
-            int rot = J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS ||
-                      (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + k].kind == KG_AXIS_ROTATION);
-            double lo = -KG_PI, hi = KG_PI;
-            if (J->type == KG_JOINT_COMPOUND) {
-                const kg_axis *ax = NULL;
-                for (int x = 0; x < J->naxis; x++)
-                    if (m->axis[J->axis_first + x].coord == k) ax = &m->axis[J->axis_first + x];
-                if (ax && ax->has_limit) lo = ax->lower, hi = ax->upper;
-                else if (!rot) continue;
-            } else if (kg_joint_is_limited(J) && isfinite(J->lower) && isfinite(J->upper)) {
-                lo = J->lower, hi = J->upper;
-            } else if (!rot) {
-                continue; /* floating, planar, unlimited prismatic: left at rest */
-            }
-            coords[ncoord].q = J->qadr + k;
-            coords[ncoord].lo = lo;
-            coords[ncoord].hi = hi;
-            ncoord++;
-        }
-    }
+    ncoord = kg_sample_coords(m, mask, coords);
     w->nsampled = ncoord;
     if (!ncoord || !(o->voxel > 0) || o->samples <= 0) goto fail;
     int nt = o->threads > 1 ? o->threads : 1;
@@ -261,7 +207,6 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
         jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
         jobs[t].cols = cols, jobs[t].ncol = ncol;
         jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
-        for (int k = 0; k < 32; k++) jobs[t].shift[k] = unit_of(splitmix64(o->seed + 7919 * (uint64_t)k));
         if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
     }
     for (int t = 0; t < nt; t++)

@@ -22,9 +22,8 @@
 
 #include <stdint.h>
 
+#include "analysis/sampling.h"
 #include "core/model.h"
-
-enum { KG_SAMPLE_RANDOM = 0, KG_SAMPLE_HALTON = 1 };
 
 typedef struct kg_workspace_options {
     int tip, base;       /* links; base -1: the world (the root at the identity) */
