@@ -18,7 +18,7 @@
 #include <kdl/tree.hpp>
 #include <kdl/treefksolverpos_recursive.hpp>
 #include <kdl_parser/kdl_parser.hpp>
-#include <mujoco/mujoco.h>
+#include "../tests/peers/mujoco_urdf.h"
 #include <urdf_parser/urdf_parser.h>
 
 #include <cmath>
@@ -143,26 +143,9 @@ int main(int argc, char **argv) {
     }
 
     // ---- MuJoCo ----
-    // MuJoCo resolves meshdir against the file, so compile a copy that names the
-    // mesh folder absolutely and keeps static bodies.
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str(), dir = path.substr(0, path.rfind('/'));
-    char absdir[4096];
-    if (!realpath(dir.c_str(), absdir)) return 1;
-    std::string compiler = "<mujoco><compiler meshdir=\"" + std::string(absdir) + "/meshes\" fusestatic=\"false\" "
-                           "discardvisual=\"true\" balanceinertia=\"true\"/></mujoco>";
-    size_t a = text.find("<mujoco>"), b = text.find("</mujoco>");
-    if (a != std::string::npos && b != std::string::npos) text.replace(a, b + 9 - a, compiler);
-    else text.insert(text.find('>', text.find("<robot")) + 1, compiler);
-    char tmp[] = "/tmp/kg_peers_fk_XXXXXX.urdf";
-    int fd = mkstemps(tmp, 5);
-    if (fd < 0 || write(fd, text.data(), text.size()) != (ssize_t)text.size()) return 1;
-    close(fd);
     char err[1000] = "";
-    mjModel *m = mj_loadXML(tmp, nullptr, err, sizeof err);
-    unlink(tmp);
+    mjModel *m = kg_mj_load_urdf(path, "fusestatic=\"false\" discardvisual=\"true\" balanceinertia=\"true\"", err,
+                                 sizeof err);
     if (!m) {
         printf("{\"benchmark\": \"fk\", \"tool\": \"mujoco\", \"error\": \"%s\"}\n", err);
         return 0;

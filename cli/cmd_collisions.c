@@ -148,9 +148,7 @@ int kg_cmd_collisions(int argc, char **argv) {
             fprintf(stderr, "kinegraph collisions: out of memory\n");
             rc = KG_EXIT_ERRORS;
         }
-        for (size_t k = before; k < c.diags.count; k++) /* meshes that could not be read */
-            fprintf(stderr, "%s:%d: %s: %s [%s]\n", c.diags.items[k].file ? c.diags.items[k].file : "", c.diags.items[k].line,
-                    kg_severity_name(c.diags.items[k].severity), c.diags.items[k].message, c.diags.items[k].code);
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before); /* meshes that could not be read */
     }
     if (rc == 0 && o.pose) {
         kg_collision_work *w = kg_collision_work_new(&cm);

@@ -1,4 +1,6 @@
-/* kinegraph mass MODEL: total mass, centre of mass, inertia, per-link masses. */
+/* kinegraph mass MODEL: total mass, centre of mass, inertia, per-link masses;
+ * with --from-geometry, the same from the links' geometry and a comparison. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,8 @@
 int kg_cmd_mass(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph mass MODEL [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
+    "usage: kinegraph mass MODEL [--from-geometry [--density D] [--geometry collision|visual]]\n"
+    "                      [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
     "\n"
     "Mass properties at the given joint values: total mass (kg), centre of mass (world,\n"
     "m), inertia about the centre of mass in world axes (kg m^2), and each link's mass\n"
@@ -17,51 +20,230 @@ static const char help[] =
     "JSON: {\"mass\", \"com\": [3], \"inertia\": [[3],[3],[3]], \"links\": [{\"name\", \"mass\", \"com\": [3]}]}\n"
     "(com is null when the total mass is zero)\n"
     "\n"
-    "options:\n";
+    "With --from-geometry, also the mass properties of the links' solid geometry at a\n"
+    "uniform density: primitives exactly, meshes as closed surfaces (signed tetrahedra;\n"
+    "a mesh that is not closed gets a warning, overlapping geometries count twice), and\n"
+    "how each declared inertial compares: implied density (declared mass / volume), the\n"
+    "declared COM's distance to the geometry's centroid (m, and over the geometry's RMS\n"
+    "radius), and declared over geometric inertia at the declared mass (trace, and each\n"
+    "principal moment; 1 when they agree).\n"
+    "JSON adds: \"geometry\": {\"density\", \"prefer\", \"volume\", \"mass\", \"com\", \"inertia\",\n"
+    "\"missing_meshes\", \"links_without_geometry\"}, and\n"
+    "per link \"geometry\": {\"source\", \"geoms\", \"volume\", \"mass\", \"centroid\", \"inertia\",\n"
+    "\"closed\", \"open_edges\", \"volume_uncertainty\", \"inside_out\", \"missing_meshes\"} (centroid and\n"
+    "inertia in the link frame, inertia about the centroid at the density; closed: no open\n"
+    "edges, or cracks that leave the volume uncertain by at most 0.1 %) and\n"
+    "\"check\": {\"implied_density\",\n"
+    "\"com_offset\", \"com_offset_ratio\", \"inertia_ratio\", \"principal_ratio\": [3]}\n"
+    "(null where undefined: no declared mass, no volume)\n"
+    "\n"
+    "options:\n"
+    "  --from-geometry        mass properties from the geometry too\n"
+    "  --density D            kg/m^3 (default 1000, water)\n"
+    "  --geometry ROLE        the geometry to use: collision (default) or visual; a link\n"
+    "                         without geometry of that role uses the other\n";
+
+typedef struct opts {
+    int from_geometry;
+    const char *density, *geometry;
+} opts;
+
+static int option(kg_cli *c, int argc, char **argv, int *i) {
+    opts *o = c->ctx;
+    if (!strcmp(argv[*i], "--from-geometry")) return o->from_geometry = 1;
+    const char **slot = !strcmp(argv[*i], "--density")    ? &o->density
+                        : !strcmp(argv[*i], "--geometry") ? &o->geometry
+                                                          : NULL;
+    if (!slot) return 0;
+    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+}
+
+static const char *role_name(int role) {
+    return role == KG_COLLISION ? "collision" : role == KG_VISUAL ? "visual" : NULL;
+}
+
+/* The geometric mass properties: per-link arrays for kg_mass_combine. */
+typedef struct geometric {
+    double density;
+    int prefer;
+    kg_link_solid *solid;
+    double *mass, *com, *inertia;
+    kg_mass_props total;
+    double volume;
+} geometric;
+
+static int geometric_compute(kg_cli *c, const kg_model *m, const kg_data *d, geometric *g) {
+    int n = m->nlink;
+    g->solid = calloc((size_t)n, sizeof *g->solid);
+    g->mass = calloc((size_t)n, sizeof *g->mass);
+    g->com = calloc((size_t)n * 3, sizeof *g->com);
+    g->inertia = calloc((size_t)n * 9, sizeof *g->inertia);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    size_t before = c->diags.count;
+    int rc = g->solid && g->mass && g->com && g->inertia && mc ? kg_link_solids(m, mc, g->prefer, g->solid, &c->diags) : -1;
+    kg_mesh_cache_free(mc);
+    kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_WARNING, before);
+    if (rc != 0) {
+        fprintf(stderr, "kinegraph mass: out of memory\n");
+        return KG_EXIT_ERRORS;
+    }
+    g->volume = 0;
+    for (int i = 0; i < n; i++) {
+        const kg_solid *s = &g->solid[i].solid;
+        g->volume += s->volume;
+        g->mass[i] = g->density * s->volume;
+        memcpy(g->com + 3 * i, s->centroid, sizeof s->centroid);
+        for (int k = 0; k < 9; k++) g->inertia[9 * i + k] = g->density * s->inertia[k];
+    }
+    kg_mass_combine(m, d, g->mass, g->com, g->inertia, &g->total, NULL);
+    return 0;
+}
+
+static void geometric_free(geometric *g) {
+    free(g->solid);
+    free(g->mass);
+    free(g->com);
+    free(g->inertia);
+}
+
+static json_t *link_geometry_json(const geometric *g, int i) {
+    const kg_link_solid *ls = &g->solid[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "source", kg_json_str(role_name(ls->role)));
+    json_object_set_new(o, "geoms", json_integer(ls->ngeom));
+    json_object_set_new(o, "volume", json_real(ls->solid.volume));
+    json_object_set_new(o, "mass", json_real(g->mass[i]));
+    json_object_set_new(o, "centroid", ls->solid.volume > 0 ? kg_json_vec(ls->solid.centroid, 3) : json_null());
+    json_object_set_new(o, "inertia", kg_json_mat3(g->inertia + 9 * i));
+    double unc = ls->solid.volume > 0 ? ls->uncertainty / ls->solid.volume : 0;
+    json_object_set_new(o, "closed", json_boolean(ls->open_edges == 0 || unc <= KG_MESH_CRACK));
+    json_object_set_new(o, "open_edges", json_integer(ls->open_edges));
+    json_object_set_new(o, "volume_uncertainty", kg_json_num(unc));
+    json_object_set_new(o, "inside_out", json_integer(ls->inside_out));
+    json_object_set_new(o, "missing_meshes", json_integer(ls->nmissing));
+    return o;
+}
+
+static json_t *check_json(const kg_inertial_check *k) {
+    json_t *o = json_object();
+    json_object_set_new(o, "implied_density", kg_json_num(k->implied_density));
+    json_object_set_new(o, "com_offset", kg_json_num(k->com_offset));
+    json_object_set_new(o, "com_offset_ratio", kg_json_num(k->com_offset_ratio));
+    json_object_set_new(o, "inertia_ratio", kg_json_num(k->inertia_ratio));
+    json_object_set_new(o, "principal_ratio", kg_json_vec(k->principal_ratio, 3));
+    return o;
+}
+
+/* Without a title, the lines are not indented (the plain output of earlier versions). */
+static void print_props(const char *title, const kg_mass_props *mp) {
+    const char *in = title ? "  " : "";
+    if (title) printf("%s\n", title);
+    printf("%smass:    %.9g kg\n", in, mp->mass);
+    if (mp->mass > 0) printf("%scom:     %.9f %.9f %.9f m\n", in, mp->com[0], mp->com[1], mp->com[2]);
+    else printf("%scom:     undefined (zero mass)\n", in);
+    printf("%sinertia about the com, world axes (kg m^2):\n", in);
+    for (int r = 0; r < 3; r++)
+        printf("%s  %14.9g %14.9g %14.9g\n", in, mp->inertia[3 * r], mp->inertia[3 * r + 1], mp->inertia[3 * r + 2]);
+}
 
 int kg_cmd_mass(int argc, char **argv) {
-    kg_cli c = {.command = "mass"};
+    opts o = {0};
+    kg_cli c = {.command = "mass", .option = option, .ctx = &o};
     int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
     if (rc >= 0) return rc;
+    geometric g = {.density = 1000, .prefer = KG_COLLISION};
+    if (o.density) {
+        char *end;
+        g.density = strtod(o.density, &end);
+        if (*end || end == o.density || !(g.density > 0) || !isfinite(g.density))
+            return kg_cli_usage_error("mass", "--density needs a positive number of kg/m^3, not '%s'", o.density);
+    }
+    if (o.geometry) {
+        if (!strcmp(o.geometry, "visual")) g.prefer = KG_VISUAL;
+        else if (strcmp(o.geometry, "collision"))
+            return kg_cli_usage_error("mass", "--geometry is 'collision' or 'visual', not '%s'", o.geometry);
+    }
+    if ((o.density || o.geometry) && !o.from_geometry)
+        return kg_cli_usage_error("mass", "--density and --geometry go with --from-geometry");
     kg_model *m;
     kg_data *d;
     rc = kg_cli_pose(&c, &m, &d);
+    if (rc == 0 && o.from_geometry) rc = geometric_compute(&c, m, d, &g);
     if (rc == 0) {
         kg_mass_props mp;
         double *lc = malloc((size_t)m->nlink * 3 * sizeof *lc);
         kg_mass_properties(m, d, &mp, lc);
         if (c.json) {
-            json_t *o = json_object(), *links = json_array();
-            json_object_set_new(o, "mass", json_real(mp.mass));
-            json_object_set_new(o, "com", mp.mass > 0 ? kg_json_vec(mp.com, 3) : json_null());
-            json_object_set_new(o, "inertia", kg_json_mat3(mp.inertia));
+            json_t *out = json_object(), *links = json_array();
+            json_object_set_new(out, "mass", json_real(mp.mass));
+            json_object_set_new(out, "com", mp.mass > 0 ? kg_json_vec(mp.com, 3) : json_null());
+            json_object_set_new(out, "inertia", kg_json_mat3(mp.inertia));
             for (int i = 0; i < m->nlink; i++) {
                 if (m->link[i].real >= 0) continue;
                 json_t *l = json_object();
                 json_object_set_new(l, "name", kg_json_str(m->link[i].name));
                 json_object_set_new(l, "mass", json_real(m->link[i].mass));
                 json_object_set_new(l, "com", kg_json_vec(lc + 3 * i, 3));
+                if (o.from_geometry) {
+                    kg_inertial_check k;
+                    kg_inertial_compare(&m->link[i], &g.solid[i].solid, &k);
+                    json_object_set_new(l, "geometry", link_geometry_json(&g, i));
+                    json_object_set_new(l, "check", check_json(&k));
+                }
                 json_array_append_new(links, l);
             }
-            json_object_set_new(o, "links", links);
-            rc = kg_json_print(o);
+            json_object_set_new(out, "links", links);
+            if (o.from_geometry) {
+                json_t *go = json_object();
+                json_object_set_new(go, "density", json_real(g.density));
+                json_object_set_new(go, "prefer", json_string(role_name(g.prefer)));
+                json_object_set_new(go, "volume", json_real(g.volume));
+                json_object_set_new(go, "mass", json_real(g.total.mass));
+                json_object_set_new(go, "com", g.total.mass > 0 ? kg_json_vec(g.total.com, 3) : json_null());
+                json_object_set_new(go, "inertia", kg_json_mat3(g.total.inertia));
+                int missing = 0, none = 0;
+                for (int i = 0; i < m->nlink; i++) {
+                    missing += g.solid[i].nmissing;
+                    none += m->link[i].real < 0 && g.solid[i].role < 0;
+                }
+                json_object_set_new(go, "missing_meshes", json_integer(missing));
+                json_object_set_new(go, "links_without_geometry", json_integer(none));
+                json_object_set_new(out, "geometry", go);
+            }
+            rc = kg_json_print(out);
         } else {
-            printf("mass:    %.9g kg\n", mp.mass);
-            if (mp.mass > 0) printf("com:     %.9f %.9f %.9f m\n", mp.com[0], mp.com[1], mp.com[2]);
-            else printf("com:     undefined (zero mass)\n");
-            printf("inertia about the com, world axes (kg m^2):\n");
-            for (int r = 0; r < 3; r++)
-                printf("  %14.9g %14.9g %14.9g\n", mp.inertia[3 * r], mp.inertia[3 * r + 1], mp.inertia[3 * r + 2]);
+            print_props(o.from_geometry ? "declared inertials:" : NULL, &mp);
+            if (o.from_geometry) {
+                char title[128];
+                snprintf(title, sizeof title, "geometry at %g kg/m^3 (%s preferred), volume %.6g m^3:", g.density,
+                         role_name(g.prefer), g.volume);
+                print_props(title, &g.total);
+            }
             printf("%-32s %12s %12s %12s %12s\n", "link", "mass [kg]", "com x", "com y", "com z");
             for (int i = 0; i < m->nlink; i++) {
                 if (m->link[i].real >= 0) continue;
                 printf("%-32s %12.6g %12.6f %12.6f %12.6f\n", m->link[i].name, m->link[i].mass, lc[3 * i],
                        lc[3 * i + 1], lc[3 * i + 2]);
             }
+            if (o.from_geometry) {
+                printf("\n%-32s %-9s %12s %10s %12s %11s %8s %7s\n", "link", "geometry", "volume [m3]", "closed",
+                       "density", "com offset", "ratio", "inertia");
+                for (int i = 0; i < m->nlink; i++) {
+                    if (m->link[i].real >= 0) continue;
+                    const kg_link_solid *ls = &g.solid[i];
+                    kg_inertial_check k;
+                    kg_inertial_compare(&m->link[i], &ls->solid, &k);
+                    printf("%-32s %-9s %12.6g %10s %12.6g %11.4g %8.3g %7.3g\n", m->link[i].name,
+                           ls->role < 0 ? "none" : role_name(ls->role), ls->solid.volume,
+                           ls->role < 0 ? "-" : !ls->open_edges ? "yes" : ls->uncertainty <= KG_MESH_CRACK * ls->solid.volume ? "cracks" : "no", k.implied_density, k.com_offset,
+                           k.com_offset_ratio, k.inertia_ratio);
+                }
+            }
         }
         free(lc);
     }
     if (rc == 0) rc = kg_cli_status(&c);
+    geometric_free(&g);
     kg_data_free(d);
     kg_model_free(m);
     kg_cli_done(&c);

@@ -96,8 +96,12 @@ int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q) {
 }
 
 void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level) {
+    kg_cli_print_diags_from(c, out, min_level, 0);
+}
+
+void kg_cli_print_diags_from(const kg_cli *c, FILE *out, kg_severity min_level, size_t first) {
     size_t hidden = 0;
-    for (size_t i = 0; i < c->diags.count; i++) {
+    for (size_t i = first; i < c->diags.count; i++) {
         const kg_diag *g = &c->diags.items[i];
         if (g->severity < min_level) {
             if (g->severity == KG_WARNING) hidden++;
@@ -250,9 +254,11 @@ json_t *kg_json_str(const char *s) {
     return j;
 }
 
+json_t *kg_json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
 json_t *kg_json_vec(const double *v, int n) {
     json_t *a = json_array();
-    for (int i = 0; i < n; i++) json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+    for (int i = 0; i < n; i++) json_array_append_new(a, kg_json_num(v[i]));
     return a;
 }
 

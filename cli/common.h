@@ -68,6 +68,8 @@ kg_load_options kg_cli_load_options(const kg_cli *c);
 void kg_cli_done(kg_cli *c);
 /* Compiler-style lines "file:line: severity: message [code]". */
 void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level);
+/* The same for the diagnostics from index `first` on (those an analysis added). */
+void kg_cli_print_diags_from(const kg_cli *c, FILE *out, kg_severity min_level, size_t first);
 /* Exit code for the loaded input: KG_EXIT_ERRORS if any error diagnostic. */
 int kg_cli_status(const kg_cli *c);
 
@@ -77,6 +79,8 @@ int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d);
 
 /* A JSON string (null for NULL); bytes that are not valid UTF-8 become '?'. */
 json_t *kg_json_str(const char *s);
+/* Numbers; null for NaN and infinities (JSON has neither). */
+json_t *kg_json_num(double v);
 json_t *kg_json_vec(const double *v, int n);
 json_t *kg_json_mat3(const double *r);
 json_t *kg_json_diags(const kg_diags *d);

@@ -77,7 +77,8 @@ static double num(json_t *o, const char *k) { return json_number_value(json_obje
 
 static void test_help(void **state) {
     (void)state;
-    const char *cmds[] = {"--help", "info --help", "fk --help", "mass --help", "convert --help", "jacobian --help"};
+    const char *cmds[] = {"--help",          "info --help",      "fk --help",        "mass --help", "convert --help",
+                          "jacobian --help", "workspace --help", "collisions --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
@@ -312,6 +313,137 @@ static void test_jacobian_json(void **state) {
     free(err);
 }
 
+static void test_mass_from_geometry(void **state) {
+    (void)state;
+    json_t *j = run_json("mass --json '" SAMPLE "' --from-geometry --density 500", 0);
+    KG_ASSERT_NEAR(num(j, "mass"), 57.1, 1e-12); /* the declared values stay where they were */
+    json_t *g = json_object_get(j, "geometry");
+    KG_ASSERT_NEAR(num(g, "density"), 500, 0);
+    assert_string_equal(json_string_value(json_object_get(g, "prefer")), "collision");
+    KG_ASSERT_NEAR(num(g, "mass"), 500 * num(g, "volume"), 1e-12);
+    assert_int_equal(json_integer_value(json_object_get(g, "missing_meshes")), 0);
+    /* the pelvis: a 0.24 x 0.26 x 0.12 collision box (MuJoCo's 3.744 kg at 1000 kg/m^3,
+     * tests/reference/mass/sample_humanoid.json), 10 kg declared */
+    json_t *l0 = json_array_get(json_object_get(j, "links"), 0), *lg = json_object_get(l0, "geometry");
+    assert_string_equal(json_string_value(json_object_get(lg, "source")), "collision");
+    KG_ASSERT_NEAR(num(lg, "volume"), 0.003744, 1e-15);
+    KG_ASSERT_NEAR(num(lg, "mass"), 1.872, 1e-12);
+    assert_true(json_is_true(json_object_get(lg, "closed")));
+    KG_ASSERT_NEAR(num(json_object_get(l0, "check"), "implied_density"), 10 / 0.003744, 1e-9);
+    /* links without geometry have no volume to compare with: nulls */
+    json_t *links = json_object_get(j, "links");
+    int sole = 0;
+    for (size_t k = 0; k < json_array_size(links); k++) {
+        json_t *l = json_array_get(links, k);
+        if (strcmp(json_string_value(json_object_get(l, "name")), "r_sole")) continue;
+        sole = 1;
+        assert_true(json_is_null(json_object_get(json_object_get(l, "geometry"), "source")));
+        assert_true(json_is_null(json_object_get(json_object_get(l, "check"), "implied_density")));
+    }
+    assert_true(sole);
+    json_decref(j);
+    char *out, *err;
+    assert_int_equal(run("mass '" SAMPLE "' --from-geometry --density 0", &out, &err), 2);
+    assert_non_null(strstr(err, "--density"));
+    free(out);
+    free(err);
+    assert_int_equal(run("mass '" SAMPLE "' --density 800", &out, &err), 2); /* without --from-geometry */
+    free(out);
+    free(err);
+    assert_int_equal(run("mass '" SAMPLE "' --from-geometry --geometry solid", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
+static void test_workspace_json(void **state) {
+    (void)state;
+    char args[1200];
+    snprintf(args, sizeof args, "workspace --json '" SAMPLE "' --tip r_hand --samples 20000 --voxel 0.05 --seed 3 --ply '%s/w.ply' --png '%s/w.png'",
+             tmpdir, tmpdir);
+    json_t *j = run_json(args, 0);
+    KG_ASSERT_NEAR(num(j, "samples"), 20000, 0);
+    KG_ASSERT_NEAR(num(j, "voxel"), 0.05, 0);
+    double nvox = num(j, "voxels");
+    assert_true(nvox > 100 && nvox <= 20000);
+    /* the boundary-corrected volume lies below the voxels' total */
+    assert_true(num(j, "volume") > 0 && num(j, "volume") <= num(j, "voxel_volume"));
+    KG_ASSERT_NEAR(num(j, "voxel_volume"), nvox * 0.05 * 0.05 * 0.05, 1e-12);
+    json_t *bb = json_object_get(j, "bounding_box");
+    for (size_t a = 0; a < 3; a++)
+        assert_true(json_number_value(json_array_get(json_object_get(bb, "min"), a)) <
+                    json_number_value(json_array_get(json_object_get(bb, "max"), a)));
+    /* the convergence curve ends at the totals and never decreases */
+    json_t *cv = json_object_get(j, "convergence");
+    assert_true(json_array_size(cv) > 5);
+    double last = 0;
+    for (size_t k = 0; k < json_array_size(cv); k++) {
+        double v = num(json_array_get(cv, k), "voxels");
+        assert_true(v >= last);
+        last = v;
+    }
+    KG_ASSERT_NEAR(last, nvox, 0);
+    KG_ASSERT_NEAR(num(json_array_get(cv, json_array_size(cv) - 1), "samples"), 20000, 0);
+    json_t *mp = json_object_get(j, "manipulability");
+    assert_true(num(mp, "min") <= num(mp, "mean") && num(mp, "mean") <= num(mp, "max"));
+    json_decref(j);
+    char p[800];
+    snprintf(p, sizeof p, "%s/w.ply", tmpdir);
+    char *ply = slurp(p);
+    assert_int_equal(strncmp(ply, "ply\n", 4), 0);
+    char want[64];
+    snprintf(want, sizeof want, "element vertex %.0f\n", nvox);
+    assert_non_null(strstr(ply, want));
+    free(ply);
+    snprintf(p, sizeof p, "%s/w.png", tmpdir);
+    char *png = slurp(p);
+    assert_int_equal(memcmp(png, "\x89PNG", 4), 0);
+    free(png);
+    char *out, *err;
+    assert_int_equal(run("workspace '" SAMPLE "' --tip r_hand --voxel -1", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
+static void test_collisions_json(void **state) {
+    (void)state;
+    char args[1200];
+    snprintf(args, sizeof args, "collisions --json '" SAMPLE "' --samples 20000 --min-samples 20000 --srdf '%s/s.srdf'", tmpdir);
+    json_t *j = run_json(args, 0);
+    KG_ASSERT_NEAR(num(j, "samples"), 20000, 0);
+    json_t *pairs = json_object_get(j, "pairs");
+    /* 15 links with collision geometry: every pair once */
+    assert_int_equal(json_array_size(pairs), 15 * 14 / 2);
+    int never = 0, adjacent = 0, sometimes = 0;
+    for (size_t k = 0; k < json_array_size(pairs); k++) {
+        json_t *pr = json_array_get(pairs, k);
+        const char *cls = json_string_value(json_object_get(pr, "class"));
+        assert_non_null(json_object_get(pr, "a"));
+        assert_non_null(json_object_get(pr, "b"));
+        if (!strcmp(cls, "never")) {
+            never++;
+            KG_ASSERT_NEAR(num(pr, "hits"), 0, 0);
+            KG_ASSERT_NEAR(num(pr, "p_upper"), 3.0 / 20000, 1e-15); /* the rule of three */
+        } else if (!strcmp(cls, "adjacent")) {
+            adjacent++;
+        } else if (!strcmp(cls, "sometimes")) {
+            sometimes++;
+            assert_true(num(pr, "hits") > 0);
+        }
+    }
+    /* the sample's tree: 14 joints between links with geometry, or through
+     * geometry-less links (hip and shoulder yaw/roll links carry visual geometry only) */
+    assert_int_equal(adjacent, 14);
+    assert_true(never > 0 && sometimes > 0);
+    json_decref(j);
+    char p[800];
+    snprintf(p, sizeof p, "%s/s.srdf", tmpdir);
+    char *srdf = slurp(p);
+    assert_non_null(strstr(srdf, "<disable_collisions"));
+    assert_non_null(strstr(srdf, "reason=\"Adjacent\""));
+    assert_non_null(strstr(srdf, "reason=\"Never\""));
+    free(srdf);
+}
+
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
 
 static void test_bvh_commands(void **state) {
@@ -399,7 +531,8 @@ int main(void) {
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands),
-        cmocka_unit_test(test_jacobian_json),
+        cmocka_unit_test(test_jacobian_json), cmocka_unit_test(test_mass_from_geometry),
+        cmocka_unit_test(test_workspace_json), cmocka_unit_test(test_collisions_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

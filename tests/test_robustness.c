@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/collision.h"
+#include "analysis/jacobian.h"
+#include "analysis/manipulability.h"
 #include "analysis/mass.h"
 #include "analysis/measure.h"
+#include "analysis/workspace.h"
 #include "exporters/exporters.h"
 #include "core/fk.h"
 #include "formats/fileio.h"
@@ -24,6 +28,40 @@ static uint64_t rnd(void) { /* xorshift64* */
 static size_t rnd_below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 
 static const char *format = "urdf"; /* of the inputs being mutated */
+
+/* The analyses on whatever model was read: Jacobian and manipulability of the
+ * last link, mass from geometry, collision geometry and a self-collision test,
+ * a small workspace. */
+static void analyse(const kg_model *m, kg_data *kd, kg_diags *d) {
+    int tip = m->nlink - 1;
+    kg_jacobian_twists(m, kd);
+    double *J = malloc((size_t)6 * (m->dof > 0 ? m->dof : 1) * sizeof *J);
+    kg_jacobian(m, kd, tip, NULL, -1, J);
+    kg_manipulability mp;
+    if (m->dof > 0) kg_manipulability_svd(J, m->dof, m->dof, &mp);
+    free(J);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_link_solid *ls = calloc((size_t)m->nlink, sizeof *ls);
+    kg_link_solids(m, mc, KG_COLLISION, ls, d);
+    for (int i = 0; i < m->nlink; i++) {
+        kg_inertial_check c;
+        kg_inertial_compare(&m->link[i], &ls[i].solid, &c);
+    }
+    free(ls);
+    kg_collision_model cm;
+    if (kg_collision_model_build(m, mc, &cm, d) == 0) {
+        kg_collision_work *w = kg_collision_work_new(&cm);
+        unsigned char *hit = malloc((size_t)cm.npair + 1);
+        if (w && hit) kg_self_collisions(&cm, kd, w, NULL, hit);
+        free(hit);
+        kg_collision_work_free(w);
+        kg_collision_model_free(&cm);
+    }
+    kg_mesh_cache_free(mc);
+    kg_workspace_options wo = {.tip = tip, .base = -1, .samples = 64, .voxel = 0.05, .seed = 1, .manipulability = 1};
+    kg_workspace ws;
+    if (kg_workspace_compute(m, &wo, &ws) == 0) kg_workspace_free(&ws);
+}
 
 /* Loads buf; exercises FK and mass on any model, and on every frame of a motion,
  * and writing it back; checks the error contract. */
@@ -61,6 +99,7 @@ static void exercise(const char *name, const char *buf, size_t len) {
             fclose(null);
         }
         kg_body_size(m, NULL, NULL);
+        analyse(m, kd, &d);
         kg_ledger ledger; /* URDF can be written from any model */
         kg_ledger_init(&ledger);
         FILE *null = fopen("/dev/null", "w");

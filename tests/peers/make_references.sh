@@ -98,3 +98,20 @@ g1="urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf"
 [ -f "$data/$g1" ] && "$mgen" "$data/$g1" "$g1" 20261122 200 >"$out/collision/g1.json"
 "$mgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" 20261122 200 >"$out/collision/sample_humanoid.json"
 echo "wrote $(ls "$out/collision" | wc -l) collision reference files to $out/collision"
+
+#  tests/reference/mass/*.json  MuJoCo's mass properties of the collision geometry at
+#                              1000 kg/m^3 (inertiafromgeom, exactmeshinertia)
+sgen=build/tests/kg_mujoco_mass_reference
+[ -x "$sgen" ] || { echo "build $sgen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/mass"
+rm -f "$out/mass"/*.json
+mass() { # LABEL URDF
+    [ -f "$data/$2" ] && "$sgen" "$data/$2" "$2" >"$out/mass/$1.json"
+    return 0
+}
+mass g1 urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf
+mass kr5 "urdf/kuka_kr5/KR5 sixx R650.urdf"
+mass anymal urdf/anymal_c/example-robot-data/robots/anymal_c_simple_description/urdf/anymal.urdf
+mass go1 urdf/go1/example-robot-data/robots/go1_description/urdf/go1.urdf
+"$sgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" >"$out/mass/sample_humanoid.json"
+echo "wrote $(ls "$out/mass" | wc -l) mass reference files to $out/mass"

@@ -10,7 +10,7 @@
 // contact between their geoms at distance <= 0.
 //
 // usage: kg_mujoco_collision_reference URDF LABEL SEED NPOSES > reference.json
-#include <mujoco/mujoco.h>
+#include "mujoco_urdf.h"
 
 #include <cmath>
 #include <cstdio>
@@ -28,25 +28,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s URDF LABEL SEED NPOSES\n", argv[0]);
         return 2;
     }
-    std::string path = argv[1];
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str(), dir = path.substr(0, path.rfind('/'));
-    char absdir[4096];
-    if (!realpath(dir.c_str(), absdir)) return 1;
-    std::string compiler = "<mujoco><compiler meshdir=\"" + std::string(absdir) + "/meshes\" fusestatic=\"false\" "
-                           "discardvisual=\"true\" balanceinertia=\"true\" boundmass=\"1e-6\" boundinertia=\"1e-9\"/></mujoco>";
-    size_t a = text.find("<mujoco>"), b = text.find("</mujoco>");
-    if (a != std::string::npos && b != std::string::npos) text.replace(a, b + 9 - a, compiler);
-    else text.insert(text.find('>', text.find("<robot")) + 1, compiler);
-    char tmp[] = "/tmp/kg_mj_collision_XXXXXX.urdf";
-    int fd = mkstemps(tmp, 5);
-    if (fd < 0 || write(fd, text.data(), text.size()) != (ssize_t)text.size()) return 1;
-    close(fd);
     char err[1000] = "";
-    mjModel *m = mj_loadXML(tmp, nullptr, err, sizeof err);
-    unlink(tmp);
+    mjModel *m = kg_mj_load_urdf(argv[1], "fusestatic=\"false\" discardvisual=\"true\" balanceinertia=\"true\" "
+                                 "boundmass=\"1e-6\" boundinertia=\"1e-9\"", err, sizeof err);
     if (!m) {
         fprintf(stderr, "MuJoCo cannot load %s: %s\n", argv[1], err);
         return 1;
