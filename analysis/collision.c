@@ -303,11 +303,10 @@ static void *run(void *arg) {
         jb->failed = 1;
     } else {
         if (jb->o->q) memcpy(d->q, jb->o->q, (size_t)m->nq * sizeof *d->q);
+        kg_sampler s;
+        kg_sampler_start(&s, KG_SAMPLE_RANDOM, jb->o->seed, jb->ncoord, jb->from);
         for (long i = jb->from; i < jb->to; i++) {
-            for (int k = 0; k < jb->ncoord; k++) {
-                double u = kg_sample_unit(KG_SAMPLE_RANDOM, jb->o->seed, i, k, jb->ncoord);
-                d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
-            }
+            kg_sampler_draw(&s, jb->coords, d->q);
             kg_fk(m, d);
             kg_self_collisions(jb->cm, d, w, jb->check, hit);
             for (int p = 0; p < jb->cm->npair; p++) jb->hits[p] += hit[p];

@@ -69,35 +69,50 @@ int kg_manipulability_svd(const double *J, int n, int ld, kg_manipulability *out
     return 0;
 }
 
-double kg_manipulability_w(const double *J, int n, int ld) {
-    if (n <= 0) return 0;
-    /* the Gram matrix of the smaller side: J J^T (6x6) or J^T J (n x n, n < 6) */
-    const int k = n < 6 ? n : 6;
-    double G[36], scale = 0;
-    for (int i = 0; i < k; i++)
-        for (int j = 0; j <= i; j++) {
-            double v = 0;
-            if (n >= 6)
-                for (int c = 0; c < n; c++) v += J[i * ld + c] * J[j * ld + c];
-            else
-                for (int r = 0; r < 6; r++) v += J[r * ld + i] * J[r * ld + j];
-            G[i * k + j] = G[j * k + i] = v;
-            if (i == j) scale = fmax(scale, v);
-        }
-    /* Cholesky: det(G) = prod(L_ii^2), so w = prod(L_ii) */
-    double w = 1, tol = 1e-28 * (scale > 0 ? scale : 1);
+/* w from the k x k Gram matrix G by LDL^T: det(G) = prod(D_j), so w =
+ * sqrt(prod(D_j)), with one square root and one division per column. Inlined
+ * with k = 6 so that the loops unroll (this runs once per workspace sample). */
+static inline double gram_w(double *G, int k, double scale) {
+    double D[6], prod = 1, tol = 1e-28 * (scale > 0 ? scale : 1);
     for (int j = 0; j < k; j++) {
+        double t[6]; /* L_jp D_p */
         double d = G[j * k + j];
-        for (int p = 0; p < j; p++) d -= G[j * k + p] * G[j * k + p];
+        for (int p = 0; p < j; p++) {
+            t[p] = G[j * k + p] * D[p];
+            d -= G[j * k + p] * t[p];
+        }
         if (!(d > tol)) return 0;
-        double l = sqrt(d);
-        G[j * k + j] = l;
-        w *= l;
+        D[j] = d;
+        prod *= d;
+        double inv = 1 / d;
         for (int i = j + 1; i < k; i++) {
             double v = G[i * k + j];
-            for (int p = 0; p < j; p++) v -= G[i * k + p] * G[j * k + p];
-            G[i * k + j] = v / l;
+            for (int p = 0; p < j; p++) v -= G[i * k + p] * t[p];
+            G[i * k + j] = v * inv;
         }
     }
-    return w;
+    return sqrt(prod);
+}
+
+double kg_manipulability_w(const double *J, int n, int ld) {
+    if (n <= 0) return 0;
+    /* the Gram matrix of the smaller side, lower triangle: J J^T (6 x 6) or J^T J
+     * (n x n, n < 6), summed as outer products of J's columns (rows) so that its
+     * entries are independent chains rather than one long dependent one */
+    double G[36] = {0}, scale = 0;
+    if (n >= 6) {
+        for (int c = 0; c < n; c++) {
+            double x[6];
+            for (int i = 0; i < 6; i++) x[i] = J[i * ld + c];
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j <= i; j++) G[i * 6 + j] += x[i] * x[j];
+        }
+        for (int i = 0; i < 6; i++) scale = G[i * 6 + i] > scale ? G[i * 6 + i] : scale;
+        return gram_w(G, 6, scale);
+    }
+    for (int r = 0; r < 6; r++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) G[i * n + j] += J[r * ld + i] * J[r * ld + j];
+    for (int i = 0; i < n; i++) scale = G[i * n + i] > scale ? G[i * n + i] : scale;
+    return gram_w(G, n, scale);
 }

@@ -69,12 +69,6 @@ static inline cell *table_get(table *t, uint64_t key, int64_t sample) {
     return &t->c[h];
 }
 
-static inline int table_has(const table *t, uint64_t key) {
-    size_t h = hash_key(key) & (t->cap - 1);
-    while (t->c[h].key && t->c[h].key != key) h = (h + 1) & (t->cap - 1);
-    return t->c[h].key == key;
-}
-
 /* ---- one thread's share --------------------------------------------------------------- */
 
 typedef struct job {
@@ -94,11 +88,22 @@ typedef struct job {
 static int count(job *jb, uint64_t key, double w, long i) {
     cell *c = table_get(&jb->t, key, i);
     if (!c) return jb->failed = 1;
+    float wf = (float)w;
     c->count++;
-    c->w_min = fminf(c->w_min, (float)w);
-    c->w_max = fmaxf(c->w_max, (float)w);
-    c->w_sum += (float)w;
+    c->w_min = wf < c->w_min ? wf : c->w_min; /* comparisons: fminf is a library call without -ffast-math */
+    c->w_max = wf > c->w_max ? wf : c->w_max;
+    c->w_sum += wf;
     return 0;
+}
+
+/* The voxel index of a coordinate (in voxels): floor() without a library call,
+ * clamped to the keys' range (+-2^20 voxels: 20 km at 2 cm), NaN to its
+ * bottom, so that a wild model cannot overflow the conversion. */
+static inline int32_t voxel_index(double x) {
+    if (!(x > -BIAS)) return -BIAS;
+    if (!(x < BIAS - 1)) return BIAS - 1;
+    int32_t i = (int32_t)x;
+    return i - (x < (double)i);
 }
 
 static void *run(void *arg) {
@@ -120,11 +125,10 @@ static void *run(void *arg) {
     const double inv = 1 / o->voxel;
     uint64_t pend_key = 0;
     double pend_w = 0;
+    kg_sampler s;
+    kg_sampler_start(&s, o->sequence, o->seed, jb->ncoord, jb->from);
     for (long i = jb->from; i < jb->to; i++) {
-        for (int k = 0; k < jb->ncoord; k++) {
-            double u = kg_sample_unit(o->sequence, o->seed, i, k, jb->ncoord);
-            d->q[jb->coords[k].q] = jb->coords[k].lo + (jb->coords[k].hi - jb->coords[k].lo) * u;
-        }
+        kg_sampler_draw(&s, jb->coords, d->q);
         kg_fk(m, d);
         double p[3], wp[3];
         kg_mat3_vec(wp, d->link_rot + 9 * o->tip, o->point);
@@ -145,15 +149,15 @@ static void *run(void *arg) {
             w = kg_manipulability_w(Jc, jb->ncol, jb->ncol);
         }
         for (int a = 0; a < 3; a++) {
-            jb->lo[a] = fmin(jb->lo[a], p[a]);
-            jb->hi[a] = fmax(jb->hi[a], p[a]);
+            jb->lo[a] = p[a] < jb->lo[a] ? p[a] : jb->lo[a];
+            jb->hi[a] = p[a] > jb->hi[a] ? p[a] : jb->hi[a];
         }
-        jb->w_min = fmin(jb->w_min, w);
-        jb->w_max = fmax(jb->w_max, w);
+        jb->w_min = w < jb->w_min ? w : jb->w_min;
+        jb->w_max = w > jb->w_max ? w : jb->w_max;
         jb->w_sum += w;
         /* the voxel is counted one sample late: its slot is fetched from memory
          * while the next sample's kinematics run (the table outgrows the caches) */
-        uint64_t key = key_of((int32_t)floor(p[0] * inv), (int32_t)floor(p[1] * inv), (int32_t)floor(p[2] * inv));
+        uint64_t key = key_of(voxel_index(p[0] * inv), voxel_index(p[1] * inv), voxel_index(p[2] * inv));
         if (jb->t.cap) __builtin_prefetch(&jb->t.c[hash_key(key) & (jb->t.cap - 1)], 1);
         if (i > jb->from && count(jb, pend_key, pend_w, i - 1)) break;
         pend_key = key;
@@ -171,11 +175,6 @@ static int by_index(const void *a, const void *b) {
     if (x->x != y->x) return x->x < y->x ? -1 : 1;
     if (x->y != y->y) return x->y < y->y ? -1 : 1;
     return (x->z > y->z) - (x->z < y->z);
-}
-
-static int by_first(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 void kg_workspace_free(kg_workspace *w) {
@@ -259,28 +258,44 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
             first[w->nvoxel++] = c->first;
         }
         qsort(w->voxel, (size_t)w->nvoxel, sizeof *w->voxel, by_index);
-        /* convergence: voxels reached within the first n samples, n = 1, 2, 5, 10, ... */
-        qsort(first, (size_t)w->nvoxel, sizeof *first, by_first);
-        long k = 0;
+        /* convergence: voxels reached within the first n samples, n = 1, 2, 5, 10, ...
+         * (a histogram of the voxels' first samples over those steps) */
         static const double steps[3] = {1, 2, 5};
         for (int e = 0; w->ncurve < 63; e++) {
             double n = steps[e % 3] * pow(10, e / 3);
             long ns = (long)fmin(nearbyint(n), (double)o->samples);
-            while (k < w->nvoxel && first[k] < ns) k++;
             w->curve[w->ncurve].samples = ns;
-            w->curve[w->ncurve++].voxels = k;
+            w->curve[w->ncurve++].voxels = 0;
             if (ns == o->samples) break;
         }
-        /* volume: a voxel with an empty face neighbour counts half */
+        for (long i = 0; i < w->nvoxel; i++) {
+            int lo = 0, hi = w->ncurve - 1; /* the first step whose samples include first[i] */
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (first[i] < w->curve[mid].samples) hi = mid;
+                else lo = mid + 1;
+            }
+            w->curve[lo].voxels++;
+        }
+        for (int c = 1; c < w->ncurve; c++) w->curve[c].voxels += w->curve[c - 1].voxels;
+        /* volume: a voxel with an empty face neighbour counts half. The voxels are
+         * sorted, so the neighbour at a fixed offset of each voxel is found by a
+         * cursor that only moves forward (no random lookups in a table far
+         * larger than the caches). */
         double e3 = o->voxel * o->voxel * o->voxel, half = 0;
         static const int nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
         int flat[3]; /* axes the workspace does not leave one layer of voxels along: no boundary there */
         for (int a = 0; a < 3; a++) flat[a] = floor(w->lo[a] / o->voxel) == floor(w->hi[a] / o->voxel);
+        long cursor[6] = {0, 0, 0, 0, 0, 0};
         for (long i = 0; i < w->nvoxel; i++) {
             const kg_voxel *v = &w->voxel[i];
             int open = 0;
-            for (int f = 0; f < 6 && !open; f++)
-                if (!flat[f / 2]) open = !table_has(T, key_of(v->x + nb[f][0], v->y + nb[f][1], v->z + nb[f][2]));
+            for (int f = 0; f < 6; f++) {
+                if (flat[f / 2]) continue;
+                kg_voxel t = {.x = v->x + nb[f][0], .y = v->y + nb[f][1], .z = v->z + nb[f][2]};
+                while (cursor[f] < w->nvoxel && by_index(&w->voxel[cursor[f]], &t) < 0) cursor[f]++;
+                open |= cursor[f] == w->nvoxel || by_index(&w->voxel[cursor[f]], &t) != 0;
+            }
             half += open;
         }
         w->voxel_volume = (double)w->nvoxel * e3;

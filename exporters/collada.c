@@ -1250,7 +1250,7 @@ static void animation(cw *x, const char *id, const char *target, const double *t
         attrf(x, "stride", "%d", s == 1 ? stride : 1);
         for (int k = 0; k < (s == 1 ? stride : 1); k++) {
             start(x, "param");
-            if (s == 1 && stride == 3) attr(x, "name", xyz[k]);
+            if (s == 1 && stride == 3 && k < 3) attr(x, "name", xyz[k]);
             else if (s == 1 && stride == 16) attr(x, "name", "TRANSFORM");
             else attr(x, "name", s == 0 ? "TIME" : s == 1 ? "VALUE" : "INTERPOLATION");
             attr(x, "type", s == 2 ? "name" : s == 1 && stride == 16 ? "float4x4" : "float");

@@ -310,7 +310,7 @@ static void write_file(const char *path, const char *text) {
 }
 
 static void mkdirs(const char *path) {
-    char buf[1024];
+    char buf[2200];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {

@@ -84,7 +84,36 @@ static void test_spherical_shell(void **state) {
     kg_model_free(m);
 }
 
+static void test_sampler(void **state) {
+    (void)state;
+    /* drawing in order gives the counter-based values to the bit, from any start,
+     * for both sequences and past the Halton dimensions */
+    enum { N = 70 };
+    kg_sample_coord c[N];
+    for (int k = 0; k < N; k++) c[k].q = N - 1 - k, c[k].lo = 0, c[k].hi = 1;
+    for (int seq = 0; seq < 2; seq++) {
+        const long starts[3] = {0, 7, 123456789};
+        for (int st = 0; st < 3; st++) {
+            kg_sampler s;
+            kg_sampler_start(&s, seq, 42, N, starts[st]);
+            double q[N];
+            for (long i = starts[st]; i < starts[st] + 3000; i++) {
+                kg_sampler_draw(&s, c, q);
+                for (int k = 0; k < N; k++)
+                    if (q[N - 1 - k] != kg_sample_unit(seq, 42, i, k, N))
+                        fail_msg("sequence %d, sample %ld, value %d: %.17g != %.17g", seq, i, k, q[N - 1 - k],
+                                 kg_sample_unit(seq, 42, i, k, N));
+            }
+        }
+    }
+    /* base 2 is van der Corput's sequence, shifted modulo 1: samples 0 and 1 are
+     * 1/2 and 1/4 before the shift */
+    double a = kg_sample_unit(KG_SAMPLE_HALTON, 42, 0, 0, 1), b = kg_sample_unit(KG_SAMPLE_HALTON, 42, 1, 0, 1);
+    KG_ASSERT_NEAR(a - b + (a < b), 0.25, 1e-15);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_planar_annulus), cmocka_unit_test(test_spherical_shell)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_planar_annulus), cmocka_unit_test(test_spherical_shell),
+                                       cmocka_unit_test(test_sampler)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
