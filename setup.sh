@@ -55,6 +55,12 @@ demo)
     build/kinegraph convert samples/humanoid.urdf build/humanoid.dae --ledger build/humanoid_ledger.json
     build/kinegraph convert samples/walk.bvh build/walk.dae
     build/kinegraph info build/walk.dae
+    build/kinegraph jacobian samples/humanoid.urdf --tip r_hand --base torso \
+        --q '{"r_shoulder_pitch": -0.6, "r_elbow": -1.2}'
+    build/kinegraph workspace samples/humanoid.urdf --tip r_hand --base torso --samples 200000 \
+        --voxel 0.03 --svg build/r_hand_workspace.svg --ply build/r_hand_workspace.ply
+    build/kinegraph collisions samples/humanoid.urdf --samples 100000 --srdf build/humanoid.srdf
+    build/kinegraph mass samples/humanoid.urdf --from-geometry
     ;;
 test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -99,3 +99,37 @@ print(json.dumps({"benchmark": "convert_cli", "input": "pr2.urdf", "output": "da
 PY
     rm -rf "$tmp"
 fi
+
+# Workspace: samples per second with manipulability, one core, a 7-DOF arm.
+iiwa="$data/urdf/kuka_iiwa7/differentiable-robot-model/diff_robot_data/kuka_iiwa/urdf/iiwa7.urdf"
+if [ -f "$iiwa" ]; then
+    "$bin/bench_workspace" "$iiwa" iiwa_link_ee 2000000 | tee "$out/workspace_kinegraph_iiwa7.json"
+fi
+
+# Self-collision matrix of the G1: 1 million samples on 2 threads (the command,
+# with its own timing), and what MoveIt's fixed 10 000 samples would call "never"
+# among the pairs the million finds colliding.
+if [ -f "$g1" ]; then
+    "$bin/../kinegraph" collisions "$g1" --json --samples 1000000 --min-samples 1000000 --threads 2 \
+        > "$out/collisions_g1_1m.json"
+    "$bin/../kinegraph" collisions "$g1" --json --samples 10000 --min-samples 10000 --threads 2 \
+        > "$out/collisions_g1_10k.json"
+    python3 - "$out" <<'PY' | tee "$out/collisions_g1.json"
+import json, sys
+out = sys.argv[1]
+big = json.load(open(out + "/collisions_g1_1m.json"))
+small = json.load(open(out + "/collisions_g1_10k.json"))
+cls10k = {(p["a"], p["b"]): p["class"] for p in small["pairs"]}
+hit = [p for p in big["pairs"] if p["class"] not in ("adjacent", "declared") and p["hits"]]
+missed = [p for p in hit if cls10k[(p["a"], p["b"])] == "never"]
+print(json.dumps({"benchmark": "collision_matrix", "model": "g1", "samples": big["samples"], "threads": 2,
+                  "seconds": big["seconds"], "shapes": big["shapes"], "hull_vertices": big["hull_vertices"],
+                  "summary": big["summary"], "pairs_hit_in_1m": len(hit),
+                  "never_at_10k_but_hit_in_1m": len(missed),
+                  "missed": [[p["a"], p["b"], p["hits"]] for p in missed]}))
+PY
+    t0=$(date +%s%N)
+    "$bin/../kinegraph" mass "$g1" --from-geometry --json > /dev/null 2>&1
+    t1=$(date +%s%N)
+    echo "{\"benchmark\": \"mass_from_geometry\", \"model\": \"g1\", \"command_ms\": $(( (t1 - t0) / 1000000 ))}" | tee "$out/mass_geometry_g1.json"
+fi

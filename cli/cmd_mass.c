@@ -134,6 +134,12 @@ static json_t *check_json(const kg_inertial_check *k) {
     return o;
 }
 
+/* A number, or "-" when it is undefined (NaN). */
+static void fmt_or_dash(char out[32], const char *fmt, double v) {
+    if (isnan(v)) snprintf(out, 32, "-");
+    else snprintf(out, 32, fmt, v);
+}
+
 /* Without a title, the lines are not indented (the plain output of earlier versions). */
 static void print_props(const char *title, const kg_mass_props *mp) {
     const char *in = title ? "  " : "";
@@ -233,10 +239,17 @@ int kg_cmd_mass(int argc, char **argv) {
                     const kg_link_solid *ls = &g.solid[i];
                     kg_inertial_check k;
                     kg_inertial_compare(&m->link[i], &ls->solid, &k);
-                    printf("%-32s %-9s %12.6g %10s %12.6g %11.4g %8.3g %7.3g\n", m->link[i].name,
-                           ls->role < 0 ? "none" : role_name(ls->role), ls->solid.volume,
-                           ls->role < 0 ? "-" : !ls->open_edges ? "yes" : ls->uncertainty <= KG_MESH_CRACK * ls->solid.volume ? "cracks" : "no", k.implied_density, k.com_offset,
-                           k.com_offset_ratio, k.inertia_ratio);
+                    const char *closed = ls->role < 0 ? "-"
+                                         : !ls->open_edges ? "yes"
+                                         : ls->uncertainty <= KG_MESH_CRACK * ls->solid.volume ? "cracks"
+                                                                                               : "no";
+                    char v[4][32];
+                    fmt_or_dash(v[0], "%12.6g", k.implied_density);
+                    fmt_or_dash(v[1], "%11.4g", k.com_offset);
+                    fmt_or_dash(v[2], "%8.3g", k.com_offset_ratio);
+                    fmt_or_dash(v[3], "%7.3g", k.inertia_ratio);
+                    printf("%-32s %-9s %12.6g %10s %12s %11s %8s %7s\n", m->link[i].name,
+                           ls->role < 0 ? "none" : role_name(ls->role), ls->solid.volume, closed, v[0], v[1], v[2], v[3]);
                 }
             }
         }

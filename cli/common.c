@@ -26,7 +26,9 @@ const char kg_cli_q_options_help[] =
     "                         joints [x, y, z, qw, qx, qy, qz]; mimic followers are computed and\n"
     "                         may not be named\n"
     "  --q-file FILE          the same JSON object, read from FILE\n"
-    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity)\n"
+    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity); also\n"
+    "                         --root-pose, the name to use where --base names a link\n"
+    "                         (jacobian, workspace)\n"
     "  --frame N              start from frame N (0-based) of the input's motion (BVH)\n";
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {
@@ -87,7 +89,7 @@ int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q) {
         if (!(c->q_file = VALUE())) return -1;
         return 1;
     }
-    if (want_q && strcmp(a, "--base") == 0) {
+    if (want_q && (strcmp(a, "--base") == 0 || strcmp(a, "--root-pose") == 0)) {
         if (!(c->base = VALUE())) return -1;
         return 1;
     }
