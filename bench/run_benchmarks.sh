@@ -133,3 +133,20 @@ PY
     t1=$(date +%s%N)
     echo "{\"benchmark\": \"mass_from_geometry\", \"model\": \"g1\", \"command_ms\": $(( (t1 - t0) / 1000000 ))}" | tee "$out/mass_geometry_g1.json"
 fi
+
+# Inverse kinematics by the TRAC-IK protocol (10 000 targets per chain, 5 ms budget),
+# KDL's solvers on the same targets in the same run.
+ik_chains=(
+    "urdf/ur5/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf base_link tool0"
+    "urdf/panda/example-robot-data/robots/panda_description/urdf/panda.urdf panda_link0 panda_link8"
+    "urdf/kuka_iiwa7/differentiable-robot-model/diff_robot_data/kuka_iiwa/urdf/iiwa7.urdf iiwa_link_0 iiwa_link_ee"
+    "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf torso_link left_rubber_hand"
+    "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf pelvis left_ankle_roll_link"
+    "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf pelvis right_rubber_hand"
+)
+for c in "${ik_chains[@]}"; do
+    set -- $c
+    [ -f "$data/$1" ] || continue
+    "$bin/bench_ik" "$data/$1" "$2" "$3" 10000 5 | tee -a "$out/ik.json"
+    [ -x "$bin/peers_ik" ] && "$bin/peers_ik" "$data/$1" "$2" "$3" 10000 5 2>/dev/null | tee -a "$out/ik.json"
+done

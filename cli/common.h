@@ -19,6 +19,7 @@ enum {
     KG_EXIT_ERRORS = 1, /* the input has errors (output is still printed when a model was built) */
     KG_EXIT_USAGE = 2,  /* bad command line (unknown option, bad --q, unknown joint, ...) */
     KG_EXIT_OUTPUT = 3, /* an output file could not be written */
+    KG_EXIT_NO_SOLUTION = 4, /* a search found no answer (ik: no joint values reach the target) */
 };
 
 #define KG_MAX_PACKAGE_PATHS 64

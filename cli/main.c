@@ -9,6 +9,7 @@ int kg_cmd_fk(int argc, char **argv);
 int kg_cmd_mass(int argc, char **argv);
 int kg_cmd_convert(int argc, char **argv);
 int kg_cmd_jacobian(int argc, char **argv);
+int kg_cmd_ik(int argc, char **argv);
 int kg_cmd_workspace(int argc, char **argv);
 int kg_cmd_collisions(int argc, char **argv);
 
@@ -27,6 +28,7 @@ static const struct {
     {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},
+    {"ik", kg_cmd_ik, "inverse kinematics: joint values that put a link at a pose"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},
     {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},
@@ -38,7 +40,7 @@ static void usage(FILE *f) {
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\nexit status: 0 success; 1 the input has errors (printed on stderr, or in the JSON of\n"
-            "'info'); 2 usage error; 3 an output could not be written.\n"
+            "'info'); 2 usage error; 3 an output could not be written; 4 no solution (ik).\n"
             "Units are SI everywhere: m, rad, kg, kg m^2.\n");
 }
 

@@ -30,4 +30,17 @@ void kg_data_set_base(kg_data *d, const double pos[3], const double quat[4]);
 /* follower = multiplier * leader + offset for every mimic coupling, in order. */
 void kg_apply_mimic(const kg_model *m, double *q);
 
+/* q += dt * v, v a velocity of the independent coordinates (model->dof values,
+ * ordered as Jacobian columns, analysis/jacobian.h). Coordinates add; a
+ * floating joint's rotation (columns 4-6: angular velocity in its joint frame)
+ * composes with its quaternion, which stays unit. Mimic followers are then
+ * recomputed. */
+void kg_q_integrate(const kg_model *m, double *q, const double *v, double dt);
+
+/* For every Jacobian column: the coordinate it moves (an index in q; -1 for the
+ * rotation columns of floating joints) and its position limits (-inf/+inf
+ * when it has none: continuous joints, unlimited axes, floating and planar
+ * joints). Any of the arrays may be NULL. */
+void kg_dof_coords(const kg_model *m, int *qidx, double *lower, double *upper);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/collision.h"
+#include "analysis/ik.h"
 #include "analysis/jacobian.h"
 #include "analysis/manipulability.h"
 #include "analysis/mass.h"
@@ -15,6 +16,7 @@
 #include "analysis/workspace.h"
 #include "exporters/exporters.h"
 #include "core/fk.h"
+#include "core/spatial.h"
 #include "formats/fileio.h"
 #include "formats/load.h"
 
@@ -31,7 +33,7 @@ static const char *format = "urdf"; /* of the inputs being mutated */
 
 /* The analyses on whatever model was read: Jacobian and manipulability of the
  * last link, mass from geometry, collision geometry and a self-collision test,
- * a small workspace. */
+ * a small workspace, a few IK iterations. */
 static void analyse(const kg_model *m, kg_data *kd, kg_diags *d) {
     int tip = m->nlink - 1;
     kg_jacobian_twists(m, kd);
@@ -58,6 +60,20 @@ static void analyse(const kg_model *m, kg_data *kd, kg_diags *d) {
         kg_collision_model_free(&cm);
     }
     kg_mesh_cache_free(mc);
+    /* IK: the last link to where it is plus 1 cm, and the COM, a few iterations */
+    kg_ik_work *ik = kg_ik_work_new(m, 2);
+    if (ik) {
+        kg_ik_options io;
+        kg_ik_defaults(&io);
+        io.max_iterations = 20;
+        kg_ik_target t[2] = {{.link = tip, .base = -1, .axes = KG_IK_POSE}, {.link = KG_IK_COM, .base = -1, .axes = KG_IK_X}};
+        kg_vec3_copy(t[0].pos, kd->link_pos + 3 * tip);
+        t[0].pos[0] += 0.01;
+        kg_mat3_copy(t[0].rot, kd->link_rot + 9 * tip);
+        kg_ik_result r;
+        kg_ik_solve(m, kd, t, 2, &io, ik, &r);
+        kg_ik_work_free(ik);
+    }
     kg_workspace_options wo = {.tip = tip, .base = -1, .samples = 64, .voxel = 0.05, .seed = 1, .manipulability = 1};
     kg_workspace ws;
     if (kg_workspace_compute(m, &wo, &ws) == 0) kg_workspace_free(&ws);

@@ -1,0 +1,503 @@
+#define _POSIX_C_SOURCE 200809L
+#include "analysis/ik.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/jacobian.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+#define LOOP_WEIGHT 100.0 /* loop closures over targets */
+
+struct kg_ik_work {
+    int dof, nq, nlink, maxrows;
+    int *qidx;            /* [dof] the coordinate each column moves (-1: a floating rotation) */
+    double *lower, *upper; /* [dof] */
+    double *J6;           /* [6 dof] one target's Jacobian */
+    double *rows;         /* [maxrows dof] the stacked, weighted rows */
+    double *err;          /* [maxrows] */
+    int *cols;            /* [dof] the active columns */
+    double *Ja;           /* [maxrows dof] the rows on the active columns */
+    double *A, *A0;       /* [max(maxrows, dof)^2] */
+    double *y;            /* [max(maxrows, dof)] */
+    double *wgt;          /* [dof] weights of the active columns */
+    double *g_old;        /* [dof] joint-limit gradients of the previous iteration */
+    double *dv;           /* [dof] the step */
+    double *q_best;       /* [nq] */
+    double *scratch;      /* [4 nlink] */
+    unsigned char *mask, *mask2; /* [dof] */
+    unsigned char *angle; /* [dof] the column turns a coordinate that is an angle */
+};
+
+static size_t sq(int n) { return (size_t)n * (size_t)n; }
+
+kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
+    kg_ik_work *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    int n = m->dof > 0 ? m->dof : 1;
+    w->dof = m->dof, w->nq = m->nq, w->nlink = m->nlink;
+    w->maxrows = 6 * (max_targets > 0 ? max_targets : 1) + 6 * m->nloop;
+    int big = w->maxrows > n ? w->maxrows : n;
+    w->qidx = malloc((size_t)n * sizeof *w->qidx);
+    w->lower = malloc((size_t)n * sizeof *w->lower);
+    w->upper = malloc((size_t)n * sizeof *w->upper);
+    w->J6 = malloc((size_t)6 * n * sizeof *w->J6);
+    w->rows = malloc((size_t)w->maxrows * n * sizeof *w->rows);
+    w->err = malloc((size_t)w->maxrows * sizeof *w->err);
+    w->cols = malloc((size_t)n * sizeof *w->cols);
+    w->Ja = malloc((size_t)w->maxrows * n * sizeof *w->Ja);
+    w->A = malloc(sq(big) * sizeof *w->A);
+    w->A0 = malloc(sq(big) * sizeof *w->A0);
+    w->y = malloc((size_t)big * sizeof *w->y);
+    w->wgt = malloc((size_t)n * sizeof *w->wgt);
+    w->g_old = malloc((size_t)n * sizeof *w->g_old);
+    w->dv = malloc((size_t)n * sizeof *w->dv);
+    w->q_best = malloc(((size_t)m->nq + 1) * sizeof *w->q_best);
+    w->scratch = malloc(((size_t)m->nlink + 1) * 4 * sizeof *w->scratch);
+    w->mask = malloc((size_t)n);
+    w->mask2 = malloc((size_t)n);
+    w->angle = calloc((size_t)n, 1);
+    if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->J6 || !w->rows || !w->err || !w->cols || !w->Ja || !w->A ||
+        !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->q_best || !w->scratch || !w->mask || !w->mask2) {
+        kg_ik_work_free(w);
+        return NULL;
+    }
+    kg_dof_coords(m, w->qidx, w->lower, w->upper);
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->dofadr < 0) continue;
+        for (int c = 0; c < J->nv; c++)
+            w->angle[J->dofadr + c] = J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS ||
+                                      (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + c].kind == KG_AXIS_ROTATION);
+    }
+    return w;
+}
+
+void kg_ik_work_free(kg_ik_work *w) {
+    if (!w) return;
+    free(w->qidx), free(w->lower), free(w->upper), free(w->J6), free(w->rows), free(w->err), free(w->cols);
+    free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv);
+    free(w->q_best), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
+    free(w);
+}
+
+void kg_ik_defaults(kg_ik_options *o) {
+    memset(o, 0, sizeof *o);
+    o->tol_pos = 1e-5;
+    o->tol_rot = 1e-5;
+    o->max_iterations = 1000;
+    o->attempt_iterations = 100;
+    o->step_pos = 0.1;
+    o->step_rot = 0.5;
+    o->damping_gain = 1e-6;
+    o->manipulability_limit = 0.1;
+    o->limit_gain = 1;
+    o->seed = 1;
+}
+
+/* Where joint J's motion goes: its own columns, or (times the multiplier) its leader's. */
+static inline int column_of(const kg_model *m, const kg_joint *J, double *scale) {
+    *scale = 1;
+    if (J->mimic < 0) return J->dofadr;
+    const kg_mimic *mm = &m->mimic[J->mimic];
+    *scale = mm->multiplier;
+    return m->joint[mm->leader].dofadr;
+}
+
+double kg_com_jacobian(const kg_model *m, const kg_data *d, double com[3], double *J, double *scratch) {
+    /* scratch: per link, the mass and mass-weighted COM of its subtree */
+    double *sm = scratch, *smc = scratch + m->nlink;
+    for (int i = 0; i < m->nlink; i++) {
+        const kg_link *L = &m->link[i];
+        double c[3];
+        kg_mat3_vec(c, d->link_rot + 9 * i, L->com);
+        sm[i] = L->mass;
+        for (int a = 0; a < 3; a++) smc[3 * i + a] = L->mass * (c[a] + d->link_pos[3 * i + a]);
+    }
+    for (int i = m->nlink - 1; i > 0; i--) { /* topological order: children after parents */
+        int p = m->link[i].parent;
+        if (p < 0) continue;
+        sm[p] += sm[i];
+        for (int a = 0; a < 3; a++) smc[3 * p + a] += smc[3 * i + a];
+    }
+    double M = 0, mc[3] = {0, 0, 0};
+    for (int i = 0; i < m->nlink; i++)
+        if (m->link[i].parent < 0) {
+            M += sm[i];
+            for (int a = 0; a < 3; a++) mc[a] += smc[3 * i + a];
+        }
+    for (int a = 0; a < 3; a++) com[a] = M > 0 ? mc[a] / M : NAN;
+    if (!J) return M;
+    const int n = m->dof;
+    memset(J, 0, (size_t)3 * n * sizeof *J);
+    if (!(M > 0)) return M;
+    /* a joint moves its child's subtree: the velocity of that subtree's mass-weighted
+     * COM is m v + w x (m c), (v, w) the joint's world twist */
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *Jt = &m->joint[j];
+        double scale;
+        int col = column_of(m, Jt, &scale);
+        if (col < 0) continue;
+        int i = Jt->child;
+        for (int c = 0; c < Jt->nv; c++) {
+            const double *tw = d->twist + 6 * (Jt->vadr + c);
+            double x[3];
+            kg_vec3_cross(x, tw + 3, smc + 3 * i);
+            for (int a = 0; a < 3; a++) J[a * n + col + c] += scale * (sm[i] * tw[a] + x[a]) / M;
+        }
+    }
+    return M;
+}
+
+/* Cholesky factorisation and solve of an n x n symmetric positive definite
+ * matrix (LAPACK; column-major is the same matrix, and the _work call does not
+ * allocate). Returns 0, or nonzero when A is not positive definite. */
+static int cholesky(double *A, int n) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+static void cholesky_solve(const double *L, int n, double *b) {
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, L, n, b, n);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline uint64_t splitmix64(uint64_t *s) {
+    uint64_t x = (*s += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The pose of a link's point relative to a base link (-1: the world). */
+static void relative_pose(const kg_data *d, int link, const double point[3], int base, double p[3], double R[9]) {
+    double pw[3], Rw[9];
+    kg_mat3_vec(pw, d->link_rot + 9 * link, point);
+    for (int a = 0; a < 3; a++) pw[a] += d->link_pos[3 * link + a];
+    kg_mat3_copy(Rw, d->link_rot + 9 * link);
+    if (base < 0) {
+        kg_vec3_copy(p, pw);
+        kg_mat3_copy(R, Rw);
+        return;
+    }
+    const double *Rb = d->link_rot + 9 * base, *pb = d->link_pos + 3 * base;
+    double dp[3] = {pw[0] - pb[0], pw[1] - pb[1], pw[2] - pb[2]};
+    kg_mat3_tvec(p, Rb, dp);
+    kg_mat3_mul_at(R, Rb, Rw);
+}
+
+typedef struct errors {
+    double pos, rot; /* worst over the targets, along their constrained axes */
+} errors;
+
+/* Appends one target's rows (error and Jacobian, in the target's frame, masked
+ * and weighted); updates the worst errors. M rotates world vectors into the
+ * target's frame. */
+static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *M, const double ep[3],
+                     const double er[3], unsigned axes, double weight, const kg_ik_options *o, errors *worst) {
+    const int n = w->dof;
+    double e[6], np = 0, nr = 0;
+    kg_mat3_vec(e, M, ep);
+    kg_mat3_vec(e + 3, M, er);
+    for (int a = 0; a < 3; a++) {
+        if (axes & (1u << a)) np += e[a] * e[a];
+        if (axes & (8u << a)) nr += e[3 + a] * e[3 + a];
+    }
+    np = sqrt(np), nr = sqrt(nr);
+    if (np > worst->pos) worst->pos = np;
+    if (nr > worst->rot) worst->rot = nr;
+    /* clip the step (irteus's p-limit and r-limit) */
+    double sp = np > o->step_pos ? o->step_pos / np : 1, sr = nr > o->step_rot ? o->step_rot / nr : 1;
+    double sw = sqrt(weight);
+    for (int r = 0; r < 6; r++) {
+        if (!(axes & (1u << r))) continue;
+        double *row = w->rows + (size_t)*nrows * n;
+        const double *m3 = M + 3 * (r % 3);
+        const double *Jb = J6 + (r < 3 ? 0 : 3 * n);
+        for (int c = 0; c < n; c++) row[c] = sw * (m3[0] * Jb[c] + m3[1] * Jb[n + c] + m3[2] * Jb[2 * n + c]);
+        w->err[*nrows] = sw * e[r] * (r < 3 ? sp : sr);
+        ++*nrows;
+    }
+}
+
+/* Builds the rows at the current pose (kg_fk and twists done). */
+static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o,
+                      kg_ik_work *w, errors *worst) {
+    int nrows = 0;
+    worst->pos = worst->rot = 0;
+    for (int k = 0; k < nt; k++) {
+        const kg_ik_target *T = &t[k];
+        double weight = T->weight > 0 ? T->weight : 1;
+        if (T->link == KG_IK_COM) {
+            double com[3], Id[9];
+            kg_com_jacobian(m, d, com, w->J6, w->scratch);
+            /* the COM rows are 3: pad the angular ones (unused: the mask has no rotation) */
+            memset(w->J6 + 3 * w->dof, 0, (size_t)3 * w->dof * sizeof *w->J6);
+            double ep[3], er[3] = {0, 0, 0};
+            for (int a = 0; a < 3; a++) ep[a] = T->pos[a] - com[a];
+            kg_mat3_identity(Id);
+            add_rows(w, &nrows, w->J6, Id, ep, er, T->axes & KG_IK_POSITION, weight, o, worst);
+            continue;
+        }
+        double p[3], R[9], ep[3], er[3], Rerr[9], M[9];
+        relative_pose(d, T->link, T->point, T->base, p, R);
+        for (int a = 0; a < 3; a++) ep[a] = T->pos[a] - p[a];
+        kg_mat3_mul_bt(Rerr, T->rot, R); /* the rotation still to do, in the base's frame */
+        kg_rot_log(Rerr, er);
+        kg_jacobian(m, d, T->link, T->point, T->base, w->J6);
+        /* Jacobian rows are in world axes, errors in the base's: both to world axes,
+         * then all to the target's frame, M = (Rb Rt)^T */
+        double RbRt[9];
+        if (T->base >= 0) {
+            const double *Rb = d->link_rot + 9 * T->base;
+            double e2[3];
+            kg_mat3_vec(e2, Rb, ep);
+            kg_vec3_copy(ep, e2);
+            kg_mat3_vec(e2, Rb, er);
+            kg_vec3_copy(er, e2);
+            kg_mat3_mul(RbRt, Rb, T->rot);
+        } else {
+            kg_mat3_copy(RbRt, T->rot);
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) M[3 * i + j] = RbRt[3 * j + i];
+        add_rows(w, &nrows, w->J6, M, ep, er, T->axes, weight, o, worst);
+    }
+    /* loop closures: the virtual link onto its real link */
+    for (int l = 0; l < m->nloop; l++) {
+        const kg_loop *L = &m->loop[l];
+        int v = L->virtual_link, r = L->real_link;
+        double ep[3], er[3], Rerr[9], Id[9];
+        for (int a = 0; a < 3; a++) ep[a] = d->link_pos[3 * r + a] - d->link_pos[3 * v + a];
+        kg_mat3_mul_bt(Rerr, d->link_rot + 9 * r, d->link_rot + 9 * v);
+        kg_rot_log(Rerr, er);
+        kg_jacobian(m, d, v, NULL, r, w->J6);
+        kg_mat3_identity(Id);
+        add_rows(w, &nrows, w->J6, Id, ep, er, KG_IK_POSE, LOOP_WEIGHT, o, worst);
+    }
+    return nrows;
+}
+
+/* The damped least-squares step on the active columns: w->dv (all columns). */
+static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o) {
+    const int n = w->dof;
+    /* the rows on the active columns */
+    for (int r = 0; r < nrows; r++)
+        for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
+    double *A = w->A, *A0 = w->A0, *y = w->y;
+    memset(w->dv, 0, (size_t)n * sizeof *w->dv);
+    if (nrows <= na) {
+        /* A = J W J^T (nrows x nrows) */
+        for (int i = 0; i < nrows; i++)
+            for (int j = 0; j <= i; j++) {
+                double s = 0;
+                const double *a = w->Ja + (size_t)i * na, *b = w->Ja + (size_t)j * na;
+                for (int c = 0; c < na; c++) s += a[c] * w->wgt[c] * b[c];
+                A0[i * nrows + j] = A0[j * nrows + i] = s;
+            }
+        /* manipulability from the undamped factor: w = prod(L_ii) */
+        memcpy(A, A0, sq(nrows) * sizeof *A);
+        double manip = 0;
+        if (cholesky(A, nrows) == 0) {
+            manip = 1;
+            for (int i = 0; i < nrows; i++) manip *= A[i * nrows + i];
+        }
+        double k = manip < o->manipulability_limit
+                       ? o->damping_gain * (1 - manip / o->manipulability_limit) * (1 - manip / o->manipulability_limit)
+                       : 0;
+        if (k > 0 || manip == 0) {
+            memcpy(A, A0, sq(nrows) * sizeof *A);
+            double kk = k > 0 ? k : 1e-12;
+            for (int i = 0; i < nrows; i++) A[i * nrows + i] += kk;
+            if (cholesky(A, nrows) != 0) return;
+        }
+        memcpy(y, w->err, (size_t)nrows * sizeof *y);
+        cholesky_solve(A, nrows, y);
+        for (int c = 0; c < na; c++) {
+            double s = 0;
+            for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + c] * y[r];
+            w->dv[w->cols[c]] = w->wgt[c] * s;
+        }
+    } else {
+        /* more rows than columns: (J^T J + k W^-1) dq = J^T e; w = 0 here, so k = gain */
+        double k = o->damping_gain > 0 ? o->damping_gain : 1e-12;
+        for (int i = 0; i < na; i++)
+            for (int j = 0; j <= i; j++) {
+                double s = 0;
+                for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + i] * w->Ja[(size_t)r * na + j];
+                A[i * na + j] = A[j * na + i] = s;
+            }
+        for (int i = 0; i < na; i++) A[i * na + i] += k / w->wgt[i];
+        if (cholesky(A, na) != 0) return;
+        for (int c = 0; c < na; c++) {
+            double s = 0;
+            for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + c] * w->err[r];
+            y[c] = s;
+        }
+        cholesky_solve(A, na, y);
+        for (int c = 0; c < na; c++) w->dv[w->cols[c]] = y[c];
+    }
+}
+
+/* Chan and Dubey's joint-limit weights (irteus's form), times the user's. */
+static void limit_weights(const kg_data *d, kg_ik_work *w, int na, const kg_ik_options *o) {
+    const double e = KG_PI / 180; /* kept this far inside a limit */
+    for (int c = 0; c < na; c++) {
+        int col = w->cols[c], qi = w->qidx[col];
+        double uw = o->weight ? o->weight[col] : 1, lw = 1;
+        double lo = w->lower[col], hi = w->upper[col];
+        if (o->limit_gain >= 0 && qi >= 0 && isfinite(lo) && isfinite(hi)) {
+            double g;
+            if (hi - lo <= 2 * e) {
+                g = INFINITY;
+            } else {
+                double x = d->q[qi];
+                if (x < lo + e) x = lo + e;
+                if (x > hi - e) x = hi - e;
+                double r = hi - lo, a = hi - x, b = x - lo;
+                g = o->limit_gain * fabs(r * r * (2 * x - hi - lo) / (4 * a * a * b * b));
+            }
+            lw = g - w->g_old[col] >= 0 ? 1 / (1 + g) : 1;
+            w->g_old[col] = g;
+        }
+        w->wgt[c] = uw * lw;
+    }
+}
+
+/* Back within limits. An angle whose range is more than a turn goes a turn back
+ * first (the same pose): a joint of +-2 pi that runs into a limit is not stuck. */
+static void clamp_limits(kg_data *d, const kg_ik_work *w, int na) {
+    for (int c = 0; c < na; c++) {
+        int col = w->cols[c], qi = w->qidx[col];
+        if (qi < 0) continue;
+        if (w->angle[col] && w->upper[col] - w->lower[col] >= 2 * KG_PI) {
+            if (d->q[qi] > w->upper[col]) d->q[qi] -= 2 * KG_PI;
+            else if (d->q[qi] < w->lower[col]) d->q[qi] += 2 * KG_PI;
+        }
+        if (d->q[qi] < w->lower[col]) d->q[qi] = w->lower[col];
+        if (d->q[qi] > w->upper[col]) d->q[qi] = w->upper[col];
+    }
+}
+
+static void restart(const kg_model *m, kg_data *d, const kg_ik_work *w, int na, uint64_t *rng) {
+    for (int c = 0; c < na; c++) {
+        int col = w->cols[c], qi = w->qidx[col];
+        if (qi < 0) continue;
+        double lo = w->lower[col], hi = w->upper[col];
+        if (!isfinite(lo) || !isfinite(hi)) {
+            if (isfinite(lo) || isfinite(hi)) continue;
+            const kg_joint *J = NULL; /* unlimited: a turn for rotations, else stay */
+            for (int j = 0; j < m->njoint && !J; j++)
+                if (m->joint[j].dofadr >= 0 && col >= m->joint[j].dofadr && col < m->joint[j].dofadr + m->joint[j].nv)
+                    J = &m->joint[j];
+            if (!J || !(J->type == KG_JOINT_CONTINUOUS ||
+                        (J->type == KG_JOINT_COMPOUND && m->axis[J->axis_first + (col - J->dofadr)].kind == KG_AXIS_ROTATION)))
+                continue;
+            lo = -KG_PI, hi = KG_PI;
+        }
+        double u = (double)(splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0);
+        d->q[qi] = lo + (hi - lo) * u;
+    }
+    kg_apply_mimic(m, d->q);
+}
+
+int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o_,
+                kg_ik_work *w, kg_ik_result *r) {
+    kg_ik_options o = *o_;
+    double t0 = now();
+    memset(r, 0, sizeof *r);
+    const int n = m->dof;
+    /* the active columns */
+    if (o.active) {
+        memcpy(w->mask, o.active, (size_t)n);
+    } else {
+        memset(w->mask, 0, (size_t)n);
+        for (int k = 0; k < nt; k++) {
+            if (t[k].link == KG_IK_COM) {
+                memset(w->mask, 1, (size_t)n);
+                break;
+            }
+            memset(w->mask2, 0, (size_t)n);
+            kg_jacobian_columns(m, t[k].link, t[k].base, w->mask2);
+            for (int c = 0; c < n; c++) w->mask[c] |= w->mask2[c];
+        }
+        /* a loop any active joint is in: all its joints (they move together) */
+        for (int l = 0; l < m->nloop; l++) {
+            memset(w->mask2, 0, (size_t)n);
+            kg_jacobian_columns(m, m->loop[l].virtual_link, m->loop[l].real_link, w->mask2);
+            int touched = 0;
+            for (int c = 0; c < n; c++) touched |= w->mask[c] && w->mask2[c];
+            if (touched)
+                for (int c = 0; c < n; c++) w->mask[c] |= w->mask2[c];
+        }
+    }
+    int na = 0;
+    for (int c = 0; c < n; c++)
+        if (w->mask[c]) w->cols[na++] = c;
+    for (int c = 0; c < n; c++) w->g_old[c] = 1e20;
+    uint64_t rng = o.seed;
+    double best = INFINITY, attempt_best = INFINITY;
+    int since_gain = 0;
+    memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
+    errors worst = {0, 0};
+    for (int it = 0;; it++) {
+        kg_fk(m, d);
+        kg_jacobian_twists(m, d);
+        int nrows = build_rows(m, d, t, nt, &o, w, &worst);
+        double score = fmax(worst.pos / o.tol_pos, worst.rot / o.tol_rot);
+        if (score < best) {
+            best = score;
+            r->pos_error = worst.pos, r->rot_error = worst.rot;
+            memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
+        }
+        if (score <= 1) {
+            r->success = 1;
+            break;
+        }
+        if (it >= o.max_iterations || na == 0 || (o.time_budget > 0 && now() - t0 > o.time_budget)) break;
+        /* stalled: no 1 % gain for a while, or the attempt's iterations spent */
+        if (score < 0.99 * attempt_best) attempt_best = score, since_gain = 0;
+        else since_gain++;
+        if (since_gain >= 10 || (o.attempt_iterations > 0 && it > 0 && it % o.attempt_iterations == 0)) {
+            restart(m, d, w, na, &rng);
+            for (int c = 0; c < n; c++) w->g_old[c] = 1e20;
+            attempt_best = INFINITY, since_gain = 0;
+            r->restarts++;
+            continue;
+        }
+        limit_weights(d, w, na, &o);
+        step(w, nrows, na, &o);
+        /* a joint at a limit that the step pushes further out cannot follow it: take
+         * it out of this step so that the others make up for it (clamping alone
+         * leaves the residual there, and the solve would ask for it again) */
+        for (int pass = 0; pass < 3; pass++) {
+            int blocked = 0;
+            for (int c = 0; c < na; c++) {
+                int col = w->cols[c], qi = w->qidx[col];
+                if (qi < 0 || w->wgt[c] <= 1e-12) continue;
+                double x = d->q[qi] + w->dv[col];
+                if (w->angle[col] && w->upper[col] - w->lower[col] >= 2 * KG_PI) continue; /* it wraps */
+                if ((x > w->upper[col] && d->q[qi] >= w->upper[col] - 1e-12) ||
+                    (x < w->lower[col] && d->q[qi] <= w->lower[col] + 1e-12))
+                    w->wgt[c] = 1e-12, blocked = 1;
+            }
+            if (!blocked) break;
+            step(w, nrows, na, &o);
+        }
+        kg_q_integrate(m, d->q, w->dv, 1);
+        clamp_limits(d, w, na);
+        kg_apply_mimic(m, d->q);
+        r->iterations++;
+    }
+    if (!r->success) { /* leave the best pose found */
+        memcpy(d->q, w->q_best, (size_t)m->nq * sizeof *d->q);
+        kg_fk(m, d);
+    }
+    r->seconds = now() - t0;
+    return r->success;
+}
