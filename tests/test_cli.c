@@ -78,7 +78,7 @@ static double num(json_t *o, const char *k) { return json_number_value(json_obje
 static void test_help(void **state) {
     (void)state;
     const char *cmds[] = {"--help",          "info --help",      "fk --help",        "mass --help", "convert --help",
-                          "jacobian --help", "workspace --help", "collisions --help"};
+                          "jacobian --help", "workspace --help", "collisions --help", "ik --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
@@ -444,6 +444,36 @@ static void test_collisions_json(void **state) {
     free(srdf);
 }
 
+static void test_ik_json(void **state) {
+    (void)state;
+    /* the right hand 30 cm in front of the torso's origin, 20 cm to the right, 10 cm up */
+    json_t *j = run_json("ik --json '" SAMPLE "' --tip r_hand --base torso --target 0.3,-0.2,0.1", 0);
+    assert_true(json_is_true(json_object_get(j, "success")));
+    assert_true(num(j, "position_error") <= 1e-5);
+    json_t *p = json_object_get(json_object_get(j, "tip"), "position");
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 0)), 0.3, 1e-5);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 1)), -0.2, 1e-5);
+    KG_ASSERT_NEAR(json_number_value(json_array_get(p, 2)), 0.1, 1e-5);
+    /* only the arm between torso and hand moved */
+    json_t *joints = json_object_get(j, "joints");
+    KG_ASSERT_NEAR(num(joints, "r_knee"), 0, 0);
+    KG_ASSERT_NEAR(num(joints, "waist_yaw"), 0, 0);
+    assert_true(fabs(num(joints, "r_elbow")) > 0.1);
+    json_decref(j);
+    /* out of reach: exit 4, the best pose still printed */
+    j = run_json("ik --json '" SAMPLE "' --tip r_hand --base torso --target 2,0,0 --max-iterations 200", 4);
+    assert_true(json_is_false(json_object_get(j, "success")));
+    assert_true(num(j, "position_error") > 1);
+    json_decref(j);
+    char *out, *err;
+    assert_int_equal(run("ik '" SAMPLE "' --tip r_hand --target 1,2", &out, &err), 2);
+    free(out);
+    free(err);
+    assert_int_equal(run("ik '" SAMPLE "' --tip r_hand --target 0,0,0 --axes x,q", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
 
 static void test_bvh_commands(void **state) {
@@ -533,6 +563,7 @@ int main(void) {
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands),
         cmocka_unit_test(test_jacobian_json), cmocka_unit_test(test_mass_from_geometry),
         cmocka_unit_test(test_workspace_json), cmocka_unit_test(test_collisions_json),
+        cmocka_unit_test(test_ik_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
