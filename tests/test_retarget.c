@@ -1,0 +1,141 @@
+/* Retargeting: body parts of every skeleton family in the corpus and of the
+ * humanoid robots found by name and structure. */
+#define _XOPEN_SOURCE 700
+#include "testutil.h"
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/bodymap.h"
+#include "core/fk.h"
+#include "formats/load.h"
+
+#define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
+#define WALK KG_SOURCE_DIR "/samples/walk.bvh"
+
+static kg_model *load(const char *path) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(path, NULL, &d);
+    kg_diags_clear(&d);
+    if (!m) fail_msg("%s does not load", path);
+    return m;
+}
+
+static void expect(const kg_model *m, const kg_body_map *map, int part, const char *name) {
+    int l = map->link[part];
+    if (l < 0 || strcmp(m->link[l].name, name))
+        fail_msg("%s: %s is %s, expected %s", m->name, kg_part_name(part), l >= 0 ? m->link[l].name : "missing", name);
+}
+
+/* Every part found; left parts on the left of right ones... checked through names:
+ * a left part's name says left, and the knee lies below the hip in the chain. */
+static void check_skeleton(const char *path, const char **family) {
+    kg_model *m = load(path);
+    kg_body_map map = {0};
+    kg_diags d;
+    kg_diags_init(&d);
+    if (kg_body_map_find(m, &map, &d) != 0) {
+        kg_test_print_diags(&d);
+        fail_msg("%s: parts missing", path);
+    }
+    for (int s = 0; s < 2; s++) {
+        int base = s ? KG_PART_HIP_R : KG_PART_HIP_L;
+        /* hip above knee above ankle above foot; shoulder above elbow above wrist */
+        for (int k = 0; k < 3; k++) {
+            int a = map.link[base + k], b = map.link[base + k + 1];
+            int up = b;
+            while (up >= 0 && up != a) up = m->link[up].parent;
+            if (up != a) fail_msg("%s: %s is not above %s", path, kg_part_name(base + k), kg_part_name(base + k + 1));
+        }
+        for (int k = 4; k < 6; k++) {
+            int a = map.link[base + k], b = map.link[base + k + 1];
+            int up = b;
+            while (up >= 0 && up != a) up = m->link[up].parent;
+            if (up != a) fail_msg("%s: %s is not above %s", path, kg_part_name(base + k), kg_part_name(base + k + 1));
+        }
+    }
+    *family = map.family;
+    kg_diags_clear(&d);
+    kg_model_free(m);
+}
+
+static void test_skeleton_families(void **state) {
+    (void)state;
+    const char *fam;
+    check_skeleton(WALK, &fam);
+    assert_string_equal(fam, "cmu");
+    KG_REQUIRE_DATA(data);
+    char pattern[4096];
+    glob_t g;
+    const char *dirs[] = {"/bvh/*/*.bvh", "/bvh/*/*/*/*/*/*.bvh", "/bvh/*/*/*/*/*.bvh"};
+    int n = 0, families = 0;
+    const char *seen[16];
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(pattern, sizeof pattern, "%s%s", data, dirs[k]);
+        if (glob(pattern, 0, NULL, &g) != 0) continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            check_skeleton(g.gl_pathv[i], &fam);
+            n++;
+            int known = 0;
+            for (int f = 0; f < families; f++) known |= !strcmp(seen[f], fam);
+            if (!known && families < 16) seen[families++] = fam;
+            assert_string_not_equal(fam, "unknown");
+        }
+        globfree(&g);
+    }
+    printf("  %d clips, %d naming families\n", n, families);
+    assert_true(n >= 26);
+    assert_int_equal(families, 7); /* cmu, cmu_asf, mixamo, bandai_namco, rokoko, mocapbank, reallusion */
+}
+
+static void test_robots(void **state) {
+    (void)state;
+    kg_model *m = load(SAMPLE);
+    kg_body_map map = {0};
+    kg_diags d;
+    kg_diags_init(&d);
+    assert_int_equal(kg_body_map_find(m, &map, &d), 0);
+    expect(m, &map, KG_PART_PELVIS, "pelvis");
+    expect(m, &map, KG_PART_KNEE_L, "l_shank");
+    expect(m, &map, KG_PART_FOOT_R, "r_sole");
+    expect(m, &map, KG_PART_WRIST_R, "r_hand");
+    expect(m, &map, KG_PART_SHOULDER_L, "l_shoulder_link");
+    kg_model_free(m);
+    KG_REQUIRE_DATA(data);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf", data);
+    m = load(path);
+    assert_int_equal(kg_body_map_find(m, &map, &d), 0);
+    expect(m, &map, KG_PART_PELVIS, "pelvis");
+    expect(m, &map, KG_PART_CHEST, "torso_link");
+    expect(m, &map, KG_PART_HIP_L, "left_hip_pitch_link");
+    expect(m, &map, KG_PART_KNEE_L, "left_knee_link");
+    expect(m, &map, KG_PART_ANKLE_R, "right_ankle_pitch_link");
+    expect(m, &map, KG_PART_FOOT_R, "right_ankle_roll_link");
+    expect(m, &map, KG_PART_SHOULDER_R, "right_shoulder_pitch_link");
+    expect(m, &map, KG_PART_ELBOW_L, "left_elbow_link");
+    expect(m, &map, KG_PART_WRIST_L, "left_rubber_hand");
+    expect(m, &map, KG_PART_HEAD, "head_link");
+    kg_model_free(m);
+    /* Talos: legs and arms numbered, not named: knees by structure */
+    snprintf(path, sizeof path, "%s/urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf", data);
+    m = load(path);
+    assert_int_equal(kg_body_map_find(m, &map, &d), 0);
+    expect(m, &map, KG_PART_KNEE_L, "leg_left_4_link");
+    expect(m, &map, KG_PART_ELBOW_R, "arm_right_4_link");
+    expect(m, &map, KG_PART_FOOT_L, "left_sole_link");
+    expect(m, &map, KG_PART_WRIST_L, "gripper_left_base_link");
+    assert_string_equal(map.how[KG_PART_KNEE_L], "structure");
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skeleton_families),
+        cmocka_unit_test(test_robots),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
