@@ -13,10 +13,16 @@
 
 #define LOOP_WEIGHT 100.0 /* loop closures over targets */
 
+/* Columns: the model's dof, then six for the root's pose when the base floats
+ * (translations along the world axes, rotations about them through the root). */
 struct kg_ik_work {
-    int dof, nq, nlink, maxrows;
-    int *qidx;            /* [dof] the coordinate each column moves (-1: a floating rotation) */
-    double *lower, *upper; /* [dof] */
+    int dof, ncol, nq, nlink, maxrows;
+    int *qidx;            /* [ncol] the coordinate each column moves (-1: none: a floating
+                           * joint's rotation, the base) */
+    double *lower, *upper; /* [ncol] the limits of this solve */
+    double *model_lower, *model_upper; /* [dof] the model's */
+    double *Jb;           /* [36] the base's columns of one target */
+    double base_best[12];
     double *J6;           /* [6 dof] one target's Jacobian */
     double *rows;         /* [maxrows dof] the stacked, weighted rows */
     double *err;          /* [maxrows] */
@@ -38,14 +44,17 @@ static size_t sq(int n) { return (size_t)n * (size_t)n; }
 kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     kg_ik_work *w = calloc(1, sizeof *w);
     if (!w) return NULL;
-    int n = m->dof > 0 ? m->dof : 1;
-    w->dof = m->dof, w->nq = m->nq, w->nlink = m->nlink;
+    int n = m->dof + 6;
+    w->dof = m->dof, w->ncol = n, w->nq = m->nq, w->nlink = m->nlink;
     w->maxrows = 6 * (max_targets > 0 ? max_targets : 1) + 6 * m->nloop;
     int big = w->maxrows > n ? w->maxrows : n;
     w->qidx = malloc((size_t)n * sizeof *w->qidx);
     w->lower = malloc((size_t)n * sizeof *w->lower);
     w->upper = malloc((size_t)n * sizeof *w->upper);
+    w->model_lower = malloc((size_t)n * sizeof *w->model_lower);
+    w->model_upper = malloc((size_t)n * sizeof *w->model_upper);
     w->J6 = malloc((size_t)6 * n * sizeof *w->J6);
+    w->Jb = malloc(36 * sizeof *w->Jb);
     w->rows = malloc((size_t)w->maxrows * n * sizeof *w->rows);
     w->err = malloc((size_t)w->maxrows * sizeof *w->err);
     w->cols = malloc((size_t)n * sizeof *w->cols);
@@ -61,12 +70,14 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->mask = malloc((size_t)n);
     w->mask2 = malloc((size_t)n);
     w->angle = calloc((size_t)n, 1);
-    if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->J6 || !w->rows || !w->err || !w->cols || !w->Ja || !w->A ||
-        !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->q_best || !w->scratch || !w->mask || !w->mask2) {
+    if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->model_lower || !w->model_upper || !w->J6 || !w->Jb ||
+        !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv ||
+        !w->q_best || !w->scratch || !w->mask || !w->mask2) {
         kg_ik_work_free(w);
         return NULL;
     }
-    kg_dof_coords(m, w->qidx, w->lower, w->upper);
+    kg_dof_coords(m, w->qidx, w->model_lower, w->model_upper);
+    for (int c = m->dof; c < n; c++) w->qidx[c] = -1, w->model_lower[c] = -INFINITY, w->model_upper[c] = INFINITY;
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (J->dofadr < 0) continue;
@@ -79,7 +90,8 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
 
 void kg_ik_work_free(kg_ik_work *w) {
     if (!w) return;
-    free(w->qidx), free(w->lower), free(w->upper), free(w->J6), free(w->rows), free(w->err), free(w->cols);
+    free(w->qidx), free(w->lower), free(w->upper), free(w->model_lower), free(w->model_upper), free(w->Jb);
+    free(w->J6), free(w->rows), free(w->err), free(w->cols);
     free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv);
     free(w->q_best), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
     free(w);
@@ -198,9 +210,10 @@ typedef struct errors {
 /* Appends one target's rows (error and Jacobian, in the target's frame, masked
  * and weighted); updates the worst errors. M rotates world vectors into the
  * target's frame. */
-static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *M, const double ep[3],
-                     const double er[3], unsigned axes, double weight, const kg_ik_options *o, errors *worst) {
-    const int n = w->dof;
+static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *Jb, const double *M,
+                     const double ep[3], const double er[3], unsigned axes, double weight, const kg_ik_options *o,
+                     errors *worst) {
+    const int n = w->dof, nc = w->ncol;
     double e[6], np = 0, nr = 0;
     kg_mat3_vec(e, M, ep);
     kg_mat3_vec(e + 3, M, er);
@@ -216,13 +229,28 @@ static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *
     double sw = sqrt(weight);
     for (int r = 0; r < 6; r++) {
         if (!(axes & (1u << r))) continue;
-        double *row = w->rows + (size_t)*nrows * n;
+        double *row = w->rows + (size_t)*nrows * nc;
         const double *m3 = M + 3 * (r % 3);
-        const double *Jb = J6 + (r < 3 ? 0 : 3 * n);
-        for (int c = 0; c < n; c++) row[c] = sw * (m3[0] * Jb[c] + m3[1] * Jb[n + c] + m3[2] * Jb[2 * n + c]);
+        const double *Jr = J6 + (r < 3 ? 0 : 3 * n);
+        for (int c = 0; c < n; c++) row[c] = sw * (m3[0] * Jr[c] + m3[1] * Jr[n + c] + m3[2] * Jr[2 * n + c]);
+        const double *Br = Jb + (r < 3 ? 0 : 18);
+        for (int c = 0; c < 6; c++)
+            row[n + c] = Jb ? sw * (m3[0] * Br[c] + m3[1] * Br[6 + c] + m3[2] * Br[12 + c]) : 0;
         w->err[*nrows] = sw * e[r] * (r < 3 ? sp : sr);
         ++*nrows;
     }
+}
+
+/* The base's six columns (6 x 6, rows linear then angular) for a world point p:
+ * a translation moves it, a rotation about the root turns it about the root. */
+static void base_columns(double *Jb, const kg_data *d, const double p[3]) {
+    double r[3] = {p[0] - d->base_pos[0], p[1] - d->base_pos[1], p[2] - d->base_pos[2]};
+    memset(Jb, 0, 36 * sizeof *Jb);
+    for (int a = 0; a < 3; a++) Jb[6 * a + a] = 1, Jb[6 * (3 + a) + 3 + a] = 1;
+    /* w x r = -[r]x w */
+    Jb[0 * 6 + 4] = r[2], Jb[0 * 6 + 5] = -r[1];
+    Jb[1 * 6 + 3] = -r[2], Jb[1 * 6 + 5] = r[0];
+    Jb[2 * 6 + 3] = r[1], Jb[2 * 6 + 4] = -r[0];
 }
 
 /* Builds the rows at the current pose (kg_fk and twists done). */
@@ -241,7 +269,9 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
             double ep[3], er[3] = {0, 0, 0};
             for (int a = 0; a < 3; a++) ep[a] = T->pos[a] - com[a];
             kg_mat3_identity(Id);
-            add_rows(w, &nrows, w->J6, Id, ep, er, T->axes & KG_IK_POSITION, weight, o, worst);
+            if (o->floating_base) base_columns(w->Jb, d, com);
+            add_rows(w, &nrows, w->J6, o->floating_base ? w->Jb : NULL, Id, ep, er, T->axes & KG_IK_POSITION, weight,
+                     o, worst);
             continue;
         }
         double p[3], R[9], ep[3], er[3], Rerr[9], M[9];
@@ -266,7 +296,15 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
         }
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) M[3 * i + j] = RbRt[3 * j + i];
-        add_rows(w, &nrows, w->J6, M, ep, er, T->axes, weight, o, worst);
+        const double *Jb = NULL;
+        if (o->floating_base && T->base < 0) { /* relative targets move with the base */
+            double pw[3];
+            kg_mat3_vec(pw, d->link_rot + 9 * T->link, T->point);
+            for (int a = 0; a < 3; a++) pw[a] += d->link_pos[3 * T->link + a];
+            base_columns(w->Jb, d, pw);
+            Jb = w->Jb;
+        }
+        add_rows(w, &nrows, w->J6, Jb, M, ep, er, T->axes, weight, o, worst);
     }
     /* loop closures: the virtual link onto its real link */
     for (int l = 0; l < m->nloop; l++) {
@@ -278,14 +316,14 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
         kg_rot_log(Rerr, er);
         kg_jacobian(m, d, v, NULL, r, w->J6);
         kg_mat3_identity(Id);
-        add_rows(w, &nrows, w->J6, Id, ep, er, KG_IK_POSE, LOOP_WEIGHT, o, worst);
+        add_rows(w, &nrows, w->J6, NULL, Id, ep, er, KG_IK_POSE, LOOP_WEIGHT, o, worst);
     }
     return nrows;
 }
 
 /* The damped least-squares step on the active columns: w->dv (all columns). */
 static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o) {
-    const int n = w->dof;
+    const int n = w->ncol;
     /* the rows on the active columns */
     for (int r = 0; r < nrows; r++)
         for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
@@ -406,29 +444,46 @@ static void restart(const kg_model *m, kg_data *d, const kg_ik_work *w, int na, 
     kg_apply_mimic(m, d->q);
 }
 
+/* Turns and moves the root by the base columns' step. */
+static void integrate_base(kg_data *d, const double *v) {
+    for (int a = 0; a < 3; a++) d->base_pos[a] += v[a];
+    double r[9], nr[9], ang = kg_vec3_norm(v + 3);
+    if (ang <= 0) return;
+    double ax[3] = {v[3] / ang, v[4] / ang, v[5] / ang};
+    kg_rot_axis_angle(r, ax, ang);
+    kg_mat3_mul(nr, r, d->base_rot);
+    kg_mat3_orthonormalize(nr);
+    kg_mat3_copy(d->base_rot, nr);
+}
+
 int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o_,
                 kg_ik_work *w, kg_ik_result *r) {
     kg_ik_options o = *o_;
     double t0 = now();
     memset(r, 0, sizeof *r);
-    const int n = m->dof;
+    const int n = m->dof, nc = w->ncol;
+    /* this solve's limits */
+    for (int c = 0; c < nc; c++) {
+        w->lower[c] = c < n && o.lower ? o.lower[c] : w->model_lower[c];
+        w->upper[c] = c < n && o.upper ? o.upper[c] : w->model_upper[c];
+    }
     /* the active columns */
+    memset(w->mask, 0, (size_t)nc);
     if (o.active) {
         memcpy(w->mask, o.active, (size_t)n);
     } else {
-        memset(w->mask, 0, (size_t)n);
         for (int k = 0; k < nt; k++) {
             if (t[k].link == KG_IK_COM) {
                 memset(w->mask, 1, (size_t)n);
                 break;
             }
-            memset(w->mask2, 0, (size_t)n);
+            memset(w->mask2, 0, (size_t)nc);
             kg_jacobian_columns(m, t[k].link, t[k].base, w->mask2);
             for (int c = 0; c < n; c++) w->mask[c] |= w->mask2[c];
         }
         /* a loop any active joint is in: all its joints (they move together) */
         for (int l = 0; l < m->nloop; l++) {
-            memset(w->mask2, 0, (size_t)n);
+            memset(w->mask2, 0, (size_t)nc);
             kg_jacobian_columns(m, m->loop[l].virtual_link, m->loop[l].real_link, w->mask2);
             int touched = 0;
             for (int c = 0; c < n; c++) touched |= w->mask[c] && w->mask2[c];
@@ -436,14 +491,17 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
                 for (int c = 0; c < n; c++) w->mask[c] |= w->mask2[c];
         }
     }
+    if (o.floating_base) memset(w->mask + n, 1, 6);
     int na = 0;
-    for (int c = 0; c < n; c++)
+    for (int c = 0; c < nc; c++)
         if (w->mask[c]) w->cols[na++] = c;
-    for (int c = 0; c < n; c++) w->g_old[c] = 1e20;
+    for (int c = 0; c < nc; c++) w->g_old[c] = 1e20;
     uint64_t rng = o.seed;
     double best = INFINITY, attempt_best = INFINITY;
     int since_gain = 0;
     memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
+    kg_vec3_copy(w->base_best, d->base_pos);
+    kg_mat3_copy(w->base_best + 3, d->base_rot);
     errors worst = {0, 0};
     for (int it = 0;; it++) {
         kg_fk(m, d);
@@ -454,6 +512,8 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             best = score;
             r->pos_error = worst.pos, r->rot_error = worst.rot;
             memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
+            kg_vec3_copy(w->base_best, d->base_pos);
+            kg_mat3_copy(w->base_best + 3, d->base_rot);
         }
         if (score <= 1) {
             r->success = 1;
@@ -463,9 +523,10 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
         /* stalled: no 1 % gain for a while, or the attempt's iterations spent */
         if (score < 0.99 * attempt_best) attempt_best = score, since_gain = 0;
         else since_gain++;
-        if (since_gain >= 10 || (o.attempt_iterations > 0 && it > 0 && it % o.attempt_iterations == 0)) {
+        int may_restart = o.restarts == 0 || (o.restarts > 0 && r->restarts < o.restarts);
+        if (may_restart && (since_gain >= 10 || (o.attempt_iterations > 0 && it > 0 && it % o.attempt_iterations == 0))) {
             restart(m, d, w, na, &rng);
-            for (int c = 0; c < n; c++) w->g_old[c] = 1e20;
+            for (int c = 0; c < nc; c++) w->g_old[c] = 1e20;
             attempt_best = INFINITY, since_gain = 0;
             r->restarts++;
             continue;
@@ -490,12 +551,15 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             step(w, nrows, na, &o);
         }
         kg_q_integrate(m, d->q, w->dv, 1);
+        if (o.floating_base) integrate_base(d, w->dv + n);
         clamp_limits(d, w, na);
         kg_apply_mimic(m, d->q);
         r->iterations++;
     }
     if (!r->success) { /* leave the best pose found */
         memcpy(d->q, w->q_best, (size_t)m->nq * sizeof *d->q);
+        kg_vec3_copy(d->base_pos, w->base_best);
+        kg_mat3_copy(d->base_rot, w->base_best + 3);
         kg_fk(m, d);
     }
     r->seconds = now() - t0;

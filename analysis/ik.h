@@ -62,7 +62,13 @@ typedef struct kg_ik_options {
     uint64_t seed;             /* for restarts */
     const unsigned char *active; /* [dof] columns allowed to move (NULL: those that move a target
                                   * relative to its base, and the loops they touch) */
-    const double *weight;      /* [dof] the user's weights (NULL: 1) */
+    const double *weight;      /* [dof + 6] the user's weights (NULL: 1); the last six weigh the
+                                * base's columns when it floats */
+    const double *lower, *upper; /* [dof] limits for this solve instead of the model's (e.g.
+                                  * narrowed by velocity limits); NULL: the model's */
+    int floating_base;         /* move the root's pose (kg_data.base_pos, base_rot) too: six
+                                * columns, translations along and rotations about the world axes */
+    int restarts;              /* at most this many random restarts (0: no limit; -1: none) */
 } kg_ik_options;
 
 typedef struct kg_ik_result {

@@ -287,11 +287,50 @@ static void test_closed_loop(void **state) {
     kg_diags_clear(&diags);
 }
 
+static void test_floating_base(void **state) {
+    (void)state;
+    /* the sample squats 8 cm and turns 0.3 rad with its feet where they were: the
+     * root floats, the legs make up for it */
+    kg_model *m = load(SAMPLE);
+    kg_data *d = kg_data_new(m);
+    double p0[3] = {0, 0, 0.65}, qz[4] = {1, 0, 0, 0};
+    kg_data_set_base(d, p0, qz);
+    kg_fk(m, d);
+    int feet[2] = {kg_model_link(m, "l_sole"), kg_model_link(m, "r_sole")}, pelvis = kg_model_link(m, "pelvis");
+    kg_ik_target t[3];
+    memset(t, 0, sizeof t);
+    for (int k = 0; k < 2; k++) {
+        t[k].link = feet[k], t[k].base = -1, t[k].axes = KG_IK_POSE;
+        kg_vec3_copy(t[k].pos, d->link_pos + 3 * feet[k]);
+        kg_mat3_copy(t[k].rot, d->link_rot + 9 * feet[k]);
+    }
+    double z[3] = {0, 0, 1};
+    t[2].link = pelvis, t[2].base = -1, t[2].axes = KG_IK_POSE;
+    t[2].pos[2] = 0.57;
+    kg_rot_axis_angle(t[2].rot, z, 0.3);
+    kg_ik_work *w = kg_ik_work_new(m, 3);
+    kg_ik_options o;
+    kg_ik_defaults(&o);
+    o.floating_base = 1;
+    kg_ik_result r;
+    assert_true(kg_ik_solve(m, d, t, 3, &o, w, &r));
+    kg_fk(m, d);
+    KG_ASSERT_NEAR(d->base_pos[2], 0.57, 1e-5);
+    for (int k = 0; k < 2; k++)
+        for (int a = 0; a < 3; a++) KG_ASSERT_NEAR(d->link_pos[3 * feet[k] + a], t[k].pos[a], 1e-5);
+    /* the knees bent to get there */
+    assert_true(fabs(d->q[m->joint[kg_model_joint(m, "r_knee")].qadr]) > 0.2);
+    kg_ik_work_free(w);
+    kg_data_free(d);
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protocol_sample), cmocka_unit_test(test_protocol_corpus),
         cmocka_unit_test(test_axes_and_com),    cmocka_unit_test(test_com_jacobian),
         cmocka_unit_test(test_mimic),           cmocka_unit_test(test_closed_loop),
+        cmocka_unit_test(test_floating_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
