@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/bodymap.h"
+#include "analysis/preview.h"
 #include "core/fk.h"
 #include "formats/load.h"
 
@@ -132,10 +133,45 @@ static void test_robots(void **state) {
     kg_diags_clear(&d);
 }
 
+static void test_preview_gains(void **state) {
+    (void)state;
+    /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
+    kg_preview p;
+    assert_int_equal(kg_preview_init(&p, 0.1, 800, 9806.65, 1, 1e-6, 16), 0);
+    const double K[4] = {84.5596, 572.283, 222.269, 20.0882}, f[5] = {-57.1387, 37.9951, 31.7298, 21.4569, 14.9748};
+    for (int i = 0; i < 4; i++) KG_ASSERT_NEAR(p.K[i], K[i], 1e-4 * fabs(K[i]));
+    for (int i = 0; i < 5; i++) KG_ASSERT_NEAR(p.f[i], f[i], 1e-4 * fabs(f[i]));
+    KG_ASSERT_NEAR(p.f[15], 1.05353, 1e-4);
+    double sum = 0;
+    for (int i = 0; i < 16; i++) sum += p.f[i];
+    KG_ASSERT_NEAR(sum, p.K[0], 1e-6 * p.K[0]); /* constant references are tracked exactly */
+    kg_preview_free(&p);
+    /* dt 0.01, N 160, in metres: the same gains (they do not depend on the length unit) */
+    assert_int_equal(kg_preview_init(&p, 0.01, 0.8, 9.80665, 1, 1e-6, 160), 0);
+    KG_ASSERT_NEAR(p.K[0], 500.228, 1e-3);
+    KG_ASSERT_NEAR(p.K[1], 29442.4, 0.5);
+    KG_ASSERT_NEAR(p.f[0], -204.088, 1e-3);
+    KG_ASSERT_NEAR(p.f[159], 3.99201, 1e-4);
+    /* a ZMP step of 10 cm at t = 1 s: the COM moves before it (preview) and settles on it */
+    kg_preview_axis a;
+    kg_preview_axis_start(&p, &a, 0);
+    double ref[161], moved_early = 0;
+    for (int k = 0; k < 400; k++) {
+        for (int j = 0; j <= 160; j++) ref[j] = (k + j) >= 100 ? 0.1 : 0;
+        kg_preview_axis_step(&p, &a, ref);
+        if (k == 95) moved_early = a.x[0];
+    }
+    assert_true(moved_early > 0.005);
+    KG_ASSERT_NEAR(a.x[0], 0.1, 1e-4);
+    KG_ASSERT_NEAR(a.zmp, 0.1, 1e-4);
+    kg_preview_free(&p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skeleton_families),
         cmocka_unit_test(test_robots),
+        cmocka_unit_test(test_preview_gains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,121 @@
+#include "analysis/preview.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 4x4 helpers, row-major */
+static void mul4(double *o, const double *a, const double *b) {
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double s = 0;
+            for (int k = 0; k < 4; k++) s += a[4 * i + k] * b[4 * k + j];
+            o[4 * i + j] = s;
+        }
+}
+
+static void transpose4(double *o, const double *a) {
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) o[4 * j + i] = a[4 * i + j];
+}
+
+static void vec4(double *o, const double *M, const double *v) {
+    for (int i = 0; i < 4; i++) o[i] = M[4 * i] * v[0] + M[4 * i + 1] * v[1] + M[4 * i + 2] * v[2] + M[4 * i + 3] * v[3];
+}
+
+int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, double r, int n) {
+    memset(p, 0, sizeof *p);
+    p->dt = dt, p->zc = zc, p->g = g, p->q = q, p->r = r, p->n = n;
+    double A[9] = {1, dt, dt * dt / 2, 0, 1, dt, 0, 0, 1}, b[3] = {dt * dt * dt / 6, dt * dt / 2, dt},
+           c[3] = {1, 0, -zc / g};
+    memcpy(p->A, A, sizeof A), memcpy(p->b, b, sizeof b), memcpy(p->c, c, sizeof c);
+    /* the extended system: At = [[1, cA], [0, A]], bt = [cb; b], ct = [1 0 0 0] */
+    double At[16] = {0}, bt[4];
+    At[0] = 1;
+    for (int j = 0; j < 3; j++) At[1 + j] = c[0] * A[j] + c[1] * A[3 + j] + c[2] * A[6 + j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) At[4 * (1 + i) + 1 + j] = A[3 * i + j];
+    bt[0] = c[0] * b[0] + c[1] * b[1] + c[2] * b[2];
+    for (int i = 0; i < 3; i++) bt[1 + i] = b[i];
+    /* Riccati iteration from P = 0 (irteus): K = (r + bt'P bt)^-1 bt'P At,
+     * P <- At'P At + ct'q ct - At'P bt K */
+    double P[16] = {0}, AtT[16], K[4] = {0};
+    transpose4(AtT, At);
+    int converged = 0;
+    for (int it = 0; it < 100000 && !converged; it++) {
+        double Pb[4], PA[16], APA[16], tmp[16];
+        vec4(Pb, P, bt);
+        double s = r;
+        for (int i = 0; i < 4; i++) s += bt[i] * Pb[i];
+        mul4(PA, P, At);
+        for (int j = 0; j < 4; j++) {
+            double v = 0;
+            for (int i = 0; i < 4; i++) v += bt[i] * PA[4 * i + j];
+            K[j] = v / s;
+        }
+        mul4(tmp, AtT, P);
+        mul4(APA, tmp, At);
+        double APb[4];
+        vec4(APb, AtT, Pb);
+        double change = 0, size = 0;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                double v = APA[4 * i + j] + (i == 0 && j == 0 ? q : 0) - APb[i] * K[j];
+                change = fmax(change, fabs(v - P[4 * i + j]));
+                size = fmax(size, fabs(v));
+                P[4 * i + j] = v;
+            }
+        converged = it > 10 && change <= 1e-13 * size;
+    }
+    if (!converged) return -1;
+    memcpy(p->K, K, sizeof K);
+    /* preview gains: f_j = (r + bt'P bt)^-1 bt' (At - bt K)'^(j-1) ct' q (j < n),
+     * f_n = (r + bt'P bt)^-1 bt' (At - bt K)'^(n-1) P ct' */
+    p->f = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->f);
+    if (!p->f) return -1;
+    double Ac[16], AcT[16], Pb[4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) Ac[4 * i + j] = At[4 * i + j] - bt[i] * K[j];
+    transpose4(AcT, Ac);
+    vec4(Pb, P, bt);
+    double s = r;
+    for (int i = 0; i < 4; i++) s += bt[i] * Pb[i];
+    double v[4] = {1, 0, 0, 0}, w[4] = {P[0], P[4], P[8], P[12]}; /* ct', P ct' */
+    for (int j = 1; j <= n; j++) {
+        const double *x = j < n ? v : w;
+        double dot = 0;
+        for (int i = 0; i < 4; i++) dot += bt[i] * x[i];
+        p->f[j - 1] = dot * (j < n ? q : 1) / s;
+        double t[4];
+        vec4(t, AcT, v), memcpy(v, t, sizeof t);
+        vec4(t, AcT, w), memcpy(w, t, sizeof t);
+    }
+    return 0;
+}
+
+void kg_preview_free(kg_preview *p) {
+    free(p->f);
+    p->f = NULL;
+}
+
+void kg_preview_axis_start(const kg_preview *p, kg_preview_axis *a, double c) {
+    (void)p;
+    memset(a, 0, sizeof *a);
+    a->x[0] = c;
+    a->zmp = c;
+}
+
+void kg_preview_axis_step(const kg_preview *p, kg_preview_axis *a, const double *p_ref) {
+    /* du = sum_j f_j p_ref[j] - K x*, x* = (p, dx) */
+    double du = -(p->K[0] * a->zmp + p->K[1] * a->dx[0] + p->K[2] * a->dx[1] + p->K[3] * a->dx[2]);
+    for (int j = 1; j <= p->n; j++) du += p->f[j - 1] * p_ref[j];
+    /* x*_{k+1} = At x* + bt du: the new dx = A dx + b du; p follows from x */
+    double ndx[3];
+    for (int i = 0; i < 3; i++)
+        ndx[i] = p->A[3 * i] * a->dx[0] + p->A[3 * i + 1] * a->dx[1] + p->A[3 * i + 2] * a->dx[2] + p->b[i] * du;
+    for (int i = 0; i < 3; i++) {
+        a->dx[i] = ndx[i];
+        a->x[i] += ndx[i];
+    }
+    a->zmp = p->c[0] * a->x[0] + p->c[1] * a->x[1] + p->c[2] * a->x[2];
+}
