@@ -22,7 +22,8 @@ struct kg_ik_work {
     double *lower, *upper; /* [ncol] the limits of this solve */
     double *model_lower, *model_upper; /* [dof] the model's */
     double *Jb;           /* [36] the base's columns of one target */
-    double base_best[12];
+    double base_best[12], base_acc[12];
+    double *q_acc;        /* [nq] the last accepted pose */
     double *J6;           /* [6 dof] one target's Jacobian */
     double *rows;         /* [maxrows dof] the stacked, weighted rows */
     double *err;          /* [maxrows] */
@@ -66,13 +67,14 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->g_old = malloc((size_t)n * sizeof *w->g_old);
     w->dv = malloc((size_t)n * sizeof *w->dv);
     w->q_best = malloc(((size_t)m->nq + 1) * sizeof *w->q_best);
+    w->q_acc = malloc(((size_t)m->nq + 1) * sizeof *w->q_acc);
     w->scratch = malloc(((size_t)m->nlink + 1) * 4 * sizeof *w->scratch);
     w->mask = malloc((size_t)n);
     w->mask2 = malloc((size_t)n);
     w->angle = calloc((size_t)n, 1);
     if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->model_lower || !w->model_upper || !w->J6 || !w->Jb ||
         !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv ||
-        !w->q_best || !w->scratch || !w->mask || !w->mask2) {
+        !w->q_best || !w->q_acc || !w->scratch || !w->mask || !w->mask2) {
         kg_ik_work_free(w);
         return NULL;
     }
@@ -93,7 +95,7 @@ void kg_ik_work_free(kg_ik_work *w) {
     free(w->qidx), free(w->lower), free(w->upper), free(w->model_lower), free(w->model_upper), free(w->Jb);
     free(w->J6), free(w->rows), free(w->err), free(w->cols);
     free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv);
-    free(w->q_best), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
+    free(w->q_best), free(w->q_acc), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
     free(w);
 }
 
@@ -205,6 +207,7 @@ static void relative_pose(const kg_data *d, int link, const double point[3], int
 
 typedef struct errors {
     double pos, rot; /* worst over the targets, along their constrained axes */
+    double cost;     /* sum of weight * (squared errors over the tolerances): what the steps reduce */
 } errors;
 
 /* Appends one target's rows (error and Jacobian, in the target's frame, masked
@@ -221,6 +224,7 @@ static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *
         if (axes & (1u << a)) np += e[a] * e[a];
         if (axes & (8u << a)) nr += e[3 + a] * e[3 + a];
     }
+    worst->cost += weight * (np / (o->tol_pos * o->tol_pos) + nr / (o->tol_rot * o->tol_rot));
     np = sqrt(np), nr = sqrt(nr);
     if (np > worst->pos) worst->pos = np;
     if (nr > worst->rot) worst->rot = nr;
@@ -257,7 +261,7 @@ static void base_columns(double *Jb, const kg_data *d, const double p[3]) {
 static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o,
                       kg_ik_work *w, errors *worst) {
     int nrows = 0;
-    worst->pos = worst->rot = 0;
+    worst->pos = worst->rot = worst->cost = 0;
     for (int k = 0; k < nt; k++) {
         const kg_ik_target *T = &t[k];
         double weight = T->weight > 0 ? T->weight : 1;
@@ -322,7 +326,9 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
 }
 
 /* The damped least-squares step on the active columns: w->dv (all columns). */
-static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o) {
+/* mu: Levenberg-Marquardt damping on top, relative to the system's mean diagonal
+ * (raised after a step that made things worse). */
+static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o, double mu) {
     const int n = w->ncol;
     /* the rows on the active columns */
     for (int r = 0; r < nrows; r++)
@@ -348,6 +354,11 @@ static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o) {
         double k = manip < o->manipulability_limit
                        ? o->damping_gain * (1 - manip / o->manipulability_limit) * (1 - manip / o->manipulability_limit)
                        : 0;
+        if (mu > 0) {
+            double tr = 0;
+            for (int i = 0; i < nrows; i++) tr += A0[i * nrows + i];
+            k += mu * tr / nrows;
+        }
         if (k > 0 || manip == 0) {
             memcpy(A, A0, sq(nrows) * sizeof *A);
             double kk = k > 0 ? k : 1e-12;
@@ -370,6 +381,11 @@ static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o) {
                 for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + i] * w->Ja[(size_t)r * na + j];
                 A[i * na + j] = A[j * na + i] = s;
             }
+        if (mu > 0) {
+            double tr = 0;
+            for (int i = 0; i < na; i++) tr += A[i * na + i];
+            k += mu * tr / na;
+        }
         for (int i = 0; i < na; i++) A[i * na + i] += k / w->wgt[i];
         if (cholesky(A, na) != 0) return;
         for (int c = 0; c < na; c++) {
@@ -502,14 +518,33 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
     memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
     kg_vec3_copy(w->base_best, d->base_pos);
     kg_mat3_copy(w->base_best + 3, d->base_rot);
-    errors worst = {0, 0};
+    errors worst = {0, 0, 0};
+    /* Levenberg-Marquardt safeguard: a step that raises the weighted cost is undone
+     * and retried with more damping (inconsistent targets make plain Gauss-Newton
+     * steps overshoot and oscillate) */
+    double mu = 0, cost_acc = INFINITY;
     for (int it = 0;; it++) {
         kg_fk(m, d);
         kg_jacobian_twists(m, d);
         int nrows = build_rows(m, d, t, nt, &o, w, &worst);
+        if (worst.cost > cost_acc && isfinite(cost_acc) && mu < 1e6) {
+            memcpy(d->q, w->q_acc, (size_t)m->nq * sizeof *d->q);
+            kg_vec3_copy(d->base_pos, w->base_acc);
+            kg_mat3_copy(d->base_rot, w->base_acc + 3);
+            mu = mu > 0 ? mu * 10 : 1e-6;
+            kg_fk(m, d);
+            kg_jacobian_twists(m, d);
+            nrows = build_rows(m, d, t, nt, &o, w, &worst);
+        } else {
+            cost_acc = worst.cost;
+            memcpy(w->q_acc, d->q, (size_t)m->nq * sizeof *d->q);
+            kg_vec3_copy(w->base_acc, d->base_pos);
+            kg_mat3_copy(w->base_acc + 3, d->base_rot);
+            mu = mu > 1e-9 ? mu / 3 : 0;
+        }
         double score = fmax(worst.pos / o.tol_pos, worst.rot / o.tol_rot);
-        if (score < best) {
-            best = score;
+        if (worst.cost < best) { /* the best pose by the weighted cost the steps reduce */
+            best = worst.cost;
             r->pos_error = worst.pos, r->rot_error = worst.rot;
             memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
             kg_vec3_copy(w->base_best, d->base_pos);
@@ -527,12 +562,13 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
         if (may_restart && (since_gain >= 10 || (o.attempt_iterations > 0 && it > 0 && it % o.attempt_iterations == 0))) {
             restart(m, d, w, na, &rng);
             for (int c = 0; c < nc; c++) w->g_old[c] = 1e20;
+            mu = 0, cost_acc = INFINITY;
             attempt_best = INFINITY, since_gain = 0;
             r->restarts++;
             continue;
         }
         limit_weights(d, w, na, &o);
-        step(w, nrows, na, &o);
+        step(w, nrows, na, &o, mu);
         /* a joint at a limit that the step pushes further out cannot follow it: take
          * it out of this step so that the others make up for it (clamping alone
          * leaves the residual there, and the solve would ask for it again) */
@@ -548,7 +584,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
                     w->wgt[c] = 1e-12, blocked = 1;
             }
             if (!blocked) break;
-            step(w, nrows, na, &o);
+            step(w, nrows, na, &o, mu);
         }
         kg_q_integrate(m, d->q, w->dv, 1);
         if (o.floating_base) integrate_base(d, w->dv + n);

@@ -1,0 +1,830 @@
+#define _POSIX_C_SOURCE 200809L
+#include "analysis/retarget.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/collision.h"
+#include "analysis/ik.h"
+#include "analysis/jacobian.h"
+#include "analysis/preview.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+#define G 9.80665
+#define NTARGET 16
+#define FOOT_WEIGHT 1e4
+
+void kg_retarget_defaults(kg_retarget_options *o) {
+    memset(o, 0, sizeof *o);
+    o->contact_height = 0.03;
+    o->contact_speed = 0.35;
+    o->min_contact_time = 0.05;
+    o->margin = 0.01;
+    o->preview_time = 1.0;
+    o->iterations = 6;
+    o->balance = 1;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- small geometry ------------------------------------------------------------------- */
+
+static void normalize(double v[3]) {
+    double n = kg_vec3_norm(v);
+    if (n > 0)
+        for (int a = 0; a < 3; a++) v[a] /= n;
+}
+
+/* A rotation from an x direction and a z hint (x kept, z made orthogonal). */
+static void frame_xz(double R[9], const double x_[3], const double z_[3]) {
+    double x[3], z[3], y[3];
+    kg_vec3_copy(x, x_);
+    normalize(x);
+    kg_vec3_cross(y, z_, x);
+    normalize(y);
+    kg_vec3_cross(z, x, y);
+    for (int a = 0; a < 3; a++) R[3 * a] = x[a], R[3 * a + 1] = y[a], R[3 * a + 2] = z[a];
+}
+
+/* A rotation from a y direction and a z hint (y kept). */
+static void frame_yz(double R[9], const double y_[3], const double z_[3]) {
+    double x[3], y[3], z[3];
+    kg_vec3_copy(y, y_);
+    normalize(y);
+    kg_vec3_cross(x, y, z_);
+    normalize(x);
+    kg_vec3_cross(z, x, y);
+    for (int a = 0; a < 3; a++) R[3 * a] = x[a], R[3 * a + 1] = y[a], R[3 * a + 2] = z[a];
+}
+
+/* Turn about z only: the yaw of R's x axis. */
+static void yaw_only(double out[9], const double R[9]) {
+    double yaw = atan2(R[3], R[0]), z[3] = {0, 0, 1};
+    kg_rot_axis_angle(out, z, yaw);
+}
+
+/* 2-D convex hull (monotone chain) of n points in place; returns the count. */
+static int hull2(double (*p)[2], int n) {
+    for (int i = 1; i < n; i++) /* insertion sort by x, then y */
+        for (int j = i; j > 0 && (p[j - 1][0] > p[j][0] || (p[j - 1][0] == p[j][0] && p[j - 1][1] > p[j][1])); j--) {
+            double t0 = p[j][0], t1 = p[j][1];
+            p[j][0] = p[j - 1][0], p[j][1] = p[j - 1][1], p[j - 1][0] = t0, p[j - 1][1] = t1;
+        }
+    if (n < 3) return n;
+    double h[32][2];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        while (k >= 2 && (h[k - 1][0] - h[k - 2][0]) * (p[i][1] - h[k - 2][1]) -
+                                 (h[k - 1][1] - h[k - 2][1]) * (p[i][0] - h[k - 2][0]) <= 0)
+            k--;
+        h[k][0] = p[i][0], h[k][1] = p[i][1], k++;
+    }
+    for (int i = n - 2, t = k + 1; i >= 0; i--) {
+        while (k >= t && (h[k - 1][0] - h[k - 2][0]) * (p[i][1] - h[k - 2][1]) -
+                                 (h[k - 1][1] - h[k - 2][1]) * (p[i][0] - h[k - 2][0]) <= 0)
+            k--;
+        h[k][0] = p[i][0], h[k][1] = p[i][1], k++;
+    }
+    k--; /* the first point repeats */
+    for (int i = 0; i < k; i++) p[i][0] = h[i][0], p[i][1] = h[i][1];
+    return k;
+}
+
+/* Signed distance of x into a counter-clockwise convex polygon (> 0 inside),
+ * and the nearest point inside it that is `margin` from the edges (or its
+ * centroid when the polygon is narrower than that) in *in. */
+static double poly_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]) {
+    if (n == 0) {
+        if (in) in[0] = x[0], in[1] = x[1];
+        return -INFINITY;
+    }
+    double inside = INFINITY, outside = INFINITY, best[2] = {x[0], x[1]};
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        const double *a = p[i], *b = p[(i + 1) % n];
+        double ex = b[0] - a[0], ey = b[1] - a[1], len = sqrt(ex * ex + ey * ey);
+        if (len <= 0) continue;
+        double side = (ex * (x[1] - a[1]) - ey * (x[0] - a[0])) / len; /* > 0: left of the edge, inside */
+        if (side < inside) inside = side;
+        if (side < 0) out = 1;
+        double t = ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / (len * len);
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double qx = a[0] + t * ex - x[0], qy = a[1] + t * ey - x[1], dd = sqrt(qx * qx + qy * qy);
+        if (dd < outside) outside = dd;
+    }
+    double dist = out ? -outside : inside;
+    if (in) {
+        /* pull towards the centroid until margin inside (a few bisection steps) */
+        double c[2] = {0, 0};
+        for (int i = 0; i < n; i++) c[0] += p[i][0] / n, c[1] += p[i][1] / n;
+        if (dist >= margin) {
+            in[0] = x[0], in[1] = x[1];
+        } else {
+            double lo = 0, hi = 1; /* fraction of the way to the centroid */
+            for (int it = 0; it < 40; it++) {
+                double mid = (lo + hi) / 2, y[2] = {x[0] + mid * (c[0] - x[0]), x[1] + mid * (c[1] - x[1])};
+                if (poly_distance(p, n, y, 0, NULL) >= margin) hi = mid;
+                else lo = mid;
+            }
+            best[0] = x[0] + hi * (c[0] - x[0]), best[1] = x[1] + hi * (c[1] - x[1]);
+            in[0] = best[0], in[1] = best[1];
+        }
+    }
+    return dist;
+}
+
+/* ---- the robot's constants ------------------------------------------------------------ */
+
+typedef struct robot_info {
+    kg_body_map map;
+    double leg, arm;              /* lengths at rest */
+    double ankle_h;               /* ankle origin above the sole plane */
+    double foot_off[2][3];        /* foot link origin from the ankle, in the foot's rest frame */
+    double foot_h[2];             /* foot link origin above the sole plane */
+    double sole[2][4][3];         /* sole rectangle corners in the foot link's frame */
+    double rest_rot[KG_NPART][9]; /* link rotations at rest */
+    double com_h;                 /* COM above the soles at rest */
+    double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
+} robot_info;
+
+static double dist3(const double *a, const double *b) {
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return kg_vec3_norm(d);
+}
+
+static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_info *ri, kg_diags *dg) {
+    memset(ri, 0, sizeof *ri);
+    for (int k = 0; k < KG_NPART; k++) ri->map.link[k] = -1;
+    if (o->robot_map) ri->map = *o->robot_map;
+    if (kg_body_map_find(r, &ri->map, dg) != 0) return -1;
+    const int *L = ri->map.link;
+    kg_data *d = kg_data_new(r);
+    kg_fk(r, d);
+    const double *P = d->link_pos, *R = d->link_rot;
+    for (int s = 0; s < 2; s++) {
+        int hip = s ? KG_PART_HIP_R : KG_PART_HIP_L;
+        ri->leg += 0.5 * (dist3(P + 3 * L[hip], P + 3 * L[hip + 1]) + dist3(P + 3 * L[hip + 1], P + 3 * L[hip + 2]));
+        int sh = s ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+        ri->arm += 0.5 * (dist3(P + 3 * L[sh], P + 3 * L[sh + 1]) + dist3(P + 3 * L[sh + 1], P + 3 * L[sh + 2]));
+    }
+    for (int k = 0; k < KG_NPART; k++)
+        if (L[k] >= 0) kg_mat3_copy(ri->rest_rot[k], R + 9 * L[k]);
+    /* the soles: the collision shapes of the ankle's subtree, their corners in the
+     * foot link's frame; the sole is the lowest level, its rectangle the corners
+     * within 2 cm of it */
+    kg_collision_model cm;
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    int have_cm = kg_collision_model_build(r, mc, &cm, dg) == 0;
+    double sole_z = INFINITY;
+    for (int s = 0; s < 2; s++) {
+        int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        const double *Rf = R + 9 * foot, *pf = P + 3 * foot;
+        double pts[256][3];
+        int np = 0;
+        for (int l = ankle; have_cm && l < r->nlink; l++) {
+            int below = 0;
+            for (int u = l; u >= 0; u = r->link[u].parent) below |= u == ankle;
+            if (!below) continue;
+            for (int k = cm.link_first[l]; k < cm.link_first[l] + cm.link_count[l] && np < 248; k++) {
+                const kg_convex *c = &cm.shape[k];
+                for (int corner = 0; corner < 8; corner++) {
+                    double v[3] = {corner & 1 ? c->hi[0] : c->lo[0], corner & 2 ? c->hi[1] : c->lo[1],
+                                   corner & 4 ? c->hi[2] : c->lo[2]}, vl[3], w[3], dw[3];
+                    kg_mat3_vec(vl, c->rot, v);
+                    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+                    kg_mat3_vec(w, R + 9 * l, vl);
+                    for (int a = 0; a < 3; a++) dw[a] = w[a] + P[3 * l + a] - pf[a];
+                    kg_mat3_tvec(pts[np++], Rf, dw);
+                }
+            }
+        }
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zmin = INFINITY;
+        for (int i = 0; i < np; i++) zmin = fmin(zmin, pts[i][2]);
+        for (int i = 0; i < np; i++)
+            if (pts[i][2] <= zmin + 0.02)
+                for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[i][a]), hi[a] = fmax(hi[a], pts[i][a]);
+        if (np == 0 || !(hi[0] > lo[0]) || !(hi[1] > lo[1])) {
+            kg_diag_add(dg, KG_WARNING, "retarget.no_sole", r->source, 0, NULL,
+                        "the %s foot of '%s' has no collision geometry: a 20 x 10 cm sole at its link's origin "
+                        "is assumed", s ? "right" : "left", r->name ? r->name : "");
+            lo[0] = -0.08, hi[0] = 0.12, lo[1] = -0.05, hi[1] = 0.05, zmin = 0;
+        }
+        for (int k = 0; k < 4; k++) {
+            ri->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
+            ri->sole[s][k][1] = k & 2 ? hi[1] : lo[1];
+            ri->sole[s][k][2] = zmin;
+        }
+        ri->foot_h[s] = -zmin; /* at rest the foot link is level (robots stand on flat feet) */
+        double sz = pf[2] + zmin;
+        if (sz < sole_z) sole_z = sz;
+        double da[3];
+        for (int a = 0; a < 3; a++) da[a] = pf[a] - P[3 * ankle + a];
+        kg_mat3_tvec(ri->foot_off[s], Rf, da);
+        ri->ankle_h += 0.5 * (P[3 * ankle + 2] - sz);
+    }
+    if (have_cm) kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    double com[3], *scratch = malloc(((size_t)r->nlink + 1) * 4 * sizeof *scratch);
+    kg_jacobian_twists(r, d);
+    kg_com_jacobian(r, d, com, NULL, scratch);
+    free(scratch);
+    ri->com_h = com[2] - sole_z;
+    ri->vmax = malloc(((size_t)r->dof + 6) * sizeof *ri->vmax);
+    for (int c = 0; c < r->dof; c++) ri->vmax[c] = INFINITY;
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->dofadr < 0 || !(J->velocity > 0)) continue;
+        for (int c = 0; c < J->nv; c++) ri->vmax[J->dofadr + c] = J->velocity;
+    }
+    kg_data_free(d);
+    return 0;
+}
+
+/* ---- the source ----------------------------------------------------------------------- */
+
+typedef struct source_info {
+    kg_body_map map;
+    double align[9];     /* rows: forward, left, up in source coordinates */
+    double origin[3];    /* the pelvis at frame 0, on the ankle level */
+    double ankle_level, toe_level;
+    double leg, arm;
+    double s_leg, s_arm;
+} source_info;
+
+/* Part positions of the source at frame f, aligned (x forward, y left, z up, metres
+ * unscaled) relative to the origin. */
+static void source_parts(const kg_model *s, const kg_motion *clip, kg_data *d, const source_info *si, int f,
+                         double out[KG_NPART][3]) {
+    kg_motion_pose(clip, f, d);
+    kg_fk(s, d);
+    for (int k = 0; k < KG_NPART; k++) {
+        int l = si->map.link[k];
+        double v[3] = {0, 0, 0};
+        if (l >= 0)
+            for (int a = 0; a < 3; a++) v[a] = d->link_pos[3 * l + a] - si->origin[a];
+        kg_mat3_vec(out[k], si->align, v);
+    }
+}
+
+static int source_setup(const kg_model *s, const kg_motion *clip, const kg_retarget_options *o, source_info *si,
+                        kg_data *d, kg_diags *dg) {
+    memset(si, 0, sizeof *si);
+    for (int k = 0; k < KG_NPART; k++) si->map.link[k] = -1;
+    if (o->source_map) si->map = *o->source_map;
+    if (kg_body_map_find(s, &si->map, dg) != 0) return -1;
+    kg_mat3_identity(si->align);
+    double yaw_axis[3] = {0, 0, 0};
+    double raw[KG_NPART][3];
+    /* the up axis: where the pelvis is above the ankles, over the clip, snapped to
+     * the nearest coordinate axis */
+    double up[3] = {0, 0, 0};
+    int step = clip->nframes > 400 ? clip->nframes / 400 : 1;
+    for (int f = 0; f < clip->nframes; f += step) {
+        source_parts(s, clip, d, si, f, raw);
+        for (int a = 0; a < 3; a++)
+            up[a] += raw[KG_PART_PELVIS][a] - 0.5 * (raw[KG_PART_ANKLE_L][a] + raw[KG_PART_ANKLE_R][a]);
+    }
+    int ax = 0;
+    for (int a = 1; a < 3; a++)
+        if (fabs(up[a]) > fabs(up[ax])) ax = a;
+    double u[3] = {0, 0, 0};
+    u[ax] = up[ax] > 0 ? 1 : -1;
+    /* the source's own turn about that axis (tests: a clip that starts facing elsewhere) */
+    if (o->source_yaw != 0) {
+        kg_vec3_copy(yaw_axis, u);
+        kg_rot_axis_angle(d->base_rot, yaw_axis, o->source_yaw);
+    }
+    /* facing at frame 0 */
+    source_parts(s, clip, d, si, 0, raw);
+    double left[3], fwd[3];
+    for (int a = 0; a < 3; a++) left[a] = raw[KG_PART_HIP_L][a] - raw[KG_PART_HIP_R][a];
+    double lu = kg_vec3_dot(left, u);
+    for (int a = 0; a < 3; a++) left[a] -= lu * u[a];
+    normalize(left);
+    kg_vec3_cross(fwd, left, u);
+    for (int a = 0; a < 3; a++) si->align[a] = fwd[a], si->align[3 + a] = left[a], si->align[6 + a] = u[a];
+    /* lengths (frame 0) */
+    for (int k = 0; k < 2; k++) {
+        int hip = k ? KG_PART_HIP_R : KG_PART_HIP_L, sh = k ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+        si->leg += 0.5 * (dist3(raw[hip], raw[hip + 1]) + dist3(raw[hip + 1], raw[hip + 2]));
+        si->arm += 0.5 * (dist3(raw[sh], raw[sh + 1]) + dist3(raw[sh + 1], raw[sh + 2]));
+    }
+    /* the origin: the pelvis at frame 0 (raw is still in source coordinates) */
+    kg_vec3_copy(si->origin, raw[KG_PART_PELVIS]);
+    for (int a = 0; a < 3; a++) si->align[a] = fwd[a], si->align[3 + a] = left[a], si->align[6 + a] = u[a];
+    /* levels: the lowest ankle and toe over the clip */
+    si->ankle_level = si->toe_level = INFINITY;
+    for (int f = 0; f < clip->nframes; f++) {
+        source_parts(s, clip, d, si, f, raw);
+        for (int k = 0; k < 2; k++) {
+            si->ankle_level = fmin(si->ankle_level, raw[k ? KG_PART_ANKLE_R : KG_PART_ANKLE_L][2]);
+            si->toe_level = fmin(si->toe_level, raw[k ? KG_PART_FOOT_R : KG_PART_FOOT_L][2]);
+        }
+    }
+    return si->leg > 0 && si->arm > 0 ? 0 : -1;
+}
+
+/* ---- per-frame state ------------------------------------------------------------------ */
+
+typedef struct slot {
+    int frame;
+    double kp[KG_NPART][3];     /* mapped keypoints (robot space) */
+    double pelvis_rot[9], chest_rot[9], foot_rot[2][9];
+    double foot_h[2], foot_v[2];
+    unsigned char raw[2], closed[2], contact[2];
+    /* pass 1 */
+    double foot_pos[2][3], foot_R[2][9]; /* the feet's link targets */
+    double com1[3];
+    double poly[8][2];
+    int npoly;
+} slot;
+
+typedef struct pipe {
+    const kg_model *src, *robot;
+    const kg_motion *clip;
+    const kg_retarget_options *o;
+    source_info si;
+    robot_info ri;
+    kg_data *ds, *d1, *d2;
+    kg_ik_work *w;
+    slot *ring;
+    int W, L, N, H; /* H: the step of the second differences the ZMP is taken from */
+    double dt;
+    double pin_pos[2][3], pin_R[2][9]; /* pass 1 pins */
+    double *lower, *upper, *prev1, *prev2;
+    double *scratch;
+    kg_preview pv;
+    kg_preview_axis ax[2];
+    double *refs;
+} pipe;
+
+static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
+
+/* Stage A: the source at frame f (clamped to the clip) mapped into robot space. */
+static void stage_source(pipe *p, int f) {
+    slot *s = at(p, f);
+    int cf = f < p->clip->nframes ? f : p->clip->nframes - 1;
+    double raw[KG_NPART][3];
+    source_parts(p->src, p->clip, p->ds, &p->si, cf, raw);
+    s->frame = f;
+    const double sl = p->si.s_leg, sa = p->si.s_arm;
+    for (int k = 0; k < KG_NPART; k++) {
+        s->kp[k][0] = sl * raw[k][0];
+        s->kp[k][1] = sl * raw[k][1];
+        s->kp[k][2] = sl * (raw[k][2] - p->si.ankle_level) + p->ri.ankle_h;
+    }
+    for (int side = 0; side < 2; side++) { /* arms from the shoulders, by the arm ratio */
+        int sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+        for (int k = sh + 1; k <= sh + 2; k++)
+            for (int a = 0; a < 3; a++) s->kp[k][a] = s->kp[sh][a] + sa * (raw[k][a] - raw[sh][a]);
+    }
+    double y[3], z[3];
+    for (int a = 0; a < 3; a++) {
+        y[a] = raw[KG_PART_HIP_L][a] - raw[KG_PART_HIP_R][a];
+        z[a] = raw[KG_PART_CHEST][a] - raw[KG_PART_PELVIS][a];
+    }
+    frame_yz(s->pelvis_rot, y, z);
+    for (int a = 0; a < 3; a++) y[a] = raw[KG_PART_SHOULDER_L][a] - raw[KG_PART_SHOULDER_R][a];
+    frame_yz(s->chest_rot, y, z);
+    double up[3] = {0, 0, 1};
+    for (int side = 0; side < 2; side++) {
+        int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, toe = ankle + 1;
+        double x[3];
+        for (int a = 0; a < 3; a++) x[a] = raw[toe][a] - raw[ankle][a];
+        if (kg_vec3_norm(x) < 1e-9) kg_vec3_copy(x, s->pelvis_rot), x[1] = s->pelvis_rot[3], x[2] = s->pelvis_rot[6];
+        frame_xz(s->foot_rot[side], x, up);
+        s->foot_h[side] = sl * fmin(raw[ankle][2] - p->si.ankle_level, raw[toe][2] - p->si.toe_level);
+        if (f > 0) {
+            const slot *q = at(p, f - 1);
+            double dx = s->kp[ankle][0] - q->kp[ankle][0], dy = s->kp[ankle][1] - q->kp[ankle][1];
+            s->foot_v[side] = cf == f ? sqrt(dx * dx + dy * dy) / p->dt : 0;
+        } else {
+            s->foot_v[side] = 0;
+        }
+        s->raw[side] = s->foot_h[side] < p->o->contact_height && s->foot_v[side] < p->o->contact_speed;
+    }
+}
+
+/* Contact filter at frame f (raw known up to f + 2L): close gaps shorter than L,
+ * then open: keep runs of at least L. */
+static void stage_contact(pipe *p, int f) {
+    const int L = p->L;
+    for (int side = 0; side < 2; side++) {
+        /* closing at frame g: raw, or raw on both sides within L */
+        for (int g = f + L - 1; g <= f + L - 1; g++) {
+            slot *s = at(p, g);
+            int before = 0, after = 0;
+            for (int j = 1; j <= L; j++) {
+                if (g - j >= 0 && at(p, g - j)->raw[side]) before = 1;
+                if (at(p, g + j)->raw[side]) after = 1;
+            }
+            s->closed[side] = s->raw[side] || (before && after);
+        }
+        /* opening at f: inside a run of L closed frames */
+        int keep = 0;
+        for (int start = f - L + 1; start <= f && !keep; start++) {
+            if (start < 0) continue;
+            int all = 1;
+            for (int j = start; j < start + L && all; j++) all = at(p, j)->closed[side];
+            keep = all;
+        }
+        at(p, f)->contact[side] = (unsigned char)keep;
+    }
+}
+
+/* The feet's link targets at frame f (pins while in contact). */
+static void feet_targets(pipe *p, int f, int pass1) {
+    slot *s = at(p, f);
+    for (int side = 0; side < 2; side++) {
+        int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        const double *rest = p->ri.rest_rot[foot];
+        double Rl[9], off[3], pos[3];
+        if (!pass1) continue;
+        if (s->contact[side]) {
+            if (f == 0 || !at(p, f - 1)->contact[side]) { /* landing: pin here, flat, turned as it landed */
+                double Ry[9];
+                yaw_only(Ry, s->foot_rot[side]);
+                kg_mat3_mul(p->pin_R[side], Ry, rest);
+                kg_mat3_vec(off, p->pin_R[side], p->ri.foot_off[side]);
+                for (int a = 0; a < 2; a++) p->pin_pos[side][a] = s->kp[ankle][a] + off[a];
+                p->pin_pos[side][2] = p->ri.foot_h[side];
+            }
+            kg_vec3_copy(s->foot_pos[side], p->pin_pos[side]);
+            kg_mat3_copy(s->foot_R[side], p->pin_R[side]);
+            continue;
+        }
+        /* swinging: the source's foot, raised so that no sole corner is below ground */
+        kg_mat3_mul(Rl, s->foot_rot[side], rest);
+        kg_mat3_vec(off, Rl, p->ri.foot_off[side]);
+        for (int a = 0; a < 3; a++) pos[a] = s->kp[ankle][a] + off[a];
+        double lowest = INFINITY;
+        for (int k = 0; k < 4; k++) {
+            double c[3];
+            kg_mat3_vec(c, Rl, p->ri.sole[side][k]);
+            lowest = fmin(lowest, pos[2] + c[2]);
+        }
+        if (lowest < 0) pos[2] -= lowest;
+        kg_vec3_copy(s->foot_pos[side], pos);
+        kg_mat3_copy(s->foot_R[side], Rl);
+    }
+    /* the support polygon: the corners of the planted soles */
+    double pts[8][2];
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        if (!s->contact[side]) continue;
+        for (int k = 0; k < 4; k++) {
+            double c[3];
+            kg_mat3_vec(c, s->foot_R[side], p->ri.sole[side][k]); /* corners are in the link frame */
+            pts[n][0] = s->foot_pos[side][0] + c[0];
+            pts[n][1] = s->foot_pos[side][1] + c[1];
+            n++;
+        }
+    }
+    s->npoly = hull2(pts, n);
+    for (int i = 0; i < s->npoly; i++) s->poly[i][0] = pts[i][0], s->poly[i][1] = pts[i][1];
+}
+
+/* The IK targets of a frame; com: the COM target (x, y) or NULL. */
+static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com) {
+    const int *L = p->ri.map.link;
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        kg_ik_target *T = &t[n++];
+        memset(T, 0, sizeof *T);
+        T->link = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], T->base = -1, T->axes = KG_IK_POSE, T->weight = FOOT_WEIGHT;
+        kg_vec3_copy(T->pos, s->foot_pos[side]);
+        kg_mat3_copy(T->rot, s->foot_R[side]);
+    }
+    static const struct {
+        int part;
+        double weight;
+    } pos_parts[] = {{KG_PART_HIP_L, 3}, {KG_PART_HIP_R, 3}, {KG_PART_KNEE_L, 0.1}, {KG_PART_KNEE_R, 0.1},
+                     {KG_PART_SHOULDER_L, 0.1}, {KG_PART_SHOULDER_R, 0.1}, {KG_PART_ELBOW_L, 0.1},
+                     {KG_PART_ELBOW_R, 0.1}, {KG_PART_WRIST_L, 1}, {KG_PART_WRIST_R, 1}};
+    for (size_t k = 0; k < sizeof pos_parts / sizeof *pos_parts; k++) {
+        kg_ik_target *T = &t[n++];
+        memset(T, 0, sizeof *T);
+        T->link = L[pos_parts[k].part], T->base = -1, T->axes = KG_IK_POSITION, T->weight = pos_parts[k].weight;
+        kg_vec3_copy(T->pos, s->kp[pos_parts[k].part]);
+        kg_mat3_identity(T->rot);
+    }
+    kg_ik_target *T = &t[n++];
+    memset(T, 0, sizeof *T);
+    T->link = L[KG_PART_PELVIS], T->base = -1, T->axes = KG_IK_ROTATION, T->weight = 1;
+    kg_mat3_mul(T->rot, s->pelvis_rot, p->ri.rest_rot[KG_PART_PELVIS]);
+    T = &t[n++];
+    memset(T, 0, sizeof *T);
+    T->link = L[KG_PART_CHEST], T->base = -1, T->axes = KG_IK_ROTATION, T->weight = 1;
+    kg_mat3_mul(T->rot, s->chest_rot, p->ri.rest_rot[KG_PART_CHEST]);
+    if (com) {
+        T = &t[n++];
+        memset(T, 0, sizeof *T);
+        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = 10;
+        T->pos[0] = com[0], T->pos[1] = com[1];
+        kg_mat3_identity(T->rot);
+    }
+    return n;
+}
+
+/* One IK pass on d at frame f, within the velocity bounds around prev (NULL: the
+ * first frame, more iterations). */
+static void solve(pipe *p, kg_data *d, const kg_ik_target *t, int nt, const double *prev, int first) {
+    const kg_model *r = p->robot;
+    kg_ik_options io;
+    kg_ik_defaults(&io);
+    io.floating_base = 1;
+    io.restarts = -1;
+    io.max_iterations = first ? 60 : p->o->iterations;
+    io.tol_pos = 1e-4, io.tol_rot = 1e-4;
+    io.limit_gain = -1;
+    io.damping_gain = 1e-4;
+    /* velocity limits narrow the position limits around the previous frame's values */
+    if (!first) {
+        for (int c = 0; c < r->dof; c++) {
+            p->lower[c] = -INFINITY, p->upper[c] = INFINITY;
+        }
+        for (int j = 0; j < r->njoint; j++) {
+            const kg_joint *J = &r->joint[j];
+            if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING) continue;
+            for (int c = 0; c < J->nv; c++) {
+                int col = J->dofadr + c;
+                double lo = -INFINITY, hi = INFINITY;
+                if (kg_joint_is_limited(J)) lo = J->lower, hi = J->upper;
+                double v = p->ri.vmax[col] * p->dt, x = prev[J->qadr + c];
+                if (isfinite(v)) lo = fmax(lo, x - v), hi = fmin(hi, x + v);
+                if (lo > hi) lo = hi = fmin(fmax(x, lo), hi);
+                p->lower[col] = lo, p->upper[col] = hi;
+            }
+        }
+        io.lower = p->lower, io.upper = p->upper;
+    }
+    kg_ik_result res;
+    kg_ik_solve(r, d, t, nt, &io, p->w, &res);
+    kg_fk(r, d);
+}
+
+/* ---- metrics -------------------------------------------------------------------------- */
+
+typedef struct metrics {
+    double kp_sum, kp_max;
+    long kp_n;
+    double slip_start[2][2];
+    double slip_phase[2];
+    double slip_sum;
+    int phases;
+    double (*com_hist)[3]; /* final COMs, a ring of 2H + 1 */
+    int have;
+} metrics;
+
+static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4][3]) {
+    int foot = p->ri.map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    for (int k = 0; k < 4; k++) {
+        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri.sole[side][k]);
+        for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
+    }
+}
+
+int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o_,
+                kg_motion **out, kg_retarget_report *rep, kg_diags *dg) {
+    kg_retarget_options o;
+    if (o_) o = *o_;
+    else kg_retarget_defaults(&o);
+    double t0 = now();
+    memset(rep, 0, sizeof *rep);
+    *out = NULL;
+    if (!clip || clip->nframes < 1) {
+        kg_diag_add(dg, KG_ERROR, "retarget.no_motion", src->source, 0, NULL, "'%s' has no motion to retarget",
+                    src->name ? src->name : "");
+        return -1;
+    }
+    pipe p;
+    memset(&p, 0, sizeof p);
+    p.src = src, p.robot = robot, p.clip = clip, p.o = &o;
+    p.dt = clip->frame_time > 0 ? clip->frame_time : 1.0 / 30;
+    p.ds = kg_data_new(src);
+    int rc = -1;
+    if (robot_setup(robot, &o, &p.ri, dg) != 0 || source_setup(src, clip, &o, &p.si, p.ds, dg) != 0) goto done;
+    p.si.s_leg = p.ri.leg / p.si.leg;
+    p.si.s_arm = p.ri.arm / p.si.arm;
+    rep->source_family = p.si.map.family;
+    rep->leg_scale = p.si.s_leg, rep->arm_scale = p.si.s_arm;
+    rep->frame_time = p.dt;
+    p.L = (int)ceil(o.min_contact_time / p.dt);
+    if (p.L < 1) p.L = 1;
+    p.N = o.balance ? (int)lround(o.preview_time / p.dt) : 0;
+    if (o.balance && p.N < 2) p.N = 2;
+    p.H = (int)lround(0.04 / p.dt);
+    if (p.H < 1) p.H = 1;
+    p.W = p.N + 2 * p.L + 2 * p.H + 8;
+    p.ring = calloc((size_t)p.W, sizeof *p.ring);
+    p.d1 = kg_data_new(robot), p.d2 = kg_data_new(robot);
+    p.w = kg_ik_work_new(robot, NTARGET);
+    p.lower = malloc(((size_t)robot->dof + 1) * sizeof *p.lower);
+    p.upper = malloc(((size_t)robot->dof + 1) * sizeof *p.upper);
+    p.prev1 = malloc(((size_t)robot->nq + 1) * sizeof *p.prev1);
+    p.prev2 = malloc(((size_t)robot->nq + 1) * sizeof *p.prev2);
+    p.scratch = malloc(((size_t)robot->nlink + 1) * 4 * sizeof *p.scratch);
+    p.refs = malloc(((size_t)p.N + 2) * 2 * sizeof *p.refs);
+    *out = kg_motion_new(robot->nq, p.dt, (size_t)clip->nframes);
+    if (!p.ring || !p.w || !p.lower || !p.upper || !p.prev1 || !p.prev2 || !p.scratch || !p.refs || !*out) {
+        kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
+        goto done;
+    }
+    (*out)->base = malloc((size_t)clip->nframes * 7 * sizeof *(*out)->base);
+    if (o.balance && kg_preview_init(&p.pv, p.dt, p.ri.com_h, G, 1, 1e-6, p.N) != 0) {
+        kg_diag_add(dg, KG_ERROR, "retarget.preview", robot->source, 0, NULL, "the preview control gains do not converge");
+        goto done;
+    }
+    const int nf = clip->nframes, A = 2 * p.L + 1; /* stage lags */
+    const int lag2 = o.balance ? p.N + p.H + 1 : 0;
+    kg_ik_target t[NTARGET];
+    metrics mt;
+    memset(&mt, 0, sizeof mt);
+    rep->com_margin_min_mm = rep->zmp_margin_min_mm = INFINITY;
+    int com_out = 0, com_out2 = 0, zmp_out = 0, zmp_frames = 0;
+    mt.com_hist = malloc(((size_t)2 * p.H + 1) * sizeof *mt.com_hist);
+    /* the pipeline: source at a, contact at a - 2L + 1... pass 1 at b = a - A, pass 2 at f = b - lag2 */
+    for (int a = 0; a < nf + A + lag2 + 1; a++) {
+        stage_source(&p, a);
+        int c = a - 2 * p.L + 1; /* contact for frame c needs raw up to c + 2L - 1 = a */
+        if (c >= 0) stage_contact(&p, c);
+        int b = a - A;
+        if (b >= 0) {
+            feet_targets(&p, b, 1);
+            slot *s = at(&p, b);
+            int nt = targets(&p, s, t, NULL);
+            if (b == 0) {
+                double qz[4] = {1, 0, 0, 0}, pz[3];
+                kg_vec3_copy(pz, s->kp[KG_PART_PELVIS]);
+                kg_data_set_base(p.d1, pz, qz);
+            }
+            solve(&p, p.d1, t, nt, p.prev1, b == 0);
+            memcpy(p.prev1, p.d1->q, (size_t)robot->nq * sizeof *p.prev1);
+            kg_jacobian_twists(robot, p.d1);
+            kg_com_jacobian(robot, p.d1, s->com1, NULL, p.scratch);
+            if (b == 0 && o.balance)
+                for (int ax = 0; ax < 2; ax++) kg_preview_axis_start(&p.pv, &p.ax[ax], s->com1[ax]);
+        }
+        int f = b - lag2;
+        if (f < 0 || f >= nf) continue;
+        /* pass 2 at f */
+        slot *s = at(&p, f);
+        double comt[2], *comp = NULL;
+        if (o.balance) {
+            /* ZMP references f .. f + N from pass 1, into the support polygons */
+            for (int j = 0; j <= p.N; j++) {
+                int k = f + j;
+                int kp = k - p.H >= 0 ? k - p.H : 0, kn = k + p.H <= b ? k + p.H : b;
+                slot *sk = at(&p, k), *sp = at(&p, kp), *sn = at(&p, kn);
+                for (int ax = 0; ax < 2; ax++) {
+                    double h1 = (k - kp) * p.dt, h2 = (kn - k) * p.dt, acc = 0;
+                    if (h1 > 0 && h2 > 0)
+                        acc = 2 * ((sn->com1[ax] - sk->com1[ax]) / h2 - (sk->com1[ax] - sp->com1[ax]) / h1) / (h1 + h2);
+                    p.refs[2 * j + ax] = sk->com1[ax] - p.ri.com_h / G * acc;
+                }
+                if (sk->npoly > 0) {
+                    double in[2];
+                    poly_distance((const double(*)[2])sk->poly, sk->npoly, p.refs + 2 * j, o.margin, in);
+                    p.refs[2 * j] = in[0], p.refs[2 * j + 1] = in[1];
+                }
+            }
+            double ref1[512];
+            for (int ax = 0; ax < 2; ax++) {
+                double *r1 = p.N + 1 <= 512 ? ref1 : NULL;
+                if (!r1) break;
+                for (int j = 0; j <= p.N; j++) r1[j] = p.refs[2 * j + ax];
+                kg_preview_axis_step(&p.pv, &p.ax[ax], r1);
+                comt[ax] = p.ax[ax].x[0];
+            }
+            if (s->contact[0] && s->contact[1] && s->npoly > 0) { /* double support: the COM stays over the feet */
+                double in[2];
+                poly_distance((const double(*)[2])s->poly, s->npoly, comt, o.margin, in);
+                comt[0] = in[0], comt[1] = in[1];
+            }
+            comp = comt;
+        }
+        int nt = targets(&p, s, t, comp);
+        if (f == 0) {
+            /* pass 2 starts where pass 1 started */
+            double qz[4] = {1, 0, 0, 0}, pz[3];
+            kg_vec3_copy(pz, s->kp[KG_PART_PELVIS]);
+            kg_data_set_base(p.d2, pz, qz);
+        }
+        solve(&p, p.d2, t, nt, p.prev2, f == 0);
+        /* the frame */
+        double *q = kg_motion_append(*out, p.d2->q);
+        (void)q;
+        double *base = (*out)->base + 7 * f;
+        kg_vec3_copy(base, p.d2->base_pos);
+        kg_rot_to_quat(p.d2->base_rot, base + 3);
+        /* metrics */
+        const int *Lk = p.ri.map.link;
+        static const int kp_parts[] = {KG_PART_HIP_L, KG_PART_HIP_R, KG_PART_KNEE_L, KG_PART_KNEE_R,
+                                       KG_PART_ELBOW_L, KG_PART_ELBOW_R, KG_PART_WRIST_L, KG_PART_WRIST_R};
+        for (size_t k = 0; k < sizeof kp_parts / sizeof *kp_parts; k++) {
+            double e = dist3(p.d2->link_pos + 3 * Lk[kp_parts[k]], s->kp[kp_parts[k]]) * 1e3;
+            mt.kp_sum += e, mt.kp_n++;
+            if (e > mt.kp_max) mt.kp_max = e;
+        }
+        for (int j = 0; j < robot->njoint; j++) {
+            const kg_joint *J = &robot->joint[j];
+            if (J->dofadr < 0) continue;
+            for (int cc = 0; cc < J->nv && J->type != KG_JOINT_FLOATING; cc++) {
+                double x = p.d2->q[J->qadr + cc];
+                if (kg_joint_is_limited(J) && (x < J->lower - 1e-9 || x > J->upper + 1e-9)) rep->limit_violations++;
+                double v = p.ri.vmax[J->dofadr + cc];
+                if (f > 0 && isfinite(v) && fabs(x - p.prev2[J->qadr + cc]) > v * p.dt * (1 + 1e-9) + 1e-12)
+                    rep->velocity_violations++;
+            }
+        }
+        memcpy(p.prev2, p.d2->q, (size_t)robot->nq * sizeof *p.prev2);
+        int ncontact = 0;
+        for (int side = 0; side < 2; side++) {
+            double corner[4][3], low = INFINITY, cx = 0, cy = 0;
+            sole_corners(&p, p.d2, side, corner);
+            for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]), cx += corner[k][0] / 4, cy += corner[k][1] / 4;
+            if (low < 0 && -low * 1e3 > rep->penetration_max_mm) rep->penetration_max_mm = -low * 1e3;
+            if (s->contact[side]) {
+                ncontact++;
+                if (low > 0 && low * 1e3 > rep->float_max_mm) rep->float_max_mm = low * 1e3;
+                if (f == 0 || !at(&p, f - 1)->contact[side]) {
+                    mt.slip_start[side][0] = cx, mt.slip_start[side][1] = cy, mt.slip_phase[side] = 0;
+                    rep->contact_phases++;
+                }
+                double dx = cx - mt.slip_start[side][0], dy = cy - mt.slip_start[side][1];
+                double sl = sqrt(dx * dx + dy * dy) * 1e3;
+                if (sl > mt.slip_phase[side]) mt.slip_phase[side] = sl;
+                int ends = f + 1 >= nf || !at(&p, f + 1)->contact[side];
+                if (ends) {
+                    mt.slip_sum += mt.slip_phase[side], mt.phases++;
+                    if (mt.slip_phase[side] > rep->slip_max_mm) rep->slip_max_mm = mt.slip_phase[side];
+                }
+            }
+        }
+        /* COM and ZMP against the support polygon of this frame */
+        double com[3];
+        kg_jacobian_twists(robot, p.d2);
+        kg_com_jacobian(robot, p.d2, com, NULL, p.scratch);
+        if (ncontact) {
+            rep->contact_frames++;
+            double dcm = poly_distance((const double(*)[2])s->poly, s->npoly, com, 0, NULL) * 1e3;
+            if (dcm < rep->com_margin_min_mm) rep->com_margin_min_mm = dcm;
+            if (dcm < 0) com_out++;
+            if (ncontact == 2) {
+                rep->double_support_frames++;
+                if (dcm < -1e-6) com_out2++;
+            }
+        }
+        /* the ZMP of frame f - H from the final COM at f - 2H, f - H, f */
+        int R = 2 * p.H + 1;
+        kg_vec3_copy(mt.com_hist[f % R], com);
+        if (mt.have >= 2 * p.H) {
+            int k = f - p.H;
+            slot *sp = at(&p, k);
+            if (sp->contact[0] + sp->contact[1]) {
+                double z[2], hh = p.H * p.dt;
+                for (int ax = 0; ax < 2; ax++) {
+                    double acc = (com[ax] - 2 * mt.com_hist[k % R][ax] + mt.com_hist[(f - 2 * p.H) % R][ax]) / (hh * hh);
+                    z[ax] = mt.com_hist[k % R][ax] - p.ri.com_h / G * acc;
+                }
+                double dz = poly_distance((const double(*)[2])sp->poly, sp->npoly, z, 0, NULL) * 1e3;
+                if (dz < rep->zmp_margin_min_mm) rep->zmp_margin_min_mm = dz;
+                if (dz < 0) zmp_out++;
+                zmp_frames++;
+            }
+        }
+        mt.have++;
+    }
+    rep->frames = (*out)->nframes;
+    rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
+    rep->keypoint_max_mm = mt.kp_max;
+    rep->slip_mean_mm = mt.phases ? mt.slip_sum / mt.phases : 0;
+    rep->com_outside_percent = rep->contact_frames ? 100.0 * com_out / rep->contact_frames : 0;
+    rep->com_outside_double_percent = rep->double_support_frames ? 100.0 * com_out2 / rep->double_support_frames : 0;
+    rep->zmp_outside_percent = zmp_frames ? 100.0 * zmp_out / zmp_frames : 0;
+    free(mt.com_hist);
+    if (!isfinite(rep->com_margin_min_mm)) rep->com_margin_min_mm = 0;
+    if (!isfinite(rep->zmp_margin_min_mm)) rep->zmp_margin_min_mm = 0;
+    rc = 0;
+done:
+    kg_data_free(p.ds);
+    kg_data_free(p.d1);
+    kg_data_free(p.d2);
+    kg_ik_work_free(p.w);
+    free(p.ring), free(p.lower), free(p.upper), free(p.prev1), free(p.prev2), free(p.scratch), free(p.refs);
+    free(p.ri.vmax);
+    if (o.balance) kg_preview_free(&p.pv);
+    if (rc != 0 && *out) {
+        kg_motion_free(*out);
+        *out = NULL;
+    }
+    rep->seconds = now() - t0;
+    return rc;
+}

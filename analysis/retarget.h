@@ -1,0 +1,75 @@
+/* Motion retargeting: a motion-capture clip onto a humanoid robot, within its
+ * joint position and velocity limits, with planted feet and in balance.
+ *
+ * 1. Body parts of both (analysis/bodymap.h). The source's up axis is the one
+ *    its pelvis-above-ankles direction points along over the clip; its facing
+ *    at the first frame (from its hips) becomes the robot's +x, its pelvis
+ *    there the origin: a clip that starts facing elsewhere gives the same
+ *    motion. Lengths: legs and everything placed from the ground by the ratio
+ *    of leg lengths (hip-knee-ankle), arms by the ratio of arm lengths from the
+ *    shoulders; heights are measured from the source's ankle level and put at
+ *    the robot's, so feet that rest on the ground rest on it.
+ * 2. Contacts, per foot, on the source: the foot (ankle or toe) within
+ *    contact_height of its lowest level over the clip, its ankle slower than
+ *    contact_speed (both in robot-scaled metres); phases shorter than
+ *    min_contact_time are dropped, gaps shorter are filled. A planted foot is
+ *    pinned where it landed, flat, turned as it landed; a swinging foot follows
+ *    the source, raised so that no corner of its sole goes below the ground.
+ * 3. Per frame, whole-body IK (analysis/ik.h) with the root floating, warm
+ *    started from the previous frame, within position limits narrowed to what
+ *    the velocity limits allow in one frame: feet (weight 100), hip centres,
+ *    pelvis and chest orientation, knees, elbows and shoulders (0.1), wrists.
+ * 4. Balance: the ZMP of that motion by the cart-table model, moved into the
+ *    support polygon (shrunk by a margin) wherever a foot is down, is the
+ *    reference of a preview controller (analysis/preview.h) whose COM
+ *    trajectory a second IK pass then follows (weight 10), clamped into the
+ *    polygon on double-support frames.
+ * The clip is processed as a stream with a look-ahead of the preview time plus
+ * the contact filter: working memory does not grow with the clip's length. */
+#ifndef KG_RETARGET_H
+#define KG_RETARGET_H
+
+#include "analysis/bodymap.h"
+#include "core/motion.h"
+
+typedef struct kg_retarget_options {
+    double contact_height;   /* m, robot-scaled (default 0.03) */
+    double contact_speed;    /* m/s (default 0.35) */
+    double min_contact_time; /* s (default 0.05) */
+    double margin;           /* support polygon margin, m (default 0.01) */
+    double preview_time;     /* s (default 1.0) */
+    int iterations;          /* IK iterations per frame and pass (default 6) */
+    int balance;             /* the preview-control pass (default 1) */
+    double source_yaw;       /* turn the source about its up axis first, rad (for tests) */
+    const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
+} kg_retarget_options;
+
+typedef struct kg_retarget_report {
+    int frames;
+    double frame_time;
+    const char *source_family;
+    double leg_scale, arm_scale;
+    double keypoint_mean_mm, keypoint_max_mm;  /* robot keypoints against their scaled targets */
+    int contact_phases;
+    double slip_max_mm, slip_mean_mm;          /* horizontal travel of a planted sole per phase */
+    double penetration_max_mm;                 /* a sole corner below the ground */
+    double float_max_mm;                       /* a planted sole above it */
+    int limit_violations, velocity_violations; /* joint-frames */
+    int contact_frames, double_support_frames;
+    double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
+    double com_outside_percent;                /* of contact frames */
+    double com_outside_double_percent;         /* of double-support frames */
+    double zmp_margin_min_mm;
+    double zmp_outside_percent;                /* of contact frames */
+    double seconds;
+} kg_retarget_report;
+
+void kg_retarget_defaults(kg_retarget_options *o);
+
+/* Retargets clip (frames of src) onto robot: out gets one frame per clip frame,
+ * the robot's joint vector and its root pose (out->base). Returns 0, or -1
+ * after error diagnostics (parts missing, out of memory). */
+int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
+                kg_motion **out, kg_retarget_report *report, kg_diags *d);
+
+#endif
