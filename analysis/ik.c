@@ -34,6 +34,7 @@ struct kg_ik_work {
     double *wgt;          /* [dof] weights of the active columns */
     double *g_old;        /* [dof] joint-limit gradients of the previous iteration */
     double *dv;           /* [dof] the step */
+    double *post;         /* [dof] posture_weight * (posture - q) per column (NULL: no posture) */
     double *q_best;       /* [nq] */
     double *scratch;      /* [4 nlink] */
     unsigned char *mask, *mask2; /* [dof] */
@@ -66,6 +67,7 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->wgt = malloc((size_t)n * sizeof *w->wgt);
     w->g_old = malloc((size_t)n * sizeof *w->g_old);
     w->dv = malloc((size_t)n * sizeof *w->dv);
+    w->post = malloc((size_t)n * sizeof *w->post);
     w->q_best = malloc(((size_t)m->nq + 1) * sizeof *w->q_best);
     w->q_acc = malloc(((size_t)m->nq + 1) * sizeof *w->q_acc);
     w->scratch = malloc(((size_t)m->nlink + 1) * 4 * sizeof *w->scratch);
@@ -73,7 +75,7 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->mask2 = malloc((size_t)n);
     w->angle = calloc((size_t)n, 1);
     if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->model_lower || !w->model_upper || !w->J6 || !w->Jb ||
-        !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv ||
+        !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->post ||
         !w->q_best || !w->q_acc || !w->scratch || !w->mask || !w->mask2) {
         kg_ik_work_free(w);
         return NULL;
@@ -94,7 +96,7 @@ void kg_ik_work_free(kg_ik_work *w) {
     if (!w) return;
     free(w->qidx), free(w->lower), free(w->upper), free(w->model_lower), free(w->model_upper), free(w->Jb);
     free(w->J6), free(w->rows), free(w->err), free(w->cols);
-    free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv);
+    free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv), free(w->post);
     free(w->q_best), free(w->q_acc), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
     free(w);
 }
@@ -325,6 +327,19 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
     return nrows;
 }
 
+/* The posture's pull per column and its share of the cost. */
+static void posture_terms(const kg_data *d, kg_ik_work *w, int na, const kg_ik_options *o, errors *worst) {
+    if (!o->posture || !(o->posture_weight > 0)) return;
+    for (int c = 0; c < na; c++) {
+        int col = w->cols[c], qi = w->qidx[col];
+        w->post[col] = 0;
+        if (qi < 0) continue;
+        double e = o->posture[qi] - d->q[qi];
+        w->post[col] = o->posture_weight * e;
+        worst->cost += o->posture_weight * e * e / (o->tol_rot * o->tol_rot);
+    }
+}
+
 /* The damped least-squares step on the active columns: w->dv (all columns). */
 /* mu: Levenberg-Marquardt damping on top, relative to the system's mean diagonal
  * (raised after a step that made things worse). */
@@ -335,7 +350,7 @@ static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o, doubl
         for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
     double *A = w->A, *A0 = w->A0, *y = w->y;
     memset(w->dv, 0, (size_t)n * sizeof *w->dv);
-    if (nrows <= na) {
+    if (nrows <= na && !(o->posture && o->posture_weight > 0)) {
         /* A = J W J^T (nrows x nrows) */
         for (int i = 0; i < nrows; i++)
             for (int j = 0; j <= i; j++) {
@@ -373,25 +388,38 @@ static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o, doubl
             w->dv[w->cols[c]] = w->wgt[c] * s;
         }
     } else {
-        /* more rows than columns: (J^T J + k W^-1) dq = J^T e; w = 0 here, so k = gain */
+        /* more rows than columns (or a posture): (J^T J + k W^-1 + p I) dq = J^T e +
+         * p (posture - q); w = 0 here, so k = gain */
+        const int post = o->posture && o->posture_weight > 0;
         double k = o->damping_gain > 0 ? o->damping_gain : 1e-12;
-        for (int i = 0; i < na; i++)
-            for (int j = 0; j <= i; j++) {
-                double s = 0;
-                for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + i] * w->Ja[(size_t)r * na + j];
-                A[i * na + j] = A[j * na + i] = s;
+        /* J^T J by rows, skipping zeros (a target's rows touch only its chain's
+         * columns and the base's): the lower triangle, then mirrored */
+        memset(A, 0, sq(na) * sizeof *A);
+        for (int r = 0; r < nrows; r++) {
+            const double *row = w->Ja + (size_t)r * na;
+            for (int i = 0; i < na; i++) {
+                double a = row[i];
+                if (a == 0) continue;
+                double *Ai = A + (size_t)i * na;
+                for (int j = 0; j <= i; j++) Ai[j] += a * row[j];
             }
+        }
+        for (int i = 0; i < na; i++)
+            for (int j = 0; j < i; j++) A[j * na + i] = A[i * na + j];
         if (mu > 0) {
             double tr = 0;
             for (int i = 0; i < na; i++) tr += A[i * na + i];
             k += mu * tr / na;
         }
         for (int i = 0; i < na; i++) A[i * na + i] += k / w->wgt[i];
+        if (post)
+            for (int i = 0; i < na; i++)
+                if (w->qidx[w->cols[i]] >= 0) A[i * na + i] += o->posture_weight;
         if (cholesky(A, na) != 0) return;
         for (int c = 0; c < na; c++) {
             double s = 0;
             for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + c] * w->err[r];
-            y[c] = s;
+            y[c] = s + (post ? w->post[w->cols[c]] : 0);
         }
         cholesky_solve(A, na, y);
         for (int c = 0; c < na; c++) w->dv[w->cols[c]] = y[c];
@@ -527,6 +555,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
         kg_fk(m, d);
         kg_jacobian_twists(m, d);
         int nrows = build_rows(m, d, t, nt, &o, w, &worst);
+        posture_terms(d, w, na, &o, &worst);
         if (worst.cost > cost_acc && isfinite(cost_acc) && mu < 1e6) {
             memcpy(d->q, w->q_acc, (size_t)m->nq * sizeof *d->q);
             kg_vec3_copy(d->base_pos, w->base_acc);
@@ -535,6 +564,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             kg_fk(m, d);
             kg_jacobian_twists(m, d);
             nrows = build_rows(m, d, t, nt, &o, w, &worst);
+            posture_terms(d, w, na, &o, &worst);
         } else {
             cost_acc = worst.cost;
             memcpy(w->q_acc, d->q, (size_t)m->nq * sizeof *d->q);

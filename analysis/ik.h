@@ -69,6 +69,12 @@ typedef struct kg_ik_options {
     int floating_base;         /* move the root's pose (kg_data.base_pos, base_rot) too: six
                                 * columns, translations along and rotations about the world axes */
     int restarts;              /* at most this many random restarts (0: no limit; -1: none) */
+    const double *posture;     /* [nq] a pose to stay near where the targets leave freedom
+                                * (NULL: none): adds posture_weight * |q - posture|^2 (rad,
+                                * m) to the weighted cost, a target of weight 1 counting
+                                * |error|^2; it resolves redundancy and keeps a first solve
+                                * from a distant start out of twisted limb configurations */
+    double posture_weight;
 } kg_ik_options;
 
 typedef struct kg_ik_result {

@@ -14,13 +14,19 @@
 #include "core/spatial.h"
 
 #define G 9.80665
-#define NTARGET 16
+#define NTARGET 24
 #define FOOT_WEIGHT 1e4
+#define COM_WEIGHT 1e3
+#define SWING_TURN_WEIGHT 10
+#define POSTURE_FIRST 1e-2
+#define POSTURE 1e-3
+#define FIRST_STEPS 10
+#define COM_ROUNDS 3
 
 void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);
-    o->contact_height = 0.03;
-    o->contact_speed = 0.35;
+    o->contact_height = 0.04;
+    o->contact_speed = 0.5;
     o->min_contact_time = 0.05;
     o->margin = 0.01;
     o->preview_time = 1.0;
@@ -151,6 +157,8 @@ typedef struct robot_info {
     double sole[2][4][3];         /* sole rectangle corners in the foot link's frame */
     double rest_rot[KG_NPART][9]; /* link rotations at rest */
     double com_h;                 /* COM above the soles at rest */
+    double com_off[3];            /* COM from the pelvis link's origin at rest (world axes) */
+    unsigned char *leg_cols[2];   /* [dof] the columns that move each foot relative to the root */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
 } robot_info;
 
@@ -236,6 +244,11 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
     kg_com_jacobian(r, d, com, NULL, scratch);
     free(scratch);
     ri->com_h = com[2] - sole_z;
+    for (int a = 0; a < 3; a++) ri->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
+    for (int s = 0; s < 2; s++) {
+        ri->leg_cols[s] = calloc((size_t)r->dof + 6, 1);
+        if (ri->leg_cols[s]) kg_jacobian_columns(r, L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1, ri->leg_cols[s]);
+    }
     ri->vmax = malloc(((size_t)r->dof + 6) * sizeof *ri->vmax);
     for (int c = 0; c < r->dof; c++) ri->vmax[c] = INFINITY;
     for (int j = 0; j < r->njoint; j++) {
@@ -254,6 +267,7 @@ typedef struct source_info {
     double align[9];     /* rows: forward, left, up in source coordinates */
     double origin[3];    /* the pelvis at frame 0, on the ankle level */
     double ankle_level, toe_level;
+    double foot_pitch[2]; /* the ankle-to-toe line's pitch (down > 0) when the foot is flat */
     double leg, arm;
     double s_leg, s_arm;
 } source_info;
@@ -328,6 +342,20 @@ static int source_setup(const kg_model *s, const kg_motion *clip, const kg_retar
             si->toe_level = fmin(si->toe_level, raw[k ? KG_PART_FOOT_R : KG_PART_FOOT_L][2]);
         }
     }
+    /* the flat foot's pitch: the ankle-to-toe line's mean pitch over the frames
+     * where both are within a few centimetres of their lowest */
+    double sum[2] = {0, 0}, tol = 0.04 * si->leg;
+    int cnt[2] = {0, 0};
+    for (int f = 0; f < clip->nframes; f += step) {
+        source_parts(s, clip, d, si, f, raw);
+        for (int k = 0; k < 2; k++) {
+            const double *an = raw[k ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], *to = raw[k ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+            if (an[2] > si->ankle_level + tol || to[2] > si->toe_level + tol) continue;
+            sum[k] += atan2(an[2] - to[2], hypot(to[0] - an[0], to[1] - an[1]));
+            cnt[k]++;
+        }
+    }
+    for (int k = 0; k < 2; k++) si->foot_pitch[k] = cnt[k] ? sum[k] / cnt[k] : 0;
     return si->leg > 0 && si->arm > 0 ? 0 : -1;
 }
 
@@ -339,11 +367,11 @@ typedef struct slot {
     double pelvis_rot[9], chest_rot[9], foot_rot[2][9];
     double foot_h[2], foot_v[2];
     unsigned char raw[2], closed[2], contact[2];
-    /* pass 1 */
     double foot_pos[2][3], foot_R[2][9]; /* the feet's link targets */
-    double com1[3];
-    double poly[8][2];
+    double poly[8][2];                   /* the support polygon (counter-clockwise) */
     int npoly;
+    double com_est[2];                   /* the COM the source's motion implies */
+    double zmp_ref[2];                   /* its ZMP, moved into the support polygon */
 } slot;
 
 typedef struct pipe {
@@ -352,13 +380,14 @@ typedef struct pipe {
     const kg_retarget_options *o;
     source_info si;
     robot_info ri;
-    kg_data *ds, *d1, *d2;
+    kg_data *ds, *d;
     kg_ik_work *w;
     slot *ring;
-    int W, L, N, H; /* H: the step of the second differences the ZMP is taken from */
+    int W, L, N, H; /* ring size, contact filter, preview steps, ZMP difference step */
     double dt;
-    double pin_pos[2][3], pin_R[2][9]; /* pass 1 pins */
-    double *lower, *upper, *prev1, *prev2;
+    double pin_pos[2][3], pin_R[2][9];
+    double *lower, *upper, *prev;
+    double *rest;  /* [nq] the posture the IK stays near: zero within limits */
     double *scratch;
     kg_preview pv;
     kg_preview_axis ax[2];
@@ -399,16 +428,30 @@ static void stage_source(pipe *p, int f) {
         double x[3];
         for (int a = 0; a < 3; a++) x[a] = raw[toe][a] - raw[ankle][a];
         if (kg_vec3_norm(x) < 1e-9) kg_vec3_copy(x, s->pelvis_rot), x[1] = s->pelvis_rot[3], x[2] = s->pelvis_rot[6];
-        frame_xz(s->foot_rot[side], x, up);
-        s->foot_h[side] = sl * fmin(raw[ankle][2] - p->si.ankle_level, raw[toe][2] - p->si.toe_level);
-        if (f > 0) {
-            const slot *q = at(p, f - 1);
-            double dx = s->kp[ankle][0] - q->kp[ankle][0], dy = s->kp[ankle][1] - q->kp[ankle][1];
-            s->foot_v[side] = cf == f ? sqrt(dx * dx + dy * dy) / p->dt : 0;
-        } else {
-            s->foot_v[side] = 0;
+        /* the toe line lifted by the flat foot's pitch about the foot's lateral
+         * axis (normal to the shin and the toe line): a flat source foot gives a
+         * flat robot foot, and a foot pointing down past the vertical still faces
+         * forward */
+        double shin[3], lat[3], Rp[9], xf[3];
+        for (int a = 0; a < 3; a++) shin[a] = raw[ankle - 1][a] - raw[ankle][a];
+        kg_vec3_cross(lat, shin, x);
+        if (kg_vec3_norm(lat) > 1e-9 * kg_vec3_norm(shin) * kg_vec3_norm(x)) {
+            normalize(lat);
+            kg_rot_axis_angle(Rp, lat, -p->si.foot_pitch[side]);
+            kg_mat3_vec(xf, Rp, x);
+            kg_vec3_copy(x, xf);
         }
-        s->raw[side] = s->foot_h[side] < p->o->contact_height && s->foot_v[side] < p->o->contact_speed;
+        frame_xz(s->foot_rot[side], x, up);
+        /* down: heel (ankle) or ball (toe) near its lowest level, the ankle slow
+         * (a foot rolling onto its toes is taking off: the ankle moves) */
+        double ha = sl * (raw[ankle][2] - p->si.ankle_level), ht = sl * (raw[toe][2] - p->si.toe_level), va = 0;
+        if (f > 0 && cf == f) {
+            const slot *q = at(p, f - 1);
+            va = hypot(s->kp[ankle][0] - q->kp[ankle][0], s->kp[ankle][1] - q->kp[ankle][1]) / p->dt;
+        }
+        s->foot_h[side] = fmin(ha, ht);
+        s->foot_v[side] = va;
+        s->raw[side] = s->foot_h[side] < p->o->contact_height && va < p->o->contact_speed;
     }
 }
 
@@ -440,13 +483,12 @@ static void stage_contact(pipe *p, int f) {
 }
 
 /* The feet's link targets at frame f (pins while in contact). */
-static void feet_targets(pipe *p, int f, int pass1) {
+static void feet_targets(pipe *p, int f) {
     slot *s = at(p, f);
     for (int side = 0; side < 2; side++) {
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
         const double *rest = p->ri.rest_rot[foot];
         double Rl[9], off[3], pos[3];
-        if (!pass1) continue;
         if (s->contact[side]) {
             if (f == 0 || !at(p, f - 1)->contact[side]) { /* landing: pin here, flat, turned as it landed */
                 double Ry[9];
@@ -491,23 +533,32 @@ static void feet_targets(pipe *p, int f, int pass1) {
     for (int i = 0; i < s->npoly; i++) s->poly[i][0] = pts[i][0], s->poly[i][1] = pts[i][1];
 }
 
-/* The IK targets of a frame; com: the COM target (x, y) or NULL. */
-static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com) {
+/* The IK targets of a frame; com: the COM target (x, y) or NULL; foot_weight:
+ * the feet's (lowered for the first frame's approach). */
+static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, double foot_weight) {
     const int *L = p->ri.map.link;
     int n = 0;
-    for (int side = 0; side < 2; side++) {
+    for (int side = 0; side < 2; side++) { /* a planted foot's pose; a swinging foot's position, and
+                                            * its turn only as far as the legs allow it easily */
         kg_ik_target *T = &t[n++];
         memset(T, 0, sizeof *T);
-        T->link = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], T->base = -1, T->axes = KG_IK_POSE, T->weight = FOOT_WEIGHT;
+        T->link = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], T->base = -1;
+        T->axes = s->contact[side] ? KG_IK_POSE : KG_IK_POSITION, T->weight = foot_weight;
         kg_vec3_copy(T->pos, s->foot_pos[side]);
         kg_mat3_copy(T->rot, s->foot_R[side]);
+    }
+    for (int side = 0; side < 2; side++) {
+        kg_ik_target *T = &t[n++];
+        *T = t[side];
+        T->axes = KG_IK_ROTATION, T->weight = s->contact[side] ? 0 : SWING_TURN_WEIGHT;
+        if (s->contact[side]) n--;
     }
     static const struct {
         int part;
         double weight;
-    } pos_parts[] = {{KG_PART_HIP_L, 3}, {KG_PART_HIP_R, 3}, {KG_PART_KNEE_L, 0.1}, {KG_PART_KNEE_R, 0.1},
-                     {KG_PART_SHOULDER_L, 0.1}, {KG_PART_SHOULDER_R, 0.1}, {KG_PART_ELBOW_L, 0.1},
-                     {KG_PART_ELBOW_R, 0.1}, {KG_PART_WRIST_L, 1}, {KG_PART_WRIST_R, 1}};
+    } pos_parts[] = {{KG_PART_HIP_L, 3}, {KG_PART_HIP_R, 3}, {KG_PART_KNEE_L, 3}, {KG_PART_KNEE_R, 3},
+                     {KG_PART_SHOULDER_L, 0.1}, {KG_PART_SHOULDER_R, 0.1}, {KG_PART_ELBOW_L, 1},
+                     {KG_PART_ELBOW_R, 1}, {KG_PART_WRIST_L, 1}, {KG_PART_WRIST_R, 1}};
     for (size_t k = 0; k < sizeof pos_parts / sizeof *pos_parts; k++) {
         kg_ik_target *T = &t[n++];
         memset(T, 0, sizeof *T);
@@ -526,48 +577,83 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com) {
     if (com) {
         T = &t[n++];
         memset(T, 0, sizeof *T);
-        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = 10;
+        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = COM_WEIGHT;
         T->pos[0] = com[0], T->pos[1] = com[1];
         kg_mat3_identity(T->rot);
     }
     return n;
 }
 
-/* One IK pass on d at frame f, within the velocity bounds around prev (NULL: the
- * first frame, more iterations). */
-static void solve(pipe *p, kg_data *d, const kg_ik_target *t, int nt, const double *prev, int first) {
+/* Position limits for this frame: the model's, narrowed to what the velocity
+ * limits allow in one frame from prev. */
+static void frame_limits(pipe *p, const double *prev) {
+    const kg_model *r = p->robot;
+    for (int c = 0; c < r->dof; c++) p->lower[c] = -INFINITY, p->upper[c] = INFINITY;
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING) continue;
+        for (int c = 0; c < J->nv; c++) {
+            int col = J->dofadr + c;
+            double lo = -INFINITY, hi = INFINITY;
+            if (kg_joint_is_limited(J)) lo = J->lower, hi = J->upper;
+            if (prev) {
+                double v = p->ri.vmax[col] * p->dt, x = prev[J->qadr + c];
+                if (isfinite(v)) lo = fmax(lo, x - v), hi = fmin(hi, x + v);
+                if (lo > hi) lo = hi = fmin(fmax(x, lo), hi);
+            }
+            p->lower[col] = lo, p->upper[col] = hi;
+        }
+    }
+}
+
+static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io);
+
+/* Whole-body IK with the root floating, then each leg alone onto its foot's
+ * target when it is planted (a six-column problem that converges in a few
+ * steps: planted feet end where they must whatever the other targets asked, as
+ * far as the limits let them). iterations: of the whole-body solve; t[0] and
+ * t[1] are the feet. */
+static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double posture, const double *com) {
     const kg_model *r = p->robot;
     kg_ik_options io;
     kg_ik_defaults(&io);
     io.floating_base = 1;
     io.restarts = -1;
-    io.max_iterations = first ? 60 : p->o->iterations;
+    io.max_iterations = iterations;
     io.tol_pos = 1e-4, io.tol_rot = 1e-4;
     io.limit_gain = -1;
     io.damping_gain = 1e-4;
-    /* velocity limits narrow the position limits around the previous frame's values */
-    if (!first) {
-        for (int c = 0; c < r->dof; c++) {
-            p->lower[c] = -INFINITY, p->upper[c] = INFINITY;
-        }
-        for (int j = 0; j < r->njoint; j++) {
-            const kg_joint *J = &r->joint[j];
-            if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING) continue;
-            for (int c = 0; c < J->nv; c++) {
-                int col = J->dofadr + c;
-                double lo = -INFINITY, hi = INFINITY;
-                if (kg_joint_is_limited(J)) lo = J->lower, hi = J->upper;
-                double v = p->ri.vmax[col] * p->dt, x = prev[J->qadr + c];
-                if (isfinite(v)) lo = fmax(lo, x - v), hi = fmin(hi, x + v);
-                if (lo > hi) lo = hi = fmin(fmax(x, lo), hi);
-                p->lower[col] = lo, p->upper[col] = hi;
-            }
-        }
-        io.lower = p->lower, io.upper = p->upper;
-    }
+    io.lower = p->lower, io.upper = p->upper;
+    io.posture = p->rest, io.posture_weight = posture;
     kg_ik_result res;
-    kg_ik_solve(r, d, t, nt, &io, p->w, &res);
-    kg_fk(r, d);
+    kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
+    io.floating_base = 0;
+    io.posture = NULL;
+    io.max_iterations = 8;
+    io.tol_pos = 1e-5, io.tol_rot = 1e-5;
+    /* the planted legs, then (with a COM target) the root moved by what the
+     * COM still lacks and the legs again, a few times: each round leaves the
+     * share of the error the legs' own mass carries */
+    for (int round = 0; round < (com ? COM_ROUNDS : 1); round++) {
+        if (round > 0) {
+            double c[3];
+            kg_fk(r, p->d);
+            kg_jacobian_twists(r, p->d);
+            kg_com_jacobian(r, p->d, c, NULL, p->scratch);
+            p->d->base_pos[0] += com[0] - c[0], p->d->base_pos[1] += com[1] - c[1];
+        }
+        legs(p, t, &io);
+    }
+    kg_fk(r, p->d);
+}
+
+static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
+    kg_ik_result res;
+    for (int side = 0; side < 2; side++) {
+        if (!p->ri.leg_cols[side] || t[side].axes != KG_IK_POSE) continue;
+        io->active = p->ri.leg_cols[side];
+        kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
+    }
 }
 
 /* ---- metrics -------------------------------------------------------------------------- */
@@ -588,6 +674,34 @@ static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4
     for (int k = 0; k < 4; k++) {
         kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri.sole[side][k]);
         for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
+    }
+}
+
+/* The COM the source's motion implies at frame f: the robot's rest offset from
+ * its pelvis, carried by the source's pelvis. */
+static void stage_com(pipe *p, int f) {
+    slot *s = at(p, f);
+    double off[3];
+    kg_mat3_vec(off, s->pelvis_rot, p->ri.com_off);
+    for (int a = 0; a < 2; a++) s->com_est[a] = s->kp[KG_PART_PELVIS][a] + off[a];
+}
+
+/* The ZMP reference at frame f (COM estimates known up to f + H): the cart-table
+ * ZMP of the estimate, moved into the support polygon shrunk by the margin. */
+static void stage_zmp(pipe *p, int f, int last) {
+    slot *s = at(p, f);
+    int kp = f - p->H >= 0 ? f - p->H : 0, kn = f + p->H <= last ? f + p->H : last;
+    const slot *sp = at(p, kp), *sn = at(p, kn);
+    for (int a = 0; a < 2; a++) {
+        double h1 = (f - kp) * p->dt, h2 = (kn - f) * p->dt, acc = 0;
+        if (h1 > 0 && h2 > 0)
+            acc = 2 * ((sn->com_est[a] - s->com_est[a]) / h2 - (s->com_est[a] - sp->com_est[a]) / h1) / (h1 + h2);
+        s->zmp_ref[a] = s->com_est[a] - p->ri.com_h / G * acc;
+    }
+    if (s->npoly > 0) {
+        double in[2];
+        poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->margin, in);
+        s->zmp_ref[0] = in[0], s->zmp_ref[1] = in[1];
     }
 }
 
@@ -624,83 +738,68 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     if (p.H < 1) p.H = 1;
     p.W = p.N + 2 * p.L + 2 * p.H + 8;
     p.ring = calloc((size_t)p.W, sizeof *p.ring);
-    p.d1 = kg_data_new(robot), p.d2 = kg_data_new(robot);
+    p.d = kg_data_new(robot);
     p.w = kg_ik_work_new(robot, NTARGET);
     p.lower = malloc(((size_t)robot->dof + 1) * sizeof *p.lower);
     p.upper = malloc(((size_t)robot->dof + 1) * sizeof *p.upper);
-    p.prev1 = malloc(((size_t)robot->nq + 1) * sizeof *p.prev1);
-    p.prev2 = malloc(((size_t)robot->nq + 1) * sizeof *p.prev2);
+    p.prev = malloc(((size_t)robot->nq + 1) * sizeof *p.prev);
+    p.rest = calloc((size_t)robot->nq + 1, sizeof *p.rest);
     p.scratch = malloc(((size_t)robot->nlink + 1) * 4 * sizeof *p.scratch);
-    p.refs = malloc(((size_t)p.N + 2) * 2 * sizeof *p.refs);
+    p.refs = malloc(((size_t)p.N + 2) * sizeof *p.refs);
     *out = kg_motion_new(robot->nq, p.dt, (size_t)clip->nframes);
-    if (!p.ring || !p.w || !p.lower || !p.upper || !p.prev1 || !p.prev2 || !p.scratch || !p.refs || !*out) {
+    if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.rest || !p.scratch || !p.refs || !*out) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
+    for (int j = 0; j < robot->njoint; j++) {
+        const kg_joint *J = &robot->joint[j];
+        if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !kg_joint_is_limited(J)) continue;
+        for (int c = 0; c < J->nv; c++) p.rest[J->qadr + c] = fmin(fmax(0, J->lower), J->upper);
+    }
     (*out)->base = malloc((size_t)clip->nframes * 7 * sizeof *(*out)->base);
+    if (!(*out)->base) {
+        kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
+        goto done;
+    }
     if (o.balance && kg_preview_init(&p.pv, p.dt, p.ri.com_h, G, 1, 1e-6, p.N) != 0) {
         kg_diag_add(dg, KG_ERROR, "retarget.preview", robot->source, 0, NULL, "the preview control gains do not converge");
         goto done;
     }
-    const int nf = clip->nframes, A = 2 * p.L + 1; /* stage lags */
-    const int lag2 = o.balance ? p.N + p.H + 1 : 0;
+    const int nf = clip->nframes, A = 2 * p.L + 1, lag = A + p.H + p.N;
     kg_ik_target t[NTARGET];
     metrics mt;
     memset(&mt, 0, sizeof mt);
     rep->com_margin_min_mm = rep->zmp_margin_min_mm = INFINITY;
     int com_out = 0, com_out2 = 0, zmp_out = 0, zmp_frames = 0;
     mt.com_hist = malloc(((size_t)2 * p.H + 1) * sizeof *mt.com_hist);
-    /* the pipeline: source at a, contact at a - 2L + 1... pass 1 at b = a - A, pass 2 at f = b - lag2 */
-    for (int a = 0; a < nf + A + lag2 + 1; a++) {
+    /* the stream: the source at a; contacts at a - 2L + 1; feet and the COM
+     * estimate at b = a - A; the ZMP reference at z = b - H; the preview and the
+     * IK at f = z - N */
+    for (int a = 0; a < nf + lag + 1; a++) {
         stage_source(&p, a);
-        int c = a - 2 * p.L + 1; /* contact for frame c needs raw up to c + 2L - 1 = a */
+        int c = a - 2 * p.L + 1;
         if (c >= 0) stage_contact(&p, c);
         int b = a - A;
         if (b >= 0) {
-            feet_targets(&p, b, 1);
-            slot *s = at(&p, b);
-            int nt = targets(&p, s, t, NULL);
-            if (b == 0) {
-                double qz[4] = {1, 0, 0, 0}, pz[3];
-                kg_vec3_copy(pz, s->kp[KG_PART_PELVIS]);
-                kg_data_set_base(p.d1, pz, qz);
-            }
-            solve(&p, p.d1, t, nt, p.prev1, b == 0);
-            memcpy(p.prev1, p.d1->q, (size_t)robot->nq * sizeof *p.prev1);
-            kg_jacobian_twists(robot, p.d1);
-            kg_com_jacobian(robot, p.d1, s->com1, NULL, p.scratch);
-            if (b == 0 && o.balance)
-                for (int ax = 0; ax < 2; ax++) kg_preview_axis_start(&p.pv, &p.ax[ax], s->com1[ax]);
+            feet_targets(&p, b);
+            stage_com(&p, b);
         }
-        int f = b - lag2;
+        int z = b - p.H;
+        if (z >= 0) stage_zmp(&p, z, b);
+        int f = z - p.N;
         if (f < 0 || f >= nf) continue;
-        /* pass 2 at f */
         slot *s = at(&p, f);
         double comt[2], *comp = NULL;
         if (o.balance) {
-            /* ZMP references f .. f + N from pass 1, into the support polygons */
-            for (int j = 0; j <= p.N; j++) {
-                int k = f + j;
-                int kp = k - p.H >= 0 ? k - p.H : 0, kn = k + p.H <= b ? k + p.H : b;
-                slot *sk = at(&p, k), *sp = at(&p, kp), *sn = at(&p, kn);
+            if (f == 0) /* where the estimate is, moving as it moves */
                 for (int ax = 0; ax < 2; ax++) {
-                    double h1 = (k - kp) * p.dt, h2 = (kn - k) * p.dt, acc = 0;
-                    if (h1 > 0 && h2 > 0)
-                        acc = 2 * ((sn->com1[ax] - sk->com1[ax]) / h2 - (sk->com1[ax] - sp->com1[ax]) / h1) / (h1 + h2);
-                    p.refs[2 * j + ax] = sk->com1[ax] - p.ri.com_h / G * acc;
+                    kg_preview_axis_start(&p.pv, &p.ax[ax], s->com_est[ax]);
+                    double v = (at(&p, 1)->com_est[ax] - s->com_est[ax]) / p.dt;
+                    p.ax[ax].x[1] = v, p.ax[ax].dx[0] = v * p.dt;
                 }
-                if (sk->npoly > 0) {
-                    double in[2];
-                    poly_distance((const double(*)[2])sk->poly, sk->npoly, p.refs + 2 * j, o.margin, in);
-                    p.refs[2 * j] = in[0], p.refs[2 * j + 1] = in[1];
-                }
-            }
-            double ref1[512];
             for (int ax = 0; ax < 2; ax++) {
-                double *r1 = p.N + 1 <= 512 ? ref1 : NULL;
-                if (!r1) break;
-                for (int j = 0; j <= p.N; j++) r1[j] = p.refs[2 * j + ax];
-                kg_preview_axis_step(&p.pv, &p.ax[ax], r1);
+                for (int j = 0; j <= p.N; j++) p.refs[j] = at(&p, f + j)->zmp_ref[ax];
+                kg_preview_axis_step(&p.pv, &p.ax[ax], p.refs);
                 comt[ax] = p.ax[ax].x[0];
             }
             if (s->contact[0] && s->contact[1] && s->npoly > 0) { /* double support: the COM stays over the feet */
@@ -710,26 +809,64 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             }
             comp = comt;
         }
-        int nt = targets(&p, s, t, comp);
         if (f == 0) {
-            /* pass 2 starts where pass 1 started */
+            /* the first frame: from the rest pose over the pelvis, the targets moved
+             * from where the rest pose has them to where they are in steps, each
+             * solve starting where the last ended (a direct solve from the rest pose
+             * can end with a leg twisted the wrong way round) */
             double qz[4] = {1, 0, 0, 0}, pz[3];
             kg_vec3_copy(pz, s->kp[KG_PART_PELVIS]);
-            kg_data_set_base(p.d2, pz, qz);
+            kg_data_set_base(p.d, pz, qz);
+            memcpy(p.d->q, p.rest, (size_t)robot->nq * sizeof *p.rest);
+            kg_fk(robot, p.d);
+            frame_limits(&p, NULL);
+            kg_ik_target goal[NTARGET], from[NTARGET];
+            int nt = targets(&p, s, goal, comp, FOOT_WEIGHT);
+            for (int k = 0; k < nt; k++) {
+                from[k] = goal[k];
+                if (goal[k].link < 0) continue;
+                kg_vec3_copy(from[k].pos, p.d->link_pos + 3 * goal[k].link);
+                kg_mat3_copy(from[k].rot, p.d->link_rot + 9 * goal[k].link);
+            }
+            if (comp) {
+                double com[3];
+                kg_jacobian_twists(robot, p.d);
+                kg_com_jacobian(robot, p.d, com, NULL, p.scratch);
+                kg_vec3_copy(from[nt - 1].pos, com);
+            }
+            for (int step = 1; step <= FIRST_STEPS; step++) {
+                double u = (double)step / FIRST_STEPS;
+                for (int k = 0; k < nt; k++) {
+                    t[k] = goal[k];
+                    for (int e = 0; e < 3; e++) t[k].pos[e] = from[k].pos[e] + u * (goal[k].pos[e] - from[k].pos[e]);
+                    double Rd[9], w[3], Ru[9];
+                    kg_mat3_mul_at(Rd, from[k].rot, goal[k].rot);
+                    kg_rot_log(Rd, w);
+                    double ang = kg_vec3_norm(w);
+                    if (ang > 0) {
+                        for (int e = 0; e < 3; e++) w[e] /= ang;
+                        kg_rot_axis_angle(Ru, w, u * ang);
+                        kg_mat3_mul(t[k].rot, from[k].rot, Ru);
+                    }
+                }
+                solve(&p, t, nt, 20, POSTURE_FIRST, NULL);
+            }
+        } else {
+            frame_limits(&p, p.prev);
         }
-        solve(&p, p.d2, t, nt, p.prev2, f == 0);
+        int nt = targets(&p, s, t, comp, FOOT_WEIGHT);
+        solve(&p, t, nt, f == 0 ? 100 : o.iterations, POSTURE, comp);
         /* the frame */
-        double *q = kg_motion_append(*out, p.d2->q);
-        (void)q;
+        kg_motion_append(*out, p.d->q);
         double *base = (*out)->base + 7 * f;
-        kg_vec3_copy(base, p.d2->base_pos);
-        kg_rot_to_quat(p.d2->base_rot, base + 3);
+        kg_vec3_copy(base, p.d->base_pos);
+        kg_rot_to_quat(p.d->base_rot, base + 3);
         /* metrics */
         const int *Lk = p.ri.map.link;
         static const int kp_parts[] = {KG_PART_HIP_L, KG_PART_HIP_R, KG_PART_KNEE_L, KG_PART_KNEE_R,
                                        KG_PART_ELBOW_L, KG_PART_ELBOW_R, KG_PART_WRIST_L, KG_PART_WRIST_R};
         for (size_t k = 0; k < sizeof kp_parts / sizeof *kp_parts; k++) {
-            double e = dist3(p.d2->link_pos + 3 * Lk[kp_parts[k]], s->kp[kp_parts[k]]) * 1e3;
+            double e = dist3(p.d->link_pos + 3 * Lk[kp_parts[k]], s->kp[kp_parts[k]]) * 1e3;
             mt.kp_sum += e, mt.kp_n++;
             if (e > mt.kp_max) mt.kp_max = e;
         }
@@ -737,18 +874,18 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             const kg_joint *J = &robot->joint[j];
             if (J->dofadr < 0) continue;
             for (int cc = 0; cc < J->nv && J->type != KG_JOINT_FLOATING; cc++) {
-                double x = p.d2->q[J->qadr + cc];
+                double x = p.d->q[J->qadr + cc];
                 if (kg_joint_is_limited(J) && (x < J->lower - 1e-9 || x > J->upper + 1e-9)) rep->limit_violations++;
                 double v = p.ri.vmax[J->dofadr + cc];
-                if (f > 0 && isfinite(v) && fabs(x - p.prev2[J->qadr + cc]) > v * p.dt * (1 + 1e-9) + 1e-12)
+                if (f > 0 && isfinite(v) && fabs(x - p.prev[J->qadr + cc]) > v * p.dt * (1 + 1e-9) + 1e-12)
                     rep->velocity_violations++;
             }
         }
-        memcpy(p.prev2, p.d2->q, (size_t)robot->nq * sizeof *p.prev2);
+        memcpy(p.prev, p.d->q, (size_t)robot->nq * sizeof *p.prev);
         int ncontact = 0;
         for (int side = 0; side < 2; side++) {
             double corner[4][3], low = INFINITY, cx = 0, cy = 0;
-            sole_corners(&p, p.d2, side, corner);
+            sole_corners(&p, p.d, side, corner);
             for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]), cx += corner[k][0] / 4, cy += corner[k][1] / 4;
             if (low < 0 && -low * 1e3 > rep->penetration_max_mm) rep->penetration_max_mm = -low * 1e3;
             if (s->contact[side]) {
@@ -761,8 +898,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                 double dx = cx - mt.slip_start[side][0], dy = cy - mt.slip_start[side][1];
                 double sl = sqrt(dx * dx + dy * dy) * 1e3;
                 if (sl > mt.slip_phase[side]) mt.slip_phase[side] = sl;
-                int ends = f + 1 >= nf || !at(&p, f + 1)->contact[side];
-                if (ends) {
+                if (f + 1 >= nf || !at(&p, f + 1)->contact[side]) {
                     mt.slip_sum += mt.slip_phase[side], mt.phases++;
                     if (mt.slip_phase[side] > rep->slip_max_mm) rep->slip_max_mm = mt.slip_phase[side];
                 }
@@ -770,8 +906,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         }
         /* COM and ZMP against the support polygon of this frame */
         double com[3];
-        kg_jacobian_twists(robot, p.d2);
-        kg_com_jacobian(robot, p.d2, com, NULL, p.scratch);
+        kg_jacobian_twists(robot, p.d);
+        kg_com_jacobian(robot, p.d, com, NULL, p.scratch);
         if (ncontact) {
             rep->contact_frames++;
             double dcm = poly_distance((const double(*)[2])s->poly, s->npoly, com, 0, NULL) * 1e3;
@@ -789,12 +925,12 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             int k = f - p.H;
             slot *sp = at(&p, k);
             if (sp->contact[0] + sp->contact[1]) {
-                double z[2], hh = p.H * p.dt;
+                double zz[2], hh = p.H * p.dt;
                 for (int ax = 0; ax < 2; ax++) {
                     double acc = (com[ax] - 2 * mt.com_hist[k % R][ax] + mt.com_hist[(f - 2 * p.H) % R][ax]) / (hh * hh);
-                    z[ax] = mt.com_hist[k % R][ax] - p.ri.com_h / G * acc;
+                    zz[ax] = mt.com_hist[k % R][ax] - p.ri.com_h / G * acc;
                 }
-                double dz = poly_distance((const double(*)[2])sp->poly, sp->npoly, z, 0, NULL) * 1e3;
+                double dz = poly_distance((const double(*)[2])sp->poly, sp->npoly, zz, 0, NULL) * 1e3;
                 if (dz < rep->zmp_margin_min_mm) rep->zmp_margin_min_mm = dz;
                 if (dz < 0) zmp_out++;
                 zmp_frames++;
@@ -815,12 +951,11 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     rc = 0;
 done:
     kg_data_free(p.ds);
-    kg_data_free(p.d1);
-    kg_data_free(p.d2);
+    kg_data_free(p.d);
     kg_ik_work_free(p.w);
-    free(p.ring), free(p.lower), free(p.upper), free(p.prev1), free(p.prev2), free(p.scratch), free(p.refs);
-    free(p.ri.vmax);
-    if (o.balance) kg_preview_free(&p.pv);
+    free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
+    free(p.ri.vmax), free(p.ri.leg_cols[0]), free(p.ri.leg_cols[1]);
+    if (o.balance && p.pv.f) kg_preview_free(&p.pv);
     if (rc != 0 && *out) {
         kg_motion_free(*out);
         *out = NULL;

@@ -33,8 +33,8 @@
 #include "core/motion.h"
 
 typedef struct kg_retarget_options {
-    double contact_height;   /* m, robot-scaled (default 0.03) */
-    double contact_speed;    /* m/s (default 0.35) */
+    double contact_height;   /* m, robot-scaled (default 0.04) */
+    double contact_speed;    /* m/s (default 0.5) */
     double min_contact_time; /* s (default 0.05) */
     double margin;           /* support polygon margin, m (default 0.01) */
     double preview_time;     /* s (default 1.0) */
