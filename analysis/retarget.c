@@ -159,6 +159,10 @@ typedef struct robot_info {
     double com_h;                 /* COM above the soles at rest */
     double com_off[3];            /* COM from the pelvis link's origin at rest (world axes) */
     unsigned char *leg_cols[2];   /* [dof] the columns that move each foot relative to the root */
+    kg_collision_model cm;        /* for the self-collision count */
+    int have_cm;
+    kg_collision_work *cw;
+    unsigned char *check, *hit;   /* [npair] pairs checked: neither adjacent, declared nor touching at rest */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
 } robot_info;
 
@@ -187,9 +191,8 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
     /* the soles: the collision shapes of the ankle's subtree, their corners in the
      * foot link's frame; the sole is the lowest level, its rectangle the corners
      * within 2 cm of it */
-    kg_collision_model cm;
     kg_mesh_cache *mc = kg_mesh_cache_new();
-    int have_cm = kg_collision_model_build(r, mc, &cm, dg) == 0;
+    int have_cm = ri->have_cm = kg_collision_model_build(r, mc, &ri->cm, dg) == 0;
     double sole_z = INFINITY;
     for (int s = 0; s < 2; s++) {
         int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
@@ -200,8 +203,8 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
             int below = 0;
             for (int u = l; u >= 0; u = r->link[u].parent) below |= u == ankle;
             if (!below) continue;
-            for (int k = cm.link_first[l]; k < cm.link_first[l] + cm.link_count[l] && np < 248; k++) {
-                const kg_convex *c = &cm.shape[k];
+            for (int k = ri->cm.link_first[l]; k < ri->cm.link_first[l] + ri->cm.link_count[l] && np < 248; k++) {
+                const kg_convex *c = &ri->cm.shape[k];
                 for (int corner = 0; corner < 8; corner++) {
                     double v[3] = {corner & 1 ? c->hi[0] : c->lo[0], corner & 2 ? c->hi[1] : c->lo[1],
                                    corner & 4 ? c->hi[2] : c->lo[2]}, vl[3], w[3], dw[3];
@@ -237,8 +240,17 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
         kg_mat3_tvec(ri->foot_off[s], Rf, da);
         ri->ankle_h += 0.5 * (P[3 * ankle + 2] - sz);
     }
-    if (have_cm) kg_collision_model_free(&cm);
     kg_mesh_cache_free(mc);
+    if (have_cm && ri->cm.npair > 0) { /* the pairs to watch: those apart at rest that may meet */
+        ri->cw = kg_collision_work_new(&ri->cm);
+        ri->check = malloc((size_t)ri->cm.npair);
+        ri->hit = malloc((size_t)ri->cm.npair);
+        if (ri->cw && ri->check && ri->hit) {
+            for (int k = 0; k < ri->cm.npair; k++) ri->check[k] = !ri->cm.adjacent[k] && !ri->cm.declared[k];
+            kg_self_collisions(&ri->cm, d, ri->cw, ri->check, ri->hit);
+            for (int k = 0; k < ri->cm.npair; k++) ri->check[k] &= !ri->hit[k];
+        }
+    }
     double com[3], *scratch = malloc(((size_t)r->nlink + 1) * 4 * sizeof *scratch);
     kg_jacobian_twists(r, d);
     kg_com_jacobian(r, d, com, NULL, scratch);
@@ -904,6 +916,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                 }
             }
         }
+        if (p.ri.cw && p.ri.check && p.ri.hit && kg_self_collisions(&p.ri.cm, p.d, p.ri.cw, p.ri.check, p.ri.hit) > 0)
+            rep->self_collision_frames++;
         /* COM and ZMP against the support polygon of this frame */
         double com[3];
         kg_jacobian_twists(robot, p.d);
@@ -939,6 +953,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         mt.have++;
     }
     rep->frames = (*out)->nframes;
+    if (!p.ri.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;
     rep->slip_mean_mm = mt.phases ? mt.slip_sum / mt.phases : 0;
@@ -955,6 +970,9 @@ done:
     kg_ik_work_free(p.w);
     free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
     free(p.ri.vmax), free(p.ri.leg_cols[0]), free(p.ri.leg_cols[1]);
+    free(p.ri.check), free(p.ri.hit);
+    kg_collision_work_free(p.ri.cw);
+    if (p.ri.have_cm) kg_collision_model_free(&p.ri.cm);
     if (o.balance && p.pv.f) kg_preview_free(&p.pv);
     if (rc != 0 && *out) {
         kg_motion_free(*out);

@@ -55,6 +55,8 @@ typedef struct kg_retarget_report {
     double penetration_max_mm;                 /* a sole corner below the ground */
     double float_max_mm;                       /* a planted sole above it */
     int limit_violations, velocity_violations; /* joint-frames */
+    int self_collision_frames;                 /* frames where a pair apart at rest (neither adjacent
+                                                * nor declared) touches; -1: no collision geometry */
     int contact_frames, double_support_frames;
     double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
     double com_outside_percent;                /* of contact frames */

@@ -10,6 +10,7 @@ int kg_cmd_mass(int argc, char **argv);
 int kg_cmd_convert(int argc, char **argv);
 int kg_cmd_jacobian(int argc, char **argv);
 int kg_cmd_ik(int argc, char **argv);
+int kg_cmd_retarget(int argc, char **argv);
 int kg_cmd_workspace(int argc, char **argv);
 int kg_cmd_collisions(int argc, char **argv);
 
@@ -29,6 +30,7 @@ static const struct {
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},
     {"ik", kg_cmd_ik, "inverse kinematics: joint values that put a link at a pose"},
+    {"retarget", kg_cmd_retarget, "a motion-capture clip onto a humanoid robot (feet planted, balanced)"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},
     {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},

@@ -29,6 +29,9 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
 /* Trajectories of any model with a motion (see the README for the columns). */
 int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d);
+/* The same frames in the headerless LAFAN1 layout: x, y, z, qx, qy, qz, qw, joints. */
+int kg_export_csv_lafan1(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                         kg_diags *d);
 int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d);
 /* COLLADA 1.5 (kinematics, articulated systems, physics, visual scene). */

@@ -82,6 +82,41 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
     return ferror(f) ? -1 : 0;
 }
 
+/* The layout of the retargeted LAFAN1 clips humanoid-learning projects share
+ * (e.g. Unitree's LAFAN1_Retargeting_Dataset): no header, one row per frame of
+ * the root's position x, y, z, its orientation as a quaternion x, y, z, w (w
+ * last), then the joint coordinates in the model's order (for a robot of hinge
+ * joints, its joint positions in the order of its file). */
+int kg_export_csv_lafan1(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                         kg_diags *d) {
+    (void)o, (void)d;
+    kg_motion *owned;
+    mo = motion_or_rest(m, mo, &owned, l);
+    kg_ledger_model_only(m, l, "a trajectory");
+    kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
+                  "the LAFAN1 layout has no header and no time column: names and the frame time are not written");
+    char num[32];
+    kg_data *kd = kg_data_new(m);
+    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
+    for (int fr = 0; fr < mo->nframes; fr++) {
+        row(m, mo, kd, fr, v);
+        double out[7] = {v[1], v[2], v[3], v[5], v[6], v[7], v[4]};
+        for (int c = 0; c < 7; c++) {
+            if (c) fputc(',', f);
+            fputs(kg_format_number(num, out[c]), f);
+        }
+        for (int c = 0; c < m->nq; c++) {
+            fputc(',', f);
+            fputs(kg_format_number(num, v[8 + c]), f);
+        }
+        fputc('\n', f);
+    }
+    free(v);
+    kg_data_free(kd);
+    kg_motion_free(owned);
+    return ferror(f) ? -1 : 0;
+}
+
 /* A JSON string (names are UTF-8 from the input files). */
 static void json_string(FILE *f, const char *s) {
     fputc('"', f);

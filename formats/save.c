@@ -16,6 +16,7 @@ static const struct {
     {"bvh", ".bvh", kg_export_bvh},
     {"csv", ".csv", kg_export_csv},
     {"json", ".json", kg_export_json},
+    {"lafan1", ".lafan1.csv", kg_export_csv_lafan1}, /* by name only: .csv is the first's */
 };
 
 const char *kg_output_format(const char *path) {

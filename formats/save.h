@@ -9,7 +9,9 @@
 #include "core/motion.h"
 #include "formats/ledger.h"
 
-/* "urdf", "collada", "bvh", "csv", "json" from the name's extension, or NULL. */
+/* "urdf", "collada", "bvh", "csv", "json" from the name's extension, or NULL
+ * ("lafan1", the headerless CSV layout of retargeted LAFAN1 clips, is only
+ * chosen by name). */
 const char *kg_output_format(const char *path);
 /* Writes path; what the format cannot hold goes into the ledger (may be NULL).
  * Returns 0, -1 on an error (diagnostic added; no file written). */

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes samples/walk.bvh: kinegraph's own sample motion, a 2-second walk cycle
-(60 frames at 30 fps, two steps) on a 20-joint human skeleton in centimetres,
-Y up, facing +Z, with the joints' rotations made of sines so the motion is
-smooth and periodic. Run once; the output is committed. Not part of the build."""
+"""Writes samples/walk.bvh: kinegraph's own sample motion, a 4-second walk (120
+frames at 30 fps, four steps) on a 20-joint human skeleton in centimetres, Y up,
+facing +Z: feet planted while they stand (legs by exact two-link IK), arms and
+spine swinging with sines. Run once; the output is committed. Not part of the build."""
 import math
 
 J = [  # name, parent, offset (cm), channels
@@ -41,23 +41,54 @@ def node(n, depth):
     out.append(t + "}")
 
 node("Hips", 0)
-frames, dt = 60, 1 / 30
+# Feet planted: each foot stands for 60 % of a 2-second cycle (so both stand for
+# 10 % around each step) and swings along a raised arc for the rest; the legs reach
+# them by exact two-link inverse kinematics in the sagittal plane, the feet kept
+# flat. Stride 60 cm per cycle (a step every second), the pelvis at constant speed.
+T, frames, dt = 2.0, 120, 1 / 30
+L1 = L2 = 42.0
 out += ["MOTION", f"Frames: {frames}", f"Frame Time: {dt:.7f}"]
+
+def foot(t, offset):
+    """Ankle (z, y) of a foot at time t (its cycle shifted by offset)."""
+    c = t / T - offset
+    k = math.floor(c)
+    u = c - k
+    z0 = 60 * (k + offset + 0.3)
+    if u < 0.6:
+        return z0, 6.0
+    s = (u - 0.6) / 0.4
+    s2 = s * s * (3 - 2 * s)
+    return z0 + 60 * s2, 6.0 + 8 * math.sin(math.pi * s)
+
+def leg(hip, ankle):
+    """X rotations (degrees) of thigh, knee and foot reaching ankle from hip."""
+    dz, dy = ankle[0] - hip[0], ankle[1] - hip[1]
+    d = min(math.hypot(dz, dy), L1 + L2 - 1e-6)
+    alpha = math.atan2(-dz, -dy)  # the hip-ankle line from straight down, > 0 backwards
+    beta = math.acos((L1 * L1 + d * d - L2 * L2) / (2 * L1 * d))
+    gamma = math.acos((L2 * L2 + d * d - L1 * L1) / (2 * L2 * d))
+    thigh, shin = alpha - beta, alpha + gamma  # the knee points forward
+    deg = 180 / math.pi
+    return thigh * deg, (shin - thigh) * deg, -shin * deg
+
 for f in range(frames):
-    ph = 2 * math.pi * f / frames  # one full cycle: a left and a right step
+    t = f * dt
+    ph = 2 * math.pi * t / T
     s = math.sin
     v = {n: [0.0, 0.0, 0.0] for n, *_ in J}  # Z X Y rotation, degrees
-    root = [0.0, 95 - 2.0 * abs(math.cos(ph)), 60 * f / frames]  # bobbing, 60 cm forward per cycle
-    v["Hips"] = [2 * s(ph), 0, 5 * s(ph)]
+    root = [0.0, 89 - 1.0 * math.cos(2 * ph), 30 * t]  # 30 cm/s, bobbing twice a cycle
     v["Spine"] = [0, 2, -3 * s(ph)]
     v["Chest"] = [0, 2, -3 * s(ph)]
     v["Head"] = [0, -3, 2 * s(ph)]
-    for side, sg in (("Left", 1), ("Right", -1)):
-        sw = sg * s(ph)
-        v[side + "UpLeg"] = [0, -25 * sw, 0]
-        v[side + "Leg"] = [0, 30 * max(0.0, sg * s(ph + 1.2)) + 5, 0]
-        v[side + "Foot"] = [0, 10 * sw - 5, 0]
-        v[side + "Arm"] = [sg * 10, 20 * sw, 0]  # slightly out, swinging against the leg
+    for side, sg, off in (("Left", 1, 0.0), ("Right", -1, 0.5)):
+        hip = (root[2], root[1] - 5)
+        a, k, fo = leg(hip, foot(t, off))
+        v[side + "UpLeg"] = [0, a, 0]
+        v[side + "Leg"] = [0, k, 0]
+        v[side + "Foot"] = [0, fo, 0]
+        sw = -sg * s(ph)  # arms swing against the legs
+        v[side + "Arm"] = [sg * 10, 20 * sw, 0]
         v[side + "ForeArm"] = [0, -20 - 10 * max(0.0, sw), 0]
     vals = root + v["Hips"]
     for n, p, o, c in J[1:]:

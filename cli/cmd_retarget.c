@@ -1,0 +1,234 @@
+/* kinegraph retarget CLIP --robot MODEL -o OUT: a motion-capture clip onto a humanoid. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/retarget.h"
+#include "cli/common.h"
+#include "formats/fileio.h"
+#include "formats/save.h"
+
+int kg_cmd_retarget(int argc, char **argv);
+
+static const char help[] =
+    "usage: kinegraph retarget CLIP --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
+    "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--iterations N]\n"
+    "                          [--contact-height M] [--contact-speed V] [--json] [options]\n"
+    "\n"
+    "Makes the humanoid MODEL (URDF or COLLADA) perform CLIP (BVH or a COLLADA skeleton\n"
+    "clip): body parts matched by name and structure (or --map), limbs scaled by the ratio of\n"
+    "leg and arm lengths, the clip turned to face +x from its first frame; per frame,\n"
+    "whole-body IK with a floating root within joint position and velocity limits; feet\n"
+    "down in the source (ankle within --contact-height of its lowest level and slower than\n"
+    "--contact-speed) are pinned flat on the ground; the COM follows Kajita's preview\n"
+    "control so that the ZMP stays in the support polygon. OUT by extension: .csv (one row per\n"
+    "frame: root x,y,z, root quaternion x,y,z,w, the robot's joint positions in its file's\n"
+    "order, no header: the layout of retargeted LAFAN1 clips; --csv-layout kinegraph for the\n"
+    "headed layout of `convert`), .json, .bvh, .dae (robot and animation), .urdf (the robot).\n"
+    "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
+    "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
+    "found, errors), 3 when OUT cannot be written.\n"
+    "\n"
+    "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
+    "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
+    "left_wrist and the right_ ones.\n"
+    "\n"
+    "options:\n"
+    "  --robot MODEL          the humanoid (required)\n"
+    "  -o, --output OUT       the robot's motion (required)\n"
+    "  --map MAP.json         body parts by link name, over the ones found\n"
+    "  --report FILE.json     the report\n"
+    "  --csv-layout L         lafan1 (default) or kinegraph\n"
+    "  --no-balance           no preview control (the COM is left where the IK puts it)\n"
+    "  --iterations N         whole-body IK iterations per frame (default 8)\n"
+    "  --contact-height M     foot contact height, m on the robot's scale (default 0.04)\n"
+    "  --contact-speed V      foot contact speed, m/s (default 0.5)\n"
+    "  --json                 print the report as JSON on stdout\n";
+
+typedef struct opts {
+    const char *robot, *out, *map, *report, *layout, *iters, *height, *speed;
+    int no_balance;
+} opts;
+
+static int option(kg_cli *c, int argc, char **argv, int *i) {
+    opts *o = c->ctx;
+    const char *a = argv[*i];
+    if (!strcmp(a, "--no-balance")) {
+        o->no_balance = 1;
+        return 1;
+    }
+    const char **slot = !strcmp(a, "--robot")                            ? &o->robot
+                        : !strcmp(a, "-o") || !strcmp(a, "--output")     ? &o->out
+                        : !strcmp(a, "--map")                            ? &o->map
+                        : !strcmp(a, "--report")                         ? &o->report
+                        : !strcmp(a, "--csv-layout")                     ? &o->layout
+                        : !strcmp(a, "--iterations")                     ? &o->iters
+                        : !strcmp(a, "--contact-height")                 ? &o->height
+                        : !strcmp(a, "--contact-speed")                  ? &o->speed
+                                                                         : NULL;
+    if (!slot) return 0;
+    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+}
+
+static int number(const char *opt, const char *text, double lo, double *out) {
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || v < lo) {
+        kg_cli_usage_error("retarget", "%s takes a number >= %g, not '%s'", opt, lo, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* One side of --map into a body map; 0, or -1 after an error message. */
+static int read_map(json_t *side, const char *which, const kg_model *m, kg_body_map *map, const char *path) {
+    for (int k = 0; k < KG_NPART; k++) map->link[k] = -1, map->how[k] = NULL;
+    if (!side) return 0;
+    if (!json_is_object(side)) {
+        fprintf(stderr, "%s: error: \"%s\" must be an object of part: link name\n", path, which);
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(side, key, v) {
+        int part = kg_part_parse(key);
+        if (part < 0) {
+            fprintf(stderr, "%s: error: \"%s\": unknown part '%s'\n", path, which, key);
+            return -1;
+        }
+        int l = json_is_string(v) ? kg_model_link(m, json_string_value(v)) : -1;
+        if (l < 0) {
+            fprintf(stderr, "%s: error: \"%s\".\"%s\": no link '%s' in %s\n", path, which, key,
+                    json_is_string(v) ? json_string_value(v) : "(not a string)", m->source ? m->source : "the model");
+            return -1;
+        }
+        map->link[part] = l, map->how[part] = "map";
+    }
+    return 0;
+}
+
+static json_t *report_json(const kg_retarget_report *r, const char *clip, const char *robot) {
+    json_t *o = json_object();
+    json_object_set_new(o, "clip", kg_json_str(clip));
+    json_object_set_new(o, "robot", kg_json_str(robot));
+    json_object_set_new(o, "source_family", kg_json_str(r->source_family));
+    json_object_set_new(o, "frames", json_integer(r->frames));
+    json_object_set_new(o, "frame_time", kg_json_num(r->frame_time));
+    json_object_set_new(o, "leg_scale", kg_json_num(r->leg_scale));
+    json_object_set_new(o, "arm_scale", kg_json_num(r->arm_scale));
+    json_object_set_new(o, "keypoint_error_mean_mm", kg_json_num(r->keypoint_mean_mm));
+    json_object_set_new(o, "keypoint_error_max_mm", kg_json_num(r->keypoint_max_mm));
+    json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
+    json_object_set_new(o, "contact_frames", json_integer(r->contact_frames));
+    json_object_set_new(o, "double_support_frames", json_integer(r->double_support_frames));
+    json_object_set_new(o, "foot_slip_max_mm", kg_json_num(r->slip_max_mm));
+    json_object_set_new(o, "foot_slip_mean_mm", kg_json_num(r->slip_mean_mm));
+    json_object_set_new(o, "penetration_max_mm", kg_json_num(r->penetration_max_mm));
+    json_object_set_new(o, "float_max_mm", kg_json_num(r->float_max_mm));
+    json_object_set_new(o, "limit_violations", json_integer(r->limit_violations));
+    json_object_set_new(o, "velocity_violations", json_integer(r->velocity_violations));
+    json_object_set_new(o, "self_collision_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_frames) : json_null());
+    json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
+    json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));
+    json_object_set_new(o, "com_outside_double_support_percent", kg_json_num(r->com_outside_double_percent));
+    json_object_set_new(o, "zmp_margin_min_mm", kg_json_num(r->zmp_margin_min_mm));
+    json_object_set_new(o, "zmp_outside_percent", kg_json_num(r->zmp_outside_percent));
+    json_object_set_new(o, "seconds", kg_json_num(r->seconds));
+    json_object_set_new(o, "frames_per_second", kg_json_num(r->seconds > 0 ? r->frames / r->seconds : 0));
+    return o;
+}
+
+int kg_cmd_retarget(int argc, char **argv) {
+    opts o = {0};
+    kg_cli c = {.command = "retarget", .option = option, .ctx = &o};
+    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    if (rc >= 0) return rc;
+    if (!o.robot) return kg_cli_usage_error("retarget", "--robot MODEL is required");
+    if (!o.out) return kg_cli_usage_error("retarget", "-o OUT is required");
+    const char *format = kg_output_format(o.out);
+    if (!format) return kg_cli_usage_error("retarget", "cannot tell the format of '%s' (.csv, .json, .bvh, .dae, .urdf)", o.out);
+    if (o.layout && strcmp(o.layout, "lafan1") && strcmp(o.layout, "kinegraph"))
+        return kg_cli_usage_error("retarget", "--csv-layout takes lafan1 or kinegraph");
+    if (!strcmp(format, "csv") && (!o.layout || !strcmp(o.layout, "lafan1"))) format = "lafan1";
+    kg_retarget_options ro;
+    kg_retarget_defaults(&ro);
+    ro.iterations = 8;
+    if (o.no_balance) ro.balance = 0;
+    double v;
+    if (o.iters) {
+        if (number("--iterations", o.iters, 1, &v) != 0) return KG_EXIT_USAGE;
+        ro.iterations = (int)v;
+    }
+    if (o.height && number("--contact-height", o.height, 0, &ro.contact_height) != 0) return KG_EXIT_USAGE;
+    if (o.speed && number("--contact-speed", o.speed, 0, &ro.contact_speed) != 0) return KG_EXIT_USAGE;
+
+    kg_model *clip = kg_cli_load(&c, KG_ERROR), *robot = NULL;
+    kg_motion *out = NULL;
+    json_t *map = NULL;
+    rc = KG_EXIT_ERRORS;
+    if (!clip || kg_cli_status(&c) != 0) goto done;
+    if (!c.motion || c.motion->nframes < 1) {
+        fprintf(stderr, "%s: error: no motion to retarget\n", c.model_path);
+        goto done;
+    }
+    kg_load_options lo = kg_cli_load_options(&c);
+    size_t before = c.diags.count;
+    robot = kg_load(o.robot, &lo, &c.diags);
+    kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_ERROR, before);
+    if (!robot || kg_cli_status(&c) != 0) goto done;
+    kg_body_map smap, rmap;
+    if (o.map) {
+        json_error_t err;
+        map = json_load_file(o.map, 0, &err);
+        if (!map || !json_is_object(map)) {
+            fprintf(stderr, "%s:%d: error: %s\n", o.map, map ? 1 : err.line, map ? "not a JSON object" : err.text);
+            goto done;
+        }
+        if (read_map(json_object_get(map, "source"), "source", clip, &smap, o.map) != 0 ||
+            read_map(json_object_get(map, "robot"), "robot", robot, &rmap, o.map) != 0)
+            goto done;
+        ro.source_map = &smap, ro.robot_map = &rmap;
+    }
+    kg_retarget_report rep;
+    before = c.diags.count;
+    int r = kg_retarget(clip, c.motion, robot, &ro, &out, &rep, &c.diags);
+    kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
+    if (r != 0) goto done;
+    before = c.diags.count;
+    if (kg_save(o.out, format, robot, out, NULL, &c.diags) != 0) {
+        kg_cli_print_diags_from(&c, stderr, KG_ERROR, before);
+        rc = KG_EXIT_OUTPUT;
+        goto done;
+    }
+    json_t *j = report_json(&rep, c.model_path, o.robot);
+    rc = KG_EXIT_OK;
+    if (o.report) {
+        kg_out f;
+        if (kg_out_open(&f, o.report) != 0 || json_dumpf(j, f.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
+            fputc('\n', f.f) == EOF || kg_out_commit(&f) != 0) {
+            fprintf(stderr, "kinegraph retarget: cannot write %s\n", o.report);
+            rc = KG_EXIT_OUTPUT;
+        }
+    }
+    fprintf(stderr,
+            "kinegraph retarget: wrote %s: %d frames in %.3f s (%.0f frames/s); keypoints %.1f mm mean; foot slip "
+            "%.2f mm max; penetration %.2f mm; limit/velocity violations %d/%d; COM out on %.1f %% of double "
+            "support; ZMP out on %.1f %% of contact frames\n",
+            o.out, rep.frames, rep.seconds, rep.seconds > 0 ? rep.frames / rep.seconds : 0, rep.keypoint_mean_mm,
+            rep.slip_max_mm, rep.penetration_max_mm, rep.limit_violations, rep.velocity_violations,
+            rep.com_outside_double_percent, rep.zmp_outside_percent);
+    if (c.json) {
+        if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
+    } else {
+        json_decref(j);
+    }
+done:
+    json_decref(map);
+    kg_motion_free(out);
+    kg_model_free(robot);
+    kg_model_free(clip);
+    kg_cli_done(&c);
+    return rc;
+}
