@@ -1,14 +1,17 @@
 /* Retargeting: body parts of every skeleton family in the corpus and of the
- * humanoid robots found by name and structure. */
+ * humanoid robots found by name and structure; the preview controller; the
+ * whole pipeline's report on the sample walk and on corpus clips. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
 #include <glob.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/bodymap.h"
 #include "analysis/preview.h"
+#include "analysis/retarget.h"
 #include "core/fk.h"
 #include "formats/load.h"
 
@@ -133,6 +136,119 @@ static void test_robots(void **state) {
     kg_diags_clear(&d);
 }
 
+
+static kg_motion *run(const char *clip_path, const char *robot_path, const kg_retarget_options *o,
+                      kg_retarget_report *rep) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL, *out = NULL;
+    kg_model *src = kg_load_clip(clip_path, NULL, &clip, &d), *robot = kg_load(robot_path, NULL, &d);
+    if (!src || !robot || !clip) fail_msg("%s or %s does not load", clip_path, robot_path);
+    if (kg_retarget(src, clip, robot, o, &out, rep, &d) != 0) fail_msg("%s onto %s failed", clip_path, robot_path);
+    kg_motion_free(clip);
+    kg_model_free(src);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+    return out;
+}
+
+static void print_report(const char *clip, const char *robot, const kg_retarget_report *r) {
+    printf("  %-36s %-12s %5d frames, keypoints %5.1f mm, slip %6.2f mm, penetration %5.2f mm, violations %d/%d, "
+           "COM out (double) %.1f %%, ZMP out %5.1f %%, %5.0f frames/s\n",
+           clip, robot, r->frames, r->keypoint_mean_mm, r->slip_max_mm, r->penetration_max_mm, r->limit_violations,
+           r->velocity_violations, r->com_outside_double_percent, r->zmp_outside_percent, r->frames / r->seconds);
+}
+
+/* The sample walk (feet planted by construction) onto the sample humanoid: every
+ * figure the issue asks for, the same bytes twice, and the same motion when the
+ * clip starts facing another way. */
+static void test_retarget_sample(void **state) {
+    (void)state;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.iterations = 8;
+    kg_retarget_report r, r2, r3;
+    kg_motion *a = run(WALK, SAMPLE, &o, &r);
+    print_report("samples/walk.bvh", "humanoid", &r);
+    assert_int_equal(r.frames, 120);
+    assert_string_equal(r.source_family, "cmu");
+    assert_int_equal(r.limit_violations, 0);
+    assert_int_equal(r.velocity_violations, 0);
+    assert_true(r.contact_phases >= 5); /* four steps: both feet start down */
+    assert_true(r.double_support_frames > 0);
+    assert_true(r.slip_max_mm <= 2.0);
+    assert_true(r.penetration_max_mm <= 5.0);
+    assert_true(r.float_max_mm <= 5.0);
+    assert_true(r.com_outside_double_percent == 0.0);
+    assert_true(r.zmp_outside_percent <= 5.0);
+    assert_true(r.keypoint_mean_mm < 40);
+    /* deterministic */
+    kg_motion *b = run(WALK, SAMPLE, &o, &r2);
+    assert_int_equal(a->nframes, b->nframes);
+    assert_memory_equal(a->q, b->q, (size_t)a->nframes * (size_t)a->nq * sizeof(double));
+    assert_memory_equal(a->base, b->base, (size_t)a->nframes * 7 * sizeof(double));
+    /* turned 2 rad about the up axis first: the same motion (facing comes from frame 0) */
+    o.source_yaw = 2.0;
+    kg_motion *c = run(WALK, SAMPLE, &o, &r3);
+    double worst = 0;
+    for (size_t k = 0; k < (size_t)a->nframes * (size_t)a->nq; k++) worst = fmax(worst, fabs(a->q[k] - c->q[k]));
+    for (size_t k = 0; k < (size_t)a->nframes * 7; k++) worst = fmax(worst, fabs(a->base[k] - c->base[k]));
+    printf("  turned clip: largest difference %.2e\n", worst);
+    assert_true(worst < 1e-6);
+    kg_motion_free(a);
+    kg_motion_free(b);
+    kg_motion_free(c);
+}
+
+/* Corpus clips onto G1 and JVRC-1. Everywhere: no joint position or velocity
+ * limit violated, the COM over the feet on every double-support frame. The
+ * clips where the issue's foot and ZMP figures are met are held to them; the
+ * others' figures are printed (README, "Retargeting": what is not met yet). */
+static void test_retarget_corpus(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    static const struct {
+        const char *clip;
+        int strict; /* slip <= 2 mm, penetration <= 5 mm, ZMP out <= 5 % (on G1) */
+    } clips[] = {
+        {"animated_drawings/animate/Data/BVH/sst/walk_circle.bvh", 1},
+        {"bandai_namco/dataset-2_walk-turn-left_elderly_001.bvh", 1},
+        {"bandai_namco/dataset-1_walk_normal_001.bvh", 0},
+        {"bandai_namco/dataset-1_walk-back_normal_001.bvh", 0},
+        {"bandai_namco/dataset-1_walk_giant_001.bvh", 0},
+        {"bandai_namco/dataset-1_run_normal_001.bvh", 0},
+        {"bandai_namco/dataset-2_run_feminine_001.bvh", 0},
+        {"bandai_namco/dataset-1_dash_normal_001.bvh", 0},
+        {"bandai_namco/dataset-1_dance-short_normal_001.bvh", 0},
+        {"animated_drawings/examples/bvh/rokoko/jesse_dance.bvh", 0},
+        {"cmu_iclone/007_01.bvh", 0},
+        {"cmu_iclone/005_02.bvh", 0},
+    };
+    static const char *robots[] = {"urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
+                                   "urdf/jvrc1/jvrc_description/urdf/jvrc1.urdf"};
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.iterations = 8;
+    for (size_t ri = 0; ri < 2; ri++)
+        for (size_t k = 0; k < sizeof clips / sizeof *clips; k++) {
+            char cp[4096], rp[4096];
+            snprintf(cp, sizeof cp, "%s/bvh/%s", data, clips[k].clip);
+            snprintf(rp, sizeof rp, "%s/%s", data, robots[ri]);
+            kg_retarget_report r;
+            kg_motion *m = run(cp, rp, &o, &r);
+            print_report(strrchr(clips[k].clip, '/') + 1, ri ? "jvrc1" : "g1", &r);
+            assert_int_equal(r.limit_violations, 0);
+            assert_int_equal(r.velocity_violations, 0);
+            assert_true(r.com_outside_double_percent == 0.0);
+            if (clips[k].strict && ri == 0) {
+                assert_true(r.slip_max_mm <= 2.0);
+                assert_true(r.penetration_max_mm <= 5.0);
+                assert_true(r.zmp_outside_percent <= 5.0);
+            }
+            kg_motion_free(m);
+        }
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -172,6 +288,8 @@ int main(void) {
         cmocka_unit_test(test_skeleton_families),
         cmocka_unit_test(test_robots),
         cmocka_unit_test(test_preview_gains),
+        cmocka_unit_test(test_retarget_sample),
+        cmocka_unit_test(test_retarget_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
