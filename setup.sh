@@ -61,6 +61,9 @@ demo)
         --voxel 0.03 --svg build/r_hand_workspace.svg --ply build/r_hand_workspace.ply
     build/kinegraph collisions samples/humanoid.urdf --samples 100000 --srdf build/humanoid.srdf
     build/kinegraph mass samples/humanoid.urdf --from-geometry
+    build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.csv \
+        --report build/walk_humanoid_report.json
+    build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.dae
     ;;
 test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"

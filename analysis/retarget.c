@@ -737,6 +737,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     p.ds = kg_data_new(src);
     int rc = -1;
     if (robot_setup(robot, &o, &p.ri, dg) != 0 || source_setup(src, clip, &o, &p.si, p.ds, dg) != 0) goto done;
+    rep->setup_seconds = now() - t0;
     p.si.s_leg = p.ri.leg / p.si.leg;
     p.si.s_arm = p.ri.arm / p.si.arm;
     rep->source_family = p.si.map.family;

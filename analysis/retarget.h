@@ -63,7 +63,9 @@ typedef struct kg_retarget_report {
     double com_outside_double_percent;         /* of double-support frames */
     double zmp_margin_min_mm;
     double zmp_outside_percent;                /* of contact frames */
-    double seconds;
+    double seconds;                            /* in all */
+    double setup_seconds;                      /* of which: the robot (its collision shapes: meshes
+                                                * read and hulled) and the source's levels */
 } kg_retarget_report;
 
 void kg_retarget_defaults(kg_retarget_options *o);

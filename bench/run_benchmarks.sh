@@ -150,3 +150,11 @@ for c in "${ik_chains[@]}"; do
     "$bin/bench_ik" "$data/$1" "$2" "$3" 10000 5 | tee -a "$out/ik.json"
     [ -x "$bin/peers_ik" ] && "$bin/peers_ik" "$data/$1" "$2" "$3" 10000 5 2>/dev/null | tee -a "$out/ik.json"
 done
+# Retargeting: CMU 01_01 (the clip) and a walk onto G1, single thread.
+rm -f "$out/retarget.json"
+if [ -f "$g1" ]; then
+    for clip in bvh/cmu_cgspeed/01_01.bvh bvh/animated_drawings/animate/Data/BVH/sst/walk_circle.bvh; do
+        [ -f "$data/$clip" ] && OPENBLAS_NUM_THREADS=1 "$bin/bench_retarget" "$data/$clip" "$g1" 5 | tee -a "$out/retarget.json"
+    done
+fi
+OPENBLAS_NUM_THREADS=1 "$bin/bench_retarget" "$src/samples/walk.bvh" "$src/samples/humanoid.urdf" 5 | tee -a "$out/retarget.json"

@@ -555,12 +555,54 @@ static void test_bvh_commands(void **state) {
     free(err);
 }
 
+
+/* retarget: the report's fields, the LAFAN1 CSV layout (no header; 7 + joints
+ * per row), usage and output errors. */
+static void test_retarget(void **state) {
+    (void)state;
+    char args[2048], path[800];
+    snprintf(path, sizeof path, "%s/walk.csv", tmpdir);
+    snprintf(args, sizeof args, "retarget --json '%s' --robot '%s' -o '%s'", WALK, SAMPLE, path);
+    json_t *j = run_json(args, 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "frames")), 120);
+    assert_string_equal(json_string_value(json_object_get(j, "source_family")), "cmu");
+    assert_int_equal(json_integer_value(json_object_get(j, "limit_violations")), 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "velocity_violations")), 0);
+    assert_true(num(j, "foot_slip_max_mm") <= 2);
+    assert_true(num(j, "penetration_max_mm") <= 5);
+    assert_true(num(j, "zmp_outside_percent") <= 5);
+    assert_true(num(j, "com_outside_double_support_percent") == 0);
+    const char *fields[] = {"keypoint_error_mean_mm", "keypoint_error_max_mm", "contact_phases", "float_max_mm",
+                            "self_collision_frames", "com_margin_min_mm", "zmp_margin_min_mm", "seconds"};
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) assert_non_null(json_object_get(j, fields[k]));
+    json_decref(j);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    int rows = 0, commas = 0;
+    for (char *c = csv; *c; c++) {
+        if (*c == '\n') rows++;
+        if (*c == ',' && rows == 0) commas++;
+    }
+    assert_int_equal(rows, 120);
+    assert_int_equal(commas + 1, 7 + 23); /* root x y z qx qy qz qw, 23 joints */
+    assert_true(csv[0] == '-' || (csv[0] >= '0' && csv[0] <= '9')); /* no header */
+    free(csv);
+    char *out, *err;
+    snprintf(args, sizeof args, "retarget '%s' -o '%s'", WALK, path);
+    assert_int_equal(run(args, &out, &err), 2);
+    assert_non_null(strstr(err, "--robot"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o /nonexistent/dir/x.csv", WALK, SAMPLE);
+    assert_int_equal(run(args, &out, &err), 3);
+    free(out), free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
-        cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands),
+        cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands), cmocka_unit_test(test_retarget),
         cmocka_unit_test(test_jacobian_json), cmocka_unit_test(test_mass_from_geometry),
         cmocka_unit_test(test_workspace_json), cmocka_unit_test(test_collisions_json),
         cmocka_unit_test(test_ik_json),

@@ -1,0 +1,63 @@
+/* Retargeting speed: a clip onto a robot with every constraint on (contacts,
+ * limits, velocity limits, preview-control balance), single thread. Prints JSON:
+ * frames per second over the whole call (setup included) and over the stream
+ * alone (setup: the robot's collision shapes and the source's levels), min and
+ * median of the runs, and the report's quality figures of the last run.
+ * usage: bench_retarget CLIP ROBOT [runs] */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/retarget.h"
+#include "formats/load.h"
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_retarget CLIP ROBOT [runs]\n");
+        return 2;
+    }
+    int runs = argc > 3 ? atoi(argv[3]) : 5;
+    if (runs < 1) runs = 1;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL;
+    kg_model *src = kg_load_clip(argv[1], NULL, &clip, &d), *robot = kg_load(argv[2], NULL, &d);
+    if (!src || !robot || !clip) {
+        fprintf(stderr, "bench_retarget: cannot load %s or %s\n", argv[1], argv[2]);
+        return 1;
+    }
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.iterations = 8; /* as `kinegraph retarget` */
+    double *all = malloc((size_t)runs * sizeof *all), *stream = malloc((size_t)runs * sizeof *stream);
+    kg_retarget_report r;
+    for (int k = 0; k < runs; k++) {
+        kg_motion *out = NULL;
+        if (kg_retarget(src, clip, robot, &o, &out, &r, &d) != 0) return 1;
+        all[k] = r.frames / r.seconds;
+        stream[k] = r.frames / (r.seconds - r.setup_seconds);
+        kg_motion_free(out);
+    }
+    qsort(all, (size_t)runs, sizeof *all, cmp);
+    qsort(stream, (size_t)runs, sizeof *stream, cmp);
+    printf("{\"bench\": \"retarget\", \"clip\": \"%s\", \"robot\": \"%s\", \"frames\": %d, \"runs\": %d,\n"
+           " \"frames_per_second\": {\"min\": %.0f, \"median\": %.0f, \"max\": %.0f},\n"
+           " \"stream_frames_per_second\": {\"min\": %.0f, \"median\": %.0f, \"max\": %.0f}, \"setup_seconds\": %.4f,\n"
+           " \"keypoint_error_mean_mm\": %.1f, \"foot_slip_max_mm\": %.2f, \"penetration_max_mm\": %.2f,\n"
+           " \"limit_violations\": %d, \"velocity_violations\": %d, \"com_outside_double_support_percent\": %.1f,\n"
+           " \"zmp_outside_percent\": %.1f}\n",
+           argv[1], argv[2], r.frames, runs, all[0], all[runs / 2], all[runs - 1], stream[0], stream[runs / 2],
+           stream[runs - 1], r.setup_seconds, r.keypoint_mean_mm, r.slip_max_mm, r.penetration_max_mm,
+           r.limit_violations, r.velocity_violations, r.com_outside_double_percent, r.zmp_outside_percent);
+    free(all);
+    free(stream);
+    kg_motion_free(clip);
+    kg_model_free(src);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+    return 0;
+}
