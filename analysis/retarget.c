@@ -146,6 +146,19 @@ static double poly_distance(const double (*p)[2], int n, const double x[2], doub
     return dist;
 }
 
+/* The robot's centre of mass at d's pose (after kg_fk); scratch: 4 nlink doubles. */
+static void robot_com(const kg_model *r, kg_data *d, double com[3], double *scratch) {
+    kg_jacobian_twists(r, d);
+    kg_com_jacobian(r, d, com, NULL, scratch);
+}
+
+/* The cart-table ZMP of a COM coordinate c from its values h1 before and h2
+ * after (s): c - zc / g * c'' (c'' by second differences; 0 at an end). */
+static double cart_table_zmp(double before, double c, double after, double h1, double h2, double zc) {
+    double acc = h1 > 0 && h2 > 0 ? 2 * ((after - c) / h2 - (c - before) / h1) / (h1 + h2) : 0;
+    return c - zc / G * acc;
+}
+
 /* ---- the robot's constants ------------------------------------------------------------ */
 
 typedef struct robot_info {
@@ -252,8 +265,7 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
         }
     }
     double com[3], *scratch = malloc(((size_t)r->nlink + 1) * 4 * sizeof *scratch);
-    kg_jacobian_twists(r, d);
-    kg_com_jacobian(r, d, com, NULL, scratch);
+    robot_com(r, d, com, scratch);
     free(scratch);
     ri->com_h = com[2] - sole_z;
     for (int a = 0; a < 3; a++) ri->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
@@ -377,7 +389,6 @@ typedef struct slot {
     int frame;
     double kp[KG_NPART][3];     /* mapped keypoints (robot space) */
     double pelvis_rot[9], chest_rot[9], foot_rot[2][9];
-    double foot_h[2], foot_v[2];
     unsigned char raw[2], closed[2], contact[2];
     double foot_pos[2][3], foot_R[2][9]; /* the feet's link targets */
     double poly[8][2];                   /* the support polygon (counter-clockwise) */
@@ -461,9 +472,7 @@ static void stage_source(pipe *p, int f) {
             const slot *q = at(p, f - 1);
             va = hypot(s->kp[ankle][0] - q->kp[ankle][0], s->kp[ankle][1] - q->kp[ankle][1]) / p->dt;
         }
-        s->foot_h[side] = fmin(ha, ht);
-        s->foot_v[side] = va;
-        s->raw[side] = s->foot_h[side] < p->o->contact_height && va < p->o->contact_speed;
+        s->raw[side] = fmin(ha, ht) < p->o->contact_height && va < p->o->contact_speed;
     }
 }
 
@@ -618,7 +627,15 @@ static void frame_limits(pipe *p, const double *prev) {
     }
 }
 
-static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io);
+/* Each planted foot's leg alone onto its target (t[0], t[1]: the feet). */
+static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
+    kg_ik_result res;
+    for (int side = 0; side < 2; side++) {
+        if (!p->ri.leg_cols[side] || t[side].axes != KG_IK_POSE) continue;
+        io->active = p->ri.leg_cols[side];
+        kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
+    }
+}
 
 /* Whole-body IK with the root floating, then each leg alone onto its foot's
  * target when it is planted (a six-column problem that converges in a few
@@ -650,22 +667,12 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
         if (round > 0) {
             double c[3];
             kg_fk(r, p->d);
-            kg_jacobian_twists(r, p->d);
-            kg_com_jacobian(r, p->d, c, NULL, p->scratch);
+            robot_com(r, p->d, c, p->scratch);
             p->d->base_pos[0] += com[0] - c[0], p->d->base_pos[1] += com[1] - c[1];
         }
         legs(p, t, &io);
     }
     kg_fk(r, p->d);
-}
-
-static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
-    kg_ik_result res;
-    for (int side = 0; side < 2; side++) {
-        if (!p->ri.leg_cols[side] || t[side].axes != KG_IK_POSE) continue;
-        io->active = p->ri.leg_cols[side];
-        kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
-    }
 }
 
 /* ---- metrics -------------------------------------------------------------------------- */
@@ -704,12 +711,9 @@ static void stage_zmp(pipe *p, int f, int last) {
     slot *s = at(p, f);
     int kp = f - p->H >= 0 ? f - p->H : 0, kn = f + p->H <= last ? f + p->H : last;
     const slot *sp = at(p, kp), *sn = at(p, kn);
-    for (int a = 0; a < 2; a++) {
-        double h1 = (f - kp) * p->dt, h2 = (kn - f) * p->dt, acc = 0;
-        if (h1 > 0 && h2 > 0)
-            acc = 2 * ((sn->com_est[a] - s->com_est[a]) / h2 - (s->com_est[a] - sp->com_est[a]) / h1) / (h1 + h2);
-        s->zmp_ref[a] = s->com_est[a] - p->ri.com_h / G * acc;
-    }
+    for (int a = 0; a < 2; a++)
+        s->zmp_ref[a] = cart_table_zmp(sp->com_est[a], s->com_est[a], sn->com_est[a], (f - kp) * p->dt,
+                                       (kn - f) * p->dt, p->ri.com_h);
     if (s->npoly > 0) {
         double in[2];
         poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->margin, in);
@@ -842,10 +846,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                 kg_mat3_copy(from[k].rot, p.d->link_rot + 9 * goal[k].link);
             }
             if (comp) {
-                double com[3];
-                kg_jacobian_twists(robot, p.d);
-                kg_com_jacobian(robot, p.d, com, NULL, p.scratch);
-                kg_vec3_copy(from[nt - 1].pos, com);
+                robot_com(robot, p.d, from[nt - 1].pos, p.scratch);
             }
             for (int step = 1; step <= FIRST_STEPS; step++) {
                 double u = (double)step / FIRST_STEPS;
@@ -921,8 +922,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             rep->self_collision_frames++;
         /* COM and ZMP against the support polygon of this frame */
         double com[3];
-        kg_jacobian_twists(robot, p.d);
-        kg_com_jacobian(robot, p.d, com, NULL, p.scratch);
+        robot_com(robot, p.d, com, p.scratch);
         if (ncontact) {
             rep->contact_frames++;
             double dcm = poly_distance((const double(*)[2])s->poly, s->npoly, com, 0, NULL) * 1e3;
@@ -941,10 +941,9 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             slot *sp = at(&p, k);
             if (sp->contact[0] + sp->contact[1]) {
                 double zz[2], hh = p.H * p.dt;
-                for (int ax = 0; ax < 2; ax++) {
-                    double acc = (com[ax] - 2 * mt.com_hist[k % R][ax] + mt.com_hist[(f - 2 * p.H) % R][ax]) / (hh * hh);
-                    zz[ax] = mt.com_hist[k % R][ax] - p.ri.com_h / G * acc;
-                }
+                for (int ax = 0; ax < 2; ax++)
+                    zz[ax] = cart_table_zmp(mt.com_hist[(f - 2 * p.H) % R][ax], mt.com_hist[k % R][ax], com[ax], hh, hh,
+                                            p.ri.com_h);
                 double dz = poly_distance((const double(*)[2])sp->poly, sp->npoly, zz, 0, NULL) * 1e3;
                 if (dz < rep->zmp_margin_min_mm) rep->zmp_margin_min_mm = dz;
                 if (dz < 0) zmp_out++;

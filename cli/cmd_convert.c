@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli/common.h"
-#include "formats/fileio.h"
 #include "formats/ledger.h"
 #include "formats/save.h"
 
@@ -49,16 +48,7 @@ static int write_ledger(const char *path, const char *in, const char *out, const
         json_array_append_new(entries, x);
     }
     json_object_set_new(o, "entries", entries);
-    kg_out f;
-    int rc = -1;
-    if (kg_out_open(&f, path) == 0) {
-        if (json_dumpf(o, f.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0) {
-            fputc('\n', f.f);
-            rc = kg_out_commit(&f);
-        } else {
-            kg_out_abort(&f);
-        }
-    }
+    int rc = kg_json_write_file(o, path);
     json_decref(o);
     return rc;
 }

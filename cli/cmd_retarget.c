@@ -6,7 +6,6 @@
 
 #include "analysis/retarget.h"
 #include "cli/common.h"
-#include "formats/fileio.h"
 #include "formats/save.h"
 
 int kg_cmd_retarget(int argc, char **argv);
@@ -71,15 +70,12 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
     return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
 }
 
-static int number(const char *opt, const char *text, double lo, double *out) {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v < lo) {
-        kg_cli_usage_error("retarget", "%s takes a number >= %g, not '%s'", opt, lo, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
+/* A number >= lo for option opt; 0, or -1 after a usage error. */
+static int number(kg_cli *c, const char *opt, const char *text, double lo, double *out) {
+    if (kg_cli_numbers(c, opt, text, out, 1) != 0) return -1;
+    if (*out >= lo) return 0;
+    kg_cli_usage_error("retarget", "%s takes a number >= %g, not '%s'", opt, lo, text);
+    return -1;
 }
 
 /* One side of --map into a body map; 0, or -1 after an error message. */
@@ -159,11 +155,11 @@ int kg_cmd_retarget(int argc, char **argv) {
     if (o.no_balance) ro.balance = 0;
     double v;
     if (o.iters) {
-        if (number("--iterations", o.iters, 1, &v) != 0) return KG_EXIT_USAGE;
+        if (number(&c, "--iterations", o.iters, 1, &v) != 0) return KG_EXIT_USAGE;
         ro.iterations = (int)v;
     }
-    if (o.height && number("--contact-height", o.height, 0, &ro.contact_height) != 0) return KG_EXIT_USAGE;
-    if (o.speed && number("--contact-speed", o.speed, 0, &ro.contact_speed) != 0) return KG_EXIT_USAGE;
+    if (o.height && number(&c, "--contact-height", o.height, 0, &ro.contact_height) != 0) return KG_EXIT_USAGE;
+    if (o.speed && number(&c, "--contact-speed", o.speed, 0, &ro.contact_speed) != 0) return KG_EXIT_USAGE;
 
     kg_model *clip = kg_cli_load(&c, KG_ERROR), *robot = NULL;
     kg_motion *out = NULL;
@@ -205,13 +201,9 @@ int kg_cmd_retarget(int argc, char **argv) {
     }
     json_t *j = report_json(&rep, c.model_path, o.robot);
     rc = KG_EXIT_OK;
-    if (o.report) {
-        kg_out f;
-        if (kg_out_open(&f, o.report) != 0 || json_dumpf(j, f.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
-            fputc('\n', f.f) == EOF || kg_out_commit(&f) != 0) {
-            fprintf(stderr, "kinegraph retarget: cannot write %s\n", o.report);
-            rc = KG_EXIT_OUTPUT;
-        }
+    if (o.report && kg_json_write_file(j, o.report) != 0) {
+        fprintf(stderr, "kinegraph retarget: cannot write %s\n", o.report);
+        rc = KG_EXIT_OUTPUT;
     }
     fprintf(stderr,
             "kinegraph retarget: wrote %s: %d frames in %.3f s (%.0f frames/s); keypoints %.1f mm mean; foot slip "

@@ -8,6 +8,7 @@
 
 #include "core/fk.h"
 #include "core/spatial.h"
+#include "formats/fileio.h"
 #include "formats/xml.h"
 
 const char kg_cli_model_options_help[] =
@@ -294,6 +295,16 @@ int kg_json_print(json_t *j) {
     return 0;
 }
 
+int kg_json_write_file(const json_t *j, const char *path) {
+    kg_out f;
+    if (kg_out_open(&f, path) != 0) return -1;
+    if (json_dumpf(j, f.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', f.f) == EOF) {
+        kg_out_abort(&f);
+        return -1;
+    }
+    return kg_out_commit(&f);
+}
+
 int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -335,7 +346,8 @@ int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, i
     for (char *p = buf; *p; p++)
         if (*p == ',') *p = ' ';
     if (kg_parse_doubles(buf, out, n) == 0) return 0;
-    kg_cli_usage_error(c->command, "%s needs %d finite numbers separated by commas, not '%s'", name, n, text);
+    if (n == 1) kg_cli_usage_error(c->command, "%s needs a finite number, not '%s'", name, text);
+    else kg_cli_usage_error(c->command, "%s needs %d finite numbers separated by commas, not '%s'", name, n, text);
     return -1;
 }
 

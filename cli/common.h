@@ -85,6 +85,8 @@ json_t *kg_json_num(double v);
 json_t *kg_json_vec(const double *v, int n);
 json_t *kg_json_mat3(const double *r);
 json_t *kg_json_diags(const kg_diags *d);
+/* Writes JSON to path (a temporary file renamed: all or nothing); 0 or -1. */
+int kg_json_write_file(const json_t *j, const char *path);
 /* Prints JSON to stdout; returns 0 or KG_EXIT_OUTPUT. Steals the reference. */
 int kg_json_print(json_t *j);
 

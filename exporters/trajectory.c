@@ -54,23 +54,37 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
-                      kg_diags *d) {
+/* One writer for both CSV layouts: kinegraph's (a header of names; time, root
+ * position, root quaternion w first, coordinates) and the LAFAN1 one (no header,
+ * no time; root position, root quaternion w last, coordinates). */
+static int write_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, int lafan1) {
     kg_motion *owned;
     mo = motion_or_rest(m, mo, &owned, l);
     kg_ledger_model_only(m, l, "a trajectory");
     char name[1100], num[32];
-    for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
-    for (int k = 0; k < m->nq; k++) {
-        fputc(',', f);
-        csv_field(f, kg_coord_name(m, k, name, sizeof name));
+    if (lafan1) {
+        kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
+                      "the LAFAN1 layout has no header and no time column: names and the frame time are not written");
+    } else {
+        for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
+        for (int k = 0; k < m->nq; k++) {
+            fputc(',', f);
+            csv_field(f, kg_coord_name(m, k, name, sizeof name));
+        }
+        fputc('\n', f);
     }
-    fputc('\n', f);
     kg_data *kd = kg_data_new(m);
     double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);
-        for (int c = 0; c < 8 + m->nq; c++) {
+        if (lafan1) { /* x y z qx qy qz qw in the place of time x y z qw qx qy qz */
+            double qw = v[4];
+            memmove(v, v + 1, 3 * sizeof *v);
+            memmove(v + 3, v + 5, 3 * sizeof *v);
+            v[6] = qw;
+            memmove(v + 7, v + 8, (size_t)m->nq * sizeof *v);
+        }
+        for (int c = 0; c < 8 + m->nq - lafan1; c++) {
             if (c) fputc(',', f);
             fputs(kg_format_number(num, v[c]), f);
         }
@@ -82,6 +96,12 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
     return ferror(f) ? -1 : 0;
 }
 
+int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                      kg_diags *d) {
+    (void)o, (void)d;
+    return write_csv(m, mo, f, l, 0);
+}
+
 /* The layout of the retargeted LAFAN1 clips humanoid-learning projects share
  * (e.g. Unitree's LAFAN1_Retargeting_Dataset): no header, one row per frame of
  * the root's position x, y, z, its orientation as a quaternion x, y, z, w (w
@@ -90,31 +110,7 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
 int kg_export_csv_lafan1(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                          kg_diags *d) {
     (void)o, (void)d;
-    kg_motion *owned;
-    mo = motion_or_rest(m, mo, &owned, l);
-    kg_ledger_model_only(m, l, "a trajectory");
-    kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
-                  "the LAFAN1 layout has no header and no time column: names and the frame time are not written");
-    char num[32];
-    kg_data *kd = kg_data_new(m);
-    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
-    for (int fr = 0; fr < mo->nframes; fr++) {
-        row(m, mo, kd, fr, v);
-        double out[7] = {v[1], v[2], v[3], v[5], v[6], v[7], v[4]};
-        for (int c = 0; c < 7; c++) {
-            if (c) fputc(',', f);
-            fputs(kg_format_number(num, out[c]), f);
-        }
-        for (int c = 0; c < m->nq; c++) {
-            fputc(',', f);
-            fputs(kg_format_number(num, v[8 + c]), f);
-        }
-        fputc('\n', f);
-    }
-    free(v);
-    kg_data_free(kd);
-    kg_motion_free(owned);
-    return ferror(f) ? -1 : 0;
+    return write_csv(m, mo, f, l, 1);
 }
 
 /* A JSON string (names are UTF-8 from the input files). */

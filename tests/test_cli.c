@@ -586,6 +586,23 @@ static void test_retarget(void **state) {
     assert_int_equal(rows, 120);
     assert_int_equal(commas + 1, 7 + 23); /* root x y z qx qy qz qw, 23 joints */
     assert_true(csv[0] == '-' || (csv[0] >= '0' && csv[0] <= '9')); /* no header */
+    /* the same frame as the headed layout: x y z qx qy qz qw q... = its root_x.. root_qw.., q... */
+    char path2[800];
+    snprintf(path2, sizeof path2, "%s/walk_kg.csv", tmpdir);
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s' --csv-layout kinegraph", WALK, SAMPLE, path2);
+    char *o2, *e2;
+    assert_int_equal(run(args, &o2, &e2), 0);
+    free(o2), free(e2);
+    char *kg = slurp(path2);
+    assert_non_null(kg);
+    double la[30], kv[31];
+    char *p = csv, *q = strchr(kg, '\n') + 1;
+    for (int k = 0; k < 30; k++) la[k] = strtod(p, &p), p += *p == ',';
+    for (int k = 0; k < 31; k++) kv[k] = strtod(q, &q), q += *q == ',';
+    const int from[7] = {1, 2, 3, 5, 6, 7, 4};
+    for (int k = 0; k < 7; k++) assert_true(la[k] == kv[from[k]]);
+    for (int k = 7; k < 30; k++) assert_true(la[k] == kv[k + 1]);
+    free(kg);
     free(csv);
     char *out, *err;
     snprintf(args, sizeof args, "retarget '%s' -o '%s'", WALK, path);
