@@ -104,7 +104,10 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
         memcpy(p, pts, (size_t)n * 3 * sizeof *p);
         /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours */
         char flags[] = "qhull Qt";
-        if (qh_new_qhull(qh, 3, n, p, False, flags, NULL, NULL) == 0) {
+        /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
+         * a flat hull is handled below, not something to print */
+        FILE *quiet = fopen("/dev/null", "w");
+        if (qh_new_qhull(qh, 3, n, p, False, flags, NULL, quiet) == 0) {
             int nv = qh->num_vertices, k = 0;
             out->vert = malloc((size_t)nv * 3 * sizeof *out->vert);
             int *id = malloc((size_t)(qh->vertex_id + 1) * sizeof *id);
@@ -159,6 +162,7 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
         int curlong, totlong;
         qh_freeqhull(qh, !qh_ALL);
         qh_memfreeshort(qh, &curlong, &totlong);
+        if (quiet) fclose(quiet);
         free(p);
         if (rc != 0) kg_convex_free(out);
     }

@@ -61,6 +61,10 @@ static int geom_solid(const kg_model *m, const kg_geom *G, kg_mesh_cache *meshes
     case KG_GEOM_CYLINDER: kg_solid_cylinder(&s, G->size[0], G->size[1]); break;
     case KG_GEOM_CAPSULE: kg_solid_capsule(&s, G->size[0], G->size[1]); break;
     case KG_GEOM_MESH: {
+        if (!meshes) { /* meshes are not read: the caller knows */
+            ls->nmissing++;
+            return 0;
+        }
         const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
         if (!me) {
             kg_diag_add(d, KG_WARNING, "mass.mesh_missing", m->source, G->line, G->role == KG_COLLISION ? "collision" : "visual",

@@ -44,7 +44,8 @@ typedef struct kg_link_solid {
 /* The solid of every link ([nlink]) from its geometry of role `prefer`, or of
  * the other role when it has none of that role (robots often give only visual
  * meshes). Virtual links have none. Missing, open and inside-out meshes get a
- * warning. Returns 0, or -1 when out of memory. */
+ * warning. With meshes NULL no mesh is read: they count as missing, silently.
+ * Returns 0, or -1 when out of memory. */
 int kg_link_solids(const kg_model *m, kg_mesh_cache *meshes, int prefer, kg_link_solid *out, kg_diags *d);
 
 /* A link's declared inertial against its geometry. */

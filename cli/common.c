@@ -282,6 +282,7 @@ json_t *kg_json_diags(const kg_diags *d) {
         json_object_set_new(o, "file", kg_json_str(g->file));
         json_object_set_new(o, "line", g->line ? json_integer(g->line) : json_null());
         json_object_set_new(o, "element", kg_json_str(g->element));
+        json_object_set_new(o, "hint", kg_json_str(kg_diag_hint(g->code)));
         json_array_append_new(a, o);
     }
     return a;

@@ -41,5 +41,7 @@ void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *fil
 
 size_t kg_diags_count(const kg_diags *d, kg_severity sev);
 const char *kg_severity_name(kg_severity sev);
+/* How to fix what a diagnostic with this code reports (core/hints.c), or NULL. */
+const char *kg_diag_hint(const char *code);
 
 #endif

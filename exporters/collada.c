@@ -66,6 +66,7 @@ typedef struct cw {
     kg_ledger *l;
     kg_diags *d;
     kg_mesh_cache *meshes;
+    int skip_meshes;   /* dry run: meshes are not read (kg_export_options) */
     cgeom *geoms;
     int ngeoms;
     int *geom_of; /* model geom -> index in geoms */
@@ -349,7 +350,7 @@ static void collect_geometry(cw *x) {
         if (k == x->ngeoms) {
             cgeom *c = &x->geoms[x->ngeoms++];
             c->first = G;
-            if (G->type == KG_GEOM_MESH && G->mesh_path) {
+            if (G->type == KG_GEOM_MESH && G->mesh_path && !x->skip_meshes) {
                 c->mesh = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
                 if (c->mesh && c->mesh->nskipped)
                     kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_uri, m->source, G->line,
@@ -357,7 +358,7 @@ static void collect_geometry(cw *x) {
                                   G->mesh_uri ? G->mesh_uri : "");
             }
         }
-        if (G->type == KG_GEOM_MESH && !x->geoms[k].mesh)
+        if (G->type == KG_GEOM_MESH && !x->geoms[k].mesh && !(x->skip_meshes && G->mesh_path))
             kg_ledger_add(x->l, KG_DROPPED, geom_role(G), m->link[G->link].name, m->source, G->line,
                           "mesh '%s' %s: its geometry is written empty, keeping the reference",
                           G->mesh_uri ? G->mesh_uri : "", G->mesh_path ? "cannot be read" : "does not resolve");
@@ -1441,7 +1442,8 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
         return -1;
     }
-    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = kg_mesh_cache_new(), .mo = mo};
+    kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = own ? own : o->meshes, .mo = mo, .skip_meshes = o && o->skip_meshes};
     collect_geometry(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST " ");
@@ -1484,7 +1486,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     end(&x);
     int rc = xmlTextWriterEndDocument(w);
     xmlFreeTextWriter(w);
-    kg_mesh_cache_free(x.meshes);
+    kg_mesh_cache_free(own);
     free(x.geoms);
     free(x.geom_of);
     free(x.buf);

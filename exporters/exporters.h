@@ -13,6 +13,7 @@
 #include "core/model.h"
 #include "core/motion.h"
 #include "formats/ledger.h"
+#include "formats/mesh.h"
 
 /* What an exporter may need besides the stream (all optional: o may be NULL). */
 typedef struct kg_export_options {
@@ -20,6 +21,12 @@ typedef struct kg_export_options {
      * that write companion files (URDF: meshes that only exist inside a COLLADA
      * file) put them next to it; without it they cannot, and say so in the ledger. */
     const char *path;
+    /* Meshes are read through this cache when given (shared with the caller);
+     * otherwise the exporter keeps its own. */
+    kg_mesh_cache *meshes;
+    /* A dry run that only wants the ledger (kinegraph check): no mesh file is
+     * read, so mesh payloads are neither written nor reported. */
+    int skip_meshes;
 } kg_export_options;
 
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of

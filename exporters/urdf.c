@@ -39,6 +39,7 @@ typedef struct writer {
     const char *path;     /* the URDF being written, or NULL */
     kg_mesh_cache *meshes;
     char **written;       /* geom -> the relative file its embedded mesh went to, or NULL */
+    int skip_meshes;      /* dry run: embedded meshes are not read nor written (kg_export_options) */
 } writer;
 
 static void attr_num(writer *x, const char *name, double v) {
@@ -327,6 +328,7 @@ static void write_embedded_meshes(writer *x) {
             x->written[g] = kg_xstrdup(x->written[same]);
             continue;
         }
+        if (x->skip_meshes) continue;
         if (!x->path) {
             kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_part, m->source, G->line,
                           "mesh '%s' exists only inside '%s' and no output path was given to write it beside the URDF; "
@@ -374,7 +376,8 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
         return -1;
     }
-    writer x = {w, m, l, d, o ? o->path : NULL, kg_mesh_cache_new(), NULL};
+    kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o->meshes, NULL, o && o->skip_meshes};
     write_embedded_meshes(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST "  ");
@@ -424,6 +427,6 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     xmlFreeTextWriter(w); /* flushes; the FILE stays open */
     for (int g = 0; g < m->ngeom; g++) free(x.written[g]);
     free(x.written);
-    kg_mesh_cache_free(x.meshes);
+    kg_mesh_cache_free(own);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

@@ -1,4 +1,5 @@
 /* Meshes through assimp (see mesh.h for the frame and unit policy). */
+#include <assimp/cexport.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -11,7 +12,11 @@
 #include "formats/mesh.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct scene_entry {
     char *path;
@@ -59,7 +64,7 @@ void kg_mesh_cache_free(kg_mesh_cache *c) {
     free(c);
 }
 
-static char *dup(const char *s) {
+static char *str_dup(const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
     char *r = malloc(n);
@@ -77,21 +82,123 @@ static int grow(void **a, int *cap, int n, size_t size) {
     return 0;
 }
 
+#define IMPORT_FLAGS (aiProcess_Triangulate | aiProcess_SortByPType)
+#define IMPORT_SECONDS 60
+
+/* assimp crashes on some malformed files (5.2.5: the COLLADA skin of Khronos'
+ * skin_4_influence.dae), and a crash in a library must not take kinegraph
+ * down. So files whose readers are large (everything but STL, a flat list of
+ * triangles) are read in a child process, which hands the scene back in
+ * assimp's own binary dump (assbin: everything kept, quick to read); a child
+ * that crashes, or takes more than IMPORT_SECONDS, only costs that file.
+ * Returns the scene, or NULL with *error set. */
+static int write_all(int fd, const void *p, size_t n) {
+    for (const char *c = p; n;) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+static const struct aiScene *import_isolated(const char *path, char **error) {
+    int fds[2];
+    fflush(NULL);
+    pid_t pid = pipe(fds) == 0 ? fork() : -1;
+    if (pid < 0) { /* cannot isolate it: read it here */
+        const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
+        if (!s) *error = str_dup(aiGetErrorString());
+        return s;
+    }
+    if (pid == 0) { /* the child: 'B' and the dump, or 'E' and why not */
+        close(fds[0]);
+        alarm(IMPORT_SECONDS);
+        const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
+        const struct aiExportDataBlob *b = s && s->mRootNode ? aiExportSceneToBlob(s, "assbin", 0) : NULL;
+        if (b) { /* assbin (5.2.5) drops mesh names, which name COLLADA parts: they follow the dump */
+            uint64_t size = b->size;
+            int bad = write_all(fds[1], "B", 1) || write_all(fds[1], &size, sizeof size) ||
+                      write_all(fds[1], b->data, b->size);
+            for (unsigned i = 0; i < s->mNumMeshes && !bad; i++) {
+                uint32_t n = s->mMeshes[i]->mName.length;
+                bad = write_all(fds[1], &n, sizeof n) || write_all(fds[1], s->mMeshes[i]->mName.data, n);
+            }
+            _exit(bad);
+        }
+        const char *why = s ? (s->mRootNode ? "assimp could not pass the scene on" : "the file has no scene")
+                            : aiGetErrorString();
+        write_all(fds[1], "E", 1);
+        write_all(fds[1], why, strlen(why));
+        _exit(1);
+    }
+    close(fds[1]);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 1 << 16;
+            char *t = realloc(buf, cap + 1);
+            if (!t) break;
+            buf = t;
+        }
+        ssize_t k = read(fds[0], buf + len, cap - len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        len += (size_t)k;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    const struct aiScene *s = NULL;
+    if (WIFSIGNALED(status))
+        *error = str_dup(WTERMSIG(status) == SIGALRM ? "assimp did not finish reading it in 60 s"
+                                                     : "assimp crashed reading it (a malformed file, or an assimp bug)");
+    else if (buf && len > 9 && buf[0] == 'B' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        uint64_t size;
+        memcpy(&size, buf + 1, sizeof size);
+        if (size <= len - 9) s = aiImportFileFromMemory(buf + 9, (unsigned)size, 0, "assbin");
+        if (!s) *error = str_dup(size <= len - 9 ? aiGetErrorString() : "assimp's reader gave a short answer");
+        size_t at = 9 + (size_t)size;
+        for (unsigned i = 0; s && i < s->mNumMeshes; i++) { /* the names assbin dropped */
+            uint32_t n;
+            if (at + sizeof n > len) break;
+            memcpy(&n, buf + at, sizeof n);
+            at += sizeof n;
+            if (n >= MAXLEN || at + n > len) break;
+            struct aiString *name = &((struct aiMesh *)s->mMeshes[i])->mName; /* ours until released */
+            memcpy(name->data, buf + at, n);
+            name->data[n] = 0;
+            name->length = n;
+            at += n;
+        }
+    } else if (buf && len > 0 && buf[0] == 'E') {
+        buf[len] = 0;
+        *error = str_dup(buf + 1);
+    } else {
+        *error = str_dup("assimp's reader stopped without an answer");
+    }
+    free(buf);
+    return s;
+}
+
 static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
     for (int i = 0; i < c->nscenes; i++)
         if (!strcmp(c->scenes[i].path, path)) return &c->scenes[i];
     if (grow((void **)&c->scenes, &c->capscenes, c->nscenes, sizeof *c->scenes)) return NULL;
     scene_entry *e = &c->scenes[c->nscenes++];
     memset(e, 0, sizeof *e);
-    e->path = dup(path);
+    e->path = str_dup(path);
     /* Triangulate polygons; SortByPType splits points and lines off so they can
      * be skipped whole. No degenerate removal: triangle counts stay the file's.
      * (Vertices at the same place are joined here, by exact position: assimp's
      * JoinIdenticalVertices compares every component and takes ten times as
      * long as reading an STL.) */
-    e->scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType);
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".stl")) e->scene = aiImportFile(path, IMPORT_FLAGS);
+    else e->scene = import_isolated(path, &e->error);
     if (!e->scene || !e->scene->mRootNode) {
-        e->error = dup(aiGetErrorString());
+        if (!e->error) e->error = str_dup(aiGetErrorString());
         if (e->scene) aiReleaseImport(e->scene);
         e->scene = NULL;
     }
@@ -230,7 +337,7 @@ static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, c
     memset(g, 0, sizeof *g);
     g->tri_first = m->ntri - ntri;
     g->ntri = ntri;
-    g->material = dup(mname);
+    g->material = str_dup(mname);
     struct aiColor4D col;
     if (mat && aiGetMaterialColor(mat, AI_MATKEY_COLOR_DIFFUSE, &col) == AI_SUCCESS) {
         g->has_color = 1;
@@ -272,11 +379,11 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
         return NULL;
     }
     c->meshes[c->nmeshes++] = e;
-    e->path = dup(path);
-    e->part = dup(part);
+    e->path = str_dup(path);
+    e->part = str_dup(part);
     scene_entry *se = scene_of(c, path);
     if (!se || !se->scene) {
-        kg_diag_add(d, KG_ERROR, "mesh.unreadable", ref_file, ref_line, path, "cannot read mesh '%s': %s", path,
+        kg_diag_add(d, KG_WARNING, "mesh.unreadable", ref_file, ref_line, path, "cannot read mesh '%s': %s", path,
                     se && se->error ? se->error : "out of memory");
         return NULL;
     }
@@ -290,7 +397,7 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
         for (unsigned i = 0; i < s->mNumMeshes; i++)
             if (!strcmp(s->mMeshes[i]->mName.data, part)) add_mesh(&a, s, s->mMeshes[i], r, p), found = 1;
         if (!found) {
-            kg_diag_add(d, KG_ERROR, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
+            kg_diag_add(d, KG_WARNING, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
             return NULL;
         }
     }

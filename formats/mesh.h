@@ -42,9 +42,10 @@ kg_mesh_cache *kg_mesh_cache_new(void);
 void kg_mesh_cache_free(kg_mesh_cache *c);
 
 /* The mesh of a file, or of one part of it (part NULL: the whole file). Returns
- * NULL after an error diagnostic (naming ref_file:ref_line, the element that
- * refers to the mesh) when the file cannot be read or has no such part. The mesh
- * stays valid until the cache is freed. */
+ * NULL after a warning (mesh.unreadable, mesh.no_part, naming ref_file:ref_line,
+ * the element that refers to the mesh) when the file cannot be read or has no
+ * such part: a model stays usable without the mesh. The mesh stays valid until
+ * the cache is freed. */
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
                            const char *ref_file, int ref_line);
 

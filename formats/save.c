@@ -34,7 +34,7 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
     for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
         if (strcmp(format, writers[i].name) != 0 && strcmp(format, writers[i].ext + 1) != 0) continue; /* "dae" too */
         kg_out out;
-        kg_export_options eo = {path};
+        kg_export_options eo = {.path = path};
         if (kg_out_open(&out, path) != 0) {
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;

@@ -328,7 +328,7 @@ static kg_motion *sample_motion(sk *s, const kg_model *m, const char **jname) {
 kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion) {
     xmlNodePtr vs = cd_visual_scene(c, root);
     if (!vs) {
-        cd_diag(c, KG_ERROR, "collada.empty", root, "this COLLADA file has neither a kinematics model nor a visual "
+        cd_diag(c, KG_WARNING, "collada.empty", root, "this COLLADA file has neither a kinematics model nor a visual "
                 "scene: nothing to read%s%s", NULL, NULL);
         return NULL;
     }

@@ -38,6 +38,88 @@ static void unknown_child(urdf_ctx *c, xmlNodePtr n, xmlNodePtr parent, const ch
                 tag(n), tag(parent), owner);
 }
 
+/* The attributes URDF 1.0 gives each element (urdfdom's reader and the
+ * specification). Every URDF reader ignores others: one within two edits of
+ * a known name is a typo (a warning naming it); one far from any is an
+ * extension (a note). */
+static const struct {
+    const char *element;
+    const char *attrs[7];
+} known_attrs[] = {
+    {"axis", {"xyz"}},
+    {"box", {"size"}},
+    {"calibration", {"rising", "falling", "reference_position"}},
+    {"capsule", {"radius", "length"}},
+    {"child", {"link"}},
+    {"collision", {"name"}},
+    {"color", {"rgba"}},
+    {"cylinder", {"radius", "length"}},
+    {"dynamics", {"damping", "friction"}},
+    {"geometry", {NULL}},
+    {"inertia", {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}},
+    {"inertial", {NULL}},
+    {"joint", {"name", "type"}},
+    {"limit", {"lower", "upper", "effort", "velocity"}},
+    {"link", {"name"}},
+    {"mass", {"value"}},
+    {"material", {"name"}},
+    {"mesh", {"filename", "scale"}},
+    {"mimic", {"joint", "multiplier", "offset"}},
+    {"origin", {"xyz", "rpy"}},
+    {"parent", {"link"}},
+    {"safety_controller", {"soft_lower_limit", "soft_upper_limit", "k_position", "k_velocity"}},
+    {"sphere", {"radius"}},
+    {"texture", {"filename"}},
+    {"visual", {"name"}},
+};
+
+/* Edit distance of two short names (typos), capped at 3. */
+static int distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40) return 3;
+    int row[41];
+    for (size_t j = 0; j <= m; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[m] < 3 ? row[m] : 3;
+}
+
+/* Reports attributes the element does not have in URDF, in n and below
+ * (elements URDF does not know are reported elsewhere, and skipped). */
+static void check_attributes(urdf_ctx *c, xmlNodePtr n) {
+    for (size_t e = 0; e < sizeof known_attrs / sizeof *known_attrs; e++) {
+        if (strcmp(tag(n), known_attrs[e].element) != 0) continue;
+        for (xmlAttrPtr a = n->properties; a; a = a->next) {
+            if (a->ns) continue; /* xacro:, xmlns and other namespaced extensions */
+            const char *name = (const char *)a->name, *near = NULL;
+            int found = 0, best = 3;
+            for (int k = 0; k < 7 && known_attrs[e].attrs[k] && !found; k++) {
+                int dist = distance(name, known_attrs[e].attrs[k]);
+                if (dist == 0) found = 1;
+                else if (dist < best) best = dist, near = known_attrs[e].attrs[k];
+            }
+            if (found) continue;
+            if (near)
+                kg_diag_add(c->d, KG_WARNING, "urdf.unknown_attribute", c->file, line_of(n), tag(n),
+                            "<%s> has no attribute '%s' in URDF (did you mean '%s'?); ignored", tag(n), name, near);
+            else /* nothing near it: an extension (Franka's friction K D, sdformat's dont_collapse) */
+                kg_diag_add(c->d, KG_INFO, "urdf.extension_attribute", c->file, line_of(n), tag(n),
+                            "<%s> has attribute '%s', which is not URDF (an extension?); ignored", tag(n), name);
+        }
+        break;
+    }
+    for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k)) check_attributes(c, k);
+}
+
 /* A required numeric attribute: 1 when read; otherwise an error (missing, or
  * malformed) and 0. */
 static int required(urdf_ctx *c, xmlNodePtr n, const char *attr, double *out, int count, const char *owner) {
@@ -340,13 +422,18 @@ kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg
 
     /* materials first: links may refer to them before they are defined */
     for (xmlNodePtr n = kg_xml_first(robot); n; n = kg_xml_next(n))
-        if (kg_xml_is(n, "material")) read_material_def(&c, n);
+        if (kg_xml_is(n, "material")) {
+            read_material_def(&c, n);
+            check_attributes(&c, n);
+        }
     for (xmlNodePtr n = kg_xml_first(robot); n; n = kg_xml_next(n)) {
         if (kg_xml_is(n, "material")) continue;
         if (kg_xml_is(n, "link")) {
             read_link(&c, n);
+            check_attributes(&c, n);
         } else if (kg_xml_is(n, "joint")) {
             read_joint(&c, n);
+            check_attributes(&c, n);
         } else {
             const char *ref = kg_xml_attr(&c.x, n, "name");
             if (!ref) ref = kg_xml_attr(&c.x, n, "reference");

@@ -1,0 +1,42 @@
+/* kinegraph check: the results of checking many files, and the reports made of
+ * them (cli/check_report.c: text, JSON, JUnit XML, HTML). */
+#ifndef KG_CLI_CHECK_H
+#define KG_CLI_CHECK_H
+
+#include <stdio.h>
+
+#include "core/diag.h"
+
+/* What the HTML report draws of a model: its tree. */
+typedef struct kg_check_tree {
+    int nlink;
+    char **name;       /* [nlink] link names */
+    int *parent;       /* [nlink] parent link, -1 for the root */
+    const char **joint_type; /* [nlink] type of the joint from the parent (static strings), NULL for the root */
+    int *real;         /* [nlink] a virtual link's real link (a loop closure), else -1 */
+} kg_check_tree;
+
+typedef struct kg_check_result {
+    const char *path;
+    const char *format;  /* "urdf", "collada", "bvh", or "unknown" (static strings) */
+    kg_diags diags;
+    size_t count[3];     /* diagnostics by severity */
+    int built;           /* a model was built */
+    char *name;          /* the model's name */
+    int nlink, njoint, dof, nloop, frames;
+    double mass, seconds;
+    kg_check_tree tree;  /* filled for the HTML report only */
+} kg_check_result;
+
+/* "error" when any error, "warning" when any warning, else "ok". */
+const char *kg_check_status(const kg_check_result *r);
+
+/* Reports over results[0..n) (in that order). Each returns 0, or -1 when the
+ * file cannot be written (the file is written whole or not at all). */
+void kg_check_print_text(FILE *f, const kg_check_result *r, int n, int verbose, double seconds);
+int kg_check_write_json(const char *path, const kg_check_result *r, int n, double seconds, int jobs,
+                        const char *shard);
+int kg_check_write_junit(const char *path, const kg_check_result *r, int n, double seconds);
+int kg_check_write_html(const char *path, const kg_check_result *r, int n, double seconds);
+
+#endif
