@@ -45,6 +45,29 @@ PY
         echo "{\"benchmark\": \"parse_cli\", \"files\": ${#files[@]}, \"check_urdf_ms\": $(( (t1 - t0) / 1000000 )), \"kinegraph_info_ms\": $(( (t3 - t2) / 1000000 ))}" | tee "$out/parse_cli.json"
     fi
 fi
+if [ -d "$data/urdf" ]; then
+    # kinegraph check over every URDF (the corpus and bad/), 2 jobs: the
+    # checker's own time (its summary) and the process's, best of 7; with and
+    # without reading meshes. urdfdom's parse time is parse_urdfdom.json above.
+    mapfile -d '' urdfs < <(find "$data/urdf" "$data/bad/urdf" -iname '*.urdf' -print0 | sort -z)
+    python3 - "$bin/../kinegraph" "$out" "${urdfs[@]}" <<'PY' | tee "$out/check_kinegraph.json"
+import json, subprocess, sys, time
+exe, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+res = {"benchmark": "check", "files": len(files), "jobs": 2}
+for name, extra in (("no_meshes", ["--no-meshes"]), ("meshes", [])):
+    best_in, best_wall = 1e9, 1e9
+    for _ in range(7):
+        t0 = time.perf_counter()
+        p = subprocess.run([exe, "check", "--jobs", "2", "--no-progress", "--json", "-"] + extra + files,
+                           capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        s = json.loads(p.stdout)["summary"]
+        best_in, best_wall = min(best_in, s["seconds"]), min(best_wall, wall)
+    res[name] = {"seconds": round(best_in, 4), "files_per_second": round(len(files) / best_in),
+                 "process_seconds": round(best_wall, 4), "process_files_per_second": round(len(files) / best_wall)}
+print(json.dumps(res))
+PY
+fi
 bvh=(animated_drawings/animate/Data/BVH/cmu_new2/bassai.bvh cmu_cgspeed/01_03.bvh assimp_misc/Boxing_Toes.bvh
      bandai_namco/dataset-1_dance-short_normal_001.bvh cmu_iclone/005_02.bvh)
 if [ -d "$data/bvh" ]; then
