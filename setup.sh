@@ -64,6 +64,7 @@ demo)
     build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.csv \
         --report build/walk_humanoid_report.json
     build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.dae
+    build/kinegraph check samples --html build/check.html --junit build/check.xml --json build/check.json
     ;;
 test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"
