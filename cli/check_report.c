@@ -114,6 +114,15 @@ int kg_check_write_json(const char *path, const kg_check_result *r, int n, doubl
     return rc;
 }
 
+/* Commits a report written whole, or removes it. */
+static int finish(kg_out *out) {
+    if (ferror(out->f)) {
+        kg_out_abort(out);
+        return -1;
+    }
+    return kg_out_commit(out);
+}
+
 /* ---- XML text ---- */
 
 static void esc(FILE *f, const char *s) {
@@ -177,11 +186,7 @@ int kg_check_write_junit(const char *path, const kg_check_result *r, int n, doub
         fprintf(f, "  </testcase>\n");
     }
     fprintf(f, " </testsuite>\n</testsuites>\n");
-    if (ferror(f)) {
-        kg_out_abort(&out);
-        return -1;
-    }
-    return kg_out_commit(&out);
+    return finish(&out);
 }
 
 /* ---- HTML ---- */
@@ -337,9 +342,5 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
         fprintf(f, "</section>\n");
     }
     fprintf(f, "</body></html>\n");
-    if (ferror(f)) {
-        kg_out_abort(&out);
-        return -1;
-    }
-    return kg_out_commit(&out);
+    return finish(&out);
 }

@@ -304,19 +304,6 @@ static void test_conversion_findings(void **state) {
 
 /* ---- the command ---- */
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t r = fread(s, 1, (size_t)n, f);
-    s[r] = 0;
-    fclose(f);
-    return s;
-}
-
 static int run(const char *args) {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "'%s' check %s >'%s/out' 2>'%s/err'", BIN, args, tmpdir, tmpdir);
@@ -391,12 +378,12 @@ static void test_command(void **state) {
     /* JUnit: one test case per file, the error file fails */
     char path[700];
     snprintf(path, sizeof path, "%s/r.xml", tmpdir);
-    char *x = slurp(path);
+    char *x = kg_test_slurp(path);
     assert_non_null(strstr(x, "tests=\"3\" failures=\"1\""));
     assert_non_null(strstr(x, "<failure type=\"error\" message=\"1 errors, 0 warnings\">line 4: error:"));
     free(x);
     snprintf(path, sizeof path, "%s/r.html", tmpdir);
-    x = slurp(path);
+    x = kg_test_slurp(path);
     assert_non_null(strstr(x, "<svg class=tree"));
     assert_non_null(strstr(x, "link.mass_negative"));
     assert_non_null(strstr(x, ">arm</text>"));
@@ -421,7 +408,7 @@ static void test_command(void **state) {
     snprintf(cmd, sizeof cmd, "'%s/nothing-here'", tmpdir);
     assert_int_equal(run(cmd), 2);
     snprintf(path, sizeof path, "%s/err", tmpdir);
-    x = slurp(path);
+    x = kg_test_slurp(path);
     assert_non_null(strstr(x, "does not exist"));
     free(x);
     snprintf(cmd, sizeof cmd, "'%s/m' --shard 3/2", tmpdir);

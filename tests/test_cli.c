@@ -14,19 +14,6 @@
 
 static char tmpdir[] = "/tmp/kg_cli_XXXXXX";
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t r = fread(s, 1, (size_t)n, f);
-    s[r] = 0;
-    fclose(f);
-    return s;
-}
-
 /* Runs "kinegraph ARGS" (ARGS is shell text); returns the exit status. */
 static int run(const char *args, char **out, char **err) {
     char cmd[8192];
@@ -34,9 +21,9 @@ static int run(const char *args, char **out, char **err) {
     int st = system(cmd);
     char p[600];
     snprintf(p, sizeof p, "%s/out", tmpdir);
-    *out = slurp(p);
+    *out = kg_test_slurp(p);
     snprintf(p, sizeof p, "%s/err", tmpdir);
-    *err = slurp(p);
+    *err = kg_test_slurp(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -388,14 +375,14 @@ static void test_workspace_json(void **state) {
     json_decref(j);
     char p[800];
     snprintf(p, sizeof p, "%s/w.ply", tmpdir);
-    char *ply = slurp(p);
+    char *ply = kg_test_slurp(p);
     assert_int_equal(strncmp(ply, "ply\n", 4), 0);
     char want[64];
     snprintf(want, sizeof want, "element vertex %.0f\n", nvox);
     assert_non_null(strstr(ply, want));
     free(ply);
     snprintf(p, sizeof p, "%s/w.png", tmpdir);
-    char *png = slurp(p);
+    char *png = kg_test_slurp(p);
     assert_int_equal(memcmp(png, "\x89PNG", 4), 0);
     free(png);
     char *out, *err;
@@ -437,7 +424,7 @@ static void test_collisions_json(void **state) {
     json_decref(j);
     char p[800];
     snprintf(p, sizeof p, "%s/s.srdf", tmpdir);
-    char *srdf = slurp(p);
+    char *srdf = kg_test_slurp(p);
     assert_non_null(strstr(srdf, "<disable_collisions"));
     assert_non_null(strstr(srdf, "reason=\"Adjacent\""));
     assert_non_null(strstr(srdf, "reason=\"Never\""));
@@ -576,7 +563,7 @@ static void test_retarget(void **state) {
                             "self_collision_frames", "com_margin_min_mm", "zmp_margin_min_mm", "seconds"};
     for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) assert_non_null(json_object_get(j, fields[k]));
     json_decref(j);
-    char *csv = slurp(path);
+    char *csv = kg_test_slurp(path);
     assert_non_null(csv);
     int rows = 0, commas = 0;
     for (char *c = csv; *c; c++) {
@@ -593,7 +580,7 @@ static void test_retarget(void **state) {
     char *o2, *e2;
     assert_int_equal(run(args, &o2, &e2), 0);
     free(o2), free(e2);
-    char *kg = slurp(path2);
+    char *kg = kg_test_slurp(path2);
     assert_non_null(kg);
     double la[30], kv[31];
     char *p = csv, *q = strchr(kg, '\n') + 1;

@@ -83,3 +83,16 @@ double kg_test_pose_error(const kg_data *kd, int i, json_t *node, double scale) 
     }
     return e;
 }
+
+char *kg_test_slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return calloc(1, 1);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
+    size_t r = n > 0 ? fread(s, 1, (size_t)n, f) : 0;
+    s[r] = 0;
+    fclose(f);
+    return s;
+}

@@ -48,6 +48,8 @@ kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
 int kg_test_count(const kg_diags *d, const char *code);
 /* First diagnostic with this code, or NULL. */
 const kg_diag *kg_test_find(const kg_diags *d, const char *code);
+/* A whole file as a malloc'd string ("" when it cannot be read). */
+char *kg_test_slurp(const char *path);
 /* Prints all diagnostics (for failing tests). */
 void kg_test_print_diags(const kg_diags *d);
 
