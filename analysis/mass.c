@@ -67,7 +67,7 @@ static int geom_solid(const kg_model *m, const kg_geom *G, kg_mesh_cache *meshes
         }
         const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
         if (!me) {
-            kg_diag_add(d, KG_WARNING, "mass.mesh_missing", m->source, G->line, G->role == KG_COLLISION ? "collision" : "visual",
+            kg_diag_add(d, KG_WARNING, "mass.mesh_missing", m->source, G->line, kg_geom_role_name(G->role),
                         "mesh '%s' of link '%s' %s; the link's geometry is counted without it",
                         G->mesh_uri ? G->mesh_uri : "", link, G->mesh_path ? "cannot be read" : "does not resolve");
             ls->nmissing++;
@@ -77,15 +77,15 @@ static int geom_solid(const kg_model *m, const kg_geom *G, kg_mesh_cache *meshes
         double unc;
         if (kg_solid_mesh(&s, me->vert, me->nvert, me->tri, me->ntri, G->scale, &open, &inside_out, &unc) != 0) return -1;
         if (open && !(unc <= KG_MESH_CRACK))
-            kg_diag_add(d, KG_WARNING, "mass.mesh_open", m->source, G->line, G->role == KG_COLLISION ? "collision" : "visual",
+            kg_diag_add(d, KG_WARNING, "mass.mesh_open", m->source, G->line, kg_geom_role_name(G->role),
                         "mesh '%s' of link '%s' is not a closed surface (%d open edges): its volume is uncertain by "
                         "%.3g %%", G->mesh_uri ? G->mesh_uri : "", link, open, 100 * unc);
         else if (open)
-            kg_diag_add(d, KG_INFO, "mass.mesh_cracks", m->source, G->line, G->role == KG_COLLISION ? "collision" : "visual",
+            kg_diag_add(d, KG_INFO, "mass.mesh_cracks", m->source, G->line, kg_geom_role_name(G->role),
                         "mesh '%s' of link '%s' has cracks (%d open edges) too small to matter: its volume is uncertain "
                         "by %.2g %%", G->mesh_uri ? G->mesh_uri : "", link, open, 100 * unc);
         if (inside_out)
-            kg_diag_add(d, KG_WARNING, "mass.mesh_inside_out", m->source, G->line, G->role == KG_COLLISION ? "collision" : "visual",
+            kg_diag_add(d, KG_WARNING, "mass.mesh_inside_out", m->source, G->line, kg_geom_role_name(G->role),
                         "mesh '%s' of link '%s' is inside out (its triangles face inwards); counted the right way",
                         G->mesh_uri ? G->mesh_uri : "", link);
         ls->open_edges += open;

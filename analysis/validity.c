@@ -32,8 +32,6 @@
 #define ANGLE_JUMP (PI / 2)    /* rad between two frames: no joint of a body turns that fast */
 #define MAX_JUMP_FINDINGS 20   /* per clip; the rest are counted in one more finding */
 
-static const char *geom_role_name(const kg_geom *G) { return G->role == KG_COLLISION ? "collision" : "visual"; }
-
 /* Whether anything moves the link relative to the root: a joint with
  * coordinates on its path up. */
 static int link_moves(const kg_model *m, int i) {
@@ -156,11 +154,11 @@ static void check_geometry(const kg_model *m, kg_diags *d) {
             if (G->scale[0] == 0 || G->scale[1] == 0 || G->scale[2] == 0)
                 kg_diag_add(d, KG_ERROR, "geometry.scale_zero", F, G->line, "mesh",
                             "mesh '%s' of link '%s' (%s) has a zero scale (%g %g %g): it is flat", G->mesh_uri,
-                            link, geom_role_name(G), G->scale[0], G->scale[1], G->scale[2]);
+                            link, kg_geom_role_name(G->role), G->scale[0], G->scale[1], G->scale[2]);
             else if (G->scale[0] < 0 || G->scale[1] < 0 || G->scale[2] < 0)
                 kg_diag_add(d, KG_WARNING, "geometry.scale_negative", F, G->line, "mesh",
                             "mesh '%s' of link '%s' (%s) has a negative scale (%g %g %g): it is mirrored, and "
-                            "%s", G->mesh_uri, link, geom_role_name(G), G->scale[0], G->scale[1], G->scale[2],
+                            "%s", G->mesh_uri, link, kg_geom_role_name(G->role), G->scale[0], G->scale[1], G->scale[2],
                             G->scale[0] * G->scale[1] * G->scale[2] < 0 ? "its triangles face inwards"
                                                                          : "some tools ignore the sign");
             break;
@@ -168,7 +166,7 @@ static void check_geometry(const kg_model *m, kg_diags *d) {
         if (bad)
             kg_diag_add(d, KG_ERROR, "geometry.size_invalid", F, G->line, kg_geom_type_name(G->type),
                         "%s of link '%s' (%s) has a size that is not positive (%g %g %g)",
-                        kg_geom_type_name(G->type), link, geom_role_name(G), G->size[0], G->size[1], G->size[2]);
+                        kg_geom_type_name(G->type), link, kg_geom_role_name(G->role), G->size[0], G->size[1], G->size[2]);
     }
 }
 
@@ -220,12 +218,12 @@ static void check_meshes(const kg_model *m, const kg_data *pose, kg_mesh_cache *
             kg_diag_add(d, KG_WARNING, "mesh.scale_large", m->source, G->line, "mesh",
                         "mesh '%s' of link '%s' (%s) is %.3g m across, %.0f times the robot (%.3g m between its "
                         "link frames): a unit mistake (millimetres read as metres?)", G->mesh_uri,
-                        m->link[G->link].name, geom_role_name(G), extent, extent / size, size);
+                        m->link[G->link].name, kg_geom_role_name(G->role), extent, extent / size, size);
         else if (extent > 0 && extent * 300 < size)
             kg_diag_add(d, KG_WARNING, "mesh.scale_small", m->source, G->line, "mesh",
                         "mesh '%s' of link '%s' (%s) is %.3g m across, 1/%.0f of the robot (%.3g m between its "
                         "link frames): a unit mistake (metres read as millimetres?)", G->mesh_uri,
-                        m->link[G->link].name, geom_role_name(G), extent, size / extent, size);
+                        m->link[G->link].name, kg_geom_role_name(G->role), extent, size / extent, size);
     }
 }
 
@@ -251,7 +249,7 @@ static int check_plausibility(const kg_model *m, kg_mesh_cache *meshes, kg_diags
         if (s->open_edges && !(s->uncertainty <= KG_MESH_CRACK * s->solid.volume)) continue; /* no volume to trust */
         kg_inertial_check c;
         kg_inertial_compare(L, &s->solid, &c);
-        const char *role = s->role == KG_COLLISION ? "collision" : "visual";
+        const char *role = kg_geom_role_name(s->role);
         if (c.implied_density < DENSITY_LOW || c.implied_density > DENSITY_HIGH)
             kg_diag_add(d, KG_WARNING, "link.density_implausible", m->source, L->line, "mass",
                         "link '%s': mass %g kg in %g m^3 of %s geometry is %.4g kg/m^3, outside [%g, %g] (no "

@@ -8,6 +8,7 @@
 #include "cli/check.h"
 #include "cli/common.h"
 #include "formats/fileio.h"
+#include "formats/xml.h"
 
 const char *kg_check_status(const kg_check_result *r) {
     return r->count[KG_ERROR] ? "error" : r->count[KG_WARNING] ? "warning" : "ok";
@@ -125,32 +126,15 @@ static int finish(kg_out *out) {
 
 /* ---- XML text ---- */
 
-static void esc(FILE *f, const char *s) {
-    if (!s) return;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            /* XML 1.0 has no place for control characters */
-            if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', f);
-            else fputc(*p, f);
-        }
-    }
-}
-
 static void diag_line(FILE *f, const kg_diag *g) {
     if (g->line) fprintf(f, "line %d: ", g->line);
     fprintf(f, "%s: ", kg_severity_name(g->severity));
-    esc(f, g->message);
+    kg_xml_escape(f, g->message);
     fprintf(f, " [%s]", g->code);
     const char *h = kg_diag_hint(g->code);
     if (h && g->severity > KG_INFO) {
         fputs(" hint: ", f);
-        esc(f, h);
+        kg_xml_escape(f, h);
     }
     fputc('\n', f);
 }
@@ -168,7 +152,7 @@ int kg_check_write_junit(const char *path, const kg_check_result *r, int n, doub
     for (int i = 0; i < n; i++) {
         const kg_check_result *x = &r[i];
         fprintf(f, "  <testcase classname=\"%s\" name=\"", x->format);
-        esc(f, x->path);
+        kg_xml_escape(f, x->path);
         fprintf(f, "\" time=\"%.4f\">\n", x->seconds);
         if (x->count[KG_ERROR]) {
             fprintf(f, "   <failure type=\"error\" message=\"%zu errors, %zu warnings\">", x->count[KG_ERROR],
@@ -231,7 +215,7 @@ static void draw_tree(FILE *f, const kg_check_tree *t) {
         double x0 = 10 + depth[p] * W + 6, y0 = 14 + row[p] * H - 4, x1 = 10 + depth[i] * W, y1 = 14 + row[i] * H - 4;
         const char *type = t->joint_type[i] ? t->joint_type[i] : "";
         fprintf(f, "<path class=\"j %s\" d=\"M%.0f %.0fV%.0fH%.0f\"><title>", type, x0, y0, y1, x1);
-        esc(f, type);
+        kg_xml_escape(f, type);
         fprintf(f, " joint</title></path>\n");
         if (t->real[i] >= 0) { /* a loop closure: dashed to the real link */
             int r = t->real[i];
@@ -242,7 +226,7 @@ static void draw_tree(FILE *f, const kg_check_tree *t) {
     for (int i = 0; i < n; i++) {
         fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3\"%s/><text x=\"%d\" y=\"%d\">", 10 + depth[i] * W,
                 14 + row[i] * H - 4, t->real[i] >= 0 ? " class=virtual" : "", 16 + depth[i] * W, 14 + row[i] * H);
-        esc(f, t->name[i]);
+        kg_xml_escape(f, t->name[i]);
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</svg>\n");
@@ -278,9 +262,9 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
     for (int i = 0; i < n; i++) {
         const kg_check_result *x = &r[i];
         fprintf(f, "<tr class=%s><td><a href=\"#f%d\">", kg_check_status(x), i);
-        esc(f, x->path);
+        kg_xml_escape(f, x->path);
         fprintf(f, "</a></td><td>%s</td><td>%s</td><td>", x->format, kg_check_status(x));
-        esc(f, x->name);
+        kg_xml_escape(f, x->name);
         if (x->built)
             fprintf(f, "</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td>"
                        "<td class=n>%.4g</td><td class=n>%d</td>", x->nlink, x->njoint, x->dof, x->nloop, x->mass,
@@ -293,11 +277,11 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
     for (int i = 0; i < n; i++) {
         const kg_check_result *x = &r[i];
         fprintf(f, "<section id=f%d><h2>", i);
-        esc(f, x->path);
+        kg_xml_escape(f, x->path);
         fprintf(f, "</h2>\n<p>%s, <b>%s</b>", x->format, kg_check_status(x));
         if (x->built) {
             fprintf(f, "; model '");
-            esc(f, x->name);
+            kg_xml_escape(f, x->name);
             fprintf(f, "': %d links, %d joints, %d dof, %d loops, %.4g kg", x->nlink, x->njoint, x->dof, x->nloop,
                     x->mass);
             if (x->frames) fprintf(f, ", %d frames", x->frames);
@@ -314,17 +298,17 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
                     if (g->line) fprintf(f, "%d", g->line);
                     if (g->file && strcmp(g->file, x->path) != 0) {
                         fprintf(f, " <span class=note>");
-                        esc(f, g->file);
+                        kg_xml_escape(f, g->file);
                         fprintf(f, "</span>");
                     }
                     fprintf(f, "</td><td>");
-                    esc(f, g->element);
+                    kg_xml_escape(f, g->element);
                     fprintf(f, "</td><td>");
-                    esc(f, g->message);
+                    kg_xml_escape(f, g->message);
                     const char *h = kg_diag_hint(g->code);
                     if (h) {
                         fprintf(f, "<div class=hint>");
-                        esc(f, h);
+                        kg_xml_escape(f, h);
                         fprintf(f, "</div>");
                     }
                     fprintf(f, "</td></tr>\n");

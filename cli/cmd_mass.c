@@ -58,10 +58,6 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
     return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
 }
 
-static const char *role_name(int role) {
-    return role == KG_COLLISION ? "collision" : role == KG_VISUAL ? "visual" : NULL;
-}
-
 /* The geometric mass properties: per-link arrays for kg_mass_combine. */
 typedef struct geometric {
     double density;
@@ -109,7 +105,7 @@ static void geometric_free(geometric *g) {
 static json_t *link_geometry_json(const geometric *g, int i) {
     const kg_link_solid *ls = &g->solid[i];
     json_t *o = json_object();
-    json_object_set_new(o, "source", kg_json_str(role_name(ls->role)));
+    json_object_set_new(o, "source", kg_json_str(kg_geom_role_name(ls->role)));
     json_object_set_new(o, "geoms", json_integer(ls->ngeom));
     json_object_set_new(o, "volume", json_real(ls->solid.volume));
     json_object_set_new(o, "mass", json_real(g->mass[i]));
@@ -202,7 +198,7 @@ int kg_cmd_mass(int argc, char **argv) {
             if (o.from_geometry) {
                 json_t *go = json_object();
                 json_object_set_new(go, "density", json_real(g.density));
-                json_object_set_new(go, "prefer", json_string(role_name(g.prefer)));
+                json_object_set_new(go, "prefer", json_string(kg_geom_role_name(g.prefer)));
                 json_object_set_new(go, "volume", json_real(g.volume));
                 json_object_set_new(go, "mass", json_real(g.total.mass));
                 json_object_set_new(go, "com", g.total.mass > 0 ? kg_json_vec(g.total.com, 3) : json_null());
@@ -222,7 +218,7 @@ int kg_cmd_mass(int argc, char **argv) {
             if (o.from_geometry) {
                 char title[128];
                 snprintf(title, sizeof title, "geometry at %g kg/m^3 (%s preferred), volume %.6g m^3:", g.density,
-                         role_name(g.prefer), g.volume);
+                         kg_geom_role_name(g.prefer), g.volume);
                 print_props(title, &g.total);
             }
             printf("%-32s %12s %12s %12s %12s\n", "link", "mass [kg]", "com x", "com y", "com z");
@@ -249,7 +245,7 @@ int kg_cmd_mass(int argc, char **argv) {
                     fmt_or_dash(v[2], "%8.3g", k.com_offset_ratio);
                     fmt_or_dash(v[3], "%7.3g", k.inertia_ratio);
                     printf("%-32s %-9s %12.6g %10s %12s %11s %8s %7s\n", m->link[i].name,
-                           ls->role < 0 ? "none" : role_name(ls->role), ls->solid.volume, closed, v[0], v[1], v[2], v[3]);
+                           ls->role < 0 ? "none" : kg_geom_role_name(ls->role), ls->solid.volume, closed, v[0], v[1], v[2], v[3]);
                 }
             }
         }

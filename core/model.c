@@ -45,6 +45,10 @@ const char *kg_geom_type_name(kg_geom_type t) {
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
 }
 
+const char *kg_geom_role_name(int role) {
+    return role == KG_VISUAL ? "visual" : role == KG_COLLISION ? "collision" : NULL;
+}
+
 const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
     static const char *const planar[] = {"x", "y", "angle"};
     static const char *const floating[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};

@@ -256,6 +256,9 @@ const char *kg_joint_type_name(kg_joint_type t);
 /* Parse a URDF joint type name; returns -1 when unknown. */
 int kg_joint_type_parse(const char *s);
 const char *kg_geom_type_name(kg_geom_type t);
+/* "visual" or "collision" (KG_VISUAL, KG_COLLISION); NULL for anything else
+ * (kg_link_solid.role -1: no geometry). */
+const char *kg_geom_role_name(int role);
 /* Name of coordinate k of q: the joint's name for one-coordinate joints, else
  * "joint.label" (planar x, y, angle; floating x, y, z, qw, qx, qy, qz; compound
  * the axis label). Writes into buf and returns it. */

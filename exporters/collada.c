@@ -325,7 +325,6 @@ static void primitive_tris(const kg_geom *G, tris *s) {
     free(ring);
 }
 
-static const char *geom_role(const kg_geom *G) { return G->role == KG_VISUAL ? "visual" : "collision"; }
 
 /* Does geom b have the same source as geom a (and so share its <geometry>)? */
 static int same_source(const kg_geom *a, const kg_geom *b) {
@@ -359,7 +358,7 @@ static void collect_geometry(cw *x) {
             }
         }
         if (G->type == KG_GEOM_MESH && !x->geoms[k].mesh && !(x->skip_meshes && G->mesh_path))
-            kg_ledger_add(x->l, KG_DROPPED, geom_role(G), m->link[G->link].name, m->source, G->line,
+            kg_ledger_add(x->l, KG_DROPPED, kg_geom_role_name(G->role), m->link[G->link].name, m->source, G->line,
                           "mesh '%s' %s: its geometry is written empty, keeping the reference",
                           G->mesh_uri ? G->mesh_uri : "", G->mesh_path ? "cannot be read" : "does not resolve");
     }

@@ -16,7 +16,7 @@ void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target) {
             kg_ledger_add(l, KG_DROPPED, "inertial", m->link[i].name, f, m->link[i].line,
                           "%s cannot hold mass and inertia", target);
     for (int g = 0; g < m->ngeom; g++)
-        kg_ledger_add(l, KG_DROPPED, m->geom[g].role == KG_VISUAL ? "visual" : "collision",
+        kg_ledger_add(l, KG_DROPPED, kg_geom_role_name(m->geom[g].role),
                       m->link[m->geom[g].link].name, f, m->geom[g].line, "%s cannot hold geometry", target);
     for (int k = 0; k < m->nmaterial; k++)
         kg_ledger_add(l, KG_DROPPED, "material", m->material[k].name, f, m->material[k].line,

@@ -87,7 +87,7 @@ static void color(writer *x, const kg_material *mat) {
 
 static void geom(writer *x, const kg_geom *g) {
     const kg_model *m = x->m;
-    start(x, g->role == KG_VISUAL ? "visual" : "collision");
+    start(x, kg_geom_role_name(g->role));
     if (g->name) attr(x, "name", g->name);
     origin(x, g->pos, g->rpy);
     start(x, "geometry");

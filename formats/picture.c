@@ -1,4 +1,5 @@
 #include "formats/picture.h"
+#include "formats/xml.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,15 +26,6 @@ static void colour(double t, char *buf) {
     snprintf(buf, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
-static void escape(FILE *f, const char *s) {
-    for (; s && *s; s++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else fputc(*s, f);
-    }
-}
-
 int kg_svg_heatmaps(const char *path, const char *title, const char *value_name, const kg_heatmap *maps, int nmaps,
                     double cell, double vmin, double vmax, kg_diags *d) {
     kg_out out;
@@ -48,7 +40,7 @@ int kg_svg_heatmaps(const char *path, const char *title, const char *value_name,
                "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
             width, height, width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"24\" font-size=\"16\">", margin);
-    escape(f, title);
+    kg_xml_escape(f, title);
     fprintf(f, "</text>\n");
     char c[8];
     for (int p = 0; p < nmaps; p++) {
@@ -63,7 +55,7 @@ int kg_svg_heatmaps(const char *path, const char *title, const char *value_name,
         }
         double span = h->n ? fmax(hx - lx + 1, hy - ly + 1) : 1, s = panel / span; /* pixels per cell, same in x and y */
         fprintf(f, "<g><text x=\"%.1f\" y=\"%.0f\">", x0, top - 8);
-        escape(f, h->title);
+        kg_xml_escape(f, h->title);
         fprintf(f, "</text>\n<rect x=\"%.1f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\" stroke=\"#999\"/>\n", x0,
                 top, panel, panel);
         for (long i = 0; i < h->n; i++) {
@@ -74,10 +66,10 @@ int kg_svg_heatmaps(const char *path, const char *title, const char *value_name,
         }
         /* the extent in metres along each axis */
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">", x0, top + panel + 16);
-        escape(f, h->xlabel);
+        kg_xml_escape(f, h->xlabel);
         fprintf(f, " %.3f .. %.3f m</text>\n<text x=\"%.1f\" y=\"%.0f\">", h->n ? lx * cell : 0, h->n ? (hx + 1) * cell : 0,
                 x0, top + panel + 32);
-        escape(f, h->ylabel);
+        kg_xml_escape(f, h->ylabel);
         fprintf(f, " %.3f .. %.3f m</text></g>\n", h->n ? ly * cell : 0, h->n ? (hy + 1) * cell : 0);
     }
     /* the colour scale */
@@ -89,7 +81,7 @@ int kg_svg_heatmaps(const char *path, const char *title, const char *value_name,
     }
     fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%.4g</text>\n<text x=\"%.0f\" y=\"%.0f\">%.4g</text>\n<text x=\"%.0f\" y=\"%.0f\">",
             bx + 20, top + 10, vmax, bx + 20, top + panel, vmin, bx - 10, top - 8);
-    escape(f, value_name);
+    kg_xml_escape(f, value_name);
     fprintf(f, "</text>\n</svg>\n");
     if (ferror(f) || kg_out_commit(&out) != 0) {
         if (out.f) kg_out_abort(&out);

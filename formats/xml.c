@@ -251,3 +251,20 @@ char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
     xmlFreeDoc(tmp);
     return s;
 }
+
+void kg_xml_escape(FILE *f, const char *s) {
+    if (!s) return;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            /* XML 1.0 has no place for control characters */
+            if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', f);
+            else fputc(*p, f);
+        }
+    }
+}

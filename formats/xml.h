@@ -9,6 +9,7 @@
 
 #include <libxml/tree.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/diag.h"
 
@@ -47,6 +48,9 @@ static inline int kg_xml_double(kg_xml *x, xmlNodePtr n, const char *name, doubl
 
 /* The element serialised as XML (malloc'd). */
 char *kg_xml_dump(kg_xml *x, xmlNodePtr n);
+/* Writes s as XML text or attribute content (HTML and SVG too): & < > " '
+ * escaped, control characters XML 1.0 cannot hold as '?'. NULL writes nothing. */
+void kg_xml_escape(FILE *f, const char *s);
 
 /* Parses a whitespace-separated list of exactly `count` finite doubles from s.
  * Returns 0 on success. */

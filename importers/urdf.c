@@ -161,7 +161,7 @@ static void read_material_def(urdf_ctx *c, xmlNodePtr n) {
 
 static kg_geom *read_geometry(urdf_ctx *c, xmlNodePtr owner, kg_link *link, kg_geom_role role,
                               const char *material) {
-    const char *what = role == KG_VISUAL ? "visual" : "collision";
+    const char *what = kg_geom_role_name(role);
     xmlNodePtr g = kg_xml_child(owner, "geometry");
     char ownername[300];
     snprintf(ownername, sizeof ownername, "link '%s'", link->name);

@@ -8,13 +8,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/validity.h"
 #include "formats/load.h"
 
-#define BIN KG_BINARY_DIR "/kinegraph"
 
 static char tmpdir[] = "/tmp/kg_check_XXXXXX";
 
@@ -304,11 +302,11 @@ static void test_conversion_findings(void **state) {
 
 /* ---- the command ---- */
 
+/* kinegraph check ARGS */
 static int run(const char *args) {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' check %s >'%s/out' 2>'%s/err'", BIN, args, tmpdir, tmpdir);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "check %s", args);
+    return kg_test_run_kinegraph(tmpdir, cmd);
 }
 
 static void write_file(const char *name, const char *text) {

@@ -9,22 +9,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BIN KG_BINARY_DIR "/kinegraph"
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 
 static char tmpdir[] = "/tmp/kg_cli_XXXXXX";
 
 /* Runs "kinegraph ARGS" (ARGS is shell text); returns the exit status. */
 static int run(const char *args, char **out, char **err) {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", BIN, args, tmpdir, tmpdir);
-    int st = system(cmd);
+    int st = kg_test_run_kinegraph(tmpdir, args);
     char p[600];
     snprintf(p, sizeof p, "%s/out", tmpdir);
     *out = kg_test_slurp(p);
     snprintf(p, sizeof p, "%s/err", tmpdir);
     *err = kg_test_slurp(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return st;
 }
 
 static json_t *run_json(const char *args, int expect_status) {

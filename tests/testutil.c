@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "formats/load.h"
 
@@ -95,4 +96,14 @@ char *kg_test_slurp(const char *path) {
     s[r] = 0;
     fclose(f);
     return s;
+}
+
+int kg_test_run_kinegraph(const char *dir, const char *args) {
+    size_t n = strlen(args) + 3 * strlen(dir) + sizeof KG_BINARY_DIR + 64;
+    char *cmd = malloc(n);
+    if (!cmd) return -1;
+    snprintf(cmd, n, "'%s/kinegraph' %s >'%s/out' 2>'%s/err'", KG_BINARY_DIR, args, dir, dir);
+    int st = system(cmd);
+    free(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -48,6 +48,9 @@ kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
 int kg_test_count(const kg_diags *d, const char *code);
 /* First diagnostic with this code, or NULL. */
 const kg_diag *kg_test_find(const kg_diags *d, const char *code);
+/* Runs "kinegraph ARGS" (ARGS is shell text) with stdout and stderr in
+ * DIR/out and DIR/err; returns its exit status, or -1 when it did not exit. */
+int kg_test_run_kinegraph(const char *dir, const char *args);
 /* A whole file as a malloc'd string ("" when it cannot be read). */
 char *kg_test_slurp(const char *path);
 /* Prints all diagnostics (for failing tests). */
