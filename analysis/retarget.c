@@ -17,11 +17,13 @@
 #define NTARGET 24
 #define FOOT_WEIGHT 1e4
 #define COM_WEIGHT 1e3
+#define SWING_WEIGHT 100
 #define SWING_TURN_WEIGHT 10
 #define POSTURE_FIRST 1e-2
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
-#define COM_ROUNDS 3
+#define ROUNDS 4
+#define PREVIEW_R 1e-6
 
 void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);
@@ -390,7 +392,10 @@ typedef struct slot {
     double kp[KG_NPART][3];     /* mapped keypoints (robot space) */
     double pelvis_rot[9], chest_rot[9], foot_rot[2][9];
     unsigned char raw[2], closed[2], contact[2];
+    double v[2][2];                      /* per foot: ankle and toe horizontal speeds */
+    double pin_pos[2][3], pin_R[2][9];   /* a planted foot's pin (its phase's) */
     double foot_pos[2][3], foot_R[2][9]; /* the feet's link targets */
+    double near_pin[2];                  /* a swinging foot's blend towards the pin it lands on (0..1) */
     double poly[8][2];                   /* the support polygon (counter-clockwise) */
     int npoly;
     double com_est[2];                   /* the COM the source's motion implies */
@@ -407,8 +412,9 @@ typedef struct pipe {
     kg_ik_work *w;
     slot *ring;
     int W, L, N, H; /* ring size, contact filter, preview steps, ZMP difference step */
+    int K;          /* frames over which a foot lands on its pin and leaves it */
+    int last_feet;  /* the last frame whose feet targets are set */
     double dt;
-    double pin_pos[2][3], pin_R[2][9];
     double *lower, *upper, *prev;
     double *rest;  /* [nq] the posture the IK stays near: zero within limits */
     double *scratch;
@@ -465,14 +471,20 @@ static void stage_source(pipe *p, int f) {
             kg_vec3_copy(x, xf);
         }
         frame_xz(s->foot_rot[side], x, up);
-        /* down: heel (ankle) or ball (toe) near its lowest level, the ankle slow
-         * (a foot rolling onto its toes is taking off: the ankle moves) */
-        double ha = sl * (raw[ankle][2] - p->si.ankle_level), ht = sl * (raw[toe][2] - p->si.toe_level), va = 0;
+        /* down: the heel (ankle) near its lowest level and slow; or, once down,
+         * the ball (toe) near its lowest level and slow (rolling onto the toes
+         * before take-off keeps the foot down: double support; a phase that
+         * starts on the toes, heel high, is not one a flat robot foot can copy) */
+        double ha = sl * (raw[ankle][2] - p->si.ankle_level), ht = sl * (raw[toe][2] - p->si.toe_level), va = 0, vt = 0;
         if (f > 0 && cf == f) {
             const slot *q = at(p, f - 1);
             va = hypot(s->kp[ankle][0] - q->kp[ankle][0], s->kp[ankle][1] - q->kp[ankle][1]) / p->dt;
+            vt = hypot(s->kp[toe][0] - q->kp[toe][0], s->kp[toe][1] - q->kp[toe][1]) / p->dt;
         }
-        s->raw[side] = fmin(ha, ht) < p->o->contact_height && va < p->o->contact_speed;
+        s->v[side][0] = va, s->v[side][1] = vt;
+        int heel = ha < p->o->contact_height && va < p->o->contact_speed;
+        int ball = ht < p->o->contact_height && vt < p->o->contact_speed;
+        s->raw[side] = heel || (ball && f > 0 && at(p, f - 1)->raw[side]);
     }
 }
 
@@ -481,8 +493,9 @@ static void stage_source(pipe *p, int f) {
 static void stage_contact(pipe *p, int f) {
     const int L = p->L;
     for (int side = 0; side < 2; side++) {
-        /* closing at frame g: raw, or raw on both sides within L */
-        for (int g = f + L - 1; g <= f + L - 1; g++) {
+        /* closing at frame g: raw, or raw on both sides within L (the first
+         * call closes the frames before it too) */
+        for (int g = f > 0 ? f + L - 1 : 0; g <= f + L - 1; g++) {
             slot *s = at(p, g);
             int before = 0, after = 0;
             for (int j = 1; j <= L; j++) {
@@ -503,30 +516,81 @@ static void stage_contact(pipe *p, int f) {
     }
 }
 
-/* The feet's link targets at frame f (pins while in contact). */
+/* The pin of a contact phase starting at frame g (contacts known up to g + K):
+ * where the source's ankle is when it is slowest in the phase's first K
+ * frames (a heel strike is still moving), flat, turned as it is there. */
+static void stage_pins(pipe *p, int g) {
+    slot *s = at(p, g);
+    for (int side = 0; side < 2; side++) {
+        if (!s->contact[side]) continue;
+        if (g > 0 && at(p, g - 1)->contact[side]) {
+            kg_vec3_copy(s->pin_pos[side], at(p, g - 1)->pin_pos[side]);
+            kg_mat3_copy(s->pin_R[side], at(p, g - 1)->pin_R[side]);
+            continue;
+        }
+        int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        const slot *best = s;
+        for (int j = 1; j <= p->K && at(p, g + j)->contact[side]; j++)
+            if (at(p, g + j)->v[side][0] < best->v[side][0]) best = at(p, g + j);
+        double Ry[9], off[3];
+        yaw_only(Ry, best->foot_rot[side]);
+        kg_mat3_mul(s->pin_R[side], Ry, p->ri.rest_rot[foot]);
+        kg_mat3_vec(off, s->pin_R[side], p->ri.foot_off[side]);
+        for (int a = 0; a < 2; a++) s->pin_pos[side][a] = best->kp[ankle][a] + off[a];
+        s->pin_pos[side][2] = p->ri.foot_h[side];
+    }
+}
+
+/* Moves pose (pos, R) the fraction u of the way to (pos2, R2). */
+static void blend_pose(double pos[3], double R[9], const double pos2[3], const double R2[9], double u) {
+    double Rd[9], w[3], Ru[9], R0[9];
+    for (int a = 0; a < 3; a++) pos[a] += u * (pos2[a] - pos[a]);
+    kg_mat3_mul_at(Rd, R, R2);
+    kg_rot_log(Rd, w);
+    for (int a = 0; a < 3; a++) w[a] *= u;
+    double ang = kg_vec3_norm(w);
+    if (ang <= 0) return;
+    for (int a = 0; a < 3; a++) w[a] /= ang;
+    kg_rot_axis_angle(Ru, w, ang);
+    kg_mat3_copy(R0, R);
+    kg_mat3_mul(R, R0, Ru);
+}
+
+static void support_polygon(const pipe *p, slot *s);
+
+/* The feet's link targets at frame f (contacts and pins known up to f + K):
+ * a planted foot on its pin; a swinging foot follows the source, moving
+ * smoothly off the pin it left and onto the one it lands on over K frames,
+ * raised so that no sole corner is below the ground. */
 static void feet_targets(pipe *p, int f) {
     slot *s = at(p, f);
     for (int side = 0; side < 2; side++) {
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
-        const double *rest = p->ri.rest_rot[foot];
-        double Rl[9], off[3], pos[3];
         if (s->contact[side]) {
-            if (f == 0 || !at(p, f - 1)->contact[side]) { /* landing: pin here, flat, turned as it landed */
-                double Ry[9];
-                yaw_only(Ry, s->foot_rot[side]);
-                kg_mat3_mul(p->pin_R[side], Ry, rest);
-                kg_mat3_vec(off, p->pin_R[side], p->ri.foot_off[side]);
-                for (int a = 0; a < 2; a++) p->pin_pos[side][a] = s->kp[ankle][a] + off[a];
-                p->pin_pos[side][2] = p->ri.foot_h[side];
-            }
-            kg_vec3_copy(s->foot_pos[side], p->pin_pos[side]);
-            kg_mat3_copy(s->foot_R[side], p->pin_R[side]);
+            kg_vec3_copy(s->foot_pos[side], s->pin_pos[side]);
+            kg_mat3_copy(s->foot_R[side], s->pin_R[side]);
             continue;
         }
-        /* swinging: the source's foot, raised so that no sole corner is below ground */
-        kg_mat3_mul(Rl, s->foot_rot[side], rest);
+        double Rl[9], off[3], pos[3];
+        kg_mat3_mul(Rl, s->foot_rot[side], p->ri.rest_rot[foot]);
         kg_mat3_vec(off, Rl, p->ri.foot_off[side]);
         for (int a = 0; a < 3; a++) pos[a] = s->kp[ankle][a] + off[a];
+        s->near_pin[side] = 0;
+        for (int j = 1; j <= p->K; j++) /* the pin it left */
+            if (f - j >= 0 && at(p, f - j)->contact[side]) {
+                const slot *q = at(p, f - j);
+                double u = 1 - (double)j / (p->K + 1);
+                blend_pose(pos, Rl, q->pin_pos[side], q->pin_R[side], u);
+                break;
+            }
+        for (int j = 1; j <= p->K; j++) /* the pin it lands on */
+            if (f + j < p->clip->nframes && at(p, f + j)->contact[side]) {
+                const slot *q = at(p, f + j);
+                double u = 1 - (double)j / (p->K + 1);
+                blend_pose(pos, Rl, q->pin_pos[side], q->pin_R[side], u);
+                s->near_pin[side] = u;
+                break;
+            }
         double lowest = INFINITY;
         for (int k = 0; k < 4; k++) {
             double c[3];
@@ -537,7 +601,11 @@ static void feet_targets(pipe *p, int f) {
         kg_vec3_copy(s->foot_pos[side], pos);
         kg_mat3_copy(s->foot_R[side], Rl);
     }
-    /* the support polygon: the corners of the planted soles */
+    support_polygon(p, s);
+}
+
+/* The support polygon of a slot: the corners of its planted soles. */
+static void support_polygon(const pipe *p, slot *s) {
     double pts[8][2];
     int n = 0;
     for (int side = 0; side < 2; side++) {
@@ -565,6 +633,8 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
         memset(T, 0, sizeof *T);
         T->link = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], T->base = -1;
         T->axes = s->contact[side] ? KG_IK_POSE : KG_IK_POSITION, T->weight = foot_weight;
+        if (!s->contact[side]) /* a swinging foot yields to the planted ones, less so as it lands */
+            T->weight = SWING_WEIGHT + s->near_pin[side] * s->near_pin[side] * (foot_weight - SWING_WEIGHT);
         kg_vec3_copy(T->pos, s->foot_pos[side]);
         kg_mat3_copy(T->rot, s->foot_R[side]);
     }
@@ -572,6 +642,8 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
         kg_ik_target *T = &t[n++];
         *T = t[side];
         T->axes = KG_IK_ROTATION, T->weight = s->contact[side] ? 0 : SWING_TURN_WEIGHT;
+        T->weight += s->near_pin[side] * s->near_pin[side] * (foot_weight - SWING_TURN_WEIGHT); /* turning
+                                                                        * onto a pin */
         if (s->contact[side]) n--;
     }
     static const struct {
@@ -627,13 +699,37 @@ static void frame_limits(pipe *p, const double *prev) {
     }
 }
 
-/* Each planted foot's leg alone onto its target (t[0], t[1]: the feet). */
+/* The corners of a foot's sole in the world. */
+static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4][3]) {
+    int foot = p->ri.map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    for (int k = 0; k < 4; k++) {
+        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri.sole[side][k]);
+        for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
+    }
+}
+
+/* Each planted foot's leg alone onto its target (t[0], t[1]: the feet); a
+ * swinging foot below the ground raised. */
 static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     kg_ik_result res;
     for (int side = 0; side < 2; side++) {
-        if (!p->ri.leg_cols[side] || t[side].axes != KG_IK_POSE) continue;
+        if (!p->ri.leg_cols[side]) continue;
         io->active = p->ri.leg_cols[side];
-        kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
+        if (t[side].axes == KG_IK_POSE) {
+            kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
+            continue;
+        }
+        /* a swinging foot below the ground: raised, turned as it is */
+        double corner[4][3], low = INFINITY;
+        sole_corners(p, p->d, side, corner);
+        for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]);
+        if (low >= 0) continue;
+        kg_ik_target up = t[side];
+        up.axes = KG_IK_POSE;
+        kg_vec3_copy(up.pos, p->d->link_pos + 3 * up.link);
+        kg_mat3_copy(up.rot, p->d->link_rot + 9 * up.link);
+        up.pos[2] -= low;
+        kg_ik_solve(p->robot, p->d, &up, 1, io, p->w, &res);
     }
 }
 
@@ -663,16 +759,56 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     /* the planted legs, then (with a COM target) the root moved by what the
      * COM still lacks and the legs again, a few times: each round leaves the
      * share of the error the legs' own mass carries */
-    for (int round = 0; round < (com ? COM_ROUNDS : 1); round++) {
-        if (round > 0) {
-            double c[3];
-            kg_fk(r, p->d);
-            robot_com(r, p->d, c, p->scratch);
-            p->d->base_pos[0] += com[0] - c[0], p->d->base_pos[1] += com[1] - c[1];
-        }
+    for (int round = 0; round < ROUNDS; round++) {
         legs(p, t, &io);
+        kg_fk(r, p->d);
+        /* a planted foot short of its pin: the root moves by the shortfall (the
+         * mean over the planted feet); else by what the COM lacks */
+        double miss[3] = {0, 0, 0}, worst = 0;
+        int planted = 0;
+        for (int side = 0; side < 2; side++) {
+            if (t[side].axes != KG_IK_POSE) continue;
+            const double *x = p->d->link_pos + 3 * t[side].link;
+            for (int a = 0; a < 3; a++) miss[a] += t[side].pos[a] - x[a];
+            worst = fmax(worst, dist3(x, t[side].pos));
+            planted++;
+        }
+        if (worst > 1e-4) {
+            for (int a = 0; a < 3; a++) p->d->base_pos[a] += miss[a] / planted;
+        } else if (com && round + 1 < ROUNDS) {
+            double c[3];
+            robot_com(r, p->d, c, p->scratch);
+            if (hypot(com[0] - c[0], com[1] - c[1]) < 1e-5) break;
+            p->d->base_pos[0] += com[0] - c[0], p->d->base_pos[1] += com[1] - c[1];
+        } else {
+            break;
+        }
     }
     kg_fk(r, p->d);
+}
+
+/* A foot that lands where the robot cannot put it (with the other foot down,
+ * the source's stance can be wider than the robot's legs span): the pin of
+ * the phase starting at f moves to where the foot is, flat on the ground,
+ * turned as it is, for the frames whose targets are set. Returns 1 when it
+ * moved. */
+static int repin(pipe *p, int f, int side) {
+    slot *s = at(p, f);
+    int part = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, foot = p->ri.map.link[part];
+    const double *x = p->d->link_pos + 3 * foot, *R = p->d->link_rot + 9 * foot;
+    if (!s->contact[side] || (f > 0 && at(p, f - 1)->contact[side]) || dist3(x, s->pin_pos[side]) < 1e-3) return 0;
+    double Rr[9], Ry[9], pos[3], Rp[9];
+    kg_mat3_mul_bt(Rr, R, p->ri.rest_rot[part]);
+    yaw_only(Ry, Rr);
+    kg_mat3_mul(Rp, Ry, p->ri.rest_rot[part]);
+    pos[0] = x[0], pos[1] = x[1], pos[2] = p->ri.foot_h[side];
+    for (int g = f; g <= p->last_feet && at(p, g)->contact[side]; g++) {
+        slot *q = at(p, g);
+        kg_vec3_copy(q->pin_pos[side], pos), kg_mat3_copy(q->pin_R[side], Rp);
+        kg_vec3_copy(q->foot_pos[side], pos), kg_mat3_copy(q->foot_R[side], Rp);
+        support_polygon(p, q);
+    }
+    return 1;
 }
 
 /* ---- metrics -------------------------------------------------------------------------- */
@@ -688,13 +824,6 @@ typedef struct metrics {
     int have;
 } metrics;
 
-static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4][3]) {
-    int foot = p->ri.map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-    for (int k = 0; k < 4; k++) {
-        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri.sole[side][k]);
-        for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
-    }
-}
 
 /* The COM the source's motion implies at frame f: the robot's rest offset from
  * its pelvis, carried by the source's pelvis. */
@@ -753,7 +882,9 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     if (o.balance && p.N < 2) p.N = 2;
     p.H = (int)lround(0.04 / p.dt);
     if (p.H < 1) p.H = 1;
-    p.W = p.N + 2 * p.L + 2 * p.H + 8;
+    p.K = (int)lround(0.1 / p.dt);
+    if (p.K < 1) p.K = 1;
+    p.W = p.N + 2 * p.L + 2 * p.H + 3 * p.K + 8;
     p.ring = calloc((size_t)p.W, sizeof *p.ring);
     p.d = kg_data_new(robot);
     p.w = kg_ik_work_new(robot, NTARGET);
@@ -778,27 +909,29 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
-    if (o.balance && kg_preview_init(&p.pv, p.dt, p.ri.com_h, G, 1, 1e-6, p.N) != 0) {
+    if (o.balance && kg_preview_init(&p.pv, p.dt, p.ri.com_h, G, 1, PREVIEW_R, p.N) != 0) {
         kg_diag_add(dg, KG_ERROR, "retarget.preview", robot->source, 0, NULL, "the preview control gains do not converge");
         goto done;
     }
-    const int nf = clip->nframes, A = 2 * p.L + 1, lag = A + p.H + p.N;
+    const int nf = clip->nframes, A = 2 * p.L + 1 + 2 * p.K, lag = A + p.H + p.N;
     kg_ik_target t[NTARGET];
     metrics mt;
     memset(&mt, 0, sizeof mt);
     rep->com_margin_min_mm = rep->zmp_margin_min_mm = INFINITY;
     int com_out = 0, com_out2 = 0, zmp_out = 0, zmp_frames = 0;
     mt.com_hist = malloc(((size_t)2 * p.H + 1) * sizeof *mt.com_hist);
-    /* the stream: the source at a; contacts at a - 2L + 1; feet and the COM
-     * estimate at b = a - A; the ZMP reference at z = b - H; the preview and the
+    /* the stream: the source at a; contacts at c = a - 2L + 1; pins at c - K;
+     * feet and the COM estimate at b = a - A = c - 2K - 2; the ZMP reference at z = b - H; the preview and the
      * IK at f = z - N */
     for (int a = 0; a < nf + lag + 1; a++) {
         stage_source(&p, a);
         int c = a - 2 * p.L + 1;
         if (c >= 0) stage_contact(&p, c);
+        if (c - p.K >= 0) stage_pins(&p, c - p.K);
         int b = a - A;
         if (b >= 0) {
             feet_targets(&p, b);
+            p.last_feet = b;
             stage_com(&p, b);
         }
         int z = b - p.H;
@@ -814,10 +947,12 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                     double v = (at(&p, 1)->com_est[ax] - s->com_est[ax]) / p.dt;
                     p.ax[ax].x[1] = v, p.ax[ax].dx[0] = v * p.dt;
                 }
+            /* the controller's state is this frame's COM; its step (on the
+             * references from here on) gives the next frame's */
             for (int ax = 0; ax < 2; ax++) {
+                comt[ax] = p.ax[ax].x[0];
                 for (int j = 0; j <= p.N; j++) p.refs[j] = at(&p, f + j)->zmp_ref[ax];
                 kg_preview_axis_step(&p.pv, &p.ax[ax], p.refs);
-                comt[ax] = p.ax[ax].x[0];
             }
             if (s->contact[0] && s->contact[1] && s->npoly > 0) { /* double support: the COM stays over the feet */
                 double in[2];
@@ -870,6 +1005,10 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         }
         int nt = targets(&p, s, t, comp, FOOT_WEIGHT);
         solve(&p, t, nt, f == 0 ? 100 : o.iterations, POSTURE, comp);
+        if (repin(&p, f, 0) + repin(&p, f, 1)) {
+            nt = targets(&p, s, t, comp, FOOT_WEIGHT);
+            solve(&p, t, nt, o.iterations, POSTURE, comp);
+        }
         /* the frame */
         kg_motion_append(*out, p.d->q);
         double *base = (*out)->base + 7 * f;

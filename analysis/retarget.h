@@ -9,21 +9,30 @@
  *    of leg lengths (hip-knee-ankle), arms by the ratio of arm lengths from the
  *    shoulders; heights are measured from the source's ankle level and put at
  *    the robot's, so feet that rest on the ground rest on it.
- * 2. Contacts, per foot, on the source: the foot (ankle or toe) within
- *    contact_height of its lowest level over the clip, its ankle slower than
- *    contact_speed (both in robot-scaled metres); phases shorter than
- *    min_contact_time are dropped, gaps shorter are filled. A planted foot is
- *    pinned where it landed, flat, turned as it landed; a swinging foot follows
- *    the source, raised so that no corner of its sole goes below the ground.
+ * 2. Contacts, per foot, on the source: the heel (ankle) within contact_height
+ *    of its lowest level over the clip and slower than contact_speed (both in
+ *    robot-scaled metres, horizontal speed), or, once down, the ball (toe)
+ *    low and slow (a foot rolling off its toes is still down); phases shorter
+ *    than min_contact_time are dropped, gaps shorter are filled. A planted foot
+ *    is pinned flat where the source's ankle is slowest in the phase's first
+ *    0.1 s, turned as it is there; a swinging foot follows the source, eased
+ *    off the pin it left and onto the one it lands on over 0.1 s, raised so
+ *    that no corner of its sole goes below the ground.
  * 3. Per frame, whole-body IK (analysis/ik.h) with the root floating, warm
  *    started from the previous frame, within position limits narrowed to what
- *    the velocity limits allow in one frame: feet (weight 100), hip centres,
- *    pelvis and chest orientation, knees, elbows and shoulders (0.1), wrists.
- * 4. Balance: the ZMP of that motion by the cart-table model, moved into the
- *    support polygon (shrunk by a margin) wherever a foot is down, is the
- *    reference of a preview controller (analysis/preview.h) whose COM
- *    trajectory a second IK pass then follows (weight 10), clamped into the
- *    polygon on double-support frames.
+ *    the velocity limits allow in one frame: planted feet (weight 1e4),
+ *    swinging feet (100, rising to 1e4 as they land), hip centres and knees,
+ *    pelvis and chest orientation, elbows, wrists and shoulders. Then each
+ *    planted leg alone onto its pin (six columns), a swinging foot below the
+ *    ground lifted, and the root moved by what the planted feet still miss or
+ *    else by what the COM lacks, a few rounds: the feet come first. A foot
+ *    landing where the robot's legs cannot put it (a stance wider than they
+ *    span) is pinned where it came down.
+ * 4. Balance: the ZMP of the source's motion (its COM estimated from the
+ *    pelvis) by the cart-table model, moved into the support polygon (shrunk
+ *    by a margin) wherever a foot is down, is the reference of a preview
+ *    controller (analysis/preview.h) whose COM trajectory the IK follows
+ *    (weight 1e3), clamped into the polygon on double-support frames.
  * The clip is processed as a stream with a look-ahead of the preview time plus
  * the contact filter: working memory does not grow with the clip's length. */
 #ifndef KG_RETARGET_H
