@@ -392,7 +392,7 @@ typedef struct slot {
     double kp[KG_NPART][3];     /* mapped keypoints (robot space) */
     double pelvis_rot[9], chest_rot[9], foot_rot[2][9];
     unsigned char raw[2], closed[2], contact[2];
-    double v[2][2];                      /* per foot: ankle and toe horizontal speeds */
+    double ankle_speed[2];               /* horizontal */
     double pin_pos[2][3], pin_R[2][9];   /* a planted foot's pin (its phase's) */
     double foot_pos[2][3], foot_R[2][9]; /* the feet's link targets */
     double near_pin[2];                  /* a swinging foot's blend towards the pin it lands on (0..1) */
@@ -481,7 +481,7 @@ static void stage_source(pipe *p, int f) {
             va = hypot(s->kp[ankle][0] - q->kp[ankle][0], s->kp[ankle][1] - q->kp[ankle][1]) / p->dt;
             vt = hypot(s->kp[toe][0] - q->kp[toe][0], s->kp[toe][1] - q->kp[toe][1]) / p->dt;
         }
-        s->v[side][0] = va, s->v[side][1] = vt;
+        s->ankle_speed[side] = va;
         int heel = ha < p->o->contact_height && va < p->o->contact_speed;
         int ball = ht < p->o->contact_height && vt < p->o->contact_speed;
         s->raw[side] = heel || (ball && f > 0 && at(p, f - 1)->raw[side]);
@@ -531,7 +531,7 @@ static void stage_pins(pipe *p, int g) {
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
         const slot *best = s;
         for (int j = 1; j <= p->K && at(p, g + j)->contact[side]; j++)
-            if (at(p, g + j)->v[side][0] < best->v[side][0]) best = at(p, g + j);
+            if (at(p, g + j)->ankle_speed[side] < best->ankle_speed[side]) best = at(p, g + j);
         double Ry[9], off[3];
         yaw_only(Ry, best->foot_rot[side]);
         kg_mat3_mul(s->pin_R[side], Ry, p->ri.rest_rot[foot]);
@@ -541,17 +541,17 @@ static void stage_pins(pipe *p, int g) {
     }
 }
 
-/* Moves pose (pos, R) the fraction u of the way to (pos2, R2). */
+/* Moves pose (pos, R) the fraction u of the way to (pos2, R2): positions
+ * along the line, the rotation about the axis of the turn between them. */
 static void blend_pose(double pos[3], double R[9], const double pos2[3], const double R2[9], double u) {
     double Rd[9], w[3], Ru[9], R0[9];
     for (int a = 0; a < 3; a++) pos[a] += u * (pos2[a] - pos[a]);
     kg_mat3_mul_at(Rd, R, R2);
     kg_rot_log(Rd, w);
-    for (int a = 0; a < 3; a++) w[a] *= u;
     double ang = kg_vec3_norm(w);
     if (ang <= 0) return;
     for (int a = 0; a < 3; a++) w[a] /= ang;
-    kg_rot_axis_angle(Ru, w, ang);
+    kg_rot_axis_angle(Ru, w, u * ang);
     kg_mat3_copy(R0, R);
     kg_mat3_mul(R, R0, Ru);
 }
@@ -576,19 +576,13 @@ static void feet_targets(pipe *p, int f) {
         kg_mat3_vec(off, Rl, p->ri.foot_off[side]);
         for (int a = 0; a < 3; a++) pos[a] = s->kp[ankle][a] + off[a];
         s->near_pin[side] = 0;
-        for (int j = 1; j <= p->K; j++) /* the pin it left */
-            if (f - j >= 0 && at(p, f - j)->contact[side]) {
-                const slot *q = at(p, f - j);
+        for (int dir = -1; dir <= 1; dir += 2) /* the pin it left, then the pin it lands on */
+            for (int j = 1; j <= p->K; j++) {
+                int g = f + dir * j;
+                if (g < 0 || g >= p->clip->nframes || !at(p, g)->contact[side]) continue;
                 double u = 1 - (double)j / (p->K + 1);
-                blend_pose(pos, Rl, q->pin_pos[side], q->pin_R[side], u);
-                break;
-            }
-        for (int j = 1; j <= p->K; j++) /* the pin it lands on */
-            if (f + j < p->clip->nframes && at(p, f + j)->contact[side]) {
-                const slot *q = at(p, f + j);
-                double u = 1 - (double)j / (p->K + 1);
-                blend_pose(pos, Rl, q->pin_pos[side], q->pin_R[side], u);
-                s->near_pin[side] = u;
+                blend_pose(pos, Rl, at(p, g)->pin_pos[side], at(p, g)->pin_R[side], u);
+                if (dir > 0) s->near_pin[side] = u;
                 break;
             }
         double lowest = INFINITY;
@@ -622,6 +616,10 @@ static void support_polygon(const pipe *p, slot *s) {
     for (int i = 0; i < s->npoly; i++) s->poly[i][0] = pts[i][0], s->poly[i][1] = pts[i][1];
 }
 
+/* A swinging foot's weight: w while it swings, rising to a planted foot's as
+ * it lands (u: how far it has come onto its pin). */
+static double landing_weight(double w, double u, double planted) { return w + u * u * (planted - w); }
+
 /* The IK targets of a frame; com: the COM target (x, y) or NULL; foot_weight:
  * the feet's (lowered for the first frame's approach). */
 static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, double foot_weight) {
@@ -634,16 +632,14 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
         T->link = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], T->base = -1;
         T->axes = s->contact[side] ? KG_IK_POSE : KG_IK_POSITION, T->weight = foot_weight;
         if (!s->contact[side]) /* a swinging foot yields to the planted ones, less so as it lands */
-            T->weight = SWING_WEIGHT + s->near_pin[side] * s->near_pin[side] * (foot_weight - SWING_WEIGHT);
+            T->weight = landing_weight(SWING_WEIGHT, s->near_pin[side], foot_weight);
         kg_vec3_copy(T->pos, s->foot_pos[side]);
         kg_mat3_copy(T->rot, s->foot_R[side]);
     }
     for (int side = 0; side < 2; side++) {
         kg_ik_target *T = &t[n++];
         *T = t[side];
-        T->axes = KG_IK_ROTATION, T->weight = s->contact[side] ? 0 : SWING_TURN_WEIGHT;
-        T->weight += s->near_pin[side] * s->near_pin[side] * (foot_weight - SWING_TURN_WEIGHT); /* turning
-                                                                        * onto a pin */
+        T->axes = KG_IK_ROTATION, T->weight = landing_weight(SWING_TURN_WEIGHT, s->near_pin[side], foot_weight);
         if (s->contact[side]) n--;
     }
     static const struct {
@@ -756,14 +752,12 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     io.posture = NULL;
     io.max_iterations = 8;
     io.tol_pos = 1e-5, io.tol_rot = 1e-5;
-    /* the planted legs, then (with a COM target) the root moved by what the
-     * COM still lacks and the legs again, a few times: each round leaves the
-     * share of the error the legs' own mass carries */
+    /* rounds of: the legs alone, then the root moved by what the planted feet
+     * still miss, or (feet on their pins) by what the COM lacks: each COM
+     * round leaves the share of the error the legs' own mass carries */
     for (int round = 0; round < ROUNDS; round++) {
         legs(p, t, &io);
         kg_fk(r, p->d);
-        /* a planted foot short of its pin: the root moves by the shortfall (the
-         * mean over the planted feet); else by what the COM lacks */
         double miss[3] = {0, 0, 0}, worst = 0;
         int planted = 0;
         for (int side = 0; side < 2; side++) {
@@ -823,7 +817,6 @@ typedef struct metrics {
     double (*com_hist)[3]; /* final COMs, a ring of 2H + 1 */
     int have;
 } metrics;
-
 
 /* The COM the source's motion implies at frame f: the robot's rest offset from
  * its pelvis, carried by the source's pelvis. */
@@ -921,8 +914,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     int com_out = 0, com_out2 = 0, zmp_out = 0, zmp_frames = 0;
     mt.com_hist = malloc(((size_t)2 * p.H + 1) * sizeof *mt.com_hist);
     /* the stream: the source at a; contacts at c = a - 2L + 1; pins at c - K;
-     * feet and the COM estimate at b = a - A = c - 2K - 2; the ZMP reference at z = b - H; the preview and the
-     * IK at f = z - N */
+     * feet and the COM estimate at b = a - A = c - 2K - 2; the ZMP reference
+     * at z = b - H; the preview and the IK at f = z - N */
     for (int a = 0; a < nf + lag + 1; a++) {
         stage_source(&p, a);
         int c = a - 2 * p.L + 1;
@@ -986,17 +979,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             for (int step = 1; step <= FIRST_STEPS; step++) {
                 double u = (double)step / FIRST_STEPS;
                 for (int k = 0; k < nt; k++) {
-                    t[k] = goal[k];
-                    for (int e = 0; e < 3; e++) t[k].pos[e] = from[k].pos[e] + u * (goal[k].pos[e] - from[k].pos[e]);
-                    double Rd[9], w[3], Ru[9];
-                    kg_mat3_mul_at(Rd, from[k].rot, goal[k].rot);
-                    kg_rot_log(Rd, w);
-                    double ang = kg_vec3_norm(w);
-                    if (ang > 0) {
-                        for (int e = 0; e < 3; e++) w[e] /= ang;
-                        kg_rot_axis_angle(Ru, w, u * ang);
-                        kg_mat3_mul(t[k].rot, from[k].rot, Ru);
-                    }
+                    t[k] = from[k];
+                    blend_pose(t[k].pos, t[k].rot, goal[k].pos, goal[k].rot, u);
                 }
                 solve(&p, t, nt, 20, POSTURE_FIRST, NULL);
             }
