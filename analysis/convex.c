@@ -29,11 +29,30 @@ static inline int cell_of(const double d[3]) {
     return (face * KG_CONVEX_GRID + iu) * KG_CONVEX_GRID + iv;
 }
 
-/* Fills the cube map: each cell's centre direction's support, by scanning once. */
+/* Uphill from vertex best on the vertex graph towards direction d: on a convex
+ * hull a local best is the best. */
+static int climb(const kg_convex *c, const double d[3], int best) {
+    const double *v = c->vert;
+    double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
+    for (int moved = 1; moved;) {
+        moved = 0;
+        for (int x = c->adj_first[best]; x < c->adj_first[best + 1]; x++) {
+            int u = c->adj[x];
+            double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
+            if (du > bd) bd = du, best = u, moved = 1;
+        }
+    }
+    return best;
+}
+
+/* Fills the cube map: each cell's centre direction's support, climbed to from the
+ * previous cell's (neighbouring directions have nearby supports, so each climb is
+ * a few steps: scanning every vertex per cell took most of a G1's setup). */
 static int fill_start(kg_convex *c) {
     const int n = 6 * KG_CONVEX_GRID * KG_CONVEX_GRID;
     c->start = malloc((size_t)n * sizeof *c->start);
     if (!c->start) return -1;
+    int best = 0;
     for (int cell = 0; cell < n; cell++) {
         int face = cell / (KG_CONVEX_GRID * KG_CONVEX_GRID), iu = cell / KG_CONVEX_GRID % KG_CONVEX_GRID,
             iv = cell % KG_CONVEX_GRID;
@@ -41,13 +60,7 @@ static int fill_start(kg_convex *c) {
         if (face < 2) d[0] = s, d[1] = u, d[2] = v;
         else if (face < 4) d[0] = u, d[1] = s, d[2] = v;
         else d[0] = u, d[1] = v, d[2] = s;
-        int best = 0;
-        double bd = -INFINITY;
-        for (int k = 0; k < c->nvert; k++) {
-            double dk = c->vert[3 * k] * d[0] + c->vert[3 * k + 1] * d[1] + c->vert[3 * k + 2] * d[2];
-            if (dk > bd) bd = dk, best = k;
-        }
-        c->start[cell] = best;
+        c->start[cell] = best = climb(c, d, best);
     }
     return 0;
 }
@@ -103,7 +116,7 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
         if (!p) return -1;
         memcpy(p, pts, (size_t)n * 3 * sizeof *p);
         /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours */
-        char flags[] = "qhull Qt";
+        char flags[] = "qhull Qt Q5 Q8";
         /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
          * a flat hull is handled below, not something to print */
         FILE *quiet = fopen("/dev/null", "w");
@@ -204,17 +217,9 @@ void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double 
     const double *v = c->vert;
     int best = c->start ? c->start[cell_of(d)] : 0;
     (void)hint;
-    double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
-    if (c->adj_first) { /* uphill on the vertex graph: on a convex hull a local best is the best */
-        for (int moved = 1; moved;) {
-            moved = 0;
-            for (int x = c->adj_first[best]; x < c->adj_first[best + 1]; x++) {
-                int u = c->adj[x];
-                double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
-                if (du > bd) bd = du, best = u, moved = 1;
-            }
-        }
-    } else {
+    if (c->adj_first) best = climb(c, d, best);
+    else {
+        double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
         for (int u = 0; u < c->nvert; u++) {
             double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
             if (du > bd) bd = du, best = u;
