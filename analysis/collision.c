@@ -218,18 +218,26 @@ static void center(const void *obj, ccd_vec3_t *out) {
     memcpy(out->v, s->center, sizeof s->center);
 }
 
-static int touch(placed *a, placed *b) {
+static int near(const placed *a, const placed *b) {
     for (int k = 0; k < 3; k++)
         if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k]) return 0;
-    if (!boxes_overlap(a, b)) return 0;
+    return boxes_overlap(a, b);
+}
+
+static void mpr_setup(ccd_t *ccd) {
+    CCD_INIT(ccd);
+    ccd->support1 = support;
+    ccd->support2 = support;
+    ccd->center1 = center;
+    ccd->center2 = center;
+    ccd->mpr_tolerance = 1e-7;
+    ccd->max_iterations = 200;
+}
+
+static int touch(placed *a, placed *b) {
+    if (!near(a, b)) return 0;
     ccd_t ccd;
-    CCD_INIT(&ccd);
-    ccd.support1 = support;
-    ccd.support2 = support;
-    ccd.center1 = center;
-    ccd.center2 = center;
-    ccd.mpr_tolerance = 1e-7;
-    ccd.max_iterations = 200;
+    mpr_setup(&ccd);
     return ccdMPRIntersect(a, b, &ccd);
 }
 
@@ -265,6 +273,25 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
         n += hit[p];
     }
     return n;
+}
+
+int kg_pair_penetration(const kg_collision_model *cm, kg_collision_work *w, int p, double *depth, double dir[3],
+                        double pos[3]) {
+    int a = cm->pair_a[p], b = cm->pair_b[p], found = 0;
+    *depth = 0;
+    for (int i = cm->link_first[a]; i < cm->link_first[a] + cm->link_count[a]; i++)
+        for (int j = cm->link_first[b]; j < cm->link_first[b] + cm->link_count[b]; j++) {
+            if (!near(&w->s[i], &w->s[j])) continue;
+            ccd_t ccd;
+            mpr_setup(&ccd);
+            ccd_real_t dp;
+            ccd_vec3_t dv, pv;
+            if (ccdMPRPenetration(&w->s[i], &w->s[j], &ccd, &dp, &dv, &pv) != 0 || (found && dp <= *depth)) continue;
+            found = 1;
+            *depth = dp;
+            for (int k = 0; k < 3; k++) dir[k] = dv.v[k], pos[k] = pv.v[k];
+        }
+    return found;
 }
 
 /* ---- the matrix -------------------------------------------------------------------------- */

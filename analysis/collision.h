@@ -61,6 +61,14 @@ void kg_collision_work_free(kg_collision_work *w);
 int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
                        unsigned char *hit);
 
+/* After kg_self_collisions at the same pose: how far the links of pair p
+ * interpenetrate, the deepest over their shapes (libccd's MPR penetration):
+ * moving link pair_b[p] by depth (m) along dir (unit, world axes) leaves them
+ * touching; pos is a world point in the overlap. Returns 0 when they do not
+ * touch. Allocates nothing. */
+int kg_pair_penetration(const kg_collision_model *cm, kg_collision_work *w, int p, double *depth, double dir[3],
+                        double pos[3]);
+
 typedef struct kg_acm_options {
     long max_samples;      /* default 1 000 000 when 0 */
     long first_round;      /* default 1 000 */

@@ -22,8 +22,13 @@
 #define POSTURE_FIRST 1e-2
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
-#define ROUNDS 4
+#define ROUNDS 8
 #define PREVIEW_R 1e-6
+#define AVOID_WEIGHT 1e4
+#define AVOID_MARGIN 0.005
+#define AVOID_DEPTH 5e-4
+#define AVOID_ROUNDS 3
+#define AVOID_PAIRS 8
 
 void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);
@@ -34,6 +39,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     o->preview_time = 1.0;
     o->iterations = 6;
     o->balance = 1;
+    o->avoid_self_collision = 1;
 }
 
 static double now(void) {
@@ -178,6 +184,7 @@ typedef struct robot_info {
     int have_cm;
     kg_collision_work *cw;
     unsigned char *check, *hit;   /* [npair] pairs checked: neither adjacent, declared nor touching at rest */
+    unsigned char *cols, *pair_cols; /* [dof + 6] scratch: the columns a push may use */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
 } robot_info;
 
@@ -275,6 +282,7 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
         ri->leg_cols[s] = calloc((size_t)r->dof + 6, 1);
         if (ri->leg_cols[s]) kg_jacobian_columns(r, L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1, ri->leg_cols[s]);
     }
+    ri->cols = malloc((size_t)r->dof + 6), ri->pair_cols = malloc((size_t)r->dof + 6);
     ri->vmax = malloc(((size_t)r->dof + 6) * sizeof *ri->vmax);
     for (int c = 0; c < r->dof; c++) ri->vmax[c] = INFINITY;
     for (int j = 0; j < r->njoint; j++) {
@@ -421,6 +429,7 @@ typedef struct pipe {
     kg_preview pv;
     kg_preview_axis ax[2];
     double *refs;
+    int pushed;    /* the last solve pushed a self-collision apart */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -729,6 +738,68 @@ static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     }
 }
 
+/* Self-collision: each pair found in penetration (among those apart at rest)
+ * pushed apart: a point target on its second link, in its first link's frame,
+ * at the deepest overlap's point moved out by the depth plus AVOID_MARGIN,
+ * solved with the frame's targets t over only the columns between the two
+ * links but the legs' (the root and the legs stay as the feet need them: a
+ * pair within the legs, feet crossing as the source's do, is left). Overlaps shallower than AVOID_DEPTH
+ * are left (the push is a decision: a threshold keeps tiny numerical
+ * differences from changing it). A few rounds, each checking again. Returns 1
+ * when it pushed. */
+static int avoid(pipe *p, const kg_ik_target *t, int nt) {
+    robot_info *ri = &p->ri;
+    const kg_model *r = p->robot;
+    if (!p->o->avoid_self_collision || !ri->cw || !ri->check || !ri->hit || !ri->leg_cols[0] || !ri->leg_cols[1] || !ri->cols || !ri->pair_cols)
+        return 0;
+    /* the frame's targets but the feet (the legs do not move here) */
+    kg_ik_target all[NTARGET + AVOID_PAIRS];
+    int nt0 = 0;
+    for (int k = 0; k < nt; k++)
+        if (t[k].link != t[0].link && t[k].link != t[1].link) all[nt0++] = t[k];
+    kg_ik_options io;
+    kg_ik_defaults(&io);
+    io.restarts = -1;
+    io.max_iterations = 10;
+    io.tol_pos = 1e-4, io.tol_rot = 1e-4;
+    io.limit_gain = -1;
+    io.damping_gain = 1e-4;
+    io.lower = p->lower, io.upper = p->upper;
+    io.active = ri->cols;
+    int pushed = 0;
+    for (int round = 0; round < AVOID_ROUNDS; round++) {
+        if (kg_self_collisions(&ri->cm, p->d, ri->cw, ri->check, ri->hit) == 0) break;
+        int n = nt0;
+        memset(ri->cols, 0, (size_t)r->dof + 6);
+        for (int k = 0; k < ri->cm.npair && n < nt0 + AVOID_PAIRS; k++) {
+            int a = ri->cm.pair_a[k], b = ri->cm.pair_b[k];
+            double depth, dir[3], pos[3], d[3];
+            if (!ri->hit[k] || !kg_pair_penetration(&ri->cm, ri->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH) continue;
+            kg_jacobian_columns(r, b, a, ri->pair_cols);
+            int any = 0;
+            for (int c = 0; c < r->dof; c++) {
+                if (ri->leg_cols[0][c] || ri->leg_cols[1][c]) ri->pair_cols[c] = 0;
+                ri->cols[c] |= ri->pair_cols[c], any |= ri->pair_cols[c];
+            }
+            if (!any) continue;
+            kg_ik_target *T = &all[n++];
+            memset(T, 0, sizeof *T);
+            T->link = b, T->base = a, T->axes = KG_IK_POSITION, T->weight = AVOID_WEIGHT;
+            kg_mat3_identity(T->rot);
+            for (int i = 0; i < 3; i++) d[i] = pos[i] - p->d->link_pos[3 * b + i];
+            kg_mat3_tvec(T->point, p->d->link_rot + 9 * b, d);
+            for (int i = 0; i < 3; i++) d[i] = pos[i] + dir[i] * (depth + AVOID_MARGIN) - p->d->link_pos[3 * a + i];
+            kg_mat3_tvec(T->pos, p->d->link_rot + 9 * a, d);
+        }
+        if (n == nt0) break;
+        kg_ik_result res;
+        kg_ik_solve(r, p->d, all, n, &io, p->w, &res);
+        kg_fk(r, p->d);
+        pushed = 1;
+    }
+    return pushed;
+}
+
 /* Whole-body IK with the root floating, then each leg alone onto its foot's
  * target when it is planted (a six-column problem that converges in a few
  * steps: planted feet end where they must whatever the other targets asked, as
@@ -748,6 +819,8 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     io.posture = p->rest, io.posture_weight = posture;
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
+    kg_fk(r, p->d);
+    p->pushed = avoid(p, t, nt);
     io.floating_base = 0;
     io.posture = NULL;
     io.max_iterations = 8;
@@ -993,6 +1066,9 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             nt = targets(&p, s, t, comp, FOOT_WEIGHT);
             solve(&p, t, nt, o.iterations, POSTURE, comp);
         }
+        if (p.pushed) rep->self_collision_pushed_frames++;
+        if (p.ri.cw && p.ri.check && p.ri.hit && kg_self_collisions(&p.ri.cm, p.d, p.ri.cw, p.ri.check, p.ri.hit) > 0)
+            rep->self_collision_frames++;
         /* the frame */
         kg_motion_append(*out, p.d->q);
         double *base = (*out)->base + 7 * f;
@@ -1041,8 +1117,6 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                 }
             }
         }
-        if (p.ri.cw && p.ri.check && p.ri.hit && kg_self_collisions(&p.ri.cm, p.d, p.ri.cw, p.ri.check, p.ri.hit) > 0)
-            rep->self_collision_frames++;
         /* COM and ZMP against the support polygon of this frame */
         double com[3];
         robot_com(robot, p.d, com, p.scratch);
@@ -1093,7 +1167,7 @@ done:
     kg_ik_work_free(p.w);
     free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
     free(p.ri.vmax), free(p.ri.leg_cols[0]), free(p.ri.leg_cols[1]);
-    free(p.ri.check), free(p.ri.hit);
+    free(p.ri.check), free(p.ri.hit), free(p.ri.cols), free(p.ri.pair_cols);
     kg_collision_work_free(p.ri.cw);
     if (p.ri.have_cm) kg_collision_model_free(&p.ri.cm);
     if (o.balance && p.pv.f) kg_preview_free(&p.pv);

@@ -33,6 +33,12 @@
  *    by a margin) wherever a foot is down, is the reference of a preview
  *    controller (analysis/preview.h) whose COM trajectory the IK follows
  *    (weight 1e3), clamped into the polygon on double-support frames.
+ * 5. Self-collision: after the whole-body solve, link pairs apart at rest
+ *    (neither adjacent nor declared) found in penetration (analysis/collision.h,
+ *    convex hulls) are pushed apart: the deepest overlap's point on one link
+ *    moved out of the other by the depth plus 5 mm, in the other's frame,
+ *    solved over the joints between the two but the legs' (which the feet
+ *    need), before the feet and COM rounds of 3.
  * The clip is processed as a stream with a look-ahead of the preview time plus
  * the contact filter: working memory does not grow with the clip's length. */
 #ifndef KG_RETARGET_H
@@ -49,6 +55,7 @@ typedef struct kg_retarget_options {
     double preview_time;     /* s (default 1.0) */
     int iterations;          /* IK iterations per frame and pass (default 6) */
     int balance;             /* the preview-control pass (default 1) */
+    int avoid_self_collision; /* push pairs in penetration apart (default 1) */
     double source_yaw;       /* turn the source about its up axis first, rad (for tests) */
     const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
 } kg_retarget_options;
@@ -65,7 +72,8 @@ typedef struct kg_retarget_report {
     double float_max_mm;                       /* a planted sole above it */
     int limit_violations, velocity_violations; /* joint-frames */
     int self_collision_frames;                 /* frames where a pair apart at rest (neither adjacent
-                                                * nor declared) touches; -1: no collision geometry */
+                                                * nor declared) still touches; -1: no collision geometry */
+    int self_collision_pushed_frames;          /* frames where such a pair was found and pushed apart */
     int contact_frames, double_support_frames;
     double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
     double com_outside_percent;                /* of contact frames */

@@ -12,8 +12,8 @@ int kg_cmd_retarget(int argc, char **argv);
 
 static const char help[] =
     "usage: kinegraph retarget CLIP --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
-    "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--iterations N]\n"
-    "                          [--contact-height M] [--contact-speed V] [--json] [options]\n"
+    "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
+    "                          [--iterations N] [--contact-height M] [--contact-speed V] [--json] [options]\n"
     "\n"
     "Makes the humanoid MODEL (URDF or COLLADA) perform CLIP (BVH or a COLLADA skeleton\n"
     "clip): body parts matched by name and structure (or --map), limbs scaled by the ratio of\n"
@@ -21,7 +21,8 @@ static const char help[] =
     "whole-body IK with a floating root within joint position and velocity limits; feet\n"
     "down in the source (ankle within --contact-height of its lowest level and slower than\n"
     "--contact-speed) are pinned flat on the ground; the COM follows Kajita's preview\n"
-    "control so that the ZMP stays in the support polygon. OUT by extension: .csv (one row per\n"
+    "control so that the ZMP stays in the support polygon; link pairs found in penetration\n"
+    "(convex hulls of the collision geometry; pairs apart at rest) are pushed apart. OUT by extension: .csv (one row per\n"
     "frame: root x,y,z, root quaternion x,y,z,w, the robot's joint positions in its file's\n"
     "order, no header: the layout of retargeted LAFAN1 clips; --csv-layout kinegraph for the\n"
     "headed layout of `convert`), .json, .bvh, .dae (robot and animation), .urdf (the robot).\n"
@@ -40,6 +41,7 @@ static const char help[] =
     "  --report FILE.json     the report\n"
     "  --csv-layout L         lafan1 (default) or kinegraph\n"
     "  --no-balance           no preview control (the COM is left where the IK puts it)\n"
+    "  --no-avoidance         self-collisions counted in the report, not pushed apart\n"
     "  --iterations N         whole-body IK iterations per frame (default 8)\n"
     "  --contact-height M     foot contact height, m on the robot's scale (default 0.04)\n"
     "  --contact-speed V      foot contact speed, m/s (default 0.5)\n"
@@ -47,14 +49,15 @@ static const char help[] =
 
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed;
-    int no_balance;
+    int no_balance, no_avoidance;
 } opts;
 
 static int option(kg_cli *c, int argc, char **argv, int *i) {
     opts *o = c->ctx;
     const char *a = argv[*i];
-    if (!strcmp(a, "--no-balance")) {
-        o->no_balance = 1;
+    int *flag = !strcmp(a, "--no-balance") ? &o->no_balance : !strcmp(a, "--no-avoidance") ? &o->no_avoidance : NULL;
+    if (flag) {
+        *flag = 1;
         return 1;
     }
     const char **slot = !strcmp(a, "--robot")                            ? &o->robot
@@ -126,6 +129,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "limit_violations", json_integer(r->limit_violations));
     json_object_set_new(o, "velocity_violations", json_integer(r->velocity_violations));
     json_object_set_new(o, "self_collision_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_frames) : json_null());
+    json_object_set_new(o, "self_collision_pushed_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_pushed_frames) : json_null());
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
     json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));
     json_object_set_new(o, "com_outside_double_support_percent", kg_json_num(r->com_outside_double_percent));
@@ -153,6 +157,7 @@ int kg_cmd_retarget(int argc, char **argv) {
     kg_retarget_defaults(&ro);
     ro.iterations = 8;
     if (o.no_balance) ro.balance = 0;
+    if (o.no_avoidance) ro.avoid_self_collision = 0;
     double v;
     if (o.iters) {
         if (number(&c, "--iterations", o.iters, 1, &v) != 0) return KG_EXIT_USAGE;

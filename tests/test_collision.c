@@ -150,6 +150,16 @@ static void test_analytic(void **state) {
         kg_fk(m, kd);
         kg_self_collisions(&cm, kd, w, check, hit);
         if (hit[sc] != want[k]) fail_msg("sphere-box at x = %g: hit %d, expected %d", xs[k], hit[sc], want[k]);
+        /* the overlap is 0.2 - x deep along x; moving the pair's second link that
+         * far along dir separates them */
+        double depth, dir[3], pos[3];
+        int pen = kg_pair_penetration(&cm, w, sc, &depth, dir, pos);
+        assert_int_equal(pen, xs[k] < 0.2);
+        if (!pen) continue;
+        double away = cm.pair_b[sc] == car ? 1 : -1;
+        assert_float_equal(depth, 0.2 - xs[k], 1e-4);
+        assert_float_equal(dir[0], away, 1e-4);
+        assert_true(pos[0] > xs[k] - 0.1 - 1e-4 && pos[0] < 0.1 + 1e-4);
     }
     /* the cylinder post (z 0.3..0.7) never reaches the sphere (top at z 0.1) */
     kd->q[jy] = 0;
