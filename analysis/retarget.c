@@ -738,19 +738,33 @@ static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     }
 }
 
+/* The IK options every solve of a frame shares: no restarts, within the
+ * frame's limits, no joint-limit weighting (the limits are hard), light
+ * damping, 0.1 mm / 0.1 mrad. */
+static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
+    kg_ik_defaults(io);
+    io->restarts = -1;
+    io->max_iterations = iterations;
+    io->tol_pos = 1e-4, io->tol_rot = 1e-4;
+    io->limit_gain = -1;
+    io->damping_gain = 1e-4;
+    io->lower = p->lower, io->upper = p->upper;
+}
+
 /* Self-collision: each pair found in penetration (among those apart at rest)
  * pushed apart: a point target on its second link, in its first link's frame,
  * at the deepest overlap's point moved out by the depth plus AVOID_MARGIN,
  * solved with the frame's targets t over only the columns between the two
  * links but the legs' (the root and the legs stay as the feet need them: a
- * pair within the legs, feet crossing as the source's do, is left). Overlaps shallower than AVOID_DEPTH
- * are left (the push is a decision: a threshold keeps tiny numerical
- * differences from changing it). A few rounds, each checking again. Returns 1
- * when it pushed. */
+ * pair within the legs, feet crossing as the source's do, is left).
+ * Overlaps shallower than AVOID_DEPTH are left (the push is a decision: a
+ * threshold keeps tiny numerical differences from changing it). A few
+ * rounds, each checking again. Returns 1 when it pushed. */
 static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     robot_info *ri = &p->ri;
     const kg_model *r = p->robot;
-    if (!p->o->avoid_self_collision || !ri->cw || !ri->check || !ri->hit || !ri->leg_cols[0] || !ri->leg_cols[1] || !ri->cols || !ri->pair_cols)
+    if (!p->o->avoid_self_collision || !ri->cw || !ri->check || !ri->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
+        !ri->cols || !ri->pair_cols)
         return 0;
     /* the frame's targets but the feet (the legs do not move here) */
     kg_ik_target all[NTARGET + AVOID_PAIRS];
@@ -758,13 +772,7 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     for (int k = 0; k < nt; k++)
         if (t[k].link != t[0].link && t[k].link != t[1].link) all[nt0++] = t[k];
     kg_ik_options io;
-    kg_ik_defaults(&io);
-    io.restarts = -1;
-    io.max_iterations = 10;
-    io.tol_pos = 1e-4, io.tol_rot = 1e-4;
-    io.limit_gain = -1;
-    io.damping_gain = 1e-4;
-    io.lower = p->lower, io.upper = p->upper;
+    frame_ik_options(p, &io, 10);
     io.active = ri->cols;
     int pushed = 0;
     for (int round = 0; round < AVOID_ROUNDS; round++) {
@@ -774,7 +782,8 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
         for (int k = 0; k < ri->cm.npair && n < nt0 + AVOID_PAIRS; k++) {
             int a = ri->cm.pair_a[k], b = ri->cm.pair_b[k];
             double depth, dir[3], pos[3], d[3];
-            if (!ri->hit[k] || !kg_pair_penetration(&ri->cm, ri->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH) continue;
+            if (!ri->hit[k] || !kg_pair_penetration(&ri->cm, ri->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH)
+                continue;
             kg_jacobian_columns(r, b, a, ri->pair_cols);
             int any = 0;
             for (int c = 0; c < r->dof; c++) {
@@ -808,14 +817,8 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
 static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double posture, const double *com) {
     const kg_model *r = p->robot;
     kg_ik_options io;
-    kg_ik_defaults(&io);
+    frame_ik_options(p, &io, iterations);
     io.floating_base = 1;
-    io.restarts = -1;
-    io.max_iterations = iterations;
-    io.tol_pos = 1e-4, io.tol_rot = 1e-4;
-    io.limit_gain = -1;
-    io.damping_gain = 1e-4;
-    io.lower = p->lower, io.upper = p->upper;
     io.posture = p->rest, io.posture_weight = posture;
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
