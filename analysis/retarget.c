@@ -429,7 +429,7 @@ typedef struct pipe {
     kg_preview pv;
     kg_preview_axis ax[2];
     double *refs;
-    int pushed;    /* the last solve pushed a self-collision apart */
+    int pushed;    /* a solve of this frame pushed a self-collision apart */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -823,7 +823,7 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
-    p->pushed = avoid(p, t, nt);
+    p->pushed |= avoid(p, t, nt);
     io.floating_base = 0;
     io.posture = NULL;
     io.max_iterations = 8;
@@ -1009,6 +1009,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         if (f < 0 || f >= nf) continue;
         slot *s = at(&p, f);
         double comt[2], *comp = NULL;
+        p.pushed = 0;
         if (o.balance) {
             if (f == 0) /* where the estimate is, moving as it moves */
                 for (int ax = 0; ax < 2; ax++) {
