@@ -105,6 +105,35 @@ void kg_preview_axis_start(const kg_preview *p, kg_preview_axis *a, double c) {
     a->zmp = c;
 }
 
+/* A state at c moving with velocity v and acceleration acc (constant before). */
+static void start_at(const kg_preview *p, kg_preview_axis *a, double c, double v, double acc) {
+    memset(a, 0, sizeof *a);
+    a->x[0] = c, a->x[1] = v, a->x[2] = acc;
+    a->dx[0] = v * p->dt, a->dx[1] = acc * p->dt;
+    a->zmp = p->c[0] * c + p->c[1] * v + p->c[2] * acc;
+}
+
+void kg_preview_axis_start_moving(const kg_preview *p, kg_preview_axis *a, double c, const double *refs, int m) {
+    /* the ZMPs over the steps are affine in (v, acc): simulated from (0, 0),
+     * (1, 0) and (0, 1), then the 2 x 2 normal equations */
+    double ata[3] = {0, 0, 0}, atb[2] = {0, 0};
+    kg_preview_axis s[3];
+    start_at(p, &s[0], c, 0, 0), start_at(p, &s[1], c, 1, 0), start_at(p, &s[2], c, 0, 1);
+    for (int k = 0; k <= m; k++) {
+        double z0 = s[0].zmp, gv = s[1].zmp - z0, ga = s[2].zmp - z0, e = refs[k] - z0;
+        ata[0] += gv * gv, ata[1] += gv * ga, ata[2] += ga * ga;
+        atb[0] += gv * e, atb[1] += ga * e;
+        if (k < m)
+            for (int i = 0; i < 3; i++) kg_preview_axis_step(p, &s[i], refs + k);
+    }
+    double det = ata[0] * ata[2] - ata[1] * ata[1], v = 0, acc = 0;
+    if (det > 1e-12 * (ata[0] * ata[2]) && det > 0) {
+        v = (atb[0] * ata[2] - atb[1] * ata[1]) / det;
+        acc = (ata[0] * atb[1] - ata[1] * atb[0]) / det;
+    }
+    start_at(p, a, c, v, acc);
+}
+
 void kg_preview_axis_step(const kg_preview *p, kg_preview_axis *a, const double *p_ref) {
     /* du = sum_j f_j p_ref[j] - K x*, x* = (p, dx) */
     double du = -(p->K[0] * a->zmp + p->K[1] * a->dx[0] + p->K[2] * a->dx[1] + p->K[3] * a->dx[2]);

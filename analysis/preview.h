@@ -35,6 +35,12 @@ typedef struct kg_preview_axis {
 /* Starts at rest at position c (its ZMP there too). */
 void kg_preview_axis_start(const kg_preview *p, kg_preview_axis *a, double c);
 
+/* Starts at position c moving with the velocity and acceleration that keep
+ * the ZMP closest to the references over the next m steps (least squares;
+ * refs[0..m + n]; the controller's own steps simulated): a clip that starts
+ * in mid-motion has no state before its first frame to respect. */
+void kg_preview_axis_start_moving(const kg_preview *p, kg_preview_axis *a, double c, const double *refs, int m);
+
 /* Advances one step given the references p_ref[0..n] (p_ref[0] the current
  * step's, p_ref[j] j steps ahead); a->x[0] is then the COM position. */
 void kg_preview_axis_step(const kg_preview *p, kg_preview_axis *a, const double *p_ref);

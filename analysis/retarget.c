@@ -22,8 +22,9 @@
 #define POSTURE_FIRST 1e-2
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
-#define ROUNDS 8
-#define PREVIEW_R 1e-6
+#define STANCE_ITERATIONS 30
+#define STANCE_TURN_WEIGHT 1e-2
+#define PREVIEW_R 1e-8
 #define AVOID_WEIGHT 1e4
 #define AVOID_MARGIN 0.005
 #define AVOID_DEPTH 5e-4
@@ -180,6 +181,8 @@ typedef struct robot_info {
     double com_h;                 /* COM above the soles at rest */
     double com_off[3];            /* COM from the pelvis link's origin at rest (world axes) */
     unsigned char *leg_cols[2];   /* [dof] the columns that move each foot relative to the root */
+    unsigned char *stance_cols;   /* [dof + 6] both legs' columns */
+    double *stance_w;             /* [dof + 6] column weights: the root moves but does not turn */
     kg_collision_model cm;        /* for the self-collision count */
     int have_cm;
     kg_collision_work *cw;
@@ -283,6 +286,14 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
         if (ri->leg_cols[s]) kg_jacobian_columns(r, L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1, ri->leg_cols[s]);
     }
     ri->cols = malloc((size_t)r->dof + 6), ri->pair_cols = malloc((size_t)r->dof + 6);
+    ri->stance_cols = calloc((size_t)r->dof + 6, 1);
+    ri->stance_w = malloc(((size_t)r->dof + 6) * sizeof *ri->stance_w);
+    if (ri->stance_cols && ri->stance_w && ri->leg_cols[0] && ri->leg_cols[1]) {
+        for (int c = 0; c < r->dof + 6; c++) {
+            ri->stance_cols[c] = ri->leg_cols[0][c] | ri->leg_cols[1][c];
+            ri->stance_w[c] = c < r->dof + 3 ? 1 : STANCE_TURN_WEIGHT;
+        }
+    }
     ri->vmax = malloc(((size_t)r->dof + 6) * sizeof *ri->vmax);
     for (int c = 0; c < r->dof; c++) ri->vmax[c] = INFINITY;
     for (int j = 0; j < r->njoint; j++) {
@@ -713,6 +724,14 @@ static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4
     }
 }
 
+/* The lowest corner of a foot's sole above the ground (negative: below). */
+static double sole_low(const pipe *p, int side) {
+    double corner[4][3], low = INFINITY;
+    sole_corners(p, p->d, side, corner);
+    for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]);
+    return low;
+}
+
 /* Each planted foot's leg alone onto its target (t[0], t[1]: the feet); a
  * swinging foot below the ground raised. */
 static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
@@ -720,14 +739,9 @@ static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     for (int side = 0; side < 2; side++) {
         if (!p->ri.leg_cols[side]) continue;
         io->active = p->ri.leg_cols[side];
-        if (t[side].axes == KG_IK_POSE) {
-            kg_ik_solve(p->robot, p->d, t + side, 1, io, p->w, &res);
-            continue;
-        }
+        if (t[side].axes == KG_IK_POSE) continue;
         /* a swinging foot below the ground: raised, turned as it is */
-        double corner[4][3], low = INFINITY;
-        sole_corners(p, p->d, side, corner);
-        for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]);
+        double low = sole_low(p, side);
         if (low >= 0) continue;
         kg_ik_target up = t[side];
         up.axes = KG_IK_POSE;
@@ -809,6 +823,60 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     return pushed;
 }
 
+/* The legs and the root's position (not its turn) in one solve: planted feet
+ * onto their pins and the COM onto its target, a swinging foot held where it
+ * is relative to the root (the whole-body solve placed it; the root's move
+ * carries it along). Planted feet end on their pins and the COM where the
+ * balance wants it, as far as the legs reach (feet first: ten times the COM's
+ * weight). A swinging foot below the ground is raised before and after. */
+static void stance(pipe *p, const kg_ik_target *t, const double *com) {
+    const kg_model *r = p->robot;
+    kg_ik_options io;
+    frame_ik_options(p, &io, 8);
+    io.tol_pos = 1e-5, io.tol_rot = 1e-5;
+    legs(p, t, &io);
+    if (!p->ri.stance_cols || !p->ri.stance_w) return;
+    kg_ik_target st[3];
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        kg_ik_target *T = &st[n++];
+        *T = t[side];
+        if (T->axes == KG_IK_POSE) continue;
+        T->axes = KG_IK_POSE;
+        double low = sole_low(p, side);
+        if (low < 0) { /* still below the ground (its leg alone could not lift it): the root rises */
+            kg_vec3_copy(T->pos, p->d->link_pos + 3 * T->link);
+            kg_mat3_copy(T->rot, p->d->link_rot + 9 * T->link);
+            T->pos[2] -= low;
+            T->weight = FOOT_WEIGHT;
+            continue;
+        }
+        const double *R0 = p->d->link_rot, *x0 = p->d->link_pos;
+        double d[3];
+        for (int a = 0; a < 3; a++) d[a] = p->d->link_pos[3 * T->link + a] - x0[a];
+        kg_mat3_tvec(T->pos, R0, d);
+        kg_mat3_mul_at(T->rot, R0, p->d->link_rot + 9 * T->link);
+        T->base = 0, T->weight = 1;
+    }
+    if (com) {
+        kg_ik_target *T = &st[n++];
+        memset(T, 0, sizeof *T);
+        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = COM_WEIGHT;
+        T->pos[0] = com[0], T->pos[1] = com[1];
+        kg_mat3_identity(T->rot);
+    }
+    io.max_iterations = STANCE_ITERATIONS;
+    io.floating_base = 1;
+    io.active = p->ri.stance_cols, io.weight = p->ri.stance_w;
+    kg_ik_result res;
+    kg_ik_solve(r, p->d, st, n, &io, p->w, &res);
+    kg_fk(r, p->d);
+    io.floating_base = 0, io.weight = NULL;
+    io.max_iterations = 8;
+    legs(p, t, &io);
+    kg_fk(r, p->d);
+}
+
 /* Whole-body IK with the root floating, then each leg alone onto its foot's
  * target when it is planted (a six-column problem that converges in a few
  * steps: planted feet end where they must whatever the other targets asked, as
@@ -824,37 +892,7 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
     p->pushed |= avoid(p, t, nt);
-    io.floating_base = 0;
-    io.posture = NULL;
-    io.max_iterations = 8;
-    io.tol_pos = 1e-5, io.tol_rot = 1e-5;
-    /* rounds of: the legs alone, then the root moved by what the planted feet
-     * still miss, or (feet on their pins) by what the COM lacks: each COM
-     * round leaves the share of the error the legs' own mass carries */
-    for (int round = 0; round < ROUNDS; round++) {
-        legs(p, t, &io);
-        kg_fk(r, p->d);
-        double miss[3] = {0, 0, 0}, worst = 0;
-        int planted = 0;
-        for (int side = 0; side < 2; side++) {
-            if (t[side].axes != KG_IK_POSE) continue;
-            const double *x = p->d->link_pos + 3 * t[side].link;
-            for (int a = 0; a < 3; a++) miss[a] += t[side].pos[a] - x[a];
-            worst = fmax(worst, dist3(x, t[side].pos));
-            planted++;
-        }
-        if (worst > 1e-4) {
-            for (int a = 0; a < 3; a++) p->d->base_pos[a] += miss[a] / planted;
-        } else if (com && round + 1 < ROUNDS) {
-            double c[3];
-            robot_com(r, p->d, c, p->scratch);
-            if (hypot(com[0] - c[0], com[1] - c[1]) < 1e-5) break;
-            p->d->base_pos[0] += com[0] - c[0], p->d->base_pos[1] += com[1] - c[1];
-        } else {
-            break;
-        }
-    }
-    kg_fk(r, p->d);
+    stance(p, t, com);
 }
 
 /* A foot that lands where the robot cannot put it (with the other foot down,
@@ -962,7 +1000,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     p.prev = malloc(((size_t)robot->nq + 1) * sizeof *p.prev);
     p.rest = calloc((size_t)robot->nq + 1, sizeof *p.rest);
     p.scratch = malloc(((size_t)robot->nlink + 1) * 4 * sizeof *p.scratch);
-    p.refs = malloc(((size_t)p.N + 2) * sizeof *p.refs);
+    p.refs = malloc(((size_t)2 * p.N + 2) * sizeof *p.refs);
     *out = kg_motion_new(robot->nq, p.dt, (size_t)clip->nframes);
     if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.rest || !p.scratch || !p.refs || !*out) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
@@ -1011,11 +1049,10 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         double comt[2], *comp = NULL;
         p.pushed = 0;
         if (o.balance) {
-            if (f == 0) /* where the estimate is, moving as it moves */
+            if (f == 0) /* where the estimate is, moving as suits the references ahead */
                 for (int ax = 0; ax < 2; ax++) {
-                    kg_preview_axis_start(&p.pv, &p.ax[ax], s->com_est[ax]);
-                    double v = (at(&p, 1)->com_est[ax] - s->com_est[ax]) / p.dt;
-                    p.ax[ax].x[1] = v, p.ax[ax].dx[0] = v * p.dt;
+                    for (int j = 0; j <= 2 * p.N; j++) p.refs[j] = at(&p, j < p.N ? j : p.N)->zmp_ref[ax];
+                    kg_preview_axis_start_moving(&p.pv, &p.ax[ax], s->com_est[ax], p.refs, p.N);
                 }
             /* the controller's state is this frame's COM; its step (on the
              * references from here on) gives the next frame's */
@@ -1171,6 +1208,7 @@ done:
     kg_ik_work_free(p.w);
     free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
     free(p.ri.vmax), free(p.ri.leg_cols[0]), free(p.ri.leg_cols[1]);
+    free(p.ri.stance_cols), free(p.ri.stance_w);
     free(p.ri.check), free(p.ri.hit), free(p.ri.cols), free(p.ri.pair_cols);
     kg_collision_work_free(p.ri.cw);
     if (p.ri.have_cm) kg_collision_model_free(&p.ri.cm);

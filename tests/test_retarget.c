@@ -236,16 +236,16 @@ static void test_retarget_corpus(void **state) {
     } clips[] = {
         {"animated_drawings/animate/Data/BVH/sst/walk_circle.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
         {"bandai_namco/dataset-2_walk-turn-left_elderly_001.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
-        {"bandai_namco/dataset-1_walk_normal_001.bvh", WALKING | FEET_G1 | FEET_JVRC},
+        {"bandai_namco/dataset-1_walk_normal_001.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1},
         {"bandai_namco/dataset-1_walk-back_normal_001.bvh", WALKING | FEET_G1 | FEET_JVRC},
         {"bandai_namco/dataset-1_walk_giant_001.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
         {"bandai_namco/dataset-1_run_normal_001.bvh", FEET_G1 | FEET_JVRC},
         {"bandai_namco/dataset-2_run_feminine_001.bvh", FEET_G1 | FEET_JVRC},
-        {"bandai_namco/dataset-1_dash_normal_001.bvh", 0},
+        {"bandai_namco/dataset-1_dash_normal_001.bvh", FEET_G1 | ZMP_G1},
         {"bandai_namco/dataset-1_dance-short_normal_001.bvh", 0},
         {"animated_drawings/examples/bvh/rokoko/jesse_dance.bvh", FEET_G1 | FEET_JVRC},
-        {"cmu_iclone/007_01.bvh", WALKING | FEET_G1 | FEET_JVRC},
-        {"cmu_iclone/005_02.bvh", WALKING},
+        {"cmu_iclone/007_01.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
+        {"cmu_iclone/005_02.bvh", WALKING | FEET_G1 | ZMP_G1 | ZMP_JVRC},
     };
     static const char *robots[] = {"urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
                                    "urdf/jvrc1/jvrc_description/urdf/jvrc1.urdf"};
