@@ -954,6 +954,8 @@ static void stage_zmp(pipe *p, int f, int last) {
         double in[2];
         poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->margin, in);
         s->zmp_ref[0] = in[0], s->zmp_ref[1] = in[1];
+    } else { /* in the air nothing pushes sideways: no horizontal acceleration, the ZMP on the COM */
+        s->zmp_ref[0] = s->com_est[0], s->zmp_ref[1] = s->com_est[1];
     }
 }
 

@@ -240,7 +240,7 @@ static void test_retarget_corpus(void **state) {
         {"bandai_namco/dataset-1_walk-back_normal_001.bvh", WALKING | FEET_G1 | FEET_JVRC},
         {"bandai_namco/dataset-1_walk_giant_001.bvh", WALKING | FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
         {"bandai_namco/dataset-1_run_normal_001.bvh", FEET_G1 | FEET_JVRC},
-        {"bandai_namco/dataset-2_run_feminine_001.bvh", FEET_G1 | FEET_JVRC},
+        {"bandai_namco/dataset-2_run_feminine_001.bvh", FEET_G1 | FEET_JVRC | ZMP_G1 | ZMP_JVRC},
         {"bandai_namco/dataset-1_dash_normal_001.bvh", FEET_G1 | ZMP_G1},
         {"bandai_namco/dataset-1_dance-short_normal_001.bvh", 0},
         {"animated_drawings/examples/bvh/rokoko/jesse_dance.bvh", FEET_G1 | FEET_JVRC},
