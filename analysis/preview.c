@@ -23,7 +23,8 @@ static void vec4(double *o, const double *M, const double *v) {
     for (int i = 0; i < 4; i++) o[i] = M[4 * i] * v[0] + M[4 * i + 1] * v[1] + M[4 * i + 2] * v[2] + M[4 * i + 3] * v[3];
 }
 
-int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, double r, int n) {
+/* The gains for ZMP output p + d du (d = 0: the cart-table ZMP of the state). */
+static int init(kg_preview *p, double dt, double zc, double g, double q, double r, int n, double d) {
     memset(p, 0, sizeof *p);
     p->dt = dt, p->zc = zc, p->g = g, p->q = q, p->r = r, p->n = n;
     double A[9] = {1, dt, dt * dt / 2, 0, 1, dt, 0, 0, 1}, b[3] = {dt * dt * dt / 6, dt * dt / 2, dt},
@@ -37,19 +38,20 @@ int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, dou
         for (int j = 0; j < 3; j++) At[4 * (1 + i) + 1 + j] = A[3 * i + j];
     bt[0] = c[0] * b[0] + c[1] * b[1] + c[2] * b[2];
     for (int i = 0; i < 3; i++) bt[1 + i] = b[i];
-    /* Riccati iteration from P = 0 (irteus): K = (r + bt'P bt)^-1 bt'P At,
-     * P <- At'P At + ct'q ct - At'P bt K */
+    /* Riccati iteration from P = 0 (irteus), with the output's feedthrough d
+     * (a cross term q d ct in the cost): s = r + q d^2 + bt'P bt,
+     * K = s^-1 (bt'P At + q d ct), P <- At'P At + ct'q ct - (At'P bt + ct'q d) K */
     double P[16] = {0}, AtT[16], K[4] = {0};
     transpose4(AtT, At);
     int converged = 0;
     for (int it = 0; it < 100000 && !converged; it++) {
         double Pb[4], PA[16], APA[16], tmp[16];
         vec4(Pb, P, bt);
-        double s = r;
+        double s = r + q * d * d;
         for (int i = 0; i < 4; i++) s += bt[i] * Pb[i];
         mul4(PA, P, At);
         for (int j = 0; j < 4; j++) {
-            double v = 0;
+            double v = j == 0 ? q * d : 0;
             for (int i = 0; i < 4; i++) v += bt[i] * PA[4 * i + j];
             K[j] = v / s;
         }
@@ -57,6 +59,7 @@ int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, dou
         mul4(APA, tmp, At);
         double APb[4];
         vec4(APb, AtT, Pb);
+        APb[0] += q * d;
         double change = 0, size = 0;
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
@@ -69,8 +72,10 @@ int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, dou
     }
     if (!converged) return -1;
     memcpy(p->K, K, sizeof K);
-    /* preview gains: f_j = (r + bt'P bt)^-1 bt' (At - bt K)'^(j-1) ct' q (j < n),
-     * f_n = (r + bt'P bt)^-1 bt' (At - bt K)'^(n-1) P ct' */
+    /* preview gains: f_0 = s^-1 q d on the current reference, f_j = s^-1 bt'
+     * (At - bt K)'^(j-1) (ct - d K)' q (j < n), and f_n the same on the sum of
+     * the powers from n - 1 on (the references held beyond the horizon; with
+     * d = 0 the sum is P ct', irteus's form) */
     p->f = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->f);
     if (!p->f) return -1;
     double Ac[16], AcT[16], Pb[4];
@@ -78,19 +83,40 @@ int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, dou
         for (int j = 0; j < 4; j++) Ac[4 * i + j] = At[4 * i + j] - bt[i] * K[j];
     transpose4(AcT, Ac);
     vec4(Pb, P, bt);
-    double s = r;
+    double s = r + q * d * d;
     for (int i = 0; i < 4; i++) s += bt[i] * Pb[i];
-    double v[4] = {1, 0, 0, 0}, w[4] = {P[0], P[4], P[8], P[12]}; /* ct', P ct' */
+    p->f0 = q * d / s;
+    double v[4], w[4];
+    for (int i = 0; i < 4; i++) v[i] = ((i == 0) - d * K[i]) * q;
+    memcpy(w, v, sizeof w); /* w = v + Ac' w, to convergence (Ac is stable) */
+    for (int it = 0; it < 100000; it++) {
+        double t[4], change = 0, size = 0;
+        vec4(t, AcT, w);
+        for (int i = 0; i < 4; i++) {
+            t[i] += v[i];
+            change = fmax(change, fabs(t[i] - w[i])), size = fmax(size, fabs(t[i]));
+        }
+        memcpy(w, t, sizeof w);
+        if (change <= 1e-14 * size) break;
+    }
     for (int j = 1; j <= n; j++) {
         const double *x = j < n ? v : w;
         double dot = 0;
         for (int i = 0; i < 4; i++) dot += bt[i] * x[i];
-        p->f[j - 1] = dot * (j < n ? q : 1) / s;
+        p->f[j - 1] = dot / s;
         double t[4];
         vec4(t, AcT, v), memcpy(v, t, sizeof t);
         vec4(t, AcT, w), memcpy(w, t, sizeof t);
     }
     return 0;
+}
+
+int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, double r, int n) {
+    return init(p, dt, zc, g, q, r, n, 0);
+}
+
+int kg_preview_init_sampled(kg_preview *p, double dt, double zc, double g, double q, double r, int n) {
+    return init(p, dt, zc, g, q, r, n, -zc * dt / (6 * g));
 }
 
 void kg_preview_free(kg_preview *p) {
@@ -136,7 +162,7 @@ void kg_preview_axis_start_moving(const kg_preview *p, kg_preview_axis *a, doubl
 
 void kg_preview_axis_step(const kg_preview *p, kg_preview_axis *a, const double *p_ref) {
     /* du = sum_j f_j p_ref[j] - K x*, x* = (p, dx) */
-    double du = -(p->K[0] * a->zmp + p->K[1] * a->dx[0] + p->K[2] * a->dx[1] + p->K[3] * a->dx[2]);
+    double du = -(p->K[0] * a->zmp + p->K[1] * a->dx[0] + p->K[2] * a->dx[1] + p->K[3] * a->dx[2]) + p->f0 * p_ref[0];
     for (int j = 1; j <= p->n; j++) du += p->f[j - 1] * p_ref[j];
     /* x*_{k+1} = At x* + bt du: the new dx = A dx + b du; p follows from x */
     double ndx[3];

@@ -16,6 +16,7 @@ typedef struct kg_preview {
     int n;           /* preview steps */
     double K[4];     /* on (p, dc, dc', dc'') of the extended state */
     double *f;       /* [n] f_1 .. f_n */
+    double f0;       /* on the current reference (sampled output only; else 0) */
     double A[9], b[3], c[3];
 } kg_preview;
 
@@ -23,6 +24,14 @@ typedef struct kg_preview {
  * q and r, n preview steps. Returns 0, or -1 when the Riccati iteration does
  * not converge or memory runs out. */
 int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, double r, int n);
+
+/* The same for the ZMP a sampled trajectory shows: c - (z_c / g) times the
+ * second difference of c over one step, which is the state's ZMP plus
+ * -(z_c dt / 6 g) times the change of jerk at the step. A controller on the
+ * state's ZMP may switch feet between two samples with a jump of jerk that
+ * puts the sampled ZMP between the feet; this one weighs what the samples
+ * show. */
+int kg_preview_init_sampled(kg_preview *p, double dt, double zc, double g, double q, double r, int n);
 void kg_preview_free(kg_preview *p);
 
 /* One axis's controller state. */

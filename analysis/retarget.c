@@ -37,6 +37,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     o->contact_speed = 0.5;
     o->min_contact_time = 0.05;
     o->margin = 0.01;
+    o->zmp_margin = 0.05;
     o->preview_time = 1.0;
     o->iterations = 6;
     o->balance = 1;
@@ -942,7 +943,7 @@ static void stage_com(pipe *p, int f) {
 }
 
 /* The ZMP reference at frame f (COM estimates known up to f + H): the cart-table
- * ZMP of the estimate, moved into the support polygon shrunk by the margin. */
+ * ZMP of the estimate, moved into the support polygon shrunk by zmp_margin. */
 static void stage_zmp(pipe *p, int f, int last) {
     slot *s = at(p, f);
     int kp = f - p->H >= 0 ? f - p->H : 0, kn = f + p->H <= last ? f + p->H : last;
@@ -952,7 +953,7 @@ static void stage_zmp(pipe *p, int f, int last) {
                                        (kn - f) * p->dt, p->ri.com_h);
     if (s->npoly > 0) {
         double in[2];
-        poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->margin, in);
+        poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->zmp_margin, in);
         s->zmp_ref[0] = in[0], s->zmp_ref[1] = in[1];
     } else { /* in the air nothing pushes sideways: no horizontal acceleration, the ZMP on the COM */
         s->zmp_ref[0] = s->com_est[0], s->zmp_ref[1] = s->com_est[1];
@@ -1018,7 +1019,10 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
-    if (o.balance && kg_preview_init(&p.pv, p.dt, p.ri.com_h, G, 1, PREVIEW_R, p.N) != 0) {
+    /* the report's ZMP is the second difference over H frames; at H = 1 the
+     * controller weighs what one-frame samples show */
+    if (o.balance && (p.H == 1 ? kg_preview_init_sampled : kg_preview_init)(&p.pv, p.dt, p.ri.com_h, G, 1, PREVIEW_R,
+                                                                            p.N) != 0) {
         kg_diag_add(dg, KG_ERROR, "retarget.preview", robot->source, 0, NULL, "the preview control gains do not converge");
         goto done;
     }

@@ -22,23 +22,30 @@
  *    started from the previous frame, within position limits narrowed to what
  *    the velocity limits allow in one frame: planted feet (weight 1e4),
  *    swinging feet (100, rising to 1e4 as they land), hip centres and knees,
- *    pelvis and chest orientation, elbows, wrists and shoulders. Then each
- *    planted leg alone onto its pin (six columns), a swinging foot below the
- *    ground lifted, and the root moved by what the planted feet still miss or
- *    else by what the COM lacks, a few rounds: the feet come first. A foot
- *    landing where the robot's legs cannot put it (a stance wider than they
- *    span) is pinned where it came down.
+ *    pelvis and chest orientation, elbows, wrists and shoulders. Then the
+ *    legs and the root's position (turning it only a little) in one solve:
+ *    planted feet onto their pins (weight 1e4) and the COM onto the balance's
+ *    target (1e3), a swinging foot held where it is relative to the root, or
+ *    lifted in the world when its leg alone cannot take it out of the ground:
+ *    the feet come first, the COM as exactly as the legs allow (the ZMP of a
+ *    sampled COM magnifies a millimetre by a hundred). A foot landing where
+ *    the robot's legs cannot put it (a stance wider than they span) is pinned
+ *    where it came down.
  * 4. Balance: the ZMP of the source's motion (its COM estimated from the
  *    pelvis) by the cart-table model, moved into the support polygon (shrunk
- *    by a margin) wherever a foot is down, is the reference of a preview
- *    controller (analysis/preview.h) whose COM trajectory the IK follows
- *    (weight 1e3), clamped into the polygon on double-support frames.
+ *    by zmp_margin) wherever a foot is down, and the COM estimate itself in
+ *    the air (no horizontal force), is the reference of a preview controller
+ *    (analysis/preview.h; on the ZMP of the sampled COM when the report's
+ *    difference step is one frame) whose COM trajectory the IK follows,
+ *    clamped into the polygon on double-support frames. The controller starts
+ *    at the first frame's estimate with the velocity and acceleration that
+ *    suit the references ahead (a clip starts in mid-motion).
  * 5. Self-collision: after the whole-body solve, link pairs apart at rest
  *    (neither adjacent nor declared) found in penetration (analysis/collision.h,
  *    convex hulls) are pushed apart: the deepest overlap's point on one link
  *    moved out of the other by the depth plus 5 mm, in the other's frame,
  *    solved over the joints between the two but the legs' (which the feet
- *    need), before the feet and COM rounds of 3.
+ *    need), before the legs' solve of step 3.
  * The clip is processed as a stream with a look-ahead of the preview time plus
  * the contact filter: working memory does not grow with the clip's length. */
 #ifndef KG_RETARGET_H
@@ -51,7 +58,10 @@ typedef struct kg_retarget_options {
     double contact_height;   /* m, robot-scaled (default 0.04) */
     double contact_speed;    /* m/s (default 0.5) */
     double min_contact_time; /* s (default 0.05) */
-    double margin;           /* support polygon margin, m (default 0.01) */
+    double margin;           /* support polygon margin for the COM on double support, m (default 0.01) */
+    double zmp_margin;       /* the ZMP reference is kept this far inside the support polygon, or at
+                              * its centre when it is narrower, m (default 0.05): the preview's
+                              * tracking error at a change of feet is a few cm */
     double preview_time;     /* s (default 1.0) */
     int iterations;          /* IK iterations per frame and pass (default 6) */
     int balance;             /* the preview-control pass (default 1) */
