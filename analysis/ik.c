@@ -551,6 +551,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
      * and retried with more damping (inconsistent targets make plain Gauss-Newton
      * steps overshoot and oscillate) */
     double mu = 0, cost_acc = INFINITY;
+    int stalled = 0;
     for (int it = 0;; it++) {
         kg_fk(m, d);
         kg_jacobian_twists(m, d);
@@ -566,6 +567,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             nrows = build_rows(m, d, t, nt, &o, w, &worst);
             posture_terms(d, w, na, &o, &worst);
         } else {
+            stalled = o.stall_gain > 0 && isfinite(cost_acc) && cost_acc - worst.cost < o.stall_gain * cost_acc;
             cost_acc = worst.cost;
             memcpy(w->q_acc, d->q, (size_t)m->nq * sizeof *d->q);
             kg_vec3_copy(w->base_acc, d->base_pos);
@@ -584,7 +586,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             r->success = 1;
             break;
         }
-        if (it >= o.max_iterations || na == 0 || (o.time_budget > 0 && now() - t0 > o.time_budget)) break;
+        if (it >= o.max_iterations || na == 0 || stalled || (o.time_budget > 0 && now() - t0 > o.time_budget)) break;
         /* stalled: no 1 % gain for a while, or the attempt's iterations spent */
         if (score < 0.99 * attempt_best) attempt_best = score, since_gain = 0;
         else since_gain++;

@@ -69,6 +69,10 @@ typedef struct kg_ik_options {
     int floating_base;         /* move the root's pose (kg_data.base_pos, base_rot) too: six
                                 * columns, translations along and rotations about the world axes */
     int restarts;              /* at most this many random restarts (0: no limit; -1: none) */
+    double stall_gain;         /* stop once a step lowers the weighted cost by less than this
+                                * fraction of it (0: never; for warm-started tracking, where
+                                * the targets are not all reachable and the last iterations
+                                * only polish) */
     const double *posture;     /* [nq] a pose to stay near where the targets leave freedom
                                 * (NULL: none): adds posture_weight * |q - posture|^2 (rad,
                                 * m) to the weighted cost, a target of weight 1 counting

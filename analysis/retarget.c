@@ -23,6 +23,7 @@
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
 #define STANCE_ITERATIONS 30
+#define STALL_GAIN 1e-3 /* the whole-body solve stops when an iteration gains less (of its cost) */
 #define STANCE_TURN_WEIGHT 1e-2
 #define PREVIEW_R 1e-8
 #define AVOID_WEIGHT 1e4
@@ -889,6 +890,7 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     frame_ik_options(p, &io, iterations);
     io.floating_base = 1;
     io.posture = p->rest, io.posture_weight = posture;
+    io.stall_gain = STALL_GAIN;
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
