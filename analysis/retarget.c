@@ -23,6 +23,7 @@
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
 #define STANCE_ITERATIONS 30
+#define SWING_CLEARANCE 0.01 /* m: a swinging sole this near the ground is held in the world */
 #define STALL_GAIN 1e-3 /* the whole-body solve stops when an iteration gains less (of its cost) */
 #define STANCE_TURN_WEIGHT 1e-2
 #define PREVIEW_R 1e-8
@@ -846,11 +847,13 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
         if (T->axes == KG_IK_POSE) continue;
         T->axes = KG_IK_POSE;
         double low = sole_low(p, side);
-        if (low < 0) { /* still below the ground (its leg alone could not lift it): the root rises */
+        if (low < SWING_CLEARANCE) { /* near the ground, held in the world (the root's moves would
+                                       * take it into the ground); below it (its leg alone could
+                                       * not lift it), raised: the root rises */
             kg_vec3_copy(T->pos, p->d->link_pos + 3 * T->link);
             kg_mat3_copy(T->rot, p->d->link_rot + 9 * T->link);
-            T->pos[2] -= low;
-            T->weight = FOOT_WEIGHT;
+            T->pos[2] -= fmin(low, 0);
+            T->weight = low < 0 ? FOOT_WEIGHT : 1;
             continue;
         }
         const double *R0 = p->d->link_rot, *x0 = p->d->link_pos;
