@@ -46,10 +46,12 @@ static const char help[] =
     "  --iterations N         whole-body IK iterations per frame (default 8)\n"
     "  --contact-height M     foot contact height, m on the robot's scale (default 0.04)\n"
     "  --contact-speed V      foot contact speed, m/s (default 0.5)\n"
+    "  --zmp-margin M         the ZMP reference this far inside the support polygon, m (default 0.05;\n"
+    "                         at its centre where the polygon is narrower)\n"
     "  --json                 print the report as JSON on stdout\n";
 
 typedef struct opts {
-    const char *robot, *out, *map, *report, *layout, *iters, *height, *speed;
+    const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin;
     int no_balance, no_avoidance;
 } opts;
 
@@ -69,6 +71,7 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                         : !strcmp(a, "--iterations")                     ? &o->iters
                         : !strcmp(a, "--contact-height")                 ? &o->height
                         : !strcmp(a, "--contact-speed")                  ? &o->speed
+                        : !strcmp(a, "--zmp-margin")                     ? &o->zmp_margin
                                                                          : NULL;
     if (!slot) return 0;
     return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
@@ -166,6 +169,7 @@ int kg_cmd_retarget(int argc, char **argv) {
     }
     if (o.height && number(&c, "--contact-height", o.height, 0, &ro.contact_height) != 0) return KG_EXIT_USAGE;
     if (o.speed && number(&c, "--contact-speed", o.speed, 0, &ro.contact_speed) != 0) return KG_EXIT_USAGE;
+    if (o.zmp_margin && number(&c, "--zmp-margin", o.zmp_margin, 0, &ro.zmp_margin) != 0) return KG_EXIT_USAGE;
 
     kg_model *clip = kg_cli_load(&c, KG_ERROR), *robot = NULL;
     kg_motion *out = NULL;
