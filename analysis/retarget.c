@@ -735,15 +735,14 @@ static double sole_low(const pipe *p, int side) {
     return low;
 }
 
-/* Each planted foot's leg alone onto its target (t[0], t[1]: the feet); a
- * swinging foot below the ground raised. */
-static void legs(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
+/* A swinging foot below the ground raised by its leg alone, turned as it is
+ * (t[0], t[1]: the feet's targets; planted ones are left to stance()). */
+static void lift_swinging(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     kg_ik_result res;
     for (int side = 0; side < 2; side++) {
         if (!p->ri.leg_cols[side]) continue;
         io->active = p->ri.leg_cols[side];
         if (t[side].axes == KG_IK_POSE) continue;
-        /* a swinging foot below the ground: raised, turned as it is */
         double low = sole_low(p, side);
         if (low >= 0) continue;
         kg_ik_target up = t[side];
@@ -837,7 +836,7 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     kg_ik_options io;
     frame_ik_options(p, &io, 8);
     io.tol_pos = 1e-5, io.tol_rot = 1e-5;
-    legs(p, t, &io);
+    lift_swinging(p, t, &io);
     if (!p->ri.stance_cols || !p->ri.stance_w) return;
     kg_ik_target st[3];
     int n = 0;
@@ -878,15 +877,14 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     kg_fk(r, p->d);
     io.floating_base = 0, io.weight = NULL;
     io.max_iterations = 8;
-    legs(p, t, &io);
+    lift_swinging(p, t, &io);
     kg_fk(r, p->d);
 }
 
-/* Whole-body IK with the root floating, then each leg alone onto its foot's
- * target when it is planted (a six-column problem that converges in a few
- * steps: planted feet end where they must whatever the other targets asked, as
- * far as the limits let them). iterations: of the whole-body solve; t[0] and
- * t[1] are the feet. */
+/* Whole-body IK with the root floating (stopping when it stalls), the
+ * self-collision push, then the legs and the root's position onto the feet
+ * and the COM (stance()). iterations: of the whole-body solve; t[0] and t[1]
+ * are the feet. */
 static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double posture, const double *com) {
     const kg_model *r = p->robot;
     kg_ik_options io;
