@@ -124,13 +124,6 @@ void kg_preview_free(kg_preview *p) {
     p->f = NULL;
 }
 
-void kg_preview_axis_start(const kg_preview *p, kg_preview_axis *a, double c) {
-    (void)p;
-    memset(a, 0, sizeof *a);
-    a->x[0] = c;
-    a->zmp = c;
-}
-
 /* A state at c moving with velocity v and acceleration acc (constant before). */
 static void start_at(const kg_preview *p, kg_preview_axis *a, double c, double v, double acc) {
     memset(a, 0, sizeof *a);
@@ -138,6 +131,8 @@ static void start_at(const kg_preview *p, kg_preview_axis *a, double c, double v
     a->dx[0] = v * p->dt, a->dx[1] = acc * p->dt;
     a->zmp = p->c[0] * c + p->c[1] * v + p->c[2] * acc;
 }
+
+void kg_preview_axis_start(const kg_preview *p, kg_preview_axis *a, double c) { start_at(p, a, c, 0, 0); }
 
 void kg_preview_axis_start_moving(const kg_preview *p, kg_preview_axis *a, double c, const double *refs, int m) {
     /* the ZMPs over the steps are affine in (v, acc): simulated from (0, 0),

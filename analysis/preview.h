@@ -7,7 +7,8 @@
  * extended (error) system with cost sum Q (p_ref - p)^2 + R du^2: a state
  * feedback K and preview gains f_1..f_N on the next N references. The gains
  * come from the stationary Riccati equation, iterated from P = 0 as irteus
- * does. sum f_j = K[0], so a constant reference is tracked without error. */
+ * does. sum f_j = K[0] (f_0 included), so a constant reference is tracked
+ * without error. */
 #ifndef KG_PREVIEW_H
 #define KG_PREVIEW_H
 

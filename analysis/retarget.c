@@ -185,7 +185,7 @@ typedef struct robot_info {
     double com_off[3];            /* COM from the pelvis link's origin at rest (world axes) */
     unsigned char *leg_cols[2];   /* [dof] the columns that move each foot relative to the root */
     unsigned char *stance_cols;   /* [dof + 6] both legs' columns */
-    double *stance_w;             /* [dof + 6] column weights: the root moves but does not turn */
+    double *stance_w;             /* [dof + 6] column weights: the root moves, and turns only a little */
     kg_collision_model cm;        /* for the self-collision count */
     int have_cm;
     kg_collision_work *cw;
@@ -643,6 +643,14 @@ static void support_polygon(const pipe *p, slot *s) {
  * it lands (u: how far it has come onto its pin). */
 static double landing_weight(double w, double u, double planted) { return w + u * u * (planted - w); }
 
+/* The COM over com (x, y), as the balance wants it. */
+static void com_target(kg_ik_target *T, const double com[2]) {
+    memset(T, 0, sizeof *T);
+    T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = COM_WEIGHT;
+    T->pos[0] = com[0], T->pos[1] = com[1];
+    kg_mat3_identity(T->rot);
+}
+
 /* The IK targets of a frame; com: the COM target (x, y) or NULL; foot_weight:
  * the feet's (lowered for the first frame's approach). */
 static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, double foot_weight) {
@@ -686,13 +694,7 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
     memset(T, 0, sizeof *T);
     T->link = L[KG_PART_CHEST], T->base = -1, T->axes = KG_IK_ROTATION, T->weight = 1;
     kg_mat3_mul(T->rot, s->chest_rot, p->ri.rest_rot[KG_PART_CHEST]);
-    if (com) {
-        T = &t[n++];
-        memset(T, 0, sizeof *T);
-        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = COM_WEIGHT;
-        T->pos[0] = com[0], T->pos[1] = com[1];
-        kg_mat3_identity(T->rot);
-    }
+    if (com) com_target(&t[n++], com);
     return n;
 }
 
@@ -825,12 +827,14 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     return pushed;
 }
 
-/* The legs and the root's position (not its turn) in one solve: planted feet
- * onto their pins and the COM onto its target, a swinging foot held where it
- * is relative to the root (the whole-body solve placed it; the root's move
- * carries it along). Planted feet end on their pins and the COM where the
- * balance wants it, as far as the legs reach (feet first: ten times the COM's
- * weight). A swinging foot below the ground is raised before and after. */
+/* The legs and the root's position (its turn only a little: STANCE_TURN_WEIGHT)
+ * in one solve: planted feet onto their pins and the COM onto its target, a
+ * swinging foot held where the whole-body solve placed it, relative to the
+ * root (whose move carries it along) or, within SWING_CLEARANCE of the ground,
+ * in the world (the root's moves would take it into the ground). Planted feet
+ * end on their pins and the COM where the balance wants it, as far as the legs
+ * reach (feet first: ten times the COM's weight). A swinging foot below the
+ * ground is raised by its leg before and after, and by the root within. */
 static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     const kg_model *r = p->robot;
     kg_ik_options io;
@@ -862,13 +866,7 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
         kg_mat3_mul_at(T->rot, R0, p->d->link_rot + 9 * T->link);
         T->base = 0, T->weight = 1;
     }
-    if (com) {
-        kg_ik_target *T = &st[n++];
-        memset(T, 0, sizeof *T);
-        T->link = KG_IK_COM, T->base = -1, T->axes = KG_IK_X | KG_IK_Y, T->weight = COM_WEIGHT;
-        T->pos[0] = com[0], T->pos[1] = com[1];
-        kg_mat3_identity(T->rot);
-    }
+    if (com) com_target(&st[n++], com);
     io.max_iterations = STANCE_ITERATIONS;
     io.floating_base = 1;
     io.active = p->ri.stance_cols, io.weight = p->ri.stance_w;
