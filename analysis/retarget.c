@@ -82,9 +82,11 @@ static void frame_yz(double R[9], const double y_[3], const double z_[3]) {
     for (int a = 0; a < 3; a++) R[3 * a] = x[a], R[3 * a + 1] = y[a], R[3 * a + 2] = z[a];
 }
 
-/* Turn about z only: the yaw of R's x axis. */
+/* Turn about z only: the heading of R's x axis, or of its y axis (less 90
+ * degrees) when that one is nearer the horizontal (a foot pointing down has
+ * no heading along its length, but still one across it). */
 static void yaw_only(double out[9], const double R[9]) {
-    double yaw = atan2(R[3], R[0]), z[3] = {0, 0, 1};
+    double yaw = hypot(R[0], R[3]) >= hypot(R[1], R[4]) ? atan2(R[3], R[0]) : atan2(-R[1], R[4]), z[3] = {0, 0, 1};
     kg_rot_axis_angle(out, z, yaw);
 }
 
@@ -316,6 +318,8 @@ typedef struct source_info {
     double origin[3];    /* the pelvis at frame 0, on the ankle level */
     double ankle_level, toe_level;
     double foot_pitch[2]; /* the ankle-to-toe line's pitch (down > 0) when the foot is flat */
+    double foot_fix[2][9]; /* the flat foot's frame in the ankle link's frame (when foot_fixed) */
+    int foot_fixed[2];
     double leg, arm;
     double s_leg, s_arm;
 } source_info;
@@ -390,10 +394,14 @@ static int source_setup(const kg_model *s, const kg_motion *clip, const kg_retar
             si->toe_level = fmin(si->toe_level, raw[k ? KG_PART_FOOT_R : KG_PART_FOOT_L][2]);
         }
     }
-    /* the flat foot's pitch: the ankle-to-toe line's mean pitch over the frames
-     * where both are within a few centimetres of their lowest */
-    double sum[2] = {0, 0}, tol = 0.04 * si->leg;
+    /* the flat foot: the ankle-to-toe line's mean pitch over the frames where
+     * both are within a few centimetres of their lowest; and, where the ankle's
+     * link carries the toe, the flat foot's frame (that line lifted by its pitch,
+     * z up) in the link's frame, averaged over those frames: the foot's turn at
+     * any frame then comes from its link, also when it points down */
+    double sum[2] = {0, 0}, tol = 0.04 * si->leg, fix[2][9];
     int cnt[2] = {0, 0};
+    memset(fix, 0, sizeof fix);
     for (int f = 0; f < clip->nframes; f += step) {
         source_parts(s, clip, d, si, f, raw);
         for (int k = 0; k < 2; k++) {
@@ -401,9 +409,24 @@ static int source_setup(const kg_model *s, const kg_motion *clip, const kg_retar
             if (an[2] > si->ankle_level + tol || to[2] > si->toe_level + tol) continue;
             sum[k] += atan2(an[2] - to[2], hypot(to[0] - an[0], to[1] - an[1]));
             cnt[k]++;
+            double x[3] = {to[0] - an[0], to[1] - an[1], 0}, z[3] = {0, 0, 1}, F[9], Rl[9], O[9];
+            int l = si->map.link[k ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
+            if (kg_vec3_norm(x) < 1e-9) continue;
+            frame_xz(F, x, z);
+            kg_mat3_mul(Rl, si->align, d->link_rot + 9 * l);
+            kg_mat3_mul_at(O, Rl, F);
+            for (int i = 0; i < 9; i++) fix[k][i] += O[i];
         }
     }
-    for (int k = 0; k < 2; k++) si->foot_pitch[k] = cnt[k] ? sum[k] / cnt[k] : 0;
+    for (int k = 0; k < 2; k++) {
+        si->foot_pitch[k] = cnt[k] ? sum[k] / cnt[k] : 0;
+        int an = si->map.link[k ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], to = si->map.link[k ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        for (int l = to; l >= 0 && l != an; l = s->link[l].parent) /* the toe below the ankle's link */
+            if (s->link[l].parent == an) si->foot_fixed[k] = cnt[k] > 0;
+        if (!si->foot_fixed[k]) continue;
+        double x[3] = {fix[k][0], fix[k][3], fix[k][6]}, z[3] = {fix[k][2], fix[k][5], fix[k][8]};
+        frame_xz(si->foot_fix[k], x, z);
+    }
     return si->leg > 0 && si->arm > 0 ? 0 : -1;
 }
 
@@ -436,6 +459,7 @@ typedef struct pipe {
     int W, L, N, H; /* ring size, contact filter, preview steps, ZMP difference step */
     int K;          /* frames over which a foot lands on its pin and leaves it */
     int last_feet;  /* the last frame whose feet targets are set */
+    int last_pin;   /* the last frame whose pins are set */
     double dt;
     double *lower, *upper, *prev;
     double *rest;  /* [nq] the posture the IK stays near: zero within limits */
@@ -479,21 +503,26 @@ static void stage_source(pipe *p, int f) {
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, toe = ankle + 1;
         double x[3];
         for (int a = 0; a < 3; a++) x[a] = raw[toe][a] - raw[ankle][a];
-        if (kg_vec3_norm(x) < 1e-9) kg_vec3_copy(x, s->pelvis_rot), x[1] = s->pelvis_rot[3], x[2] = s->pelvis_rot[6];
-        /* the toe line lifted by the flat foot's pitch about the foot's lateral
-         * axis (normal to the shin and the toe line): a flat source foot gives a
-         * flat robot foot, and a foot pointing down past the vertical still faces
-         * forward */
-        double shin[3], lat[3], Rp[9], xf[3];
-        for (int a = 0; a < 3; a++) shin[a] = raw[ankle - 1][a] - raw[ankle][a];
-        kg_vec3_cross(lat, shin, x);
-        if (kg_vec3_norm(lat) > 1e-9 * kg_vec3_norm(shin) * kg_vec3_norm(x)) {
-            normalize(lat);
-            kg_rot_axis_angle(Rp, lat, -p->si.foot_pitch[side]);
-            kg_mat3_vec(xf, Rp, x);
-            kg_vec3_copy(x, xf);
+        if (p->si.foot_fixed[side]) { /* the ankle link's turn */
+            double Rl[9];
+            kg_mat3_mul(Rl, p->si.align, p->ds->link_rot + 9 * p->si.map.link[ankle]);
+            kg_mat3_mul(s->foot_rot[side], Rl, p->si.foot_fix[side]);
+        } else {
+            if (kg_vec3_norm(x) < 1e-9) kg_vec3_copy(x, s->pelvis_rot), x[1] = s->pelvis_rot[3], x[2] = s->pelvis_rot[6];
+            /* the toe line lifted by the flat foot's pitch about the foot's lateral
+             * axis (normal to the shin and the toe line): a flat source foot gives
+             * a flat robot foot */
+            double shin[3], lat[3], Rp[9], xf[3];
+            for (int a = 0; a < 3; a++) shin[a] = raw[ankle - 1][a] - raw[ankle][a];
+            kg_vec3_cross(lat, shin, x);
+            if (kg_vec3_norm(lat) > 1e-9 * kg_vec3_norm(shin) * kg_vec3_norm(x)) {
+                normalize(lat);
+                kg_rot_axis_angle(Rp, lat, -p->si.foot_pitch[side]);
+                kg_mat3_vec(xf, Rp, x);
+                kg_vec3_copy(x, xf);
+            }
+            frame_xz(s->foot_rot[side], x, up);
         }
-        frame_xz(s->foot_rot[side], x, up);
         /* down: the heel (ankle) near its lowest level and slow; or, once down,
          * the ball (toe) near its lowest level and slow (rolling onto the toes
          * before take-off keeps the foot down: double support; a phase that
@@ -544,13 +573,13 @@ static void stage_contact(pipe *p, int f) {
  * frames (a heel strike is still moving), flat, turned as it is there. */
 static void stage_pins(pipe *p, int g) {
     slot *s = at(p, g);
-    for (int side = 0; side < 2; side++) {
-        if (!s->contact[side]) continue;
-        if (g > 0 && at(p, g - 1)->contact[side]) {
+    for (int side = 0; side < 2; side++)
+        if (s->contact[side] && g > 0 && at(p, g - 1)->contact[side]) {
             kg_vec3_copy(s->pin_pos[side], at(p, g - 1)->pin_pos[side]);
             kg_mat3_copy(s->pin_R[side], at(p, g - 1)->pin_R[side]);
-            continue;
         }
+    for (int side = 0; side < 2; side++) {
+        if (!s->contact[side] || (g > 0 && at(p, g - 1)->contact[side])) continue;
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
         const slot *best = s;
         for (int j = 1; j <= p->K && at(p, g + j)->contact[side]; j++)
@@ -563,6 +592,7 @@ static void stage_pins(pipe *p, int g) {
         s->pin_pos[side][2] = p->ri.foot_h[side];
     }
 }
+
 
 /* Moves pose (pos, R) the fraction u of the way to (pos2, R2): positions
  * along the line, the rotation about the axis of the turn between them. */
@@ -912,9 +942,10 @@ static int repin(pipe *p, int f, int side) {
     yaw_only(Ry, Rr);
     kg_mat3_mul(Rp, Ry, p->ri.rest_rot[part]);
     pos[0] = x[0], pos[1] = x[1], pos[2] = p->ri.foot_h[side];
-    for (int g = f; g <= p->last_feet && at(p, g)->contact[side]; g++) {
+    for (int g = f; g <= p->last_pin && at(p, g)->contact[side]; g++) {
         slot *q = at(p, g);
         kg_vec3_copy(q->pin_pos[side], pos), kg_mat3_copy(q->pin_R[side], Rp);
+        if (g > p->last_feet) continue;
         kg_vec3_copy(q->foot_pos[side], pos), kg_mat3_copy(q->foot_R[side], Rp);
         support_polygon(p, q);
     }
@@ -1041,7 +1072,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         stage_source(&p, a);
         int c = a - 2 * p.L + 1;
         if (c >= 0) stage_contact(&p, c);
-        if (c - p.K >= 0) stage_pins(&p, c - p.K);
+        if (c - p.K >= 0) stage_pins(&p, c - p.K), p.last_pin = c - p.K;
         int b = a - A;
         if (b >= 0) {
             feet_targets(&p, b);
