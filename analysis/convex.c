@@ -101,6 +101,35 @@ static int keep_points(const double *pts, int n, kg_convex *out) {
     return 0;
 }
 
+/* Hull vertices are stored in the order of their directions from the centre
+ * (cube face, then a Morton curve on a 64 x 64 grid), so that a climb's
+ * neighbours are near each other in memory: G1's hulls have up to 5 600
+ * vertices, and in qhull's order nearly every step of a climb missed the cache. */
+typedef struct vkey {
+    unsigned key;
+    int n;
+    vertexT *v;
+} vkey;
+
+static unsigned direction_key(const double d[3]) {
+    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), u, v, m;
+    unsigned face;
+    if (ax >= ay && ax >= az) face = d[0] >= 0 ? 0 : 1, m = ax, u = d[1], v = d[2];
+    else if (ay >= az) face = d[1] >= 0 ? 2 : 3, m = ay, u = d[0], v = d[2];
+    else face = d[2] >= 0 ? 4 : 5, m = az, u = d[0], v = d[1];
+    if (!(m > 0)) return 0;
+    unsigned iu = (unsigned)fmin(63, fmax(0, (u / m + 1) * 32)), iv = (unsigned)fmin(63, fmax(0, (v / m + 1) * 32));
+    unsigned z = 0;
+    for (int b = 0; b < 6; b++) z |= ((iu >> b) & 1u) << (2 * b + 1) | ((iv >> b) & 1u) << (2 * b);
+    return face << 12 | z;
+}
+
+static int by_key(const void *a_, const void *b_) {
+    const vkey *a = a_, *b = b_;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->n > b->n) - (a->n < b->n);
+}
+
 int kg_convex_hull(const double *pts, int n, kg_convex *out) {
     out->type = KG_CONVEX_HULL;
     out->vert = NULL;
@@ -126,10 +155,22 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
             int *id = malloc((size_t)(qh->vertex_id + 1) * sizeof *id);
             vertexT *vertex, **vertexp;
             facetT *facet;
-            if (out->vert && id) {
+            vkey *order = malloc((size_t)nv * sizeof *order);
+            if (out->vert && id && order) {
+                double mid[3] = {0, 0, 0};
                 FORALLvertices {
-                    id[vertex->id] = k;
-                    memcpy(out->vert + 3 * k++, vertex->point, 3 * sizeof(double));
+                    for (int a = 0; a < 3; a++) mid[a] += vertex->point[a] / nv;
+                }
+                FORALLvertices {
+                    double d[3];
+                    for (int a = 0; a < 3; a++) d[a] = vertex->point[a] - mid[a];
+                    order[k].key = direction_key(d), order[k].n = k, order[k].v = vertex;
+                    k++;
+                }
+                qsort(order, (size_t)k, sizeof *order, by_key);
+                for (int r = 0; r < k; r++) {
+                    id[order[r].v->id] = r;
+                    memcpy(out->vert + 3 * r, order[r].v->point, 3 * sizeof(double));
                 }
                 out->nvert = k;
                 /* adjacency from the triangles' edges, deduplicated per vertex */
@@ -171,6 +212,7 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
                 free(edges);
             }
             free(id);
+            free(order);
         }
         int curlong, totlong;
         qh_freeqhull(qh, !qh_ALL);
