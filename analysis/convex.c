@@ -15,18 +15,31 @@ void kg_convex_free(kg_convex *c) {
     c->nvert = 0;
 }
 
-/* The cube-map cell of a direction: face (major axis and sign), then a grid on it. */
-static inline int cell_of(const double d[3]) {
-    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), u, v, m;
+/* The cube face of a direction (major axis and sign: +x, -x, +y, -y, +z, -z)
+ * and its coordinates on that face, in [-1, 1]; -1 for the zero direction. */
+static inline int cube_face(const double d[3], double *u, double *v) {
+    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), m;
     int face;
-    if (ax >= ay && ax >= az) face = d[0] >= 0 ? 0 : 1, m = ax, u = d[1], v = d[2];
-    else if (ay >= az) face = d[1] >= 0 ? 2 : 3, m = ay, u = d[0], v = d[2];
-    else face = d[2] >= 0 ? 4 : 5, m = az, u = d[0], v = d[1];
-    if (!(m > 0)) return 0;
-    int iu = (int)((u / m + 1) * 0.5 * KG_CONVEX_GRID), iv = (int)((v / m + 1) * 0.5 * KG_CONVEX_GRID);
-    iu = iu < 0 ? 0 : iu >= KG_CONVEX_GRID ? KG_CONVEX_GRID - 1 : iu;
-    iv = iv < 0 ? 0 : iv >= KG_CONVEX_GRID ? KG_CONVEX_GRID - 1 : iv;
-    return (face * KG_CONVEX_GRID + iu) * KG_CONVEX_GRID + iv;
+    if (ax >= ay && ax >= az) face = d[0] >= 0 ? 0 : 1, m = ax, *u = d[1], *v = d[2];
+    else if (ay >= az) face = d[1] >= 0 ? 2 : 3, m = ay, *u = d[0], *v = d[2];
+    else face = d[2] >= 0 ? 4 : 5, m = az, *u = d[0], *v = d[1];
+    if (!(m > 0)) return -1;
+    *u /= m, *v /= m;
+    return face;
+}
+
+/* Index 0 .. n - 1 of a face coordinate on an n-cell grid. */
+static inline int grid_index(double u, int n) {
+    int i = (int)((u + 1) * 0.5 * n);
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* The cube-map cell of a direction: face, then a grid on it. */
+static inline int cell_of(const double d[3]) {
+    double u, v;
+    int face = cube_face(d, &u, &v);
+    if (face < 0) return 0;
+    return (face * KG_CONVEX_GRID + grid_index(u, KG_CONVEX_GRID)) * KG_CONVEX_GRID + grid_index(v, KG_CONVEX_GRID);
 }
 
 /* Uphill from vertex best on the vertex graph towards direction d: on a convex
@@ -112,16 +125,12 @@ typedef struct vkey {
 } vkey;
 
 static unsigned direction_key(const double d[3]) {
-    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), u, v, m;
-    unsigned face;
-    if (ax >= ay && ax >= az) face = d[0] >= 0 ? 0 : 1, m = ax, u = d[1], v = d[2];
-    else if (ay >= az) face = d[1] >= 0 ? 2 : 3, m = ay, u = d[0], v = d[2];
-    else face = d[2] >= 0 ? 4 : 5, m = az, u = d[0], v = d[1];
-    if (!(m > 0)) return 0;
-    unsigned iu = (unsigned)fmin(63, fmax(0, (u / m + 1) * 32)), iv = (unsigned)fmin(63, fmax(0, (v / m + 1) * 32));
-    unsigned z = 0;
+    double u, v;
+    int face = cube_face(d, &u, &v);
+    if (face < 0) return 0;
+    unsigned iu = (unsigned)grid_index(u, 64), iv = (unsigned)grid_index(v, 64), z = 0;
     for (int b = 0; b < 6; b++) z |= ((iu >> b) & 1u) << (2 * b + 1) | ((iv >> b) & 1u) << (2 * b);
-    return face << 12 | z;
+    return (unsigned)face << 12 | z;
 }
 
 static int by_key(const void *a_, const void *b_) {
