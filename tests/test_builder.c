@@ -22,22 +22,6 @@ static kg_joint *revolute(kg_builder *b, const char *name, const char *parent, c
     return j;
 }
 
-/* Planar four-bar: ground -J1-> L1 (crank a) -J2-> L2 (coupler c) -J3-> L3 (rocker b)
- * -J4-> pivot, where pivot is fixed to the ground at D = (d, 0, 0). J4 closes the loop. */
-static kg_model *four_bar(double a, double c, double b, double d, kg_diags *diags) {
-    kg_builder *bl = kg_builder_new("four_bar", "test", diags);
-    kg_builder_set_name(bl, "four_bar");
-    const char *links[] = {"ground", "L1", "L2", "L3", "pivot"};
-    for (int i = 0; i < 5; i++) kg_builder_add_link(bl, links[i], i + 1);
-    revolute(bl, "J1", "ground", "L1", 0, 0, 0);
-    revolute(bl, "J2", "L1", "L2", a, 0, 0);
-    revolute(bl, "J3", "L2", "L3", c, 0, 0);
-    revolute(bl, "J4", "L3", "pivot", b, 0, 0);
-    kg_joint *f = kg_builder_add_joint(bl, "D", KG_JOINT_FIXED, "ground", "pivot", 0);
-    f->pos[0] = d;
-    return kg_builder_finish(bl);
-}
-
 static void set_q(const kg_model *m, kg_data *d, const char *name, double v) {
     int j = kg_model_joint(m, name);
     assert_true(j >= 0);
@@ -48,7 +32,7 @@ static void test_four_bar_loop(void **state) {
     (void)state;
     kg_diags diags;
     kg_diags_init(&diags);
-    kg_model *m = four_bar(0.2, 0.5, 0.2, 0.5, &diags);
+    kg_model *m = kg_test_four_bar(0.2, 0.5, 0.2, 0.5, KG_JOINT_REVOLUTE, &diags);
     assert_non_null(m);
     /* Breadth-first from the ground reaches the pivot through the fixed joint D
      * first, so J4 (from L3, three joints away) is the cut joint. */
@@ -103,7 +87,7 @@ static void test_four_bar_loop(void **state) {
 
     /* D7 general four-bar a=0.1 c=0.35 b=0.3 d=0.4: closes to the digest's 9 digits */
     kg_diags_clear(&diags);
-    m = four_bar(0.1, 0.35, 0.3, 0.4, &diags);
+    m = kg_test_four_bar(0.1, 0.35, 0.3, 0.4, KG_JOINT_REVOLUTE, &diags);
     d = kg_data_new(m);
     set_q(m, d, "J1", 1.047197551);
     set_q(m, d, "J2", -0.418482424);

@@ -13,21 +13,10 @@
 #include "analysis/ik.h"
 #include "analysis/jacobian.h"
 #include "analysis/sampling.h"
-#include "core/builder.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
-
-static kg_model *load(const char *path) {
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *m = kg_load(path, NULL, &d);
-    kg_diags_clear(&d);
-    if (!m) fail_msg("%s does not load", path);
-    return m;
-}
 
 /* The pose of tip relative to base (-1: world). */
 static void pose_in(const kg_data *d, int tip, int base, double p[3], double R[9]) {
@@ -94,7 +83,7 @@ static int protocol(kg_model *m, const char *base_name, const char *tip_name, in
 
 static void test_protocol_sample(void **state) {
     (void)state;
-    kg_model *m = load(SAMPLE);
+    kg_model *m = kg_test_load(SAMPLE);
     double worst = 0;
     /* the 4-DOF arm cannot reach arbitrary 6-D poses, but FK targets it can */
     int arm = protocol(m, "torso", "r_hand", 300, &worst);
@@ -119,7 +108,7 @@ static void test_protocol_corpus(void **state) {
     for (size_t k = 0; k < sizeof chains / sizeof *chains; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", data, chains[k].file);
-        kg_model *m = load(path);
+        kg_model *m = kg_test_load(path);
         double worst = 0;
         int ok = protocol(m, chains[k].base, chains[k].tip, 200, &worst);
         printf("  %s %s: %d/200 (slowest %.2f ms)\n", m->name, chains[k].tip, ok, worst);
@@ -130,7 +119,7 @@ static void test_protocol_corpus(void **state) {
 
 static void test_axes_and_com(void **state) {
     (void)state;
-    kg_model *m = load(SAMPLE);
+    kg_model *m = kg_test_load(SAMPLE);
     kg_data *d = kg_data_new(m);
     kg_ik_work *w = kg_ik_work_new(m, 2);
     kg_ik_options o;
@@ -175,7 +164,7 @@ static void test_axes_and_com(void **state) {
 
 static void test_com_jacobian(void **state) {
     (void)state;
-    kg_model *m = load(SAMPLE);
+    kg_model *m = kg_test_load(SAMPLE);
     kg_data *d = kg_data_new(m);
     for (int k = 0; k < m->nq; k++) d->q[k] = 0.3 * sin(1.7 * k + 0.4);
     kg_fk(m, d);
@@ -238,29 +227,13 @@ static void test_mimic(void **state) {
     kg_diags_clear(&dg);
 }
 
-static kg_joint *revolute(kg_builder *b, const char *name, const char *parent, const char *child, double x) {
-    kg_joint *j = kg_builder_add_joint(b, name, KG_JOINT_CONTINUOUS, parent, child, 1);
-    j->pos[0] = x;
-    j->axis[0] = 0;
-    j->axis[2] = 1;
-    return j;
-}
-
 static void test_closed_loop(void **state) {
     (void)state;
     /* the four-bar of D7 (ground 0.4, crank 0.1, coupler 0.35, rocker 0.3), closed at
      * crank 60 degrees; the crank's orientation asked at 70 degrees: the loop stays closed */
     kg_diags diags;
     kg_diags_init(&diags);
-    kg_builder *bl = kg_builder_new("four_bar", "test", &diags);
-    const char *links[] = {"ground", "L1", "L2", "L3", "pivot"};
-    for (int i = 0; i < 5; i++) kg_builder_add_link(bl, links[i], i + 1);
-    revolute(bl, "J1", "ground", "L1", 0);
-    revolute(bl, "J2", "L1", "L2", 0.1);
-    revolute(bl, "J3", "L2", "L3", 0.35);
-    revolute(bl, "J4", "L3", "pivot", 0.3);
-    kg_builder_add_joint(bl, "D", KG_JOINT_FIXED, "ground", "pivot", 0)->pos[0] = 0.4;
-    kg_model *m = kg_builder_finish(bl);
+    kg_model *m = kg_test_four_bar(0.1, 0.35, 0.3, 0.4, KG_JOINT_CONTINUOUS, &diags);
     assert_non_null(m);
     assert_int_equal(m->nloop, 1);
     kg_data *d = kg_data_new(m);
@@ -291,7 +264,7 @@ static void test_floating_base(void **state) {
     (void)state;
     /* the sample squats 8 cm and turns 0.3 rad with its feet where they were: the
      * root floats, the legs make up for it */
-    kg_model *m = load(SAMPLE);
+    kg_model *m = kg_test_load(SAMPLE);
     kg_data *d = kg_data_new(m);
     double p0[3] = {0, 0, 0.65}, qz[4] = {1, 0, 0, 0};
     kg_data_set_base(d, p0, qz);

@@ -14,7 +14,6 @@
 
 #include "analysis/jacobian.h"
 #include "analysis/manipulability.h"
-#include "core/builder.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "formats/load.h"
@@ -245,27 +244,11 @@ static void test_kdl_chains(void **state) {
 
 /* ---- closed loops: the four-bar of D7 ----------------------------------------------- */
 
-static kg_joint *revolute(kg_builder *b, const char *name, const char *parent, const char *child, double x) {
-    kg_joint *j = kg_builder_add_joint(b, name, KG_JOINT_CONTINUOUS, parent, child, 1);
-    j->pos[0] = x;
-    j->axis[0] = 0;
-    j->axis[2] = 1;
-    return j;
-}
-
 static void test_four_bar_closure(void **state) {
     (void)state;
     kg_diags diags;
     kg_diags_init(&diags);
-    kg_builder *bl = kg_builder_new("four_bar", "test", &diags);
-    const char *links[] = {"ground", "L1", "L2", "L3", "pivot"};
-    for (int i = 0; i < 5; i++) kg_builder_add_link(bl, links[i], i + 1);
-    revolute(bl, "J1", "ground", "L1", 0);
-    revolute(bl, "J2", "L1", "L2", 0.1);
-    revolute(bl, "J3", "L2", "L3", 0.35);
-    revolute(bl, "J4", "L3", "pivot", 0.3);
-    kg_builder_add_joint(bl, "D", KG_JOINT_FIXED, "ground", "pivot", 0)->pos[0] = 0.4;
-    kg_model *m = kg_builder_finish(bl);
+    kg_model *m = kg_test_four_bar(0.1, 0.35, 0.3, 0.4, KG_JOINT_CONTINUOUS, &diags);
     assert_non_null(m);
     kg_data *d = kg_data_new(m);
     const char *jn[] = {"J1", "J2", "J3", "J4"};

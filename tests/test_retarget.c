@@ -18,15 +18,6 @@
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
 
-static kg_model *load(const char *path) {
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *m = kg_load(path, NULL, &d);
-    kg_diags_clear(&d);
-    if (!m) fail_msg("%s does not load", path);
-    return m;
-}
-
 static void expect(const kg_model *m, const kg_body_map *map, int part, const char *name) {
     int l = map->link[part];
     if (l < 0 || strcmp(m->link[l].name, name))
@@ -36,7 +27,7 @@ static void expect(const kg_model *m, const kg_body_map *map, int part, const ch
 /* Every part found; left parts on the left of right ones... checked through names:
  * a left part's name says left, and the knee lies below the hip in the chain. */
 static void check_skeleton(const char *path, const char **family) {
-    kg_model *m = load(path);
+    kg_model *m = kg_test_load(path);
     kg_body_map map = {0};
     kg_diags d;
     kg_diags_init(&d);
@@ -96,7 +87,7 @@ static void test_skeleton_families(void **state) {
 
 static void test_robots(void **state) {
     (void)state;
-    kg_model *m = load(SAMPLE);
+    kg_model *m = kg_test_load(SAMPLE);
     kg_body_map map = {0};
     kg_diags d;
     kg_diags_init(&d);
@@ -110,7 +101,7 @@ static void test_robots(void **state) {
     KG_REQUIRE_DATA(data);
     char path[4096];
     snprintf(path, sizeof path, "%s/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf", data);
-    m = load(path);
+    m = kg_test_load(path);
     assert_int_equal(kg_body_map_find(m, &map, &d), 0);
     expect(m, &map, KG_PART_PELVIS, "pelvis");
     expect(m, &map, KG_PART_CHEST, "torso_link");
@@ -125,7 +116,7 @@ static void test_robots(void **state) {
     kg_model_free(m);
     /* Talos: legs and arms numbered, not named: knees by structure */
     snprintf(path, sizeof path, "%s/urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf", data);
-    m = load(path);
+    m = kg_test_load(path);
     assert_int_equal(kg_body_map_find(m, &map, &d), 0);
     expect(m, &map, KG_PART_KNEE_L, "leg_left_4_link");
     expect(m, &map, KG_PART_ELBOW_R, "arm_right_4_link");

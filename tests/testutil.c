@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "core/builder.h"
 #include "formats/load.h"
 
 const char *kg_test_data_dir(void) {
@@ -15,6 +16,32 @@ const char *kg_test_data_dir(void) {
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
     snprintf(buf, sizeof buf, "%s", dir);
     return buf;
+}
+
+kg_model *kg_test_load(const char *path) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(path, NULL, &d);
+    kg_diags_clear(&d);
+    if (!m) fail_msg("%s does not load", path);
+    return m;
+}
+
+kg_model *kg_test_four_bar(double a, double c, double b, double d, kg_joint_type type, kg_diags *diags) {
+    kg_builder *bl = kg_builder_new("four_bar", "test", diags);
+    kg_builder_set_name(bl, "four_bar");
+    const char *links[] = {"ground", "L1", "L2", "L3", "pivot"};
+    for (int i = 0; i < 5; i++) kg_builder_add_link(bl, links[i], i + 1);
+    const char *names[] = {"J1", "J2", "J3", "J4"};
+    const double x[] = {0, a, c, b};
+    for (int i = 0; i < 4; i++) {
+        kg_joint *j = kg_builder_add_joint(bl, names[i], type, links[i], links[i + 1], 1);
+        j->pos[0] = x[i];
+        j->axis[0] = 0;
+        j->axis[2] = 1;
+    }
+    kg_builder_add_joint(bl, "D", KG_JOINT_FIXED, "ground", "pivot", 0)->pos[0] = d;
+    return kg_builder_finish(bl);
 }
 
 kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d) {

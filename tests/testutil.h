@@ -42,6 +42,12 @@ double kg_test_frame_scale(json_t *nodes);
 /* How far link i's pose in kd is from a reference node {"position", "rotation"}:
  * the largest position difference divided by scale, or rotation difference. */
 double kg_test_pose_error(const kg_data *kd, int i, json_t *node, double scale);
+/* Loads a model from a file, failing the test when it does not load. */
+kg_model *kg_test_load(const char *path);
+/* The planar four-bar: ground -J1-> L1 (crank a) -J2-> L2 (coupler c) -J3-> L3
+ * (rocker b) -J4-> pivot, the pivot fixed to the ground at (d, 0, 0); joints of
+ * the given type (revolute or continuous) about z. */
+kg_model *kg_test_four_bar(double a, double c, double b, double d, kg_joint_type type, kg_diags *diags);
 /* Loads a model from a string (named `name` for diagnostics). */
 kg_model *kg_test_load_string(const char *name, const char *text, kg_diags *d);
 /* Number of diagnostics with this code (and at least this severity). */
