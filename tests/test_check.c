@@ -549,9 +549,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd);
+    return kg_test_remove_dir(tmpdir);
 }
 
 int main(void) {

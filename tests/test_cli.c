@@ -52,9 +52,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd);
+    return kg_test_remove_dir(tmpdir);
 }
 
 static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }

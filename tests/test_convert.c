@@ -520,8 +520,7 @@ static void test_collada_peers(void **state) {
         kg_model_free(u);
         kg_diags_clear(&d);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kg_test_remove_dir(dir), 0);
 }
 
 /* ---- meshes in COLLADA, counted by assimp ---------------------------------------- */
@@ -640,7 +639,7 @@ static void test_embedded_meshes_to_urdf(void **state) {
         printf("SKIPPED: shared corpus absent\n");
         skip();
     }
-    char path[4096], dir[] = "/tmp/kg_stl_XXXXXX", out[64], cmd[128];
+    char path[4096], dir[] = "/tmp/kg_stl_XXXXXX", out[64];
     snprintf(path, sizeof path, "%s/collada/openrave/zae/mitsubishi-pa10.zae", data);
     assert_non_null(mkdtemp(dir));
     snprintf(out, sizeof out, "%s/pa10.urdf", dir);
@@ -674,8 +673,7 @@ static void test_embedded_meshes_to_urdf(void **state) {
     kg_model_free(a);
     kg_model_free(b);
     kg_diags_clear(&d);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kg_test_remove_dir(dir), 0);
 }
 
 /* ---- motion through other formats -------------------------------------------------- */

@@ -388,9 +388,7 @@ static void test_package_resolution(void **state) {
     kg_model_free(m);
     kg_diags_clear(&d);
     unsetenv("ROS_PACKAGE_PATH");
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kg_test_remove_dir(root), 0);
 }
 
 int main(void) {

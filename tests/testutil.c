@@ -18,6 +18,12 @@ const char *kg_test_data_dir(void) {
     return buf;
 }
 
+int kg_test_remove_dir(const char *dir) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
 kg_model *kg_test_load(const char *path) {
     kg_diags d;
     kg_diags_init(&d);
