@@ -396,8 +396,8 @@ static int source_setup(const kg_model *s, const kg_motion *clip, const kg_retar
     }
     /* the flat foot: the ankle-to-toe line's mean pitch over the frames where
      * both are within a few centimetres of their lowest; and, where the ankle's
-     * link carries the toe, the flat foot's frame (that line lifted by its pitch,
-     * z up) in the link's frame, averaged over those frames: the foot's turn at
+     * link carries the toe, the flat foot's frame (that line's heading, z up) in
+     * the link's frame, averaged over those frames: the foot's turn at
      * any frame then comes from its link, also when it points down */
     double sum[2] = {0, 0}, tol = 0.04 * si->leg, fix[2][9];
     int cnt[2] = {0, 0};
@@ -501,13 +501,13 @@ static void stage_source(pipe *p, int f) {
     double up[3] = {0, 0, 1};
     for (int side = 0; side < 2; side++) {
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, toe = ankle + 1;
-        double x[3];
-        for (int a = 0; a < 3; a++) x[a] = raw[toe][a] - raw[ankle][a];
         if (p->si.foot_fixed[side]) { /* the ankle link's turn */
             double Rl[9];
             kg_mat3_mul(Rl, p->si.align, p->ds->link_rot + 9 * p->si.map.link[ankle]);
             kg_mat3_mul(s->foot_rot[side], Rl, p->si.foot_fix[side]);
         } else {
+            double x[3];
+            for (int a = 0; a < 3; a++) x[a] = raw[toe][a] - raw[ankle][a];
             if (kg_vec3_norm(x) < 1e-9) kg_vec3_copy(x, s->pelvis_rot), x[1] = s->pelvis_rot[3], x[2] = s->pelvis_rot[6];
             /* the toe line lifted by the flat foot's pitch about the foot's lateral
              * axis (normal to the shin and the toe line): a flat source foot gives
@@ -573,13 +573,13 @@ static void stage_contact(pipe *p, int f) {
  * frames (a heel strike is still moving), flat, turned as it is there. */
 static void stage_pins(pipe *p, int g) {
     slot *s = at(p, g);
-    for (int side = 0; side < 2; side++)
-        if (s->contact[side] && g > 0 && at(p, g - 1)->contact[side]) {
+    for (int side = 0; side < 2; side++) {
+        if (!s->contact[side]) continue;
+        if (g > 0 && at(p, g - 1)->contact[side]) {
             kg_vec3_copy(s->pin_pos[side], at(p, g - 1)->pin_pos[side]);
             kg_mat3_copy(s->pin_R[side], at(p, g - 1)->pin_R[side]);
+            continue;
         }
-    for (int side = 0; side < 2; side++) {
-        if (!s->contact[side] || (g > 0 && at(p, g - 1)->contact[side])) continue;
         int ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
         const slot *best = s;
         for (int j = 1; j <= p->K && at(p, g + j)->contact[side]; j++)
@@ -592,7 +592,6 @@ static void stage_pins(pipe *p, int g) {
         s->pin_pos[side][2] = p->ri.foot_h[side];
     }
 }
-
 
 /* Moves pose (pos, R) the fraction u of the way to (pos2, R2): positions
  * along the line, the rotation about the axis of the turn between them. */
