@@ -38,6 +38,7 @@ struct kg_ik_work {
     double *q_best;       /* [nq] */
     double *scratch;      /* [4 nlink] */
     unsigned char *mask, *mask2; /* [dof] */
+    unsigned char *built; /* [max targets] the target's rows are built (see kg_ik_solve) */
     unsigned char *angle; /* [dof] the column turns a coordinate that is an angle */
 };
 
@@ -49,6 +50,7 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     int n = m->dof + 6;
     w->dof = m->dof, w->ncol = n, w->nq = m->nq, w->nlink = m->nlink;
     w->maxrows = 6 * (max_targets > 0 ? max_targets : 1) + 6 * m->nloop;
+    w->built = malloc((size_t)(max_targets > 0 ? max_targets : 1));
     int big = w->maxrows > n ? w->maxrows : n;
     w->qidx = malloc((size_t)n * sizeof *w->qidx);
     w->lower = malloc((size_t)n * sizeof *w->lower);
@@ -76,7 +78,7 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->angle = calloc((size_t)n, 1);
     if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->model_lower || !w->model_upper || !w->J6 || !w->Jb ||
         !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->post ||
-        !w->q_best || !w->q_acc || !w->scratch || !w->mask || !w->mask2) {
+        !w->q_best || !w->q_acc || !w->scratch || !w->mask || !w->mask2 || !w->built) {
         kg_ik_work_free(w);
         return NULL;
     }
@@ -98,6 +100,7 @@ void kg_ik_work_free(kg_ik_work *w) {
     free(w->J6), free(w->rows), free(w->err), free(w->cols);
     free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv), free(w->post);
     free(w->q_best), free(w->q_acc), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
+    free(w->built);
     free(w);
 }
 
@@ -213,8 +216,8 @@ typedef struct errors {
 } errors;
 
 /* Appends one target's rows (error and Jacobian, in the target's frame, masked
- * and weighted); updates the worst errors. M rotates world vectors into the
- * target's frame. */
+ * and weighted); updates the worst errors (only those when J6 is NULL). M
+ * rotates world vectors into the target's frame. */
 static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *Jb, const double *M,
                      const double ep[3], const double er[3], unsigned axes, double weight, const kg_ik_options *o,
                      errors *worst) {
@@ -230,6 +233,7 @@ static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *
     np = sqrt(np), nr = sqrt(nr);
     if (np > worst->pos) worst->pos = np;
     if (nr > worst->rot) worst->rot = nr;
+    if (!J6) return; /* the errors only */
     /* clip the step (irteus's p-limit and r-limit) */
     double sp = np > o->step_pos ? o->step_pos / np : 1, sr = nr > o->step_rot ? o->step_rot / nr : 1;
     double sw = sqrt(weight);
@@ -285,7 +289,7 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
         for (int a = 0; a < 3; a++) ep[a] = T->pos[a] - p[a];
         kg_mat3_mul_bt(Rerr, T->rot, R); /* the rotation still to do, in the base's frame */
         kg_rot_log(Rerr, er);
-        kg_jacobian(m, d, T->link, T->point, T->base, w->J6);
+        if (w->built[k]) kg_jacobian(m, d, T->link, T->point, T->base, w->J6);
         /* Jacobian rows are in world axes, errors in the base's: both to world axes,
          * then all to the target's frame, M = (Rb Rt)^T */
         double RbRt[9];
@@ -303,14 +307,14 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) M[3 * i + j] = RbRt[3 * j + i];
         const double *Jb = NULL;
-        if (o->floating_base && T->base < 0) { /* relative targets move with the base */
+        if (o->floating_base && T->base < 0 && w->built[k]) { /* relative targets move with the base */
             double pw[3];
             kg_mat3_vec(pw, d->link_rot + 9 * T->link, T->point);
             for (int a = 0; a < 3; a++) pw[a] += d->link_pos[3 * T->link + a];
             base_columns(w->Jb, d, pw);
             Jb = w->Jb;
         }
-        add_rows(w, &nrows, w->J6, Jb, M, ep, er, T->axes, weight, o, worst);
+        add_rows(w, &nrows, w->built[k] ? w->J6 : NULL, Jb, M, ep, er, T->axes, weight, o, worst);
     }
     /* loop closures: the virtual link onto its real link */
     for (int l = 0; l < m->nloop; l++) {
@@ -340,17 +344,18 @@ static void posture_terms(const kg_data *d, kg_ik_work *w, int na, const kg_ik_o
     }
 }
 
-/* The damped least-squares step on the active columns: w->dv (all columns). */
+/* The damped least-squares step on the active columns: w->dv (all columns).
+ * full: the rows of all targets, nrows of them built (see kg_ik_solve). */
 /* mu: Levenberg-Marquardt damping on top, relative to the system's mean diagonal
  * (raised after a step that made things worse). */
-static void step(kg_ik_work *w, int nrows, int na, const kg_ik_options *o, double mu) {
+static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options *o, double mu) {
     const int n = w->ncol;
     /* the rows on the active columns */
     for (int r = 0; r < nrows; r++)
         for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
     double *A = w->A, *A0 = w->A0, *y = w->y;
     memset(w->dv, 0, (size_t)n * sizeof *w->dv);
-    if (nrows <= na && !(o->posture && o->posture_weight > 0)) {
+    if (full <= na && !(o->posture && o->posture_weight > 0)) {
         /* A = J W J^T (nrows x nrows) */
         for (int i = 0; i < nrows; i++)
             for (int j = 0; j <= i; j++) {
@@ -539,6 +544,22 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
     int na = 0;
     for (int c = 0; c < nc; c++)
         if (w->mask[c]) w->cols[na++] = c;
+    /* Targets the active columns do not move (the others' in a partial solve):
+     * their errors count (the cost, the test for success) but their rows are zero
+     * on those columns. Where the step works on J^T J (more rows than columns, or
+     * a posture), zero rows add nothing, so they are not built: the same step. */
+    int full = 6 * m->nloop;
+    for (int k = 0; k < nt; k++)
+        for (int a = 0; a < 6; a++) full += (t[k].axes & (t[k].link == KG_IK_COM ? KG_IK_POSITION : 0x3fu)) >> a & 1;
+    const int skip = full > na || (o.posture && o.posture_weight > 0);
+    for (int k = 0; k < nt; k++) {
+        w->built[k] = 1;
+        if (!skip || t[k].link == KG_IK_COM || (o.floating_base && t[k].base < 0)) continue;
+        kg_jacobian_columns(m, t[k].link, t[k].base, w->mask2);
+        int moved = 0;
+        for (int c = 0; c < n && !moved; c++) moved = w->mask2[c] && w->mask[c];
+        w->built[k] = (unsigned char)moved;
+    }
     for (int c = 0; c < nc; c++) w->g_old[c] = 1e20;
     uint64_t rng = o.seed;
     double best = INFINITY, attempt_best = INFINITY;
@@ -600,7 +621,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
             continue;
         }
         limit_weights(d, w, na, &o);
-        step(w, nrows, na, &o, mu);
+        step(w, nrows, full, na, &o, mu);
         /* a joint at a limit that the step pushes further out cannot follow it: take
          * it out of this step so that the others make up for it (clamping alone
          * leaves the residual there, and the solve would ask for it again) */
@@ -616,7 +637,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
                     w->wgt[c] = 1e-12, blocked = 1;
             }
             if (!blocked) break;
-            step(w, nrows, na, &o, mu);
+            step(w, nrows, full, na, &o, mu);
         }
         kg_q_integrate(m, d->q, w->dv, 1);
         if (o.floating_base) integrate_base(d, w->dv + n);
