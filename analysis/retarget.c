@@ -175,7 +175,9 @@ static double cart_table_zmp(double before, double c, double after, double h1, d
 
 /* ---- the robot's constants ------------------------------------------------------------ */
 
+/* A robot prepared for retargeting (kg_retarget_robot): immutable once built. */
 typedef struct robot_info {
+    const kg_model *model;
     kg_body_map map;
     double leg, arm;              /* lengths at rest */
     double ankle_h;               /* ankle origin above the sole plane */
@@ -190,21 +192,26 @@ typedef struct robot_info {
     double *stance_w;             /* [dof + 6] column weights: the root moves, and turns only a little */
     kg_collision_model cm;        /* for the self-collision count */
     int have_cm;
-    kg_collision_work *cw;
-    unsigned char *check, *hit;   /* [npair] pairs checked: neither adjacent, declared nor touching at rest */
-    unsigned char *cols, *pair_cols; /* [dof + 6] scratch: the columns a push may use */
+    unsigned char *check;         /* [npair] pairs checked: neither adjacent, declared nor touching at rest
+                                   * (NULL: none) */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
+    double seconds;               /* to prepare */
 } robot_info;
+
+struct kg_retarget_robot {
+    robot_info ri;
+};
 
 static double dist3(const double *a, const double *b) {
     double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
     return kg_vec3_norm(d);
 }
 
-static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_info *ri, kg_diags *dg) {
+static int robot_setup(const kg_model *r, const kg_body_map *map, robot_info *ri, kg_diags *dg) {
     memset(ri, 0, sizeof *ri);
+    ri->model = r;
     for (int k = 0; k < KG_NPART; k++) ri->map.link[k] = -1;
-    if (o->robot_map) ri->map = *o->robot_map;
+    if (map) ri->map = *map;
     if (kg_body_map_find(r, &ri->map, dg) != 0) return -1;
     const int *L = ri->map.link;
     kg_data *d = kg_data_new(r);
@@ -272,14 +279,19 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
     }
     kg_mesh_cache_free(mc);
     if (have_cm && ri->cm.npair > 0) { /* the pairs to watch: those apart at rest that may meet */
-        ri->cw = kg_collision_work_new(&ri->cm);
+        kg_collision_work *cw = kg_collision_work_new(&ri->cm);
+        unsigned char *hit = malloc((size_t)ri->cm.npair);
         ri->check = malloc((size_t)ri->cm.npair);
-        ri->hit = malloc((size_t)ri->cm.npair);
-        if (ri->cw && ri->check && ri->hit) {
+        if (cw && ri->check && hit) {
             for (int k = 0; k < ri->cm.npair; k++) ri->check[k] = !ri->cm.adjacent[k] && !ri->cm.declared[k];
-            kg_self_collisions(&ri->cm, d, ri->cw, ri->check, ri->hit);
-            for (int k = 0; k < ri->cm.npair; k++) ri->check[k] &= !ri->hit[k];
+            kg_self_collisions(&ri->cm, d, cw, ri->check, hit);
+            for (int k = 0; k < ri->cm.npair; k++) ri->check[k] &= !hit[k];
+        } else {
+            free(ri->check);
+            ri->check = NULL;
         }
+        kg_collision_work_free(cw);
+        free(hit);
     }
     double com[3], *scratch = malloc(((size_t)r->nlink + 1) * 4 * sizeof *scratch);
     robot_com(r, d, com, scratch);
@@ -290,7 +302,6 @@ static int robot_setup(const kg_model *r, const kg_retarget_options *o, robot_in
         ri->leg_cols[s] = calloc((size_t)r->dof + 6, 1);
         if (ri->leg_cols[s]) kg_jacobian_columns(r, L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1, ri->leg_cols[s]);
     }
-    ri->cols = malloc((size_t)r->dof + 6), ri->pair_cols = malloc((size_t)r->dof + 6);
     ri->stance_cols = calloc((size_t)r->dof + 6, 1);
     ri->stance_w = malloc(((size_t)r->dof + 6) * sizeof *ri->stance_w);
     if (ri->stance_cols && ri->stance_w && ri->leg_cols[0] && ri->leg_cols[1]) {
@@ -452,7 +463,10 @@ typedef struct pipe {
     const kg_motion *clip;
     const kg_retarget_options *o;
     source_info si;
-    robot_info ri;
+    const robot_info *ri;
+    kg_collision_work *cw;           /* the self-collision checks' */
+    unsigned char *hit;              /* [npair] */
+    unsigned char *cols, *pair_cols; /* [dof + 6]: the columns a push may use */
     kg_data *ds, *d;
     kg_ik_work *w;
     slot *ring;
@@ -483,7 +497,7 @@ static void stage_source(pipe *p, int f) {
     for (int k = 0; k < KG_NPART; k++) {
         s->kp[k][0] = sl * raw[k][0];
         s->kp[k][1] = sl * raw[k][1];
-        s->kp[k][2] = sl * (raw[k][2] - p->si.ankle_level) + p->ri.ankle_h;
+        s->kp[k][2] = sl * (raw[k][2] - p->si.ankle_level) + p->ri->ankle_h;
     }
     for (int side = 0; side < 2; side++) { /* arms from the shoulders, by the arm ratio */
         int sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
@@ -586,10 +600,10 @@ static void stage_pins(pipe *p, int g) {
             if (at(p, g + j)->ankle_speed[side] < best->ankle_speed[side]) best = at(p, g + j);
         double Ry[9], off[3];
         yaw_only(Ry, best->foot_rot[side]);
-        kg_mat3_mul(s->pin_R[side], Ry, p->ri.rest_rot[foot]);
-        kg_mat3_vec(off, s->pin_R[side], p->ri.foot_off[side]);
+        kg_mat3_mul(s->pin_R[side], Ry, p->ri->rest_rot[foot]);
+        kg_mat3_vec(off, s->pin_R[side], p->ri->foot_off[side]);
         for (int a = 0; a < 2; a++) s->pin_pos[side][a] = best->kp[ankle][a] + off[a];
-        s->pin_pos[side][2] = p->ri.foot_h[side];
+        s->pin_pos[side][2] = p->ri->foot_h[side];
     }
 }
 
@@ -624,8 +638,8 @@ static void feet_targets(pipe *p, int f) {
             continue;
         }
         double Rl[9], off[3], pos[3];
-        kg_mat3_mul(Rl, s->foot_rot[side], p->ri.rest_rot[foot]);
-        kg_mat3_vec(off, Rl, p->ri.foot_off[side]);
+        kg_mat3_mul(Rl, s->foot_rot[side], p->ri->rest_rot[foot]);
+        kg_mat3_vec(off, Rl, p->ri->foot_off[side]);
         for (int a = 0; a < 3; a++) pos[a] = s->kp[ankle][a] + off[a];
         s->near_pin[side] = 0;
         for (int dir = -1; dir <= 1; dir += 2) /* the pin it left, then the pin it lands on */
@@ -640,7 +654,7 @@ static void feet_targets(pipe *p, int f) {
         double lowest = INFINITY;
         for (int k = 0; k < 4; k++) {
             double c[3];
-            kg_mat3_vec(c, Rl, p->ri.sole[side][k]);
+            kg_mat3_vec(c, Rl, p->ri->sole[side][k]);
             lowest = fmin(lowest, pos[2] + c[2]);
         }
         if (lowest < 0) pos[2] -= lowest;
@@ -658,7 +672,7 @@ static void support_polygon(const pipe *p, slot *s) {
         if (!s->contact[side]) continue;
         for (int k = 0; k < 4; k++) {
             double c[3];
-            kg_mat3_vec(c, s->foot_R[side], p->ri.sole[side][k]); /* corners are in the link frame */
+            kg_mat3_vec(c, s->foot_R[side], p->ri->sole[side][k]); /* corners are in the link frame */
             pts[n][0] = s->foot_pos[side][0] + c[0];
             pts[n][1] = s->foot_pos[side][1] + c[1];
             n++;
@@ -683,7 +697,7 @@ static void com_target(kg_ik_target *T, const double com[2]) {
 /* The IK targets of a frame; com: the COM target (x, y) or NULL; foot_weight:
  * the feet's (lowered for the first frame's approach). */
 static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, double foot_weight) {
-    const int *L = p->ri.map.link;
+    const int *L = p->ri->map.link;
     int n = 0;
     for (int side = 0; side < 2; side++) { /* a planted foot's pose; a swinging foot's position, and
                                             * its turn only as far as the legs allow it easily */
@@ -718,11 +732,11 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
     kg_ik_target *T = &t[n++];
     memset(T, 0, sizeof *T);
     T->link = L[KG_PART_PELVIS], T->base = -1, T->axes = KG_IK_ROTATION, T->weight = 1;
-    kg_mat3_mul(T->rot, s->pelvis_rot, p->ri.rest_rot[KG_PART_PELVIS]);
+    kg_mat3_mul(T->rot, s->pelvis_rot, p->ri->rest_rot[KG_PART_PELVIS]);
     T = &t[n++];
     memset(T, 0, sizeof *T);
     T->link = L[KG_PART_CHEST], T->base = -1, T->axes = KG_IK_ROTATION, T->weight = 1;
-    kg_mat3_mul(T->rot, s->chest_rot, p->ri.rest_rot[KG_PART_CHEST]);
+    kg_mat3_mul(T->rot, s->chest_rot, p->ri->rest_rot[KG_PART_CHEST]);
     if (com) com_target(&t[n++], com);
     return n;
 }
@@ -740,7 +754,7 @@ static void frame_limits(pipe *p, const double *prev) {
             double lo = -INFINITY, hi = INFINITY;
             if (kg_joint_is_limited(J)) lo = J->lower, hi = J->upper;
             if (prev) {
-                double v = p->ri.vmax[col] * p->dt, x = prev[J->qadr + c];
+                double v = p->ri->vmax[col] * p->dt, x = prev[J->qadr + c];
                 if (isfinite(v)) lo = fmax(lo, x - v), hi = fmin(hi, x + v);
                 if (lo > hi) lo = hi = fmin(fmax(x, lo), hi);
             }
@@ -751,9 +765,9 @@ static void frame_limits(pipe *p, const double *prev) {
 
 /* The corners of a foot's sole in the world. */
 static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4][3]) {
-    int foot = p->ri.map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    int foot = p->ri->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     for (int k = 0; k < 4; k++) {
-        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri.sole[side][k]);
+        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri->sole[side][k]);
         for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
     }
 }
@@ -771,8 +785,8 @@ static double sole_low(const pipe *p, int side) {
 static void lift_swinging(pipe *p, const kg_ik_target *t, kg_ik_options *io) {
     kg_ik_result res;
     for (int side = 0; side < 2; side++) {
-        if (!p->ri.leg_cols[side]) continue;
-        io->active = p->ri.leg_cols[side];
+        if (!p->ri->leg_cols[side]) continue;
+        io->active = p->ri->leg_cols[side];
         if (t[side].axes == KG_IK_POSE) continue;
         double low = sole_low(p, side);
         if (low >= 0) continue;
@@ -808,10 +822,10 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
  * threshold keeps tiny numerical differences from changing it). A few
  * rounds, each checking again. Returns 1 when it pushed. */
 static int avoid(pipe *p, const kg_ik_target *t, int nt) {
-    robot_info *ri = &p->ri;
+    const robot_info *ri = p->ri;
     const kg_model *r = p->robot;
-    if (!p->o->avoid_self_collision || !ri->cw || !ri->check || !ri->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
-        !ri->cols || !ri->pair_cols)
+    if (!p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
+        !p->cols || !p->pair_cols)
         return 0;
     /* the frame's targets but the feet (the legs do not move here) */
     kg_ik_target all[NTARGET + AVOID_PAIRS];
@@ -820,22 +834,22 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
         if (t[k].link != t[0].link && t[k].link != t[1].link) all[nt0++] = t[k];
     kg_ik_options io;
     frame_ik_options(p, &io, 10);
-    io.active = ri->cols;
+    io.active = p->cols;
     int pushed = 0;
     for (int round = 0; round < AVOID_ROUNDS; round++) {
-        if (kg_self_collisions(&ri->cm, p->d, ri->cw, ri->check, ri->hit) == 0) break;
+        if (kg_self_collisions(&ri->cm, p->d, p->cw, ri->check, p->hit) == 0) break;
         int n = nt0;
-        memset(ri->cols, 0, (size_t)r->dof + 6);
+        memset(p->cols, 0, (size_t)r->dof + 6);
         for (int k = 0; k < ri->cm.npair && n < nt0 + AVOID_PAIRS; k++) {
             int a = ri->cm.pair_a[k], b = ri->cm.pair_b[k];
             double depth, dir[3], pos[3], d[3];
-            if (!ri->hit[k] || !kg_pair_penetration(&ri->cm, ri->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH)
+            if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH)
                 continue;
-            kg_jacobian_columns(r, b, a, ri->pair_cols);
+            kg_jacobian_columns(r, b, a, p->pair_cols);
             int any = 0;
             for (int c = 0; c < r->dof; c++) {
-                if (ri->leg_cols[0][c] || ri->leg_cols[1][c]) ri->pair_cols[c] = 0;
-                ri->cols[c] |= ri->pair_cols[c], any |= ri->pair_cols[c];
+                if (ri->leg_cols[0][c] || ri->leg_cols[1][c]) p->pair_cols[c] = 0;
+                p->cols[c] |= p->pair_cols[c], any |= p->pair_cols[c];
             }
             if (!any) continue;
             kg_ik_target *T = &all[n++];
@@ -870,7 +884,7 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     frame_ik_options(p, &io, 8);
     io.tol_pos = 1e-5, io.tol_rot = 1e-5;
     lift_swinging(p, t, &io);
-    if (!p->ri.stance_cols || !p->ri.stance_w) return;
+    if (!p->ri->stance_cols || !p->ri->stance_w) return;
     kg_ik_target st[3];
     int n = 0;
     for (int side = 0; side < 2; side++) {
@@ -898,7 +912,7 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     if (com) com_target(&st[n++], com);
     io.max_iterations = STANCE_ITERATIONS;
     io.floating_base = 1;
-    io.active = p->ri.stance_cols, io.weight = p->ri.stance_w;
+    io.active = p->ri->stance_cols, io.weight = p->ri->stance_w;
     kg_ik_result res;
     kg_ik_solve(r, p->d, st, n, &io, p->w, &res);
     kg_fk(r, p->d);
@@ -933,14 +947,14 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
  * moved. */
 static int repin(pipe *p, int f, int side) {
     slot *s = at(p, f);
-    int part = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, foot = p->ri.map.link[part];
+    int part = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, foot = p->ri->map.link[part];
     const double *x = p->d->link_pos + 3 * foot, *R = p->d->link_rot + 9 * foot;
     if (!s->contact[side] || (f > 0 && at(p, f - 1)->contact[side]) || dist3(x, s->pin_pos[side]) < 1e-3) return 0;
     double Rr[9], Ry[9], pos[3], Rp[9];
-    kg_mat3_mul_bt(Rr, R, p->ri.rest_rot[part]);
+    kg_mat3_mul_bt(Rr, R, p->ri->rest_rot[part]);
     yaw_only(Ry, Rr);
-    kg_mat3_mul(Rp, Ry, p->ri.rest_rot[part]);
-    pos[0] = x[0], pos[1] = x[1], pos[2] = p->ri.foot_h[side];
+    kg_mat3_mul(Rp, Ry, p->ri->rest_rot[part]);
+    pos[0] = x[0], pos[1] = x[1], pos[2] = p->ri->foot_h[side];
     for (int g = f; g <= p->last_pin && at(p, g)->contact[side]; g++) {
         slot *q = at(p, g);
         kg_vec3_copy(q->pin_pos[side], pos), kg_mat3_copy(q->pin_R[side], Rp);
@@ -969,7 +983,7 @@ typedef struct metrics {
 static void stage_com(pipe *p, int f) {
     slot *s = at(p, f);
     double off[3];
-    kg_mat3_vec(off, s->pelvis_rot, p->ri.com_off);
+    kg_mat3_vec(off, s->pelvis_rot, p->ri->com_off);
     for (int a = 0; a < 2; a++) s->com_est[a] = s->kp[KG_PART_PELVIS][a] + off[a];
 }
 
@@ -981,7 +995,7 @@ static void stage_zmp(pipe *p, int f, int last) {
     const slot *sp = at(p, kp), *sn = at(p, kn);
     for (int a = 0; a < 2; a++)
         s->zmp_ref[a] = cart_table_zmp(sp->com_est[a], s->com_est[a], sn->com_est[a], (f - kp) * p->dt,
-                                       (kn - f) * p->dt, p->ri.com_h);
+                                       (kn - f) * p->dt, p->ri->com_h);
     if (s->npoly > 0) {
         double in[2];
         poly_distance((const double(*)[2])s->poly, s->npoly, s->zmp_ref, p->o->zmp_margin, in);
@@ -991,12 +1005,61 @@ static void stage_zmp(pipe *p, int f, int last) {
     }
 }
 
-int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o_,
+static void robot_info_free(robot_info *ri) {
+    free(ri->vmax), free(ri->leg_cols[0]), free(ri->leg_cols[1]);
+    free(ri->stance_cols), free(ri->stance_w), free(ri->check);
+    if (ri->have_cm) kg_collision_model_free(&ri->cm);
+    memset(ri, 0, sizeof *ri);
+}
+
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d) {
+    double t0 = now();
+    kg_retarget_robot *rr = calloc(1, sizeof *rr);
+    if (!rr) {
+        kg_diag_add(d, KG_ERROR, "retarget.memory", robot->source, 0, NULL, "out of memory");
+        return NULL;
+    }
+    if (robot_setup(robot, map, &rr->ri, d) != 0) {
+        kg_retarget_robot_free(rr);
+        return NULL;
+    }
+    rr->ri.seconds = now() - t0;
+    return rr;
+}
+
+void kg_retarget_robot_free(kg_retarget_robot *rr) {
+    if (!rr) return;
+    robot_info_free(&rr->ri);
+    free(rr);
+}
+
+int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
                 kg_motion **out, kg_retarget_report *rep, kg_diags *dg) {
+    kg_retarget_options dflt;
+    if (!o) kg_retarget_defaults(&dflt), o = &dflt;
+    double t0 = now();
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o->robot_map, dg);
+    if (!rr) {
+        memset(rep, 0, sizeof *rep);
+        *out = NULL;
+        rep->seconds = now() - t0;
+        return -1;
+    }
+    int rc = kg_retarget_prepared(rr, src, clip, o, out, rep, dg);
+    rep->robot_seconds = rr->ri.seconds;
+    rep->setup_seconds += rep->robot_seconds;
+    kg_retarget_robot_free(rr);
+    rep->seconds = now() - t0;
+    return rc;
+}
+
+int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
+                         const kg_retarget_options *o_, kg_motion **out, kg_retarget_report *rep, kg_diags *dg) {
     kg_retarget_options o;
     if (o_) o = *o_;
     else kg_retarget_defaults(&o);
     double t0 = now();
+    const kg_model *robot = rr->ri.model;
     memset(rep, 0, sizeof *rep);
     *out = NULL;
     if (!clip || clip->nframes < 1) {
@@ -1009,11 +1072,21 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     p.src = src, p.robot = robot, p.clip = clip, p.o = &o;
     p.dt = clip->frame_time > 0 ? clip->frame_time : 1.0 / 30;
     p.ds = kg_data_new(src);
+    p.ri = &rr->ri;
     int rc = -1;
-    if (robot_setup(robot, &o, &p.ri, dg) != 0 || source_setup(src, clip, &o, &p.si, p.ds, dg) != 0) goto done;
+    if (source_setup(src, clip, &o, &p.si, p.ds, dg) != 0) goto done;
+    if (p.ri->check) {
+        p.cw = kg_collision_work_new(&p.ri->cm);
+        p.hit = malloc((size_t)p.ri->cm.npair);
+        p.cols = malloc((size_t)robot->dof + 6), p.pair_cols = malloc((size_t)robot->dof + 6);
+        if (!p.cw || !p.hit || !p.cols || !p.pair_cols) {
+            kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
+            goto done;
+        }
+    }
     rep->setup_seconds = now() - t0;
-    p.si.s_leg = p.ri.leg / p.si.leg;
-    p.si.s_arm = p.ri.arm / p.si.arm;
+    p.si.s_leg = p.ri->leg / p.si.leg;
+    p.si.s_arm = p.ri->arm / p.si.arm;
     rep->source_family = p.si.map.family;
     rep->leg_scale = p.si.s_leg, rep->arm_scale = p.si.s_arm;
     rep->frame_time = p.dt;
@@ -1052,7 +1125,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     }
     /* the report's ZMP is the second difference over H frames; at H = 1 the
      * controller weighs what one-frame samples show */
-    if (o.balance && (p.H == 1 ? kg_preview_init_sampled : kg_preview_init)(&p.pv, p.dt, p.ri.com_h, G, 1, PREVIEW_R,
+    if (o.balance && (p.H == 1 ? kg_preview_init_sampled : kg_preview_init)(&p.pv, p.dt, p.ri->com_h, G, 1, PREVIEW_R,
                                                                             p.N) != 0) {
         kg_diag_add(dg, KG_ERROR, "retarget.preview", robot->source, 0, NULL, "the preview control gains do not converge");
         goto done;
@@ -1145,7 +1218,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             solve(&p, t, nt, o.iterations, POSTURE, comp);
         }
         if (p.pushed) rep->self_collision_pushed_frames++;
-        if (p.ri.cw && p.ri.check && p.ri.hit && kg_self_collisions(&p.ri.cm, p.d, p.ri.cw, p.ri.check, p.ri.hit) > 0)
+        if (p.cw && p.ri->check && p.hit && kg_self_collisions(&p.ri->cm, p.d, p.cw, p.ri->check, p.hit) > 0)
             rep->self_collision_frames++;
         /* the frame */
         kg_motion_append(*out, p.d->q);
@@ -1153,7 +1226,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         kg_vec3_copy(base, p.d->base_pos);
         kg_rot_to_quat(p.d->base_rot, base + 3);
         /* metrics */
-        const int *Lk = p.ri.map.link;
+        const int *Lk = p.ri->map.link;
         static const int kp_parts[] = {KG_PART_HIP_L, KG_PART_HIP_R, KG_PART_KNEE_L, KG_PART_KNEE_R,
                                        KG_PART_ELBOW_L, KG_PART_ELBOW_R, KG_PART_WRIST_L, KG_PART_WRIST_R};
         for (size_t k = 0; k < sizeof kp_parts / sizeof *kp_parts; k++) {
@@ -1167,7 +1240,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
             for (int cc = 0; cc < J->nv && J->type != KG_JOINT_FLOATING; cc++) {
                 double x = p.d->q[J->qadr + cc];
                 if (kg_joint_is_limited(J) && (x < J->lower - 1e-9 || x > J->upper + 1e-9)) rep->limit_violations++;
-                double v = p.ri.vmax[J->dofadr + cc];
+                double v = p.ri->vmax[J->dofadr + cc];
                 if (f > 0 && isfinite(v) && fabs(x - p.prev[J->qadr + cc]) > v * p.dt * (1 + 1e-9) + 1e-12)
                     rep->velocity_violations++;
             }
@@ -1218,7 +1291,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
                 double zz[2], hh = p.H * p.dt;
                 for (int ax = 0; ax < 2; ax++)
                     zz[ax] = cart_table_zmp(mt.com_hist[(f - 2 * p.H) % R][ax], mt.com_hist[k % R][ax], com[ax], hh, hh,
-                                            p.ri.com_h);
+                                            p.ri->com_h);
                 double dz = poly_distance((const double(*)[2])sp->poly, sp->npoly, zz, 0, NULL) * 1e3;
                 if (dz < rep->zmp_margin_min_mm) rep->zmp_margin_min_mm = dz;
                 if (dz < 0) zmp_out++;
@@ -1228,7 +1301,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         mt.have++;
     }
     rep->frames = (*out)->nframes;
-    if (!p.ri.cw) rep->self_collision_frames = -1;
+    if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;
     rep->slip_mean_mm = mt.phases ? mt.slip_sum / mt.phases : 0;
@@ -1244,11 +1317,8 @@ done:
     kg_data_free(p.d);
     kg_ik_work_free(p.w);
     free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
-    free(p.ri.vmax), free(p.ri.leg_cols[0]), free(p.ri.leg_cols[1]);
-    free(p.ri.stance_cols), free(p.ri.stance_w);
-    free(p.ri.check), free(p.ri.hit), free(p.ri.cols), free(p.ri.pair_cols);
-    kg_collision_work_free(p.ri.cw);
-    if (p.ri.have_cm) kg_collision_model_free(&p.ri.cm);
+    free(p.hit), free(p.cols), free(p.pair_cols);
+    kg_collision_work_free(p.cw);
     if (o.balance && p.pv.f) kg_preview_free(&p.pv);
     if (rc != 0 && *out) {
         kg_motion_free(*out);

@@ -91,16 +91,33 @@ typedef struct kg_retarget_report {
     double zmp_margin_min_mm;
     double zmp_outside_percent;                /* of contact frames */
     double seconds;                            /* in all */
-    double setup_seconds;                      /* of which: the robot (its collision shapes: meshes
-                                                * read and hulled) and the source's levels */
+    double setup_seconds;                      /* of which: the robot's preparation and the
+                                                * source's levels */
+    double robot_seconds;                      /* of which: preparing the robot (its collision
+                                                * shapes: meshes read and hulled); 0 when it came
+                                                * prepared (kg_retarget_prepared) */
 } kg_retarget_report;
 
 void kg_retarget_defaults(kg_retarget_options *o);
 
 /* Retargets clip (frames of src) onto robot: out gets one frame per clip frame,
  * the robot's joint vector and its root pose (out->base). Returns 0, or -1
- * after error diagnostics (parts missing, out of memory). */
+ * after error diagnostics (parts missing, out of memory). The same as
+ * kg_retarget_robot_new, kg_retarget_prepared, kg_retarget_robot_free. */
 int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
                 kg_motion **out, kg_retarget_report *report, kg_diags *d);
+
+/* A robot prepared for retargeting: its body parts (map: parts given, or
+ * NULL), lengths, soles, collision shapes (meshes read and hulled: most of the
+ * time it takes) and the pairs to watch. Immutable once built: one prepared
+ * robot serves any number of clips, on any number of threads, while robot
+ * (which it refers to) lives. NULL after error diagnostics. */
+typedef struct kg_retarget_robot kg_retarget_robot;
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d);
+void kg_retarget_robot_free(kg_retarget_robot *rr);
+/* kg_retarget onto a prepared robot (o->robot_map is not used: the map is the
+ * robot's). */
+int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
+                         const kg_retarget_options *o, kg_motion **out, kg_retarget_report *report, kg_diags *d);
 
 #endif

@@ -141,6 +141,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "zmp_outside_percent", kg_json_num(r->zmp_outside_percent));
     json_object_set_new(o, "seconds", kg_json_num(r->seconds));
     json_object_set_new(o, "setup_seconds", kg_json_num(r->setup_seconds));
+    json_object_set_new(o, "robot_seconds", kg_json_num(r->robot_seconds));
     json_object_set_new(o, "frames_per_second", kg_json_num(r->seconds > 0 ? r->frames / r->seconds : 0));
     return o;
 }

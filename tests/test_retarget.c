@@ -211,6 +211,49 @@ static void test_retarget_sample(void **state) {
     kg_motion_free(e);
 }
 
+/* A robot prepared once serves several clips (and the same clip again): each
+ * gives the bytes of a one-shot kg_retarget; the time spent preparing the robot
+ * shows in the one-shot report only. */
+static void test_retarget_prepared(void **state) {
+    (void)state;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.iterations = 8;
+    kg_retarget_report r1, r2;
+    kg_motion *one = run(WALK, SAMPLE, &o, &r1);
+    assert_true(r1.robot_seconds > 0 && r1.robot_seconds <= r1.setup_seconds && r1.setup_seconds < r1.seconds);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL, *turned = NULL;
+    kg_model *src = kg_load_clip(WALK, NULL, &clip, &d), *robot = kg_load(SAMPLE, NULL, &d);
+    assert_non_null(src);
+    assert_non_null(robot);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
+    assert_non_null(rr);
+    kg_retarget_options ot = o;
+    ot.source_yaw = 1.0;
+    for (int k = 0; k < 2; k++) {
+        kg_motion *out = NULL;
+        assert_int_equal(kg_retarget_prepared(rr, src, clip, &o, &out, &r2, &d), 0);
+        assert_float_equal(r2.robot_seconds, 0, 0);
+        assert_int_equal(out->nframes, one->nframes);
+        assert_memory_equal(out->q, one->q, (size_t)one->nframes * (size_t)one->nq * sizeof(double));
+        assert_memory_equal(out->base, one->base, (size_t)one->nframes * 7 * sizeof(double));
+        kg_motion_free(out);
+        if (k == 0) { /* another clip in between */
+            assert_int_equal(kg_retarget_prepared(rr, src, clip, &ot, &turned, &r2, &d), 0);
+            assert_int_equal(turned->nframes, one->nframes);
+        }
+    }
+    kg_motion_free(turned);
+    kg_retarget_robot_free(rr);
+    kg_motion_free(clip);
+    kg_model_free(src);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+    kg_motion_free(one);
+}
+
 /* Corpus clips onto G1 and JVRC-1. Everywhere: no joint position or velocity
  * limit violated. Walking clips: the COM over the feet on every double-support
  * frame. Where the issue's foot figures (slip <= 2 mm per phase, penetration
@@ -327,6 +370,7 @@ int main(void) {
         cmocka_unit_test(test_robots),
         cmocka_unit_test(test_preview_gains),
         cmocka_unit_test(test_retarget_sample),
+        cmocka_unit_test(test_retarget_prepared),
         cmocka_unit_test(test_retarget_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
