@@ -313,8 +313,12 @@ static int build_rows(const kg_model *m, kg_data *d, const kg_ik_target *t, int 
         double p[3], R[9], ep[3], er[3], Rerr[9], M[9];
         relative_pose(d, T->link, T->point, T->base, p, R);
         for (int a = 0; a < 3; a++) ep[a] = T->pos[a] - p[a];
-        kg_mat3_mul_bt(Rerr, T->rot, R); /* the rotation still to do, in the base's frame */
-        kg_rot_log(Rerr, er);
+        if (T->axes & KG_IK_ROTATION) {
+            kg_mat3_mul_bt(Rerr, T->rot, R); /* the rotation still to do, in the base's frame */
+            kg_rot_log(Rerr, er);
+        } else {
+            er[0] = er[1] = er[2] = 0; /* not asked for */
+        }
         if (w->built[k]) kg_jacobian(m, d, T->link, T->point, T->base, w->J6);
         /* Jacobian rows are in world axes, errors in the base's: both to world axes,
          * then all to the target's frame, M = (Rb Rt)^T */
