@@ -380,9 +380,13 @@ static void posture_terms(const kg_data *d, kg_ik_work *w, int na, const kg_ik_o
  * (raised after a step that made things worse). */
 static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options *o, double mu) {
     const int n = w->ncol;
-    /* the rows on the active columns */
-    for (int r = 0; r < nrows; r++)
-        for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
+    /* the rows on the active columns (all of them: the rows themselves) */
+    const double *Ja = w->rows;
+    if (na < n) {
+        for (int r = 0; r < nrows; r++)
+            for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
+        Ja = w->Ja;
+    }
     double *A = w->A, *A0 = w->A0, *y = w->y;
     memset(w->dv, 0, (size_t)n * sizeof *w->dv);
     if (full <= na && !(o->posture && o->posture_weight > 0)) {
@@ -390,7 +394,7 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         for (int i = 0; i < nrows; i++)
             for (int j = 0; j <= i; j++) {
                 double s = 0;
-                const double *a = w->Ja + (size_t)i * na, *b = w->Ja + (size_t)j * na;
+                const double *a = Ja + (size_t)i * na, *b = Ja + (size_t)j * na;
                 for (int c = 0; c < na; c++) s += a[c] * w->wgt[c] * b[c];
                 A0[i * nrows + j] = A0[j * nrows + i] = s;
             }
@@ -419,7 +423,7 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         cholesky_solve(A, nrows, y);
         for (int c = 0; c < na; c++) {
             double s = 0;
-            for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + c] * y[r];
+            for (int r = 0; r < nrows; r++) s += Ja[(size_t)r * na + c] * y[r];
             w->dv[w->cols[c]] = w->wgt[c] * s;
         }
     } else {
@@ -431,7 +435,7 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
          * columns and the base's): the lower triangle, then mirrored */
         memset(A, 0, sq(na) * sizeof *A);
         for (int r = 0; r < nrows; r++) {
-            const double *row = w->Ja + (size_t)r * na;
+            const double *row = Ja + (size_t)r * na;
             for (int i = 0; i < na; i++) {
                 double a = row[i];
                 if (a == 0) continue;
@@ -453,7 +457,7 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         if (cholesky(A, na) != 0) return;
         for (int c = 0; c < na; c++) {
             double s = 0;
-            for (int r = 0; r < nrows; r++) s += w->Ja[(size_t)r * na + c] * w->err[r];
+            for (int r = 0; r < nrows; r++) s += Ja[(size_t)r * na + c] * w->err[r];
             y[c] = s + (post ? w->post[w->cols[c]] : 0);
         }
         cholesky_solve(A, na, y);
