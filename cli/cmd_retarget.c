@@ -1,4 +1,5 @@
-/* kinegraph retarget CLIP --robot MODEL -o OUT: a motion-capture clip onto a humanoid. */
+/* kinegraph retarget CLIP... --robot MODEL -o OUT: motion-capture clips onto a humanoid
+ * (the robot prepared once for all of them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 int kg_cmd_retarget(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph retarget CLIP --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
+    "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
     "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
     "                          [--iterations N] [--contact-height M] [--contact-speed V] [--json] [options]\n"
     "\n"
@@ -30,6 +31,10 @@ static const char help[] =
     "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
     "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
     "found, errors), 3 when OUT cannot be written.\n"
+    "Several clips: the robot is prepared once (its collision hulls: most of a short clip's\n"
+    "time), OUT and REPORT are patterns where %s stands for each clip's file name without\n"
+    "its extension (-o out/%s.csv --report out/%s.json), --json prints an array of reports;\n"
+    "a clip that fails is reported and the others go on (the exit status is the worst).\n"
     "\n"
     "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
     "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
@@ -53,11 +58,18 @@ static const char help[] =
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin;
     int no_balance, no_avoidance;
+    char **clips; /* the CLIP arguments, in order */
+    int nclips;
 } opts;
 
 static int option(kg_cli *c, int argc, char **argv, int *i) {
     opts *o = c->ctx;
     const char *a = argv[*i];
+    if (a[0] != '-' || !a[1]) { /* a clip: all of them here, the first also the command's MODEL */
+        o->clips[o->nclips++] = argv[*i];
+        if (!c->model_path) c->model_path = a;
+        return 1;
+    }
     int *flag = !strcmp(a, "--no-balance") ? &o->no_balance : !strcmp(a, "--no-avoidance") ? &o->no_avoidance : NULL;
     if (flag) {
         *flag = 1;
@@ -146,17 +158,114 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     return o;
 }
 
+/* pattern with its %s (at most one; none: the pattern itself) replaced by the
+ * file name of clip without directory and extension. */
+static char *expand(const char *pattern, const char *clip) {
+    const char *base = strrchr(clip, '/');
+    base = base ? base + 1 : clip;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    const char *at = strstr(pattern, "%s");
+    size_t n = strlen(pattern) + (size_t)stem + 1;
+    char *out = malloc(n);
+    if (!out) return NULL;
+    if (at) snprintf(out, n, "%.*s%.*s%s", (int)(at - pattern), pattern, stem, base, at + 2);
+    else snprintf(out, n, "%s", pattern);
+    return out;
+}
+
+/* One clip onto the prepared robot: its motion to out, its report to
+ * report_path and *j. Returns an exit code. */
+static int retarget_clip(kg_cli *c, const opts *o, const char *clip_path, const kg_model *robot,
+                         const kg_retarget_robot *rr, json_t *map, kg_retarget_options ro, const char *format,
+                         const char *out_path, const char *report_path, json_t **j) {
+    *j = NULL;
+    c->model_path = clip_path;
+    kg_motion_free(c->motion);
+    c->motion = NULL;
+    kg_diags_clear(&c->diags); /* the robot's and earlier clips' are printed */
+    size_t before = 0;
+    kg_load_options lo = kg_cli_load_options(c);
+    kg_model *clip = kg_load_clip(clip_path, &lo, &c->motion, &c->diags);
+    kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_ERROR, before);
+    kg_motion *out = NULL;
+    int rc = KG_EXIT_ERRORS;
+    if (!clip || kg_diags_count(&c->diags, KG_ERROR) > 0) goto done;
+    if (!c->motion || c->motion->nframes < 1) {
+        fprintf(stderr, "%s: error: no motion to retarget\n", clip_path);
+        goto done;
+    }
+    kg_body_map smap;
+    if (map) { /* the map's source side names this clip's links */
+        if (read_map(json_object_get(map, "source"), "source", clip, &smap, o->map) != 0) goto done;
+        ro.source_map = &smap;
+    }
+    kg_retarget_report rep;
+    before = c->diags.count;
+    int r = kg_retarget_prepared(rr, clip, c->motion, &ro, &out, &rep, &c->diags);
+    kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_WARNING, before);
+    if (r != 0) goto done;
+    before = c->diags.count;
+    if (kg_save(out_path, format, robot, out, NULL, &c->diags) != 0) {
+        kg_cli_print_diags_from(c, stderr, KG_ERROR, before);
+        rc = KG_EXIT_OUTPUT;
+        goto done;
+    }
+    *j = report_json(&rep, clip_path, o->robot);
+    rc = KG_EXIT_OK;
+    if (report_path && kg_json_write_file(*j, report_path) != 0) {
+        fprintf(stderr, "kinegraph retarget: cannot write %s\n", report_path);
+        rc = KG_EXIT_OUTPUT;
+    }
+    fprintf(stderr,
+            "kinegraph retarget: wrote %s: %d frames in %.3f s (%.0f frames/s); keypoints %.1f mm mean; foot slip "
+            "%.2f mm max; penetration %.2f mm; limit/velocity violations %d/%d; COM out on %.1f %% of double "
+            "support; ZMP out on %.1f %% of contact frames\n",
+            out_path, rep.frames, rep.seconds, rep.seconds > 0 ? rep.frames / rep.seconds : 0, rep.keypoint_mean_mm,
+            rep.slip_max_mm, rep.penetration_max_mm, rep.limit_violations, rep.velocity_violations,
+            rep.com_outside_double_percent, rep.zmp_outside_percent);
+done:
+    kg_motion_free(out);
+    kg_model_free(clip);
+    return rc;
+}
+
 int kg_cmd_retarget(int argc, char **argv) {
     opts o = {0};
+    o.clips = calloc((size_t)argc + 1, sizeof *o.clips);
+    if (!o.clips) return KG_EXIT_ERRORS;
     kg_cli c = {.command = "retarget", .option = option, .ctx = &o};
     int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
-    if (rc >= 0) return rc;
-    if (!o.robot) return kg_cli_usage_error("retarget", "--robot MODEL is required");
-    if (!o.out) return kg_cli_usage_error("retarget", "-o OUT is required");
-    const char *format = kg_output_format(o.out);
-    if (!format) return kg_cli_usage_error("retarget", "cannot tell the format of '%s' (.csv, .json, .bvh, .dae, .urdf)", o.out);
-    if (o.layout && strcmp(o.layout, "lafan1") && strcmp(o.layout, "kinegraph"))
-        return kg_cli_usage_error("retarget", "--csv-layout takes lafan1 or kinegraph");
+    if (rc >= 0) {
+        free(o.clips);
+        return rc;
+    }
+    kg_model *robot = NULL;
+    kg_retarget_robot *rr = NULL;
+    json_t *map = NULL, *all = json_array();
+    char **outs = calloc((size_t)o.nclips + 1, sizeof *outs), **reports = calloc((size_t)o.nclips + 1, sizeof *reports);
+    const char *format = o.out ? kg_output_format(o.out) : NULL;
+    rc = KG_EXIT_USAGE;
+    if (!o.robot) {
+        kg_cli_usage_error("retarget", "--robot MODEL is required");
+        goto done;
+    }
+    if (!o.out) {
+        kg_cli_usage_error("retarget", "-o OUT is required");
+        goto done;
+    }
+    if (!format) {
+        kg_cli_usage_error("retarget", "cannot tell the format of '%s' (.csv, .json, .bvh, .dae, .urdf)", o.out);
+        goto done;
+    }
+    if (o.layout && strcmp(o.layout, "lafan1") && strcmp(o.layout, "kinegraph")) {
+        kg_cli_usage_error("retarget", "--csv-layout takes lafan1 or kinegraph");
+        goto done;
+    }
+    if (o.nclips > 1 && (!strstr(o.out, "%s") || (o.report && !strstr(o.report, "%s")))) {
+        kg_cli_usage_error("retarget", "several clips: -o and --report need %%s for each clip's name (-o out/%%s.csv)");
+        goto done;
+    }
     if (!strcmp(format, "csv") && (!o.layout || !strcmp(o.layout, "lafan1"))) format = "lafan1";
     kg_retarget_options ro;
     kg_retarget_defaults(&ro);
@@ -165,28 +274,39 @@ int kg_cmd_retarget(int argc, char **argv) {
     if (o.no_avoidance) ro.avoid_self_collision = 0;
     double v;
     if (o.iters) {
-        if (number(&c, "--iterations", o.iters, 1, &v) != 0) return KG_EXIT_USAGE;
+        if (number(&c, "--iterations", o.iters, 1, &v) != 0) goto done;
         ro.iterations = (int)v;
     }
-    if (o.height && number(&c, "--contact-height", o.height, 0, &ro.contact_height) != 0) return KG_EXIT_USAGE;
-    if (o.speed && number(&c, "--contact-speed", o.speed, 0, &ro.contact_speed) != 0) return KG_EXIT_USAGE;
-    if (o.zmp_margin && number(&c, "--zmp-margin", o.zmp_margin, 0, &ro.zmp_margin) != 0) return KG_EXIT_USAGE;
-
-    kg_model *clip = kg_cli_load(&c, KG_ERROR), *robot = NULL;
-    kg_motion *out = NULL;
-    json_t *map = NULL;
-    rc = KG_EXIT_ERRORS;
-    if (!clip || kg_cli_status(&c) != 0) goto done;
-    if (!c.motion || c.motion->nframes < 1) {
-        fprintf(stderr, "%s: error: no motion to retarget\n", c.model_path);
+    if ((o.height && number(&c, "--contact-height", o.height, 0, &ro.contact_height) != 0) ||
+        (o.speed && number(&c, "--contact-speed", o.speed, 0, &ro.contact_speed) != 0) ||
+        (o.zmp_margin && number(&c, "--zmp-margin", o.zmp_margin, 0, &ro.zmp_margin) != 0))
+        goto done;
+    if (!outs || !reports || !all) {
+        rc = KG_EXIT_ERRORS;
         goto done;
     }
+    for (int k = 0; k < o.nclips; k++) { /* two clips of one name would overwrite each other */
+        outs[k] = expand(o.out, o.clips[k]);
+        reports[k] = o.report ? expand(o.report, o.clips[k]) : NULL;
+        if (!outs[k] || (o.report && !reports[k])) {
+            rc = KG_EXIT_ERRORS;
+            goto done;
+        }
+        for (int i = 0; i < k; i++)
+            if (!strcmp(outs[i], outs[k])) {
+                kg_cli_usage_error("retarget", "'%s' and '%s' would both be written to %s", o.clips[i], o.clips[k],
+                                   outs[k]);
+                goto done;
+            }
+    }
+
+    rc = KG_EXIT_ERRORS;
     kg_load_options lo = kg_cli_load_options(&c);
     size_t before = c.diags.count;
     robot = kg_load(o.robot, &lo, &c.diags);
     kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_ERROR, before);
     if (!robot || kg_cli_status(&c) != 0) goto done;
-    kg_body_map smap, rmap;
+    kg_body_map rmap;
     if (o.map) {
         json_error_t err;
         map = json_load_file(o.map, 0, &err);
@@ -194,45 +314,31 @@ int kg_cmd_retarget(int argc, char **argv) {
             fprintf(stderr, "%s:%d: error: %s\n", o.map, map ? 1 : err.line, map ? "not a JSON object" : err.text);
             goto done;
         }
-        if (read_map(json_object_get(map, "source"), "source", clip, &smap, o.map) != 0 ||
-            read_map(json_object_get(map, "robot"), "robot", robot, &rmap, o.map) != 0)
-            goto done;
-        ro.source_map = &smap, ro.robot_map = &rmap;
+        if (read_map(json_object_get(map, "robot"), "robot", robot, &rmap, o.map) != 0) goto done;
     }
-    kg_retarget_report rep;
     before = c.diags.count;
-    int r = kg_retarget(clip, c.motion, robot, &ro, &out, &rep, &c.diags);
+    rr = kg_retarget_robot_new(robot, o.map ? &rmap : NULL, &c.diags);
     kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
-    if (r != 0) goto done;
-    before = c.diags.count;
-    if (kg_save(o.out, format, robot, out, NULL, &c.diags) != 0) {
-        kg_cli_print_diags_from(&c, stderr, KG_ERROR, before);
-        rc = KG_EXIT_OUTPUT;
-        goto done;
-    }
-    json_t *j = report_json(&rep, c.model_path, o.robot);
+    if (!rr) goto done;
     rc = KG_EXIT_OK;
-    if (o.report && kg_json_write_file(j, o.report) != 0) {
-        fprintf(stderr, "kinegraph retarget: cannot write %s\n", o.report);
-        rc = KG_EXIT_OUTPUT;
+    for (int k = 0; k < o.nclips; k++) {
+        json_t *j = NULL;
+        int r = retarget_clip(&c, &o, o.clips[k], robot, rr, map, ro, format, outs[k], reports[k], &j);
+        if (j) json_array_append_new(all, j);
+        if (r > rc) rc = r;
     }
-    fprintf(stderr,
-            "kinegraph retarget: wrote %s: %d frames in %.3f s (%.0f frames/s); keypoints %.1f mm mean; foot slip "
-            "%.2f mm max; penetration %.2f mm; limit/velocity violations %d/%d; COM out on %.1f %% of double "
-            "support; ZMP out on %.1f %% of contact frames\n",
-            o.out, rep.frames, rep.seconds, rep.seconds > 0 ? rep.frames / rep.seconds : 0, rep.keypoint_mean_mm,
-            rep.slip_max_mm, rep.penetration_max_mm, rep.limit_violations, rep.velocity_violations,
-            rep.com_outside_double_percent, rep.zmp_outside_percent);
-    if (c.json) {
-        if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
-    } else {
-        json_decref(j);
+    if (c.json && json_array_size(all) > 0) {
+        json_t *print = o.nclips == 1 ? json_incref(json_array_get(all, 0)) : json_incref(all);
+        if (kg_json_print(print) != 0) rc = KG_EXIT_OUTPUT;
     }
 done:
+    for (int k = 0; outs && reports && k < o.nclips; k++) free(outs[k]), free(reports[k]);
+    free(outs), free(reports), free(o.clips);
+    json_decref(all);
     json_decref(map);
-    kg_motion_free(out);
+    kg_retarget_robot_free(rr);
     kg_model_free(robot);
-    kg_model_free(clip);
+    c.model_path = NULL;
     kg_cli_done(&c);
     return rc;
 }

@@ -594,6 +594,45 @@ static void test_retarget(void **state) {
     snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o /nonexistent/dir/x.csv", WALK, SAMPLE);
     assert_int_equal(run(args, &out, &err), 3);
     free(out), free(err);
+    /* several clips onto one prepared robot: each clip's bytes as alone, one
+     * report per clip and an array on stdout; a clip that fails does not stop
+     * the others (exit status 1) */
+    char *walk = kg_test_slurp(WALK);
+    assert_non_null(walk);
+    const char *copy = write_tmp("step.bvh", walk);
+    free(walk);
+    snprintf(args, sizeof args,
+             "retarget --json '%s' /nonexistent.bvh '%s' --robot '%s' -o '%s/b_%%s.csv' --report '%s/b_%%s.json'", WALK,
+             copy, SAMPLE, tmpdir, tmpdir);
+    assert_int_equal(run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "/nonexistent.bvh"));
+    json_error_t jerr;
+    json_t *arr = json_loads(out, 0, &jerr);
+    assert_true(json_is_array(arr) && json_array_size(arr) == 2);
+    json_decref(arr);
+    free(out), free(err);
+    char *alone = kg_test_slurp(path);
+    const char *names[] = {"b_walk", "b_step"};
+    for (int k = 0; k < 2; k++) {
+        char f[900];
+        snprintf(f, sizeof f, "%s/%s.csv", tmpdir, names[k]);
+        char *b = kg_test_slurp(f);
+        assert_non_null(b);
+        assert_string_equal(b, alone);
+        free(b);
+        snprintf(f, sizeof f, "%s/%s.json", tmpdir, names[k]);
+        json_t *r = json_load_file(f, 0, &jerr);
+        assert_int_equal(json_integer_value(json_object_get(r, "frames")), 120);
+        json_decref(r);
+    }
+    free(alone);
+    snprintf(args, sizeof args, "retarget '%s' '%s' --robot '%s' -o '%s/x.csv'", WALK, copy, SAMPLE, tmpdir);
+    assert_int_equal(run(args, &out, &err), 2); /* no %s */
+    free(out), free(err);
+    snprintf(args, sizeof args, "retarget '%s' '%s' --robot '%s' -o '%s/%%s.csv'", WALK, WALK, SAMPLE, tmpdir);
+    assert_int_equal(run(args, &out, &err), 2); /* one name twice */
+    assert_non_null(strstr(err, "both"));
+    free(out), free(err);
 }
 
 int main(void) {
