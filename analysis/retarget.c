@@ -176,7 +176,7 @@ static double cart_table_zmp(double before, double c, double after, double h1, d
 /* ---- the robot's constants ------------------------------------------------------------ */
 
 /* A robot prepared for retargeting (kg_retarget_robot): immutable once built. */
-typedef struct robot_info {
+typedef struct kg_retarget_robot {
     const kg_model *model;
     kg_body_map map;
     double leg, arm;              /* lengths at rest */
@@ -197,10 +197,6 @@ typedef struct robot_info {
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
     double seconds;               /* to prepare */
 } robot_info;
-
-struct kg_retarget_robot {
-    robot_info ri;
-};
 
 static double dist3(const double *a, const double *b) {
     double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
@@ -1010,13 +1006,6 @@ static void stage_zmp(pipe *p, int f, int last) {
     }
 }
 
-static void robot_info_free(robot_info *ri) {
-    free(ri->vmax), free(ri->leg_cols[0]), free(ri->leg_cols[1]);
-    free(ri->stance_cols), free(ri->stance_w), free(ri->check);
-    if (ri->have_cm) kg_collision_model_free(&ri->cm);
-    memset(ri, 0, sizeof *ri);
-}
-
 kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d) {
     double t0 = now();
     kg_retarget_robot *rr = calloc(1, sizeof *rr);
@@ -1024,17 +1013,21 @@ kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_ma
         kg_diag_add(d, KG_ERROR, "retarget.memory", robot->source, 0, NULL, "out of memory");
         return NULL;
     }
-    if (robot_setup(robot, map, &rr->ri, d) != 0) {
+    if (robot_setup(robot, map, rr, d) != 0) {
         kg_retarget_robot_free(rr);
         return NULL;
     }
-    rr->ri.seconds = now() - t0;
+    rr->seconds = now() - t0;
     return rr;
 }
 
+double kg_retarget_robot_seconds(const kg_retarget_robot *rr) { return rr->seconds; }
+
 void kg_retarget_robot_free(kg_retarget_robot *rr) {
     if (!rr) return;
-    robot_info_free(&rr->ri);
+    free(rr->vmax), free(rr->leg_cols[0]), free(rr->leg_cols[1]);
+    free(rr->stance_cols), free(rr->stance_w), free(rr->check);
+    if (rr->have_cm) kg_collision_model_free(&rr->cm);
     free(rr);
 }
 
@@ -1051,7 +1044,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
         return -1;
     }
     int rc = kg_retarget_prepared(rr, src, clip, o, out, rep, dg);
-    rep->robot_seconds = rr->ri.seconds;
+    rep->robot_seconds = rr->seconds;
     rep->setup_seconds += rep->robot_seconds;
     kg_retarget_robot_free(rr);
     rep->seconds = now() - t0;
@@ -1064,7 +1057,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     if (o_) o = *o_;
     else kg_retarget_defaults(&o);
     double t0 = now();
-    const kg_model *robot = rr->ri.model;
+    const kg_model *robot = rr->model;
     memset(rep, 0, sizeof *rep);
     *out = NULL;
     if (!clip || clip->nframes < 1) {
@@ -1077,7 +1070,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     p.src = src, p.robot = robot, p.clip = clip, p.o = &o;
     p.dt = clip->frame_time > 0 ? clip->frame_time : 1.0 / 30;
     p.ds = kg_data_new(src);
-    p.ri = &rr->ri;
+    p.ri = rr;
     int rc = -1;
     if (source_setup(src, clip, &o, &p.si, p.ds, dg) != 0) goto done;
     if (p.ri->check) {

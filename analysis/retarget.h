@@ -115,6 +115,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
 typedef struct kg_retarget_robot kg_retarget_robot;
 kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d);
 void kg_retarget_robot_free(kg_retarget_robot *rr);
+/* How long kg_retarget_robot_new took (s). */
+double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
 /* kg_retarget onto a prepared robot (o->robot_map is not used: the map is the
  * robot's). */
 int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,

@@ -1,11 +1,9 @@
 /* kinegraph retarget CLIP... --robot MODEL -o OUT: motion-capture clips onto a humanoid
  * (the robot prepared once for all of them). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/retarget.h"
 #include "cli/common.h"
@@ -188,13 +186,10 @@ static int retarget_clip(kg_cli *c, const opts *o, const char *clip_path, const 
     kg_motion_free(c->motion);
     c->motion = NULL;
     kg_diags_clear(&c->diags); /* the robot's and earlier clips' are printed */
-    size_t before = 0;
-    kg_load_options lo = kg_cli_load_options(c);
-    kg_model *clip = kg_load_clip(clip_path, &lo, &c->motion, &c->diags);
-    kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_ERROR, before);
+    kg_model *clip = kg_cli_load(c, KG_ERROR);
     kg_motion *out = NULL;
     int rc = KG_EXIT_ERRORS;
-    if (!clip || kg_diags_count(&c->diags, KG_ERROR) > 0) goto done;
+    if (!clip || kg_cli_status(c) != 0) goto done;
     if (!c->motion || c->motion->nframes < 1) {
         fprintf(stderr, "%s: error: no motion to retarget\n", clip_path);
         goto done;
@@ -205,7 +200,7 @@ static int retarget_clip(kg_cli *c, const opts *o, const char *clip_path, const 
         ro.source_map = &smap;
     }
     kg_retarget_report rep;
-    before = c->diags.count;
+    size_t before = c->diags.count;
     int r = kg_retarget_prepared(rr, clip, c->motion, &ro, &out, &rep, &c->diags);
     kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_WARNING, before);
     if (r != 0) goto done;
@@ -323,18 +318,14 @@ int kg_cmd_retarget(int argc, char **argv) {
         if (read_map(json_object_get(map, "robot"), "robot", robot, &rmap, o.map) != 0) goto done;
     }
     before = c.diags.count;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     rr = kg_retarget_robot_new(robot, o.map ? &rmap : NULL, &c.diags);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double robot_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
     if (!rr) goto done;
     rc = KG_EXIT_OK;
     for (int k = 0; k < o.nclips; k++) {
         json_t *j = NULL;
         int r = retarget_clip(&c, &o, o.clips[k], robot, rr, map, ro, format, outs[k], reports[k],
-                              k == 0 ? robot_seconds : 0, &j);
+                              k == 0 ? kg_retarget_robot_seconds(rr) : 0, &j);
         if (j) json_array_append_new(all, j);
         if (r > rc) rc = r;
     }

@@ -230,6 +230,7 @@ static void test_retarget_prepared(void **state) {
     assert_non_null(robot);
     kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
     assert_non_null(rr);
+    assert_true(kg_retarget_robot_seconds(rr) > 0);
     kg_retarget_options ot = o;
     ot.source_yaw = 1.0;
     for (int k = 0; k < 2; k++) {
