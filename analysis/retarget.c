@@ -18,7 +18,7 @@
 #define FOOT_WEIGHT 1e4
 #define COM_WEIGHT 1e3
 #define SWING_WEIGHT 100
-#define SWING_TURN_WEIGHT 10
+#define SWING_TURN_WEIGHT 1
 #define POSTURE_FIRST 1e-2
 #define POSTURE 1e-3
 #define FIRST_STEPS 10
@@ -32,6 +32,7 @@
 #define AVOID_DEPTH 1e-5
 #define AVOID_ROUNDS 12
 #define AVOID_PAIRS 8
+#define SPREAD_USE 0.8 /* of the ankle's roll range a wide stance may take (see robot_spread) */
 
 void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);
@@ -195,12 +196,45 @@ typedef struct kg_retarget_robot {
     unsigned char *check;         /* [npair] pairs checked: neither adjacent, declared nor touching at rest
                                    * (NULL: none) */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
+    double spread;                /* widest lateral distance between planted ankles (robot_spread) */
     double seconds;               /* to prepare */
 } robot_info;
 
 static double dist3(const double *a, const double *b) {
     double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
     return kg_vec3_norm(d);
+}
+
+/* The widest stance the legs hold with flat soles: the ankles' lateral distance
+ * at rest plus, for each leg, its height times the sine of the lean its ankle
+ * roll allows (a straight leg leaning sideways tilts its sole by the lean, and
+ * only the ankle's roll turns it back; the knee bends about the other axis).
+ * A dancer's stance can be wider than that: the solver then bows the trunk or
+ * tilts the soles, and the planted feet slide (G1's ankle roll is +-15 deg:
+ * Bandai's dance-short stood 0.65 m wide where G1 holds 0.57, and slid 8 mm).
+ * SPREAD_USE keeps a fifth of the range for the trunk's moves (at the full
+ * range the feet still slid 3 mm where the knees straightened). The ankle
+ * roll: a limited revolute joint between knee and foot whose axis points
+ * forward at rest; INFINITY when there is none or it turns 90 degrees. */
+static double robot_spread(const kg_model *r, const kg_data *d, const int *L) {
+    double lean = INFINITY;
+    for (int s = 0; s < 2; s++) {
+        int knee = L[s ? KG_PART_KNEE_R : KG_PART_KNEE_L];
+        double side_lean = INFINITY;
+        for (int l = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L]; l > 0 && l != knee; l = r->link[l].parent) {
+            const kg_joint *J = &r->joint[l - 1]; /* joint j moves link j + 1 */
+            if (J->type != KG_JOINT_REVOLUTE || !kg_joint_is_limited(J)) continue;
+            double a[3];
+            kg_mat3_vec(a, d->link_rot + 9 * l, J->axis);
+            if (fabs(a[0]) > 0.9) side_lean = fmin(fabs(J->lower), fabs(J->upper));
+        }
+        if (!(side_lean < 1.5707963267948966)) return INFINITY;
+        lean = fmin(lean, side_lean);
+    }
+    const double *P = d->link_pos;
+    int al = L[KG_PART_ANKLE_L], ar = L[KG_PART_ANKLE_R], hl = L[KG_PART_HIP_L], hr = L[KG_PART_HIP_R];
+    double h = 0.5 * (P[3 * hl + 2] - P[3 * al + 2] + P[3 * hr + 2] - P[3 * ar + 2]);
+    return fabs(P[3 * al + 1] - P[3 * ar + 1]) + 2 * h * sin(SPREAD_USE * lean);
 }
 
 static int robot_setup(const kg_model *r, const kg_body_map *map, robot_info *ri, kg_diags *dg) {
@@ -313,6 +347,7 @@ static int robot_setup(const kg_model *r, const kg_body_map *map, robot_info *ri
         if (J->dofadr < 0 || !(J->velocity > 0)) continue;
         for (int c = 0; c < J->nv; c++) ri->vmax[J->dofadr + c] = J->velocity;
     }
+    ri->spread = robot_spread(r, d, L);
     kg_data_free(d);
     return 0;
 }
@@ -478,6 +513,7 @@ typedef struct pipe {
     kg_preview_axis ax[2];
     double *refs;
     int pushed;    /* a solve of this frame pushed a self-collision apart */
+    int narrowed;  /* pins brought within the robot's widest stance */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -578,6 +614,39 @@ static void stage_contact(pipe *p, int f) {
     }
 }
 
+/* A foot's heading axis y (horizontal, unit) from its link rotation R. */
+static void foot_lateral(const pipe *p, int side, const double R[9], double y[3]) {
+    double Ry[9];
+    kg_mat3_mul_bt(Ry, R, p->ri->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+    y[0] = Ry[1], y[1] = Ry[4], y[2] = 0;
+    normalize(y);
+}
+
+/* A new pin (of side, at frame g) brought within the robot's widest stance
+ * of the other foot's, when the other foot is down (its pin set: down the
+ * frame before, or landing now and staged first): the ankles' distance along
+ * either sole's lateral axis at most ri->spread, the new pin moved along that
+ * axis. Returns 1 when it moved. */
+static int narrow(pipe *p, int g, int side) {
+    int other = !side;
+    slot *s = at(p, g);
+    const slot *q = g > 0 && at(p, g - 1)->contact[other] ? at(p, g - 1) : other < side ? s : NULL;
+    if (!isfinite(p->ri->spread) || !s->contact[other] || !q) return 0;
+    double ao[3], an[3], off[3], d[2], y[2][3];
+    kg_mat3_vec(off, q->pin_R[other], p->ri->foot_off[other]);
+    for (int a = 0; a < 3; a++) ao[a] = q->pin_pos[other][a] - off[a];
+    kg_mat3_vec(off, s->pin_R[side], p->ri->foot_off[side]);
+    for (int a = 0; a < 3; a++) an[a] = s->pin_pos[side][a] - off[a];
+    d[0] = an[0] - ao[0], d[1] = an[1] - ao[1];
+    foot_lateral(p, other, q->pin_R[other], y[0]);
+    foot_lateral(p, side, s->pin_R[side], y[1]);
+    int k = fabs(d[0] * y[1][0] + d[1] * y[1][1]) > fabs(d[0] * y[0][0] + d[1] * y[0][1]);
+    double lat = d[0] * y[k][0] + d[1] * y[k][1], excess = fabs(lat) - p->ri->spread;
+    if (excess <= 0) return 0;
+    for (int a = 0; a < 2; a++) s->pin_pos[side][a] -= (lat > 0 ? excess : -excess) * y[k][a];
+    return 1;
+}
+
 /* The pin of a contact phase starting at frame g (contacts known up to g + K):
  * where the source's ankle is when it is slowest in the phase's first K
  * frames (a heel strike is still moving), flat, turned as it is there. */
@@ -600,6 +669,7 @@ static void stage_pins(pipe *p, int g) {
         kg_mat3_vec(off, s->pin_R[side], p->ri->foot_off[side]);
         for (int a = 0; a < 2; a++) s->pin_pos[side][a] = best->kp[ankle][a] + off[a];
         s->pin_pos[side][2] = p->ri->foot_h[side];
+        p->narrowed += narrow(p, g, side);
     }
 }
 
@@ -812,8 +882,11 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
  * pushed apart: a point target on its second link, in its first link's frame,
  * at the deepest overlap's point moved out by the depth plus AVOID_MARGIN,
  * solved with the frame's targets t over only the columns between the two
- * links but the legs' (the root and the legs stay as the feet need them: a
- * pair within the legs, feet crossing as the source's do, is left).
+ * links but the planted legs' (the root and a planted leg stay as its pin
+ * needs them: a pair between two planted legs, feet set crossing as the
+ * source's are, is left). A swinging leg moves, its foot's targets kept:
+ * a knee swinging into the other shin is pushed off it (Talos walk_circle
+ * 264 -> 72 frames left touching, JVRC-1 jesse_dance 99 -> 10).
  * Overlaps shallower than AVOID_DEPTH (10 um) are left (the push is a
  * decision: a threshold keeps rounding-level differences from changing it).
  * Up to AVOID_ROUNDS rounds, each checking again: a push solved against the
@@ -828,11 +901,12 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     if (!p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
         !p->cols || !p->pair_cols)
         return 0;
-    /* the frame's targets but the feet (the legs do not move here) */
+    /* the frame's targets but the planted feet's (planted legs do not move here) */
+    const int planted[2] = {t[0].axes == KG_IK_POSE, t[1].axes == KG_IK_POSE};
     kg_ik_target all[NTARGET + AVOID_PAIRS];
     int nt0 = 0;
     for (int k = 0; k < nt; k++)
-        if (t[k].link != t[0].link && t[k].link != t[1].link) all[nt0++] = t[k];
+        if (!(planted[0] && t[k].link == t[0].link) && !(planted[1] && t[k].link == t[1].link)) all[nt0++] = t[k];
     kg_ik_options io;
     frame_ik_options(p, &io, 10);
     io.active = p->cols;
@@ -849,7 +923,7 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
             kg_jacobian_columns(r, b, a, p->pair_cols);
             int any = 0;
             for (int c = 0; c < r->dof; c++) {
-                if (ri->leg_cols[0][c] || ri->leg_cols[1][c]) p->pair_cols[c] = 0;
+                if ((planted[0] && ri->leg_cols[0][c]) || (planted[1] && ri->leg_cols[1][c])) p->pair_cols[c] = 0;
                 p->cols[c] |= p->pair_cols[c], any |= p->pair_cols[c];
             }
             if (!any) continue;
@@ -1099,7 +1173,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     p.W = p.N + 2 * p.L + 2 * p.H + 3 * p.K + 8;
     p.ring = calloc((size_t)p.W, sizeof *p.ring);
     p.d = kg_data_new(robot);
-    p.w = kg_ik_work_new(robot, NTARGET);
+    p.w = kg_ik_work_new(robot, NTARGET + AVOID_PAIRS);
     p.lower = malloc(((size_t)robot->dof + 1) * sizeof *p.lower);
     p.upper = malloc(((size_t)robot->dof + 1) * sizeof *p.upper);
     p.prev = malloc(((size_t)robot->nq + 1) * sizeof *p.prev);
@@ -1299,6 +1373,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         mt.have++;
     }
     rep->frames = (*out)->nframes;
+    rep->narrowed_stances = p.narrowed;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;

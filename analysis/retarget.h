@@ -77,6 +77,9 @@ typedef struct kg_retarget_report {
     double leg_scale, arm_scale;
     double keypoint_mean_mm, keypoint_max_mm;  /* robot keypoints against their scaled targets */
     int contact_phases;
+    int narrowed_stances;                      /* phases whose pin was moved toward the other foot's:
+                                                * the source stood wider than the robot's ankles
+                                                * allow with flat soles */
     double slip_max_mm, slip_mean_mm;          /* horizontal travel of a planted sole per phase */
     double penetration_max_mm;                 /* a sole corner below the ground */
     double float_max_mm;                       /* a planted sole above it */
