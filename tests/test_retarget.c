@@ -263,8 +263,8 @@ static void test_retarget_prepared(void **state) {
  * on G1 (SC_G1), to that; the others' figures are printed (README,
  * "Retargeting": what is not met yet). The elderly walk-turn leaves G1's planted
  * legs touching on 3 frames (hip yaw links, a knee on the other ankle: both
- * feet down, set as the source's are). */
-enum { WALKING = 1, FEET_G1 = 2, FEET_JVRC = 4, ZMP_G1 = 8, ZMP_JVRC = 16, MET = 30, SC_G1 = 32 };
+ * feet down, set as the source's are). WIDE_G1: stances narrowed to G1's. */
+enum { WALKING = 1, FEET_G1 = 2, FEET_JVRC = 4, ZMP_G1 = 8, ZMP_JVRC = 16, MET = 30, SC_G1 = 32, WIDE_G1 = 64 };
 static void test_retarget_corpus(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
@@ -280,7 +280,7 @@ static void test_retarget_corpus(void **state) {
         {"bandai_namco/dataset-1_run_normal_001.bvh", MET | SC_G1},
         {"bandai_namco/dataset-2_run_feminine_001.bvh", MET | SC_G1},
         {"bandai_namco/dataset-1_dash_normal_001.bvh", MET},
-        {"bandai_namco/dataset-1_dance-short_normal_001.bvh", FEET_G1 | ZMP_G1},
+        {"bandai_namco/dataset-1_dance-short_normal_001.bvh", FEET_G1 | ZMP_G1 | WIDE_G1},
         {"animated_drawings/examples/bvh/rokoko/jesse_dance.bvh", MET | SC_G1},
         {"cmu_iclone/007_01.bvh", WALKING | MET},
         {"cmu_iclone/005_02.bvh", WALKING | MET | SC_G1},
@@ -309,6 +309,10 @@ static void test_retarget_corpus(void **state) {
             }
             if (held & (ri ? ZMP_JVRC : ZMP_G1)) assert_true(r.zmp_outside_percent <= 5.0);
             if (ri == 0 && (held & SC_G1)) assert_int_equal(r.self_collision_frames, 0);
+            /* no walk stands wider than G1's ankles hold flat (0.57 m) or JVRC-1's
+             * (1.05 m); the dancer does, on G1 */
+            if (held & WALKING) assert_int_equal(r.narrowed_stances, 0);
+            if (ri == 0 && (held & WIDE_G1)) assert_true(r.narrowed_stances > 0);
             kg_motion_free(m);
         }
 }
