@@ -136,6 +136,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "keypoint_error_mean_mm", kg_json_num(r->keypoint_mean_mm));
     json_object_set_new(o, "keypoint_error_max_mm", kg_json_num(r->keypoint_max_mm));
     json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
+    json_object_set_new(o, "narrowed_stances", json_integer(r->narrowed_stances));
     json_object_set_new(o, "contact_frames", json_integer(r->contact_frames));
     json_object_set_new(o, "double_support_frames", json_integer(r->double_support_frames));
     json_object_set_new(o, "foot_slip_max_mm", kg_json_num(r->slip_max_mm));
@@ -145,7 +146,6 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "limit_violations", json_integer(r->limit_violations));
     json_object_set_new(o, "velocity_violations", json_integer(r->velocity_violations));
     json_object_set_new(o, "self_collision_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_frames) : json_null());
-    json_object_set_new(o, "narrowed_stances", json_integer(r->narrowed_stances));
     json_object_set_new(o, "self_collision_pushed_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_pushed_frames) : json_null());
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
     json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));
