@@ -2,6 +2,7 @@
 
 #include <libqhull_r/qhull_ra.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,8 +154,14 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
         coordT *p = malloc((size_t)n * 3 * sizeof *p);
         if (!p) return -1;
         memcpy(p, pts, (size_t)n * 3 * sizeof *p);
-        /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours */
-        char flags[] = "qhull Qt Q5 Q8";
+        /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours;
+         * W: a point must be that far above a facet to be added */
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, ext = 0;
+        for (int i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], pts[3 * i + a]), hi[a] = fmax(hi[a], pts[3 * i + a]);
+        for (int a = 0; a < 3; a++) ext = fmax(ext, hi[a] - lo[a]);
+        char flags[64];
+        snprintf(flags, sizeof flags, "qhull Qt Q5 Q8 W%.3g", fmin(KG_CONVEX_TOLERANCE, 1e-3 * ext));
         /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
          * a flat hull is handled below, not something to print */
         FILE *quiet = fopen("/dev/null", "w");

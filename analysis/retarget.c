@@ -893,16 +893,16 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
  * frame's other targets lands short of its margin, and a hand deep in a thigh's
  * hull (Bandai's elderly walk on G1: 30-60 mm) can need ten; with three rounds
  * and a 0.5 mm threshold 76 of that clip's 190 frames were left touching, now
- * none (frames that come clear early stop early: no slower on 01_01). Returns
- * 1 when it pushed. */
-static int avoid(pipe *p, const kg_ik_target *t, int nt) {
+ * none (frames that come clear early stop early: no slower on 01_01). With
+ * legs_too both legs are held (after the stance). Returns 1 when it pushed. */
+static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
     const robot_info *ri = p->ri;
     const kg_model *r = p->robot;
     if (!p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
         !p->cols || !p->pair_cols)
         return 0;
     /* the frame's targets but the planted feet's (planted legs do not move here) */
-    const int planted[2] = {t[0].axes == KG_IK_POSE, t[1].axes == KG_IK_POSE};
+    const int planted[2] = {legs_too || t[0].axes == KG_IK_POSE, legs_too || t[1].axes == KG_IK_POSE};
     kg_ik_target all[NTARGET + AVOID_PAIRS];
     int nt0 = 0;
     for (int k = 0; k < nt; k++)
@@ -943,6 +943,16 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
         pushed = 1;
     }
     return pushed;
+}
+
+/* The deepest overlap of the pairs to watch (0: none). */
+static double overlap(pipe *p) {
+    const robot_info *ri = p->ri;
+    double worst = 0, depth, dir[3], pos[3];
+    if (!p->cw || !ri->check || !p->hit || kg_self_collisions(&ri->cm, p->d, p->cw, ri->check, p->hit) == 0) return 0;
+    for (int k = 0; k < ri->cm.npair; k++)
+        if (p->hit[k] && kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos)) worst = fmax(worst, depth);
+    return worst;
 }
 
 /* The legs and the root's position (its turn only a little: STANCE_TURN_WEIGHT)
@@ -1011,8 +1021,17 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
-    p->pushed |= avoid(p, t, nt);
+    p->pushed |= avoid(p, t, nt, 0);
     stance(p, t, com);
+    /* the stance's leg moves can bring a hip into a swinging hand, and a push
+     * can leave the COM off its target: pushed again with the legs held, and
+     * the stance solved again (G1: leftover frames 9 -> 1 on the elderly walk,
+     * 4 -> 0 on 005_02; a push without the second stance moved the COM, and
+     * the ZMP left the polygon on 26 % of JVRC-1's walk-back) */
+    for (int again = 0; again < 2 && avoid(p, t, nt, 1); again++) {
+        p->pushed = 1;
+        stance(p, t, com);
+    }
 }
 
 /* A foot that lands where the robot cannot put it (with the other foot down,
@@ -1290,8 +1309,9 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             solve(&p, t, nt, o.iterations, POSTURE, comp);
         }
         if (p.pushed) rep->self_collision_pushed_frames++;
-        if (p.cw && p.ri->check && p.hit && kg_self_collisions(&p.ri->cm, p.d, p.cw, p.ri->check, p.hit) > 0)
-            rep->self_collision_frames++;
+        double depth = overlap(&p);
+        if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
+        rep->self_collision_depth_max_mm = fmax(rep->self_collision_depth_max_mm, depth * 1e3);
         /* the frame */
         kg_motion_append(*out, p.d->q);
         double *base = (*out)->base + 7 * f;

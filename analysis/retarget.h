@@ -85,7 +85,10 @@ typedef struct kg_retarget_report {
     double float_max_mm;                       /* a planted sole above it */
     int limit_violations, velocity_violations; /* joint-frames */
     int self_collision_frames;                 /* frames where a pair apart at rest (neither adjacent
-                                                * nor declared) still touches; -1: no collision geometry */
+                                                * nor declared) still overlaps, by 10 um or more (hulls
+                                                * are within 0.1 mm of the meshes); -1: no collision
+                                                * geometry */
+    double self_collision_depth_max_mm;        /* the deepest such overlap */
     int self_collision_pushed_frames;          /* frames where such a pair was found and pushed apart */
     int contact_frames, double_support_frames;
     double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
