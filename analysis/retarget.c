@@ -513,6 +513,7 @@ typedef struct pipe {
     kg_preview_axis ax[2];
     double *refs;
     int pushed;    /* a solve of this frame pushed a self-collision apart */
+    int clear;     /* the pose is as avoid() last left it, with no pair touching */
     int narrowed;  /* pins brought within the robot's widest stance */
 } pipe;
 
@@ -906,6 +907,7 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
 static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
     const robot_info *ri = p->ri;
     const kg_model *r = p->robot;
+    p->clear = 0;
     if (!p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
         !p->cols || !p->pair_cols)
         return 0;
@@ -920,7 +922,10 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
     io.active = p->cols;
     int pushed = 0;
     for (int round = 0; round < AVOID_ROUNDS; round++) {
-        if (kg_self_collisions(&ri->cm, p->d, p->cw, ri->check, p->hit) == 0) break;
+        if (kg_self_collisions(&ri->cm, p->d, p->cw, ri->check, p->hit) == 0) {
+            p->clear = 1;
+            break;
+        }
         int n = nt0;
         memset(p->cols, 0, (size_t)r->dof + 6);
         for (int k = 0; k < ri->cm.npair && n < nt0 + AVOID_PAIRS; k++) {
@@ -1036,10 +1041,12 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
      * the stance solved again (G1: leftover frames 9 -> 1 on the elderly walk,
      * 4 -> 0 on 005_02; a push without the second stance moved the COM, and
      * the ZMP left the polygon on 26 % of JVRC-1's walk-back) */
-    for (int again = 0; again < 2 && avoid(p, t, nt, 1); again++) {
+    int again = 0;
+    for (; again < 2 && avoid(p, t, nt, 1); again++) {
         p->pushed = 1;
         stance(p, t, com);
     }
+    if (again == 2) p->clear = 0;
 }
 
 /* A foot that lands where the robot cannot put it (with the other foot down,
@@ -1317,7 +1324,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             solve(&p, t, nt, o.iterations, POSTURE, comp);
         }
         if (p.pushed) rep->self_collision_pushed_frames++;
-        double depth = overlap(&p);
+        double depth = p.clear ? 0 : overlap(&p);
         if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
         rep->self_collision_depth_max_mm = fmax(rep->self_collision_depth_max_mm, depth * 1e3);
         /* the frame */
