@@ -1,13 +1,14 @@
 /* Self-collision: pair hits at 200 random poses agree with MuJoCo's (convex
  * hulls, tests/reference/collision/, by tests/peers/mujoco_collision_reference.cpp)
  * on at least 99 % of pair-pose checks; analytic cases (spheres and boxes at known
- * distances, a hull of a mesh against a box); the allowed-collision matrix of the
+ * distances, a hull of a mesh against a box, the hull's tolerance); the allowed-collision matrix of the
  * sample has the adjacent pairs its tree says, does not depend on the thread
  * count, and states p_upper = 3/n for its "never" pairs. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
 #include <glob.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,36 @@ static void test_analytic(void **state) {
     kg_diags_clear(&d);
 }
 
+/* A hull leaves out points within KG_CONVEX_TOLERANCE of it and keeps those
+ * beyond: an octahedron of radius 20 cm with a point 50 um outside the middle
+ * of a face hulls to its 6 corners (the support across that face stays on it),
+ * with the point 0.5 mm outside to 7 vertices (the support reaches it). One of
+ * radius 1 cm scales the tolerance down to 1/1000 of its size: 20 um keeps a
+ * point. */
+static void test_hull_tolerance(void **state) {
+    (void)state;
+    const double n[3] = {1 / sqrt(3), 1 / sqrt(3), 1 / sqrt(3)};
+    const struct {
+        double r, out;
+        int nvert;
+    } cases[] = {{0.2, 50e-6, 6}, {0.2, 0.5e-3, 7}, {0.01, 20e-6, 7}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        double pts[7][3] = {{0}}, r = cases[c].r;
+        for (int k = 0; k < 6; k++) pts[k][k / 2] = k % 2 ? -r : r;
+        for (int a = 0; a < 3; a++) pts[6][a] = r / 3 + cases[c].out * n[a];
+        kg_convex cv;
+        assert_int_equal(kg_convex_hull(&pts[0][0], 7, &cv), 0);
+        int hint = 0;
+        double s[3];
+        kg_convex_support(&cv, n, &hint, s);
+        double reach = s[0] * n[0] + s[1] * n[1] + s[2] * n[2], want = r / sqrt(3) + (cases[c].nvert == 7 ? cases[c].out : 0);
+        if (cv.nvert != cases[c].nvert || fabs(reach - want) > 1e-12)
+            fail_msg("octahedron %g, point %g out: %d vertices, reach %.9g (expected %d, %.9g)", r, cases[c].out,
+                     cv.nvert, reach, cases[c].nvert, want);
+        kg_convex_free(&cv);
+    }
+}
+
 static void test_matrix(void **state) {
     (void)state;
     kg_diags d;
@@ -219,6 +250,6 @@ static void test_matrix(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_mujoco), cmocka_unit_test(test_analytic),
-                                       cmocka_unit_test(test_matrix)};
+                                       cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
