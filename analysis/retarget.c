@@ -784,6 +784,17 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
             T->weight = landing_weight(SWING_WEIGHT, s->near_pin[side], foot_weight);
         kg_vec3_copy(T->pos, s->foot_pos[side]);
         kg_mat3_copy(T->rot, s->foot_R[side]);
+        if (!s->contact[side]) { /* raised for the sole turned as the foot is now, too: its turn
+                                  * weighs little, and a foot tilted past its target's turn went
+                                  * 44 mm under where the leg could not lift it in a frame (Talos
+                                  * 005_02, 10.8 mm left) */
+            double lowest = INFINITY, c[3];
+            for (int k = 0; k < 4; k++) {
+                kg_mat3_vec(c, p->d->link_rot + 9 * T->link, p->ri->sole[side][k]);
+                lowest = fmin(lowest, T->pos[2] + c[2]);
+            }
+            if (lowest < 0) T->pos[2] -= lowest;
+        }
     }
     for (int side = 0; side < 2; side++) {
         kg_ik_target *T = &t[n++];
