@@ -691,6 +691,17 @@ static void blend_pose(double pos[3], double R[9], const double pos2[3], const d
 
 static void support_polygon(const pipe *p, slot *s);
 
+/* How far a foot's sole reaches below its link's origin, turned by R: the
+ * lowest corner's height relative to the origin. */
+static double sole_drop(const pipe *p, int side, const double R[9]) {
+    double lowest = INFINITY, c[3];
+    for (int k = 0; k < 4; k++) {
+        kg_mat3_vec(c, R, p->ri->sole[side][k]);
+        lowest = fmin(lowest, c[2]);
+    }
+    return lowest;
+}
+
 /* The feet's link targets at frame f (contacts and pins known up to f + K):
  * a planted foot on its pin; a swinging foot follows the source, moving
  * smoothly off the pin it left and onto the one it lands on over K frames,
@@ -718,12 +729,7 @@ static void feet_targets(pipe *p, int f) {
                 if (dir > 0) s->near_pin[side] = u;
                 break;
             }
-        double lowest = INFINITY;
-        for (int k = 0; k < 4; k++) {
-            double c[3];
-            kg_mat3_vec(c, Rl, p->ri->sole[side][k]);
-            lowest = fmin(lowest, pos[2] + c[2]);
-        }
+        double lowest = pos[2] + sole_drop(p, side, Rl);
         if (lowest < 0) pos[2] -= lowest;
         kg_vec3_copy(s->foot_pos[side], pos);
         kg_mat3_copy(s->foot_R[side], Rl);
@@ -780,19 +786,15 @@ static int targets(pipe *p, const slot *s, kg_ik_target *t, const double *com, d
         if (yield && s->contact[side] && s->contact[!side] && s->frame > 0 && !at(p, s->frame - 1)->contact[side] &&
             at(p, s->frame - 1)->contact[!side])
             T->weight = SWING_WEIGHT;
-        if (!s->contact[side]) /* a swinging foot yields to the planted ones, less so as it lands */
-            T->weight = landing_weight(SWING_WEIGHT, s->near_pin[side], foot_weight);
         kg_vec3_copy(T->pos, s->foot_pos[side]);
         kg_mat3_copy(T->rot, s->foot_R[side]);
-        if (!s->contact[side]) { /* raised for the sole turned as the foot is now, too: its turn
-                                  * weighs little, and a foot tilted past its target's turn went
-                                  * 44 mm under where the leg could not lift it in a frame (Talos
-                                  * 005_02, 10.8 mm left) */
-            double lowest = INFINITY, c[3];
-            for (int k = 0; k < 4; k++) {
-                kg_mat3_vec(c, p->d->link_rot + 9 * T->link, p->ri->sole[side][k]);
-                lowest = fmin(lowest, T->pos[2] + c[2]);
-            }
+        if (!s->contact[side]) {
+            /* a swinging foot yields to the planted ones, less so as it lands */
+            T->weight = landing_weight(SWING_WEIGHT, s->near_pin[side], foot_weight);
+            /* raised for the sole turned as the foot is now, too: its turn weighs
+             * little, and a foot tilted past its target's turn went 44 mm under
+             * where the leg could not lift it in a frame (Talos 005_02, 10.8 mm left) */
+            double lowest = T->pos[2] + sole_drop(p, side, p->d->link_rot + 9 * T->link);
             if (lowest < 0) T->pos[2] -= lowest;
         }
     }
@@ -860,10 +862,8 @@ static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4
 
 /* The lowest corner of a foot's sole above the ground (negative: below). */
 static double sole_low(const pipe *p, int side) {
-    double corner[4][3], low = INFINITY;
-    sole_corners(p, p->d, side, corner);
-    for (int k = 0; k < 4; k++) low = fmin(low, corner[k][2]);
-    return low;
+    int foot = p->ri->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    return p->d->link_pos[3 * foot + 2] + sole_drop(p, side, p->d->link_rot + 9 * foot);
 }
 
 /* A swinging foot below the ground raised by its leg alone, turned as it is
