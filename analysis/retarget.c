@@ -32,6 +32,8 @@
 #define AVOID_DEPTH 1e-5
 #define AVOID_ROUNDS 12
 #define AVOID_PAIRS 8
+#define LAND_REACH 0.1 /* m: a foot farther than this from its pin as its phase starts keeps swinging */
+#define HOLD_TOL 5e-4  /* m: a planted foot off its pin, or a sole below the ground, after a frame's solve */
 #define SPREAD_USE 0.8 /* of the ankle's roll range a wide stance may take (see robot_spread) */
 
 void kg_retarget_defaults(kg_retarget_options *o) {
@@ -515,6 +517,9 @@ typedef struct pipe {
     int pushed;    /* a solve of this frame pushed a self-collision apart */
     int clear;     /* the pose is as avoid() last left it, with no pair touching */
     int narrowed;  /* pins brought within the robot's widest stance */
+    int delayed;   /* frames where a foot's landing was put off */
+    double prev_base[12]; /* the previous frame's root: position, rotation */
+    double *held;  /* [nq] scratch of hold_legs() */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -1085,6 +1090,68 @@ static int repin(pipe *p, int f, int side) {
     return 1;
 }
 
+/* How far the feet are from where they must be after a frame's solve: a
+ * planted foot from its pin, a swinging sole below the ground (m). */
+static double feet_miss(const pipe *p, const slot *s) {
+    double miss = 0;
+    for (int side = 0; side < 2; side++) {
+        int foot = p->ri->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        miss = fmax(miss, s->contact[side] ? dist3(p->d->link_pos + 3 * foot, s->pin_pos[side]) : -sole_low(p, side));
+    }
+    return miss;
+}
+
+/* A foot whose phase starts at f but which is farther than reach from its pin
+ * keeps swinging this frame (towards the pin, yielding to the other foot): it
+ * lands when it gets there. The source can step faster than the robot's joints
+ * move, and a foot pinned out of its reach dragged the other one off its pin
+ * or into the ground (the dance clip on JVRC-1 and Talos: slip 55-78 mm).
+ * Returns the number of feet put off. */
+static int delay_landing(pipe *p, int f, double reach) {
+    slot *s = at(p, f);
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        int foot = p->ri->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        if (f == 0 || !s->contact[side] || at(p, f - 1)->contact[side] ||
+            dist3(p->d->link_pos + 3 * foot, s->pin_pos[side]) <= reach)
+            continue;
+        s->contact[side] = 0, s->near_pin[side] = 0;
+        n++;
+    }
+    if (n) support_polygon(p, s);
+    return n;
+}
+
+/* The legs and the root solved again (stance()) from where they were the
+ * frame before, when the frame's solve left the feet off (feet_miss() above
+ * HOLD_TOL): there the planted feet were on their pins and the swinging ones
+ * above the ground, and the stance's solve, started from a pose the
+ * whole-body solve moved too far for the legs' velocity limits, can end in a
+ * compromise between the feet and the COM. The pose that misses less is kept. */
+static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
+    const kg_model *r = p->robot;
+    const robot_info *ri = p->ri;
+    double miss = feet_miss(p, s), kept[12];
+    if (miss <= HOLD_TOL) return;
+    memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
+    kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->dofadr >= 0 && J->type != KG_JOINT_FLOATING && (ri->leg_cols[0][J->dofadr] || ri->leg_cols[1][J->dofadr]))
+            memcpy(p->d->q + J->qadr, p->prev + J->qadr, (size_t)J->nq * sizeof *p->prev);
+    }
+    kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
+    kg_fk(r, p->d);
+    stance(p, t, com);
+    if (feet_miss(p, s) < miss) {
+        p->clear = 0; /* not the pose avoid() checked */
+        return;
+    }
+    memcpy(p->d->q, p->held, (size_t)r->nq * sizeof *p->held);
+    kg_vec3_copy(p->d->base_pos, kept), kg_mat3_copy(p->d->base_rot, kept + 3);
+    kg_fk(r, p->d);
+}
+
 /* ---- metrics -------------------------------------------------------------------------- */
 
 typedef struct metrics {
@@ -1222,11 +1289,12 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     p.lower = malloc(((size_t)robot->dof + 1) * sizeof *p.lower);
     p.upper = malloc(((size_t)robot->dof + 1) * sizeof *p.upper);
     p.prev = malloc(((size_t)robot->nq + 1) * sizeof *p.prev);
+    p.held = malloc(((size_t)robot->nq + 1) * sizeof *p.held);
     p.rest = calloc((size_t)robot->nq + 1, sizeof *p.rest);
     p.scratch = malloc(((size_t)robot->nlink + 1) * 4 * sizeof *p.scratch);
     p.refs = malloc(((size_t)2 * p.N + 2) * sizeof *p.refs);
     *out = kg_motion_new(robot->nq, p.dt, (size_t)clip->nframes);
-    if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.rest || !p.scratch || !p.refs || !*out) {
+    if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.held || !p.rest || !p.scratch || !p.refs || !*out) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
@@ -1328,12 +1396,25 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         } else {
             frame_limits(&p, p.prev);
         }
+        int delayed = delay_landing(&p, f, LAND_REACH);
         int nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
         solve(&p, t, nt, f == 0 ? 100 : o.iterations, POSTURE, comp);
         if (repin(&p, f, 0) + repin(&p, f, 1)) {
             nt = targets(&p, s, t, comp, FOOT_WEIGHT, 0);
             solve(&p, t, nt, o.iterations, POSTURE, comp);
         }
+        if (f > 0) {
+            hold_legs(&p, s, t, comp);
+            /* a landing foot the legs still cannot hold on its pin (it came down
+             * tilted, or with the other foot far) lands a frame later */
+            if (feet_miss(&p, s) > HOLD_TOL && delay_landing(&p, f, 0)) {
+                delayed = 1;
+                nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
+                solve(&p, t, nt, o.iterations, POSTURE, comp);
+                hold_legs(&p, s, t, comp);
+            }
+        }
+        p.delayed += delayed > 0;
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
         if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
@@ -1364,6 +1445,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             }
         }
         memcpy(p.prev, p.d->q, (size_t)robot->nq * sizeof *p.prev);
+        kg_vec3_copy(p.prev_base, p.d->base_pos), kg_mat3_copy(p.prev_base + 3, p.d->base_rot);
         int ncontact = 0;
         for (int side = 0; side < 2; side++) {
             double corner[4][3], low = INFINITY, cx = 0, cy = 0;
@@ -1420,6 +1502,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     }
     rep->frames = (*out)->nframes;
     rep->narrowed_stances = p.narrowed;
+    rep->delayed_landing_frames = p.delayed;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;
@@ -1435,7 +1518,7 @@ done:
     kg_data_free(p.ds);
     kg_data_free(p.d);
     kg_ik_work_free(p.w);
-    free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.rest), free(p.scratch), free(p.refs);
+    free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.held), free(p.rest), free(p.scratch), free(p.refs);
     free(p.hit), free(p.cols), free(p.pair_cols);
     kg_collision_work_free(p.cw);
     if (o.balance && p.pv.f) kg_preview_free(&p.pv);

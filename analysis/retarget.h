@@ -80,6 +80,10 @@ typedef struct kg_retarget_report {
     int narrowed_stances;                      /* phases whose pin was moved toward the other foot's:
                                                 * the source stood wider than the robot's ankles
                                                 * allow with flat soles */
+    int delayed_landing_frames;                /* frames where a foot the source puts down kept
+                                                * swinging: it was over LAND_REACH (0.1 m) from its
+                                                * pin, or the legs could not hold it there with the
+                                                * other foot (not counted as contact) */
     double slip_max_mm, slip_mean_mm;          /* horizontal travel of a planted sole per phase */
     double penetration_max_mm;                 /* a sole corner below the ground */
     double float_max_mm;                       /* a planted sole above it */

@@ -137,6 +137,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "keypoint_error_max_mm", kg_json_num(r->keypoint_max_mm));
     json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
     json_object_set_new(o, "narrowed_stances", json_integer(r->narrowed_stances));
+    json_object_set_new(o, "delayed_landing_frames", json_integer(r->delayed_landing_frames));
     json_object_set_new(o, "contact_frames", json_integer(r->contact_frames));
     json_object_set_new(o, "double_support_frames", json_integer(r->double_support_frames));
     json_object_set_new(o, "foot_slip_max_mm", kg_json_num(r->slip_max_mm));

@@ -555,6 +555,7 @@ static void test_retarget(void **state) {
     assert_true(num(j, "zmp_outside_percent") <= 5);
     assert_true(num(j, "com_outside_double_support_percent") == 0);
     assert_int_equal(json_integer_value(json_object_get(j, "narrowed_stances")), 0); /* a walk */
+    assert_int_equal(json_integer_value(json_object_get(j, "delayed_landing_frames")), 0);
     const char *fields[] = {"keypoint_error_mean_mm", "keypoint_error_max_mm", "contact_phases", "float_max_mm",
                             "self_collision_frames", "self_collision_depth_max_mm", "com_margin_min_mm",
                             "zmp_margin_min_mm", "seconds"};
