@@ -30,7 +30,10 @@
  *    the feet come first, the COM as exactly as the legs allow (the ZMP of a
  *    sampled COM magnifies a millimetre by a hundred). A foot landing where
  *    the robot's legs cannot put it (a stance wider than they span) is pinned
- *    where it came down.
+ *    where it came down; one more than 0.1 m from its pin, or one the legs
+ *    cannot hold there, keeps swinging (it lands when it gets there). A frame
+ *    that leaves a planted foot off its pin or a sole below the ground has its
+ *    legs and root solved again from the previous frame's.
  * 4. Balance: the ZMP of the source's motion (its COM estimated from the
  *    pelvis) by the cart-table model, moved into the support polygon (shrunk
  *    by zmp_margin) wherever a foot is down, and the COM estimate itself in
