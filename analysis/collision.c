@@ -25,6 +25,17 @@ static int add_shape(kg_collision_model *cm, int *cap, const kg_convex *c) {
     return 0;
 }
 
+int kg_collision_model_declare(kg_collision_model *cm, const kg_link_pair *pairs, int n) {
+    int marked = 0;
+    for (int p = 0; p < cm->npair; p++)
+        for (int k = 0; k < n && !cm->declared[p]; k++) {
+            int x = pairs[k].a, y = pairs[k].b;
+            if ((x == cm->pair_a[p] && y == cm->pair_b[p]) || (x == cm->pair_b[p] && y == cm->pair_a[p]))
+                cm->declared[p] = 1, marked++;
+        }
+    return marked;
+}
+
 void kg_collision_model_free(kg_collision_model *cm) {
     for (int i = 0; i < cm->nshape; i++) kg_convex_free(&cm->shape[i]);
     free(cm->shape);

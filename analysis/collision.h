@@ -11,7 +11,8 @@
  * Pair classes (link pairs that both have collision geometry):
  *   adjacent   joined by a joint, or through links that have no geometry;
  *              never sampled (they always touch at the joint)
- *   declared   the model's file says to ignore the pair (OpenRAVE)
+ *   declared   the model's file says to ignore the pair (OpenRAVE), or an SRDF
+ *              disables it (kg_collision_model_declare)
  *   default    colliding at the rest pose
  *   always     colliding in at least 95 % of the samples
  *   never      no hit in n samples: the chance of a hit at a random pose is then
@@ -49,6 +50,10 @@ typedef struct kg_collision_model {
  * cannot be read is left out, with a warning). Returns 0, -1 when out of memory. */
 int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d);
 void kg_collision_model_free(kg_collision_model *cm);
+/* Marks the pairs among pairs[n] (links, either order; an SRDF's disabled
+ * ones, importers/importers.h) declared, as the model's own ignored pairs are.
+ * Returns how many of cm's pairs it marked. */
+int kg_collision_model_declare(kg_collision_model *cm, const kg_link_pair *pairs, int n);
 
 /* Per-thread work space for kg_self_collisions. */
 typedef struct kg_collision_work kg_collision_work;

@@ -239,7 +239,8 @@ static double robot_spread(const kg_model *r, const kg_data *d, const int *L) {
     return fabs(P[3 * al + 1] - P[3 * ar + 1]) + 2 * h * sin(SPREAD_USE * lean);
 }
 
-static int robot_setup(const kg_model *r, const kg_body_map *map, robot_info *ri, kg_diags *dg) {
+static int robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
+                       robot_info *ri, kg_diags *dg) {
     memset(ri, 0, sizeof *ri);
     ri->model = r;
     for (int k = 0; k < KG_NPART; k++) ri->map.link[k] = -1;
@@ -262,6 +263,7 @@ static int robot_setup(const kg_model *r, const kg_body_map *map, robot_info *ri
      * within 2 cm of it */
     kg_mesh_cache *mc = kg_mesh_cache_new();
     int have_cm = ri->have_cm = kg_collision_model_build(r, mc, &ri->cm, dg) == 0;
+    if (have_cm && nignore > 0) kg_collision_model_declare(&ri->cm, ignore, nignore);
     double sole_z = INFINITY;
     for (int s = 0; s < 2; s++) {
         int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
@@ -1192,14 +1194,15 @@ static void stage_zmp(pipe *p, int f, int last) {
     }
 }
 
-kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d) {
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
+                                         int nignore, kg_diags *d) {
     double t0 = now();
     kg_retarget_robot *rr = calloc(1, sizeof *rr);
     if (!rr) {
         kg_diag_add(d, KG_ERROR, "retarget.memory", robot->source, 0, NULL, "out of memory");
         return NULL;
     }
-    if (robot_setup(robot, map, rr, d) != 0) {
+    if (robot_setup(robot, map, ignore, nignore, rr, d) != 0) {
         kg_retarget_robot_free(rr);
         return NULL;
     }
@@ -1222,7 +1225,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     kg_retarget_options dflt;
     if (!o) kg_retarget_defaults(&dflt), o = &dflt;
     double t0 = now();
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o->robot_map, dg);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o->robot_map, o->ignore_pairs, o->nignore_pairs, dg);
     if (!rr) {
         memset(rep, 0, sizeof *rep);
         *out = NULL;

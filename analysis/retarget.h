@@ -71,6 +71,9 @@ typedef struct kg_retarget_options {
     int avoid_self_collision; /* push pairs in penetration apart (default 1) */
     double source_yaw;       /* turn the source about its up axis first, rad (for tests) */
     const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
+    const kg_link_pair *ignore_pairs; /* robot link pairs not to check for self-collision (an
+                                       * SRDF's disabled ones), besides the model's own */
+    int nignore_pairs;
 } kg_retarget_options;
 
 typedef struct kg_retarget_report {
@@ -126,12 +129,13 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
  * robot serves any number of clips, on any number of threads, while robot
  * (which it refers to) lives. NULL after error diagnostics. */
 typedef struct kg_retarget_robot kg_retarget_robot;
-kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, kg_diags *d);
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
+                                         int nignore, kg_diags *d);
 void kg_retarget_robot_free(kg_retarget_robot *rr);
 /* How long kg_retarget_robot_new took (s). */
 double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
-/* kg_retarget onto a prepared robot (o->robot_map is not used: the map is the
- * robot's). */
+/* kg_retarget onto a prepared robot (o->robot_map and o->ignore_pairs are not
+ * used: they are the prepared robot's). */
 int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
                          const kg_retarget_options *o, kg_motion **out, kg_retarget_report *report, kg_diags *d);
 

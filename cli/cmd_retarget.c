@@ -8,13 +8,15 @@
 #include "analysis/retarget.h"
 #include "cli/common.h"
 #include "formats/save.h"
+#include "importers/importers.h"
 
 int kg_cmd_retarget(int argc, char **argv);
 
 static const char help[] =
     "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
     "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
-    "                          [--iterations N] [--contact-height M] [--contact-speed V] [--json] [options]\n"
+    "                          [--iterations N] [--contact-height M] [--contact-speed V] [--srdf FILE]\n"
+    "                          [--json] [options]\n"
     "\n"
     "Makes the humanoid MODEL (URDF or COLLADA) perform CLIP (BVH or a COLLADA skeleton\n"
     "clip): body parts matched by name and structure (or --map), limbs scaled by the ratio of\n"
@@ -48,6 +50,8 @@ static const char help[] =
     "  --csv-layout L         lafan1 (default) or kinegraph\n"
     "  --no-balance           no preview control (the COM is left where the IK puts it)\n"
     "  --no-avoidance         self-collisions counted in the report, not pushed apart\n"
+    "  --srdf FILE            the robot's SRDF: the link pairs it disables (<disable_collisions>)\n"
+    "                         are neither pushed apart nor counted\n"
     "  --iterations N         whole-body IK iterations per frame (default 8)\n"
     "  --contact-height M     foot contact height, m on the robot's scale (default 0.04)\n"
     "  --contact-speed V      foot contact speed, m/s (default 0.5)\n"
@@ -56,7 +60,7 @@ static const char help[] =
     "  --json                 print the report as JSON on stdout\n";
 
 typedef struct opts {
-    const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin;
+    const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin, *srdf;
     int no_balance, no_avoidance;
     char **clips; /* the CLIP arguments, in order */
     int nclips;
@@ -78,6 +82,7 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
     const char **slot = !strcmp(a, "--robot")                            ? &o->robot
                         : !strcmp(a, "-o") || !strcmp(a, "--output")     ? &o->out
                         : !strcmp(a, "--map")                            ? &o->map
+                        : !strcmp(a, "--srdf")                           ? &o->srdf
                         : !strcmp(a, "--report")                         ? &o->report
                         : !strcmp(a, "--csv-layout")                     ? &o->layout
                         : !strcmp(a, "--iterations")                     ? &o->iters
@@ -246,6 +251,8 @@ int kg_cmd_retarget(int argc, char **argv) {
     }
     kg_model *robot = NULL;
     kg_retarget_robot *rr = NULL;
+    kg_link_pair *ignore = NULL;
+    int nignore = 0;
     json_t *map = NULL, *all = json_array();
     char **outs = calloc((size_t)o.nclips + 1, sizeof *outs), **reports = calloc((size_t)o.nclips + 1, sizeof *reports);
     const char *format = o.out ? kg_output_format(o.out) : NULL;
@@ -321,7 +328,11 @@ int kg_cmd_retarget(int argc, char **argv) {
         if (read_map(json_object_get(map, "robot"), "robot", robot, &rmap, o.map) != 0) goto done;
     }
     before = c.diags.count;
-    rr = kg_retarget_robot_new(robot, o.map ? &rmap : NULL, &c.diags);
+    if (o.srdf && kg_import_srdf_pairs(o.srdf, robot, &ignore, &nignore, &c.diags) != 0) {
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        goto done;
+    }
+    rr = kg_retarget_robot_new(robot, o.map ? &rmap : NULL, ignore, nignore, &c.diags);
     kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
     if (!rr) goto done;
     rc = KG_EXIT_OK;
@@ -342,6 +353,7 @@ done:
     json_decref(all);
     json_decref(map);
     kg_retarget_robot_free(rr);
+    free(ignore);
     kg_model_free(robot);
     c.model_path = NULL;
     kg_cli_done(&c);

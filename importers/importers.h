@@ -18,5 +18,9 @@ kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const
                             kg_diags *d);
 kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg_load_options *o,
                          kg_diags *d);
+/* SRDF: the link pairs its <disable_collisions> name (malloc'd into *pairs).
+ * A link the model does not have is a warning and its pair left out. Returns 0,
+ * or -1 after error diagnostics (unreadable, not XML, a pair without links). */
+int kg_import_srdf_pairs(const char *path, const kg_model *m, kg_link_pair **pairs, int *npairs, kg_diags *d);
 
 #endif
