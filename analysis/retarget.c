@@ -44,7 +44,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     o->margin = 0.01;
     o->zmp_margin = 0.05;
     o->preview_time = 1.0;
-    o->iterations = 6;
+    o->iterations = 8;
     o->balance = 1;
     o->avoid_self_collision = 1;
 }

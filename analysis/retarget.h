@@ -66,7 +66,7 @@ typedef struct kg_retarget_options {
                               * its centre when it is narrower, m (default 0.05): the preview's
                               * tracking error at a change of feet is a few cm */
     double preview_time;     /* s (default 1.0) */
-    int iterations;          /* IK iterations per frame and pass (default 6) */
+    int iterations;          /* IK iterations per frame and pass (default 8) */
     int balance;             /* the preview-control pass (default 1) */
     int avoid_self_collision; /* push pairs in penetration apart (default 1) */
     double source_yaw;       /* turn the source about its up axis first, rad (for tests) */

@@ -34,7 +34,6 @@ int main(int argc, char **argv) {
     }
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    o.iterations = 8; /* as `kinegraph retarget` */
     double *all = malloc((size_t)runs * sizeof *all), *clipr = malloc((size_t)runs * sizeof *clipr),
            *stream = malloc((size_t)runs * sizeof *stream), *prep = malloc((size_t)runs * sizeof *prep);
     kg_retarget_report r;

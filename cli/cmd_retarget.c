@@ -280,7 +280,6 @@ int kg_cmd_retarget(int argc, char **argv) {
     if (!strcmp(format, "csv") && (!o.layout || !strcmp(o.layout, "lafan1"))) format = "lafan1";
     kg_retarget_options ro;
     kg_retarget_defaults(&ro);
-    ro.iterations = 8;
     if (o.no_balance) ro.balance = 0;
     if (o.no_avoidance) ro.avoid_self_collision = 0;
     double v;

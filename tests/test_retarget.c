@@ -159,7 +159,6 @@ static void test_retarget_sample(void **state) {
     (void)state;
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    o.iterations = 8;
     kg_retarget_report r, r2, r3;
     kg_motion *a = run(WALK, SAMPLE, &o, &r);
     print_report("samples/walk.bvh", "humanoid", &r);
@@ -220,7 +219,6 @@ static void test_retarget_prepared(void **state) {
     (void)state;
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    o.iterations = 8;
     kg_retarget_report r1, r2;
     kg_motion *one = run(WALK, SAMPLE, &o, &r1);
     assert_true(r1.robot_seconds > 0 && r1.robot_seconds <= r1.setup_seconds && r1.setup_seconds < r1.seconds);
@@ -293,7 +291,6 @@ static void test_retarget_corpus(void **state) {
                       *names[] = {"g1", "jvrc1", "talos"};
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    o.iterations = 8;
     for (size_t ri = 0; ri < 3; ri++)
         for (size_t k = 0; k < sizeof clips / sizeof *clips; k++) {
             char cp[4096], rp[4096];
