@@ -1134,12 +1134,13 @@ static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const doubl
     const kg_model *r = p->robot;
     const robot_info *ri = p->ri;
     double miss = feet_miss(p, s), kept[12];
-    if (miss <= HOLD_TOL) return;
+    if (miss <= HOLD_TOL || !ri->leg_cols[0] || !ri->leg_cols[1]) return;
     memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
     kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
     for (int j = 0; j < r->njoint; j++) {
         const kg_joint *J = &r->joint[j];
-        if (J->dofadr >= 0 && J->type != KG_JOINT_FLOATING && (ri->leg_cols[0][J->dofadr] || ri->leg_cols[1][J->dofadr]))
+        int leg = J->dofadr >= 0 && (ri->leg_cols[0][J->dofadr] || ri->leg_cols[1][J->dofadr]);
+        if (leg && J->type != KG_JOINT_FLOATING)
             memcpy(p->d->q + J->qadr, p->prev + J->qadr, (size_t)J->nq * sizeof *p->prev);
     }
     kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
