@@ -147,15 +147,12 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
             cm->pair_a[cm->npair] = a;
             cm->pair_b[cm->npair] = b;
             cm->adjacent[cm->npair] = reach[b];
-            for (int k = 0; k < m->ncollision_ignore; k++) {
-                int x = m->collision_ignore[k].a, y = m->collision_ignore[k].b;
-                if ((x == a && y == b) || (x == b && y == a)) cm->declared[cm->npair] = 1;
-            }
             cm->npair++;
         }
     }
     free(reach);
     free(queue);
+    kg_collision_model_declare(cm, m->collision_ignore, m->ncollision_ignore);
     return 0;
 fail:
     kg_collision_model_free(cm);

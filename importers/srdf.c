@@ -34,7 +34,7 @@ int kg_import_srdf_pairs(const char *path, const kg_model *m, kg_link_pair **pai
             continue;
         }
         int la = kg_model_link(m, a), lb = kg_model_link(m, b);
-        if (la < 0 || lb < 0) { /* an SRDF written for a fuller model (Talos's names the arms of talos_full) */
+        if (la < 0 || lb < 0) { /* an SRDF written for a fuller model than the one loaded */
             kg_diag_add(d, KG_WARNING, "srdf.unknown_link", path, kg_xml_line(n), "disable_collisions",
                         "'%s' is not a link of '%s': the pair is left out", la < 0 ? a : b, m->name ? m->name : "");
             continue;
