@@ -7,6 +7,10 @@
  * hulls (so a concave mesh collides as its hull, as in MuJoCo). Broad phase:
  * world bounding boxes of the shapes; narrow phase: libccd's MPR intersection
  * test. Two links collide when any of their shapes do (touching counts).
+ * With `exact` set, a hit between hulls of meshes is confirmed on the meshes'
+ * triangles (analysis/trimesh.h): their surfaces meet, or one solid holds the
+ * other (what MoveIt's FCL tests); a concave link then no longer collides
+ * where only its hull reaches.
  *
  * Pair classes (link pairs that both have collision geometry):
  *   adjacent   joined by a joint, or through links that have no geometry;
@@ -29,6 +33,7 @@
 #include <stdint.h>
 
 #include "analysis/convex.h"
+#include "analysis/trimesh.h"
 #include "core/data.h"
 #include "core/diag.h"
 #include "formats/mesh.h"
@@ -44,6 +49,8 @@ typedef struct kg_collision_model {
     unsigned char *adjacent; /* [npair] */
     unsigned char *declared; /* [npair] the model says to ignore it */
     int hull_vertices;     /* over all hulls */
+    kg_trimesh *surface;   /* [nshape] a mesh shape's triangles in the shape's frame (ntri 0: a primitive) */
+    int exact;             /* 0 (as built): hulls, as MuJoCo; 1: hull hits confirmed on the triangles */
 } kg_collision_model;
 
 /* Shapes of every collision geom (meshes read through the cache; a mesh that

@@ -320,6 +320,10 @@ static int robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_
             for (int k = 0; k < ri->cm.npair; k++) ri->check[k] = !ri->cm.adjacent[k] && !ri->cm.declared[k];
             kg_self_collisions(&ri->cm, d, cw, ri->check, hit);
             for (int k = 0; k < ri->cm.npair; k++) ri->check[k] &= !hit[k];
+            /* hulls, not cm.exact: confirming hits on G1's meshes (all-pairs
+             * triangle tests) took 01_01 from 5 400 to 115 frames/s; JVRC-1's
+             * pelvis hull then stops counting the hips (296 -> 3 frames on
+             * walk_circle): a triangle tree would make it affordable */
         } else {
             free(ri->check);
             ri->check = NULL;
@@ -520,8 +524,9 @@ typedef struct pipe {
     int clear;     /* the pose is as avoid() last left it, with no pair touching */
     int narrowed;  /* pins brought within the robot's widest stance */
     int delayed;   /* frames where a foot's landing was put off */
+    int retreats;  /* frames where retreat() moved joints back */
     double prev_base[12]; /* the previous frame's root: position, rotation */
-    double *held;  /* [nq] scratch of hold_legs() */
+    double *held;  /* [nq] scratch of hold_legs() and retreat() */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -1155,6 +1160,58 @@ static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const doubl
     kg_fk(r, p->d);
 }
 
+/* The joints between the pairs a frame's pushes left overlapping moved back
+ * towards where they were the frame before, as far as they must: the largest
+ * step u of q_prev + u (q - q_prev) over those joints that leaves no pair
+ * overlapping (bisected, to 1/32), or none when even the previous values
+ * leave an overlap as deep. The relative pose of two links depends only on
+ * the joints between them, so a pair apart the frame before is apart again
+ * at u = 0 (other pairs are checked with it). A deep overlap (an arm swung
+ * into the chest faster than the pushes could take it out: G1's dance clip,
+ * 45-107 mm) otherwise stays, each frame starting inside. The planted legs
+ * and the root stay. Returns 1 when it moved. */
+static int retreat(pipe *p) {
+    const kg_model *r = p->robot;
+    const robot_info *ri = p->ri;
+    if (p->clear || !p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !p->cols || !p->pair_cols ||
+        !ri->leg_cols[0] || !ri->leg_cols[1])
+        return 0;
+    double worst = overlap(p), depth, dir[3], pos[3];
+    if (worst < AVOID_DEPTH) return 0;
+    memset(p->cols, 0, (size_t)r->dof + 6);
+    for (int k = 0; k < ri->cm.npair; k++) {
+        if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH) continue;
+        kg_jacobian_columns(r, ri->cm.pair_b[k], ri->cm.pair_a[k], p->pair_cols);
+        for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c] && !ri->leg_cols[0][c] && !ri->leg_cols[1][c];
+    }
+    memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
+    double lo = 0, hi = 1, best = 1;
+    for (int step = 0; step <= 5; step++) {
+        double u = step == 0 ? 0 : (lo + hi) / 2;
+        for (int j = 0; j < r->njoint; j++) {
+            const kg_joint *J = &r->joint[j];
+            if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !p->cols[J->dofadr]) continue;
+            for (int i = J->qadr; i < J->qadr + J->nq; i++) p->d->q[i] = p->prev[i] + u * (p->held[i] - p->prev[i]);
+        }
+        kg_fk(r, p->d);
+        double o = overlap(p);
+        if (step == 0 && o >= worst) break;
+        if (o < AVOID_DEPTH) lo = best = u;
+        else if (step == 0) { /* shallower, not clear: the previous values */
+            best = 0;
+            break;
+        } else hi = u;
+    }
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !p->cols[J->dofadr]) continue;
+        for (int i = J->qadr; i < J->qadr + J->nq; i++) p->d->q[i] = p->prev[i] + best * (p->held[i] - p->prev[i]);
+    }
+    kg_fk(r, p->d);
+    p->clear = 0;
+    return best < 1;
+}
+
 /* ---- metrics -------------------------------------------------------------------------- */
 
 typedef struct metrics {
@@ -1419,6 +1476,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             }
         }
         p.delayed += delayed > 0;
+        if (f > 0) p.retreats += retreat(&p);
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
         if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
@@ -1507,6 +1565,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     rep->frames = (*out)->nframes;
     rep->narrowed_stances = p.narrowed;
     rep->delayed_landing_frames = p.delayed;
+    rep->self_collision_retreat_frames = p.retreats;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;

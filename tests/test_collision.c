@@ -3,7 +3,11 @@
  * on at least 99 % of pair-pose checks; analytic cases (spheres and boxes at known
  * distances, a hull of a mesh against a box, the hull's tolerance); the allowed-collision matrix of the
  * sample has the adjacent pairs its tree says, does not depend on the thread
- * count, and states p_upper = 3/n for its "never" pairs. */
+ * count, and states p_upper = 3/n for its "never" pairs. Exact tests (hulls'
+ * hits confirmed on the meshes' triangles): triangle pairs and winding numbers
+ * of known answer, and a U-shaped mesh whose notch a sphere and a cube enter
+ * (the hull says hit, the surfaces do not), cross into (both say hit) and sit
+ * inside (no surface meets; the winding number says hit). */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
@@ -13,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/collision.h"
+#include "analysis/trimesh.h"
 #include "core/fk.h"
 #include "formats/load.h"
 
@@ -248,8 +253,117 @@ static void test_matrix(void **state) {
     kg_diags_clear(&d);
 }
 
+static void test_triangles(void **state) {
+    (void)state;
+    const double a0[3] = {0, 0, 0}, a1[3] = {1, 0, 0}, a2[3] = {0, 1, 0};
+    /* a vertical triangle through a's interior, above it only, touching at a point, beyond its edge */
+    const double b[][3][3] = {{{0.2, 0.2, -1}, {0.2, 0.2, 1}, {0.3, 0.3, 1}},
+                              {{0.2, 0.2, 0.1}, {0.2, 0.2, 1}, {0.3, 0.3, 1}},
+                              {{0.2, 0.2, 0}, {0.2, 0.2, 1}, {0.3, 0.3, 1}},
+                              {{0.6, 0.6, -1}, {0.6, 0.6, 1}, {0.7, 0.7, 1}}};
+    const int want[] = {1, 0, 1, 0};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(kg_triangles_meet(a0, a1, a2, b[k][0], b[k][1], b[k][2]), want[k]);
+        assert_int_equal(kg_triangles_meet(b[k][0], b[k][1], b[k][2], a0, a1, a2), want[k]);
+    }
+    const double flat[3] = {0.5, 0, 0}; /* a degenerate triangle meets nothing */
+    assert_int_equal(kg_triangles_meet(a0, a1, flat, b[0][0], b[0][1], b[0][2]), 0);
+    /* the unit tetrahedron, outward: 1 inside (also a hair from a face), 0 outside */
+    const double v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const int tri[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    const double in[3] = {0.1, 0.1, 0.1}, out[3] = {1, 1, 1}, face[3] = {0.2, 0.2, 1e-9};
+    assert_float_equal(kg_winding_number(v, tri, 4, in), 1, 1e-12);
+    assert_float_equal(kg_winding_number(v, tri, 4, out), 0, 1e-12);
+    assert_float_equal(kg_winding_number(v, tri, 4, face), 1, 1e-6);
+}
+
+/* Boxes (lo, hi corners) as one mesh, outward triangles. */
+static void boxes_mesh(kg_mesh *me, const double (*box)[6], int n) {
+    memset(me, 0, sizeof *me);
+    me->nvert = 8 * n, me->ntri = 12 * n;
+    me->vert = malloc(sizeof(double) * 3 * (size_t)me->nvert);
+    me->tri = malloc(sizeof(int) * 3 * (size_t)me->ntri);
+    static const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int b = 0; b < n; b++) {
+        for (int c = 0; c < 8; c++)
+            for (int a = 0; a < 3; a++) me->vert[3 * (8 * b + c) + a] = box[b][(c >> a & 1) ? 3 + a : a];
+        for (int f = 0; f < 6; f++) {
+            int *t = me->tri + 3 * (12 * b + 2 * f);
+            const int *q = quads[f];
+            t[0] = 8 * b + q[0], t[1] = 8 * b + q[1], t[2] = 8 * b + q[2];
+            t[3] = 8 * b + q[0], t[4] = 8 * b + q[2], t[5] = 8 * b + q[3];
+        }
+    }
+}
+
+static void test_exact(void **state) {
+    (void)state;
+    char dir[] = "/tmp/kg_exact_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    kg_diags d;
+    kg_diags_init(&d);
+    /* a U: two posts (x 0.05..0.15 either side, z 0..0.2) on a bar; the notch between them is in its hull */
+    const double u[3][6] = {{-0.15, -0.05, 0, -0.05, 0.05, 0.2}, {0.05, -0.05, 0, 0.15, 0.05, 0.2},
+                            {-0.15, -0.05, -0.05, 0.15, 0.05, 0}};
+    const double cube[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 0.015}};
+    kg_mesh me;
+    boxes_mesh(&me, u, 3);
+    snprintf(path, sizeof path, "%s/u.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
+    free(me.vert), free(me.tri);
+    boxes_mesh(&me, cube, 1);
+    snprintf(path, sizeof path, "%s/cube.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
+    free(me.vert), free(me.tri);
+    const char *urdf =
+        "<robot name='u'><link name='base'><collision><geometry><mesh filename='u.stl'/></geometry></collision></link>"
+        "<link name='ball'><collision><geometry><sphere radius='0.02'/></geometry></collision></link>"
+        "<link name='cube'><collision><geometry><mesh filename='cube.stl'/></geometry></collision></link>"
+        "<joint name='x1' type='prismatic'><parent link='base'/><child link='ball'/><origin xyz='0 -0.025 0.1'/>"
+        "<axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+        "<joint name='x2' type='prismatic'><parent link='base'/><child link='cube'/><origin xyz='0 0.025 0.1'/>"
+        "<axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>";
+    snprintf(path, sizeof path, "%s/u.urdf", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(urdf, f);
+    fclose(f);
+    kg_model *m = load(path, &d);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_collision_model cm;
+    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    int base = kg_model_link(m, "base"), pb = pair_index(&cm, base, kg_model_link(m, "ball")),
+        pc = pair_index(&cm, base, kg_model_link(m, "cube"));
+    assert_true(pb >= 0 && pc >= 0);
+    kg_data *kd = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(&cm);
+    unsigned char check[3] = {1, 1, 1}, hit[3];
+    int j1 = m->joint[kg_model_joint(m, "x1")].qadr, j2 = m->joint[kg_model_joint(m, "x2")].qadr;
+    /* in the notch's middle; crossing a post's inner face (x 0.05); inside the post; outside the U */
+    const double xs[] = {0, 0.05, 0.1, 0.3};
+    const int hull[] = {1, 1, 1, 0}, exact[] = {0, 1, 1, 0};
+    for (int k = 0; k < 4; k++) {
+        kd->q[j1] = xs[k], kd->q[j2] = -xs[k];
+        kg_fk(m, kd);
+        for (cm.exact = 0; cm.exact < 2; cm.exact++) {
+            kg_self_collisions(&cm, kd, w, check, hit);
+            const int *want = cm.exact ? exact : hull;
+            if (hit[pb] != want[k] || hit[pc] != want[k])
+                fail_msg("x = %g, exact %d: ball %d, cube %d, expected %d", xs[k], cm.exact, hit[pb], hit[pc], want[k]);
+        }
+    }
+    kg_collision_work_free(w);
+    kg_data_free(kd);
+    kg_collision_model_free(&cm);
+    kg_mesh_cache_free(mc);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    kg_test_remove_dir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_mujoco), cmocka_unit_test(test_analytic),
-                                       cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix)};
+                                       cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix),
+                                       cmocka_unit_test(test_triangles), cmocka_unit_test(test_exact)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
