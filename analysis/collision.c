@@ -349,7 +349,8 @@ static int place_mesh(const kg_trimesh *m, const placed *s, kg_collision_work *w
     }
     int n = 0;
     for (int t = 0; t < m->ntri; t++) {
-        const double *v[3] = {m->vert + 3 * m->tri[3 * t], m->vert + 3 * m->tri[3 * t + 1], m->vert + 3 * m->tri[3 * t + 2]};
+        const int *ti = m->tri + 3 * t;
+        const double *v[3] = {m->vert + 3 * ti[0], m->vert + 3 * ti[1], m->vert + 3 * ti[2]};
         int in = 1;
         for (int a = 0; a < 3 && in; a++)
             in = (v[0][a] <= lhi[a] || v[1][a] <= lhi[a] || v[2][a] <= lhi[a]) &&

@@ -910,6 +910,19 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
     io->lower = p->lower, io->upper = p->upper;
 }
 
+/* The columns between pair k's links but the legs' marked in legs (p->pair_cols).
+ * Returns how many. */
+static int pair_columns(pipe *p, int k, const int legs[2]) {
+    const robot_info *ri = p->ri;
+    kg_jacobian_columns(p->robot, ri->cm.pair_b[k], ri->cm.pair_a[k], p->pair_cols);
+    int n = 0;
+    for (int c = 0; c < p->robot->dof; c++) {
+        if ((legs[0] && ri->leg_cols[0][c]) || (legs[1] && ri->leg_cols[1][c])) p->pair_cols[c] = 0;
+        n += p->pair_cols[c] != 0;
+    }
+    return n;
+}
+
 /* Self-collision: each pair found in penetration (among those apart at rest)
  * pushed apart: a point target on its second link, in its first link's frame,
  * at the deepest overlap's point moved out by the depth plus AVOID_MARGIN,
@@ -956,13 +969,8 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
             double depth, dir[3], pos[3], d[3];
             if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH)
                 continue;
-            kg_jacobian_columns(r, b, a, p->pair_cols);
-            int any = 0;
-            for (int c = 0; c < r->dof; c++) {
-                if ((planted[0] && ri->leg_cols[0][c]) || (planted[1] && ri->leg_cols[1][c])) p->pair_cols[c] = 0;
-                p->cols[c] |= p->pair_cols[c], any |= p->pair_cols[c];
-            }
-            if (!any) continue;
+            if (!pair_columns(p, k, planted)) continue;
+            for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c];
             kg_ik_target *T = &all[n++];
             memset(T, 0, sizeof *T);
             T->link = b, T->base = a, T->axes = KG_IK_POSITION, T->weight = AVOID_WEIGHT;
@@ -1129,6 +1137,19 @@ static int delay_landing(pipe *p, int f, double reach) {
     return n;
 }
 
+/* The joints whose columns are set in cols (not the root) moved the fraction
+ * u of the way from the previous frame's values to p->held's (u = 0: the
+ * previous values themselves). */
+static void blend_joints(pipe *p, const unsigned char *cols, double u) {
+    const kg_model *r = p->robot;
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !cols[J->dofadr]) continue;
+        for (int i = J->qadr; i < J->qadr + J->nq; i++)
+            p->d->q[i] = u == 0 ? p->prev[i] : p->prev[i] + u * (p->held[i] - p->prev[i]);
+    }
+}
+
 /* The legs and the root solved again (stance()) from where they were the
  * frame before, when the frame's solve left the feet off (feet_miss() above
  * HOLD_TOL): there the planted feet were on their pins and the swinging ones
@@ -1139,15 +1160,10 @@ static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const doubl
     const kg_model *r = p->robot;
     const robot_info *ri = p->ri;
     double miss = feet_miss(p, s), kept[12];
-    if (miss <= HOLD_TOL || !ri->leg_cols[0] || !ri->leg_cols[1]) return;
+    if (miss <= HOLD_TOL || !ri->stance_cols) return;
     memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
     kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
-    for (int j = 0; j < r->njoint; j++) {
-        const kg_joint *J = &r->joint[j];
-        int leg = J->dofadr >= 0 && (ri->leg_cols[0][J->dofadr] || ri->leg_cols[1][J->dofadr]);
-        if (leg && J->type != KG_JOINT_FLOATING)
-            memcpy(p->d->q + J->qadr, p->prev + J->qadr, (size_t)J->nq * sizeof *p->prev);
-    }
+    blend_joints(p, ri->stance_cols, 0); /* the legs' columns */
     kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
     kg_fk(r, p->d);
     stance(p, t, com);
@@ -1178,21 +1194,18 @@ static int retreat(pipe *p) {
         return 0;
     double worst = overlap(p), depth, dir[3], pos[3];
     if (worst < AVOID_DEPTH) return 0;
+    const int legs[2] = {1, 1};
     memset(p->cols, 0, (size_t)r->dof + 6);
     for (int k = 0; k < ri->cm.npair; k++) {
         if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH) continue;
-        kg_jacobian_columns(r, ri->cm.pair_b[k], ri->cm.pair_a[k], p->pair_cols);
-        for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c] && !ri->leg_cols[0][c] && !ri->leg_cols[1][c];
+        pair_columns(p, k, legs);
+        for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c];
     }
     memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
     double lo = 0, hi = 1, best = 1;
     for (int step = 0; step <= 5; step++) {
         double u = step == 0 ? 0 : (lo + hi) / 2;
-        for (int j = 0; j < r->njoint; j++) {
-            const kg_joint *J = &r->joint[j];
-            if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !p->cols[J->dofadr]) continue;
-            for (int i = J->qadr; i < J->qadr + J->nq; i++) p->d->q[i] = p->prev[i] + u * (p->held[i] - p->prev[i]);
-        }
+        blend_joints(p, p->cols, u);
         kg_fk(r, p->d);
         double o = overlap(p);
         if (step == 0 && o >= worst) break;
@@ -1202,11 +1215,7 @@ static int retreat(pipe *p) {
             break;
         } else hi = u;
     }
-    for (int j = 0; j < r->njoint; j++) {
-        const kg_joint *J = &r->joint[j];
-        if (J->dofadr < 0 || J->type == KG_JOINT_FLOATING || !p->cols[J->dofadr]) continue;
-        for (int i = J->qadr; i < J->qadr + J->nq; i++) p->d->q[i] = p->prev[i] + best * (p->held[i] - p->prev[i]);
-    }
+    blend_joints(p, p->cols, best);
     kg_fk(r, p->d);
     p->clear = 0;
     return best < 1;

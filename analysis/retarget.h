@@ -95,10 +95,9 @@ typedef struct kg_retarget_report {
     double float_max_mm;                       /* a planted sole above it */
     int limit_violations, velocity_violations; /* joint-frames */
     int self_collision_frames;                 /* frames where a pair apart at rest (neither adjacent
-                                                * nor declared) still overlaps, by 10 um or more (by
-                                                * the hulls' depth; a mesh's hits are confirmed on
-                                                * its triangles, analysis/collision.h); -1: no
-                                                * collision geometry */
+                                                * nor declared) still overlaps, by 10 um or more (hulls
+                                                * are within 0.1 mm of the meshes; a concave mesh
+                                                * collides as its hull); -1: no collision geometry */
     double self_collision_depth_max_mm;        /* the deepest such overlap */
     int self_collision_pushed_frames;          /* frames where such a pair was found and pushed apart */
     int self_collision_retreat_frames;         /* frames where the pushes left a pair overlapping

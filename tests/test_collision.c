@@ -39,6 +39,16 @@ static int pair_index(const kg_collision_model *cm, int a, int b) {
     return -1;
 }
 
+/* Frees what the tests build: the work space and pose (either may be NULL),
+ * the collision model, the mesh cache and the model. */
+static void free_scene(kg_collision_work *w, kg_data *kd, kg_collision_model *cm, kg_mesh_cache *mc, kg_model *m) {
+    kg_collision_work_free(w);
+    kg_data_free(kd);
+    kg_collision_model_free(cm);
+    kg_mesh_cache_free(mc);
+    kg_model_free(m);
+}
+
 static void compare_mujoco(const char *ref_path, const char *data, int *nfiles, long *checks, long *agree) {
     char path[4096];
     const char *file;
@@ -87,11 +97,7 @@ static void compare_mujoco(const char *ref_path, const char *data, int *nfiles, 
     assert_true((double)(*agree - a0) >= 0.99 * (double)(*checks - c0));
     free(hit);
     free(theirs);
-    kg_collision_work_free(w);
-    kg_data_free(kd);
-    kg_collision_model_free(&cm);
-    kg_mesh_cache_free(mc);
-    kg_model_free(m);
+    free_scene(w, kd, &cm, mc, m);
     kg_diags_clear(&d);
     json_decref(ref);
     ++*nfiles;
@@ -172,11 +178,7 @@ static void test_analytic(void **state) {
     kg_fk(m, kd);
     kg_self_collisions(&cm, kd, w, check, hit);
     assert_int_equal(hit[sp], 0);
-    kg_collision_work_free(w);
-    kg_data_free(kd);
-    kg_collision_model_free(&cm);
-    kg_mesh_cache_free(mc);
-    kg_model_free(m);
+    free_scene(w, kd, &cm, mc, m);
     kg_diags_clear(&d);
 }
 
@@ -247,9 +249,7 @@ static void test_matrix(void **state) {
     printf("sample humanoid: %d pairs, %d adjacent, %d never after %ld samples\n", cm.npair, adjacent, never, a1.samples);
     kg_acm_free(&a1);
     kg_acm_free(&a2);
-    kg_collision_model_free(&cm);
-    kg_mesh_cache_free(mc);
-    kg_model_free(m);
+    free_scene(NULL, NULL, &cm, mc, m);
     kg_diags_clear(&d);
 }
 
@@ -352,11 +352,7 @@ static void test_exact(void **state) {
                 fail_msg("x = %g, exact %d: ball %d, cube %d, expected %d", xs[k], cm.exact, hit[pb], hit[pc], want[k]);
         }
     }
-    kg_collision_work_free(w);
-    kg_data_free(kd);
-    kg_collision_model_free(&cm);
-    kg_mesh_cache_free(mc);
-    kg_model_free(m);
+    free_scene(w, kd, &cm, mc, m);
     kg_diags_clear(&d);
     kg_test_remove_dir(dir);
 }
