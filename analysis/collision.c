@@ -45,6 +45,7 @@ void kg_collision_model_free(kg_collision_model *cm) {
         kg_convex_free(&cm->shape[i]);
         free(cm->surface[i].vert);
         free(cm->surface[i].tri);
+        free(cm->surface[i].node);
     }
     free(cm->shape);
     free(cm->surface);
@@ -71,7 +72,7 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
             const kg_geom *G = &m->geom[g];
             if (G->role != KG_COLLISION) continue;
             kg_convex c;
-            kg_trimesh t = {0, 0, NULL, NULL};
+            kg_trimesh t = {0, 0, NULL, NULL, 0, NULL};
             memset(&c, 0, sizeof c);
             c.link = i;
             c.geom = g;
@@ -114,6 +115,11 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
                 if (t.tri) { /* kept for exact tests */
                     memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
                     t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
+                    if (kg_trimesh_index(&t) != 0) {
+                        free(t.vert), free(t.tri);
+                        kg_convex_free(&c);
+                        goto fail;
+                    }
                 } else {
                     free(v);
                 }
@@ -218,10 +224,7 @@ struct kg_collision_work {
     placed *s;
     double *axis; /* [3 npair] per pair, the direction (world axes) that last separated
                    * its links' shapes, or zeros */
-    /* exact tests: two meshes' triangles near the other shape, their vertices
-     * in the world and their bounds */
-    double *vert[2], *box[2];
-    int *near[2];
+    int *hint;    /* [2 npair] per pair, the triangles that last met (exact tests), or -1 */
 };
 
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
@@ -229,20 +232,12 @@ kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     if (!w) return NULL;
     w->s = calloc((size_t)cm->nshape + 1, sizeof *w->s);
     w->axis = calloc(3 * (size_t)cm->npair + 1, sizeof *w->axis);
-    int nt = 1;
-    for (int i = 0; i < cm->nshape; i++)
-        if (cm->surface[i].ntri > nt) nt = cm->surface[i].ntri;
-    int ok = w->s && w->axis;
-    for (int h = 0; h < 2; h++) {
-        w->vert[h] = malloc((size_t)nt * 9 * sizeof *w->vert[h]);
-        w->box[h] = malloc((size_t)nt * 6 * sizeof *w->box[h]);
-        w->near[h] = malloc((size_t)nt * sizeof *w->near[h]);
-        ok &= w->vert[h] && w->box[h] && w->near[h];
-    }
-    if (!ok) {
+    w->hint = malloc((2 * (size_t)cm->npair + 1) * sizeof *w->hint);
+    if (!w->s || !w->axis || !w->hint) {
         kg_collision_work_free(w);
         return NULL;
     }
+    for (int k = 0; k < 2 * cm->npair; k++) w->hint[k] = -1;
     return w;
 }
 
@@ -250,7 +245,7 @@ void kg_collision_work_free(kg_collision_work *w) {
     if (!w) return;
     free(w->s);
     free(w->axis);
-    for (int h = 0; h < 2; h++) free(w->vert[h]), free(w->box[h]), free(w->near[h]);
+    free(w->hint);
     free(w);
 }
 
@@ -315,9 +310,8 @@ static int touch(placed *a, placed *b, double axis[3]) {
 
 /* ---- exact tests ---------------------------------------------------------------------- */
 
-typedef struct triangle { /* one of a mesh's, for libccd */
-    const double *v[3];
-    double c[3];
+typedef struct triangle { /* one of a mesh's in the world, for libccd */
+    double v[3][3], c[3];
 } triangle;
 
 static void triangle_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *out) {
@@ -334,40 +328,24 @@ static void triangle_center(const void *obj, ccd_vec3_t *out) {
     memcpy(out->v, ((const triangle *)obj)->c, 3 * sizeof(double));
 }
 
-/* The triangles of shape h's mesh whose bounds reach into the world box
- * lo..hi (culled in the mesh's frame, where the box's bounds are taken):
- * their vertices in the world (w->vert[h], nine numbers each), their bounds
- * (w->box[h]) and indices (w->near[h]). Returns how many. */
-static int place_mesh(const kg_trimesh *m, const placed *s, kg_collision_work *w, int h, const double lo[3],
-                      const double hi[3]) {
-    double llo[3] = {INFINITY, INFINITY, INFINITY}, lhi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int c = 0; c < 8; c++) {
-        double x[3], l[3];
-        for (int a = 0; a < 3; a++) x[a] = (c >> a & 1 ? hi[a] : lo[a]) - s->p[a];
-        kg_mat3_tvec(l, s->r, x);
-        for (int a = 0; a < 3; a++) llo[a] = fmin(llo[a], l[a]), lhi[a] = fmax(lhi[a], l[a]);
+typedef struct primitive_test { /* a mesh's triangles against a primitive */
+    const kg_trimesh *m;
+    const placed *s, *prim; /* the mesh's shape, the primitive */
+} primitive_test;
+
+/* Does triangle t meet the primitive (MPR, in the world)? */
+static int triangle_meets(void *ctx, int t) {
+    const primitive_test *q = ctx;
+    triangle tr;
+    for (int k = 0; k < 3; k++) {
+        kg_mat3_vec(tr.v[k], q->s->r, q->m->vert + 3 * q->m->tri[3 * t + k]);
+        for (int a = 0; a < 3; a++) tr.v[k][a] += q->s->p[a];
     }
-    int n = 0;
-    for (int t = 0; t < m->ntri; t++) {
-        const int *ti = m->tri + 3 * t;
-        const double *v[3] = {m->vert + 3 * ti[0], m->vert + 3 * ti[1], m->vert + 3 * ti[2]};
-        int in = 1;
-        for (int a = 0; a < 3 && in; a++)
-            in = (v[0][a] <= lhi[a] || v[1][a] <= lhi[a] || v[2][a] <= lhi[a]) &&
-                 (v[0][a] >= llo[a] || v[1][a] >= llo[a] || v[2][a] >= llo[a]);
-        if (!in) continue;
-        double *x = w->vert[h] + 9 * n, *bx = w->box[h] + 6 * n;
-        for (int k = 0; k < 3; k++) {
-            kg_mat3_vec(x + 3 * k, s->r, v[k]);
-            for (int a = 0; a < 3; a++) x[3 * k + a] += s->p[a];
-        }
-        for (int a = 0; a < 3; a++) {
-            bx[a] = fmin(x[a], fmin(x[3 + a], x[6 + a]));
-            bx[3 + a] = fmax(x[a], fmax(x[3 + a], x[6 + a]));
-        }
-        w->near[h][n++] = t;
-    }
-    return n;
+    for (int a = 0; a < 3; a++) tr.c[a] = (tr.v[0][a] + tr.v[1][a] + tr.v[2][a]) / 3;
+    ccd_t ccd;
+    mpr_setup(&ccd);
+    ccd.support1 = triangle_support, ccd.center1 = triangle_center;
+    return ccdMPRIntersect(&tr, q->prim, &ccd);
 }
 
 /* Is world point x inside shape s's mesh m (winding number)? Only when a's
@@ -382,54 +360,35 @@ static int inside(const kg_trimesh *m, const placed *s, const placed *a, const d
     return fabs(kg_winding_number(m->vert, m->tri, m->ntri, l)) > 0.5;
 }
 
-static int boxes_meet(const double *a, const double *b) {
-    for (int k = 0; k < 3; k++)
-        if (a[3 + k] < b[k] || b[3 + k] < a[k]) return 0;
-    return 1;
-}
-
 /* After the hulls of shapes i and j touch: do the shapes? Two meshes: a
- * triangle of each meet, or a vertex of one is inside the other (winding
- * number); a mesh and a primitive: a triangle meets the primitive's solid
- * (MPR), or the primitive's centre is inside the mesh; two primitives: yes
- * (their hulls are themselves). Only the triangles within both hulls' world
- * boxes are tried. */
-static int solids_touch(const kg_collision_model *cm, kg_collision_work *w, int i, int j) {
+ * triangle of each meet (their trees, analysis/trimesh.h), or a vertex of one
+ * is inside the other (winding number); a mesh and a primitive: a triangle
+ * near the primitive's box meets its solid (MPR), or the primitive's centre
+ * is inside the mesh; two primitives: yes (their hulls are themselves). */
+static int solids_touch(const kg_collision_model *cm, const kg_collision_work *w, int i, int j, int hint[2]) {
     const kg_trimesh *m[2] = {&cm->surface[i], &cm->surface[j]};
     const placed *s[2] = {&w->s[i], &w->s[j]};
     if (!m[0]->ntri && !m[1]->ntri) return 1;
-    double lo[3], hi[3];
-    for (int a = 0; a < 3; a++) lo[a] = fmax(s[0]->lo[a], s[1]->lo[a]), hi[a] = fmin(s[0]->hi[a], s[1]->hi[a]);
-    int n[2] = {0, 0};
-    for (int h = 0; h < 2; h++)
-        if (m[h]->ntri) n[h] = place_mesh(m[h], s[h], w, h, lo, hi);
-    if (m[0]->ntri && m[1]->ntri) {
-        for (int a = 0; a < n[0]; a++) {
-            const double *x = w->vert[0] + 9 * a;
-            for (int b = 0; b < n[1]; b++) {
-                const double *y = w->vert[1] + 9 * b;
-                if (boxes_meet(w->box[0] + 6 * a, w->box[1] + 6 * b) &&
-                    kg_triangles_meet(x, x + 3, x + 6, y, y + 3, y + 6))
-                    return 1;
-            }
-        }
+    if (m[0]->ntri && m[1]->ntri) { /* j's mesh in i's frame: R = Ri' Rj, p = Ri' (pj - pi) */
+        double R[9], d[3], p[3];
+        kg_mat3_mul_at(R, s[0]->r, s[1]->r);
+        for (int k = 0; k < 3; k++) d[k] = s[1]->p[k] - s[0]->p[k];
+        kg_mat3_tvec(p, s[0]->r, d);
+        if (kg_trimeshes_meet(m[0], m[1], R, p, hint)) return 1;
         double x0[3], x1[3]; /* a vertex of each, in the world */
         kg_mat3_vec(x0, s[0]->r, m[0]->vert), kg_mat3_vec(x1, s[1]->r, m[1]->vert);
         for (int k = 0; k < 3; k++) x0[k] += s[0]->p[k], x1[k] += s[1]->p[k];
         return inside(m[0], s[0], s[1], x1) || inside(m[1], s[1], s[0], x0);
     }
     int h = m[0]->ntri ? 0 : 1; /* the mesh; the other is a primitive */
-    ccd_t ccd;
-    mpr_setup(&ccd);
-    ccd.support1 = triangle_support, ccd.center1 = triangle_center;
-    for (int a = 0; a < n[h]; a++) {
-        const double *x = w->vert[h] + 9 * a;
-        triangle t;
-        for (int k = 0; k < 3; k++) t.v[k] = x + 3 * k;
-        for (int k = 0; k < 3; k++) t.c[k] = (x[k] + x[3 + k] + x[6 + k]) / 3;
-        if (ccdMPRIntersect(&t, s[1 - h], &ccd)) return 1;
-    }
-    return inside(m[h], s[h], s[1 - h], s[1 - h]->p);
+    const placed *ms = s[h], *ps = s[1 - h];
+    double R[9], c[3], d[3]; /* the primitive's box in the mesh's frame */
+    kg_mat3_mul_at(R, ms->r, ps->r);
+    for (int k = 0; k < 3; k++) d[k] = ps->center[k] - ms->p[k];
+    kg_mat3_tvec(c, ms->r, d);
+    primitive_test q = {m[h], ms, ps};
+    if (kg_trimesh_visit(m[h], c, R, ps->half, triangle_meets, &q)) return 1;
+    return inside(m[h], ms, ps, ps->p);
 }
 
 int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
@@ -461,7 +420,7 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
         for (int i = cm->link_first[a]; i < cm->link_first[a] + cm->link_count[a] && !hit[p]; i++)
             for (int j = cm->link_first[b]; j < cm->link_first[b] + cm->link_count[b] && !hit[p]; j++)
                 hit[p] = (unsigned char)(touch(&w->s[i], &w->s[j], w->axis + 3 * p) &&
-                                         (!cm->exact || solids_touch(cm, w, i, j)));
+                                         (!cm->exact || solids_touch(cm, w, i, j, w->hint + 2 * p)));
         n += hit[p];
     }
     return n;

@@ -34,6 +34,8 @@
 #define AVOID_PAIRS 8
 #define LAND_REACH 0.1 /* m: a foot farther than this from its pin as its phase starts keeps swinging */
 #define HOLD_TOL 5e-4  /* m: a planted foot off its pin, or a sole below the ground, after a frame's solve */
+#define WIDTH_STEP 0.005 /* m: robot_width()'s */
+#define FALLBACK_COM 0.002 /* m: how far fall_back() may move the COM sideways (see there) */
 #define SPREAD_USE 0.8 /* of the ankle's roll range a wide stance may take (see robot_spread) */
 
 void kg_retarget_defaults(kg_retarget_options *o) {
@@ -199,6 +201,7 @@ typedef struct kg_retarget_robot {
                                    * (NULL: none) */
     double *vmax;                 /* [dof] velocity limit per column (INFINITY: none) */
     double spread;                /* widest lateral distance between planted ankles (robot_spread) */
+    double width;                 /* the narrowest stance clear of collisions (robot_width) */
     double seconds;               /* to prepare */
 } robot_info;
 
@@ -237,6 +240,63 @@ static double robot_spread(const kg_model *r, const kg_data *d, const int *L) {
     int al = L[KG_PART_ANKLE_L], ar = L[KG_PART_ANKLE_R], hl = L[KG_PART_HIP_L], hr = L[KG_PART_HIP_R];
     double h = 0.5 * (P[3 * hl + 2] - P[3 * al + 2] + P[3 * hr + 2] - P[3 * ar + 2]);
     return fabs(P[3 * al + 1] - P[3 * ar + 1]) + 2 * h * sin(SPREAD_USE * lean);
+}
+
+/* How close the ankles can stand with no pair to watch colliding: from the
+ * rest pose both feet moved towards each other, flat, in steps of
+ * WIDTH_STEP, the legs and the root solved, until a pair collides (thighs,
+ * knees or feet meet) or the legs cannot follow; the ankles' lateral distance
+ * at the last step clear (0 without collision geometry): G1 0.077 m, JVRC-1
+ * 0.102, Talos 0.150 (its thighs are thick). */
+static double robot_width(const kg_model *r, kg_data *d, const robot_info *ri) {
+    const int dir = -1;
+    const int *L = ri->map.link;
+    int al = L[KG_PART_ANKLE_L], ar = L[KG_PART_ANKLE_R];
+    const double *P = d->link_pos;
+    double u[3] = {P[3 * al] - P[3 * ar], P[3 * al + 1] - P[3 * ar + 1], 0};
+    double rest = kg_vec3_norm(u), width = 0;
+    if (!ri->have_cm || !ri->check || !ri->stance_cols || !(rest > 0)) return width;
+    for (int a = 0; a < 2; a++) u[a] /= rest;
+    kg_ik_target t[2];
+    double x0[2][3]; /* the feet at rest (d moves) */
+    memset(t, 0, sizeof t);
+    for (int s = 0; s < 2; s++) {
+        t[s].link = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], t[s].base = -1, t[s].axes = KG_IK_POSE, t[s].weight = 1;
+        kg_vec3_copy(t[s].pos, P + 3 * t[s].link);
+        kg_vec3_copy(x0[s], P + 3 * t[s].link);
+        kg_mat3_copy(t[s].rot, d->link_rot + 9 * t[s].link);
+    }
+    double *q0 = malloc(((size_t)r->nq + 1) * sizeof *q0);
+    kg_ik_work *w = kg_ik_work_new(r, 2);
+    kg_collision_work *cw = kg_collision_work_new(&ri->cm);
+    unsigned char *hit = malloc((size_t)ri->cm.npair + 1);
+    if (q0 && w && cw && hit) {
+        memcpy(q0, d->q, (size_t)r->nq * sizeof *q0);
+        kg_ik_options io;
+        kg_ik_defaults(&io);
+        io.restarts = -1, io.max_iterations = 100, io.tol_pos = io.tol_rot = 1e-4;
+        io.active = ri->stance_cols, io.weight = ri->stance_w;
+        io.floating_base = 1;
+        double base[12];
+        kg_vec3_copy(base, d->base_pos), kg_mat3_copy(base + 3, d->base_rot);
+        width = rest;
+        for (double m = WIDTH_STEP; m < rest / 2; m += WIDTH_STEP) {
+            for (int a = 0; a < 2; a++) t[0].pos[a] = x0[0][a] + dir * m * u[a], t[1].pos[a] = x0[1][a] - dir * m * u[a];
+            kg_ik_result res;
+            kg_ik_solve(r, d, t, 2, &io, w, &res);
+            kg_fk(r, d);
+            if (res.pos_error > 1e-3 || kg_self_collisions(&ri->cm, d, cw, ri->check, hit) > 0) break;
+            width = rest + 2 * dir * m;
+        }
+        memcpy(d->q, q0, (size_t)r->nq * sizeof *q0);
+        kg_vec3_copy(d->base_pos, base), kg_mat3_copy(d->base_rot, base + 3);
+        kg_fk(r, d);
+    }
+    free(q0);
+    free(hit);
+    kg_ik_work_free(w);
+    kg_collision_work_free(cw);
+    return width;
 }
 
 static int robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
@@ -320,10 +380,10 @@ static int robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_
             for (int k = 0; k < ri->cm.npair; k++) ri->check[k] = !ri->cm.adjacent[k] && !ri->cm.declared[k];
             kg_self_collisions(&ri->cm, d, cw, ri->check, hit);
             for (int k = 0; k < ri->cm.npair; k++) ri->check[k] &= !hit[k];
-            /* hulls, not cm.exact: confirming hits on G1's meshes (all-pairs
-             * triangle tests) took 01_01 from 5 400 to 115 frames/s; JVRC-1's
-             * pelvis hull then stops counting the hips (296 -> 3 frames on
-             * walk_circle): a triangle tree would make it affordable */
+            /* from here on hull hits are confirmed on the meshes: JVRC-1's
+             * pelvis hull covers the hips' sockets (296 -> 3 frames on
+             * walk_circle); the pairs watched stay those apart as hulls at rest */
+            ri->cm.exact = 1;
         } else {
             free(ri->check);
             ri->check = NULL;
@@ -356,6 +416,7 @@ static int robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_
         for (int c = 0; c < J->nv; c++) ri->vmax[J->dofadr + c] = J->velocity;
     }
     ri->spread = robot_spread(r, d, L);
+    ri->width = robot_width(r, d, ri);
     kg_data_free(d);
     return 0;
 }
@@ -523,10 +584,13 @@ typedef struct pipe {
     int pushed;    /* a solve of this frame pushed a self-collision apart */
     int clear;     /* the pose is as avoid() last left it, with no pair touching */
     int narrowed;  /* pins brought within the robot's widest stance */
+    int widened;   /* pins moved beside the other foot's (beside()) */
     int delayed;   /* frames where a foot's landing was put off */
     int retreats;  /* frames where retreat() moved joints back */
+    int fallbacks; /* frames where fall_back() moved the whole pose back */
     double prev_base[12]; /* the previous frame's root: position, rotation */
-    double *held;  /* [nq] scratch of hold_legs() and retreat() */
+    double *held;  /* [nq] scratch of hold_legs(), retreat() and fall_back() */
+    double *kept;  /* [nq + 12] scratch of fall_back(): a pose (joints, root) */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -635,11 +699,23 @@ static void foot_lateral(const pipe *p, int side, const double R[9], double y[3]
     normalize(y);
 }
 
-/* A new pin (of side, at frame g) brought within the robot's widest stance
- * of the other foot's, when the other foot is down (its pin set: down the
- * frame before, or landing now and staged first): the ankles' distance along
- * either sole's lateral axis at most ri->spread, the new pin moved along that
- * axis. Returns 1 when it moved. */
+/* How far an ankle at a (of side) must move along the planted other foot's
+ * lateral axis y to stand at least the robot's rest stance width beside that
+ * foot's ankle ao, on its own side (the left foot to the left): 0 when it
+ * does. A person walking a circle or dancing sets a foot in front of the
+ * other, even across it; the robot's thighs and shins are thicker than
+ * theirs and met the planted leg (Talos walk_circle: 58 frames). */
+static double beside(const pipe *p, int side, const double a[3], const double ao[3], const double y[3]) {
+    double sg = side ? -1 : 1, lat = sg * ((a[0] - ao[0]) * y[0] + (a[1] - ao[1]) * y[1]);
+    return lat < p->ri->width ? sg * (p->ri->width - lat) : 0;
+}
+
+/* A new pin (of side, at frame g) brought beside the other foot's (beside(),
+ * along that foot's lateral axis) and within the robot's widest stance of it,
+ * when the other foot is down (its pin set: down the frame before, or landing
+ * now and staged first): the ankles' distance along either sole's lateral
+ * axis at most ri->spread, the new pin moved along that axis. Returns 1 when
+ * it moved the pin in, 2 out (beside), 0 neither. */
 static int narrow(pipe *p, int g, int side) {
     int other = !side;
     slot *s = at(p, g);
@@ -653,6 +729,11 @@ static int narrow(pipe *p, int g, int side) {
     d[0] = an[0] - ao[0], d[1] = an[1] - ao[1];
     foot_lateral(p, other, q->pin_R[other], y[0]);
     foot_lateral(p, side, s->pin_R[side], y[1]);
+    double in = beside(p, side, an, ao, y[0]);
+    if (in != 0) {
+        for (int a = 0; a < 2; a++) s->pin_pos[side][a] += in * y[0][a];
+        return 2;
+    }
     int k = fabs(d[0] * y[1][0] + d[1] * y[1][1]) > fabs(d[0] * y[0][0] + d[1] * y[0][1]);
     double lat = d[0] * y[k][0] + d[1] * y[k][1], excess = fabs(lat) - p->ri->spread;
     if (excess <= 0) return 0;
@@ -682,7 +763,8 @@ static void stage_pins(pipe *p, int g) {
         kg_mat3_vec(off, s->pin_R[side], p->ri->foot_off[side]);
         for (int a = 0; a < 2; a++) s->pin_pos[side][a] = best->kp[ankle][a] + off[a];
         s->pin_pos[side][2] = p->ri->foot_h[side];
-        p->narrowed += narrow(p, g, side);
+        int moved = narrow(p, g, side);
+        p->narrowed += moved == 1, p->widened += moved == 2;
     }
 }
 
@@ -741,6 +823,14 @@ static void feet_targets(pipe *p, int f) {
                 if (dir > 0) s->near_pin[side] = u;
                 break;
             }
+        if (s->contact[!side]) { /* beside the planted foot */
+            double a[3], ao[3], y[3], o2[3];
+            kg_mat3_vec(o2, s->pin_R[!side], p->ri->foot_off[!side]);
+            for (int k = 0; k < 3; k++) a[k] = pos[k] - off[k], ao[k] = s->pin_pos[!side][k] - o2[k];
+            foot_lateral(p, !side, s->pin_R[!side], y);
+            double in = beside(p, side, a, ao, y);
+            for (int k = 0; k < 2; k++) pos[k] += in * y[k];
+        }
         double lowest = pos[2] + sole_drop(p, side, Rl);
         if (lowest < 0) pos[2] -= lowest;
         kg_vec3_copy(s->foot_pos[side], pos);
@@ -1150,6 +1240,16 @@ static void blend_joints(pipe *p, const unsigned char *cols, double u) {
     }
 }
 
+/* Every joint and the root moved the fraction u of the way from the previous
+ * frame's pose to p->held's joints and the root kept (position, rotation). */
+static void blend_all(pipe *p, const double kept[12], double u) {
+    const kg_model *r = p->robot;
+    for (int i = 0; i < r->nq; i++) p->d->q[i] = u == 0 ? p->prev[i] : p->prev[i] + u * (p->held[i] - p->prev[i]);
+    kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
+    if (u > 0) blend_pose(p->d->base_pos, p->d->base_rot, kept, kept + 3, u);
+    kg_fk(r, p->d);
+}
+
 /* The legs and the root solved again (stance()) from where they were the
  * frame before, when the frame's solve left the feet off (feet_miss() above
  * HOLD_TOL): there the planted feet were on their pins and the swinging ones
@@ -1219,6 +1319,61 @@ static int retreat(pipe *p) {
     kg_fk(r, p->d);
     p->clear = 0;
     return best < 1;
+}
+
+/* The last resort, when a pair still overlaps after the pushes and retreat():
+ * the whole pose, root and legs too, moved back towards the frame before's
+ * (which was clear, or the first frame's "before", the rest pose it starts
+ * from), the largest step u of prev + u (pose - prev) that leaves no pair
+ * overlapping (bisected, to 1/64); then the legs and the root solved onto the
+ * feet's pins and the COM's target again (stance()) if that stays clear. The
+ * robot stops at the contact, as a body would: the cost is tracking. Without
+ * the stance the pose is kept only when the planted feet stay on their pins
+ * (the path between two poses with the foot on its pin bends off it a
+ * little) and the COM within FALLBACK_COM of where it was: a COM moved for a
+ * frame is a jump of the cart-table ZMP (h / g times its acceleration: 2 mm
+ * at 30 frames/s moves it 0.17 m; without the bound Talos's elderly walk had
+ * its ZMP out on 9 % of its contact frames, with it 0). Otherwise the pose
+ * stays as it was. Returns 1 when it moved. */
+static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
+    const kg_model *r = p->robot;
+    if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit) return 0;
+    double worst = overlap(p);
+    if (worst < AVOID_DEPTH) return 0;
+    double kept[12], lo = 0, hi = 1, best = 1, o = worst, miss = feet_miss(p, s), c0[3], c1[3];
+    robot_com(r, p->d, c0, p->scratch);
+    memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
+    kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
+    for (int step = 0; step <= 6; step++) {
+        double u = step == 0 ? 0 : (lo + hi) / 2;
+        blend_all(p, kept, u);
+        o = overlap(p);
+        if (o < AVOID_DEPTH) lo = best = u;
+        else if (step == 0) { /* the frame before overlaps too (it cannot, but for rounding) */
+            best = 1;
+            break;
+        } else hi = u;
+    }
+    p->clear = 0;
+    if (best < 1) {
+        blend_all(p, kept, best);
+        /* the feet back on their pins and the COM on its target if that stays clear */
+        double *x = p->kept;
+        memcpy(x, p->d->q, (size_t)r->nq * sizeof *x);
+        kg_vec3_copy(x + r->nq, p->d->base_pos), kg_mat3_copy(x + r->nq + 3, p->d->base_rot);
+        stance(p, t, com);
+        if (overlap(p) < AVOID_DEPTH) return 1;
+        memcpy(p->d->q, x, (size_t)r->nq * sizeof *x);
+        kg_vec3_copy(p->d->base_pos, x + r->nq), kg_mat3_copy(p->d->base_rot, x + r->nq + 3);
+        kg_fk(r, p->d);
+        robot_com(r, p->d, c1, p->scratch);
+        if (feet_miss(p, s) <= fmax(HOLD_TOL, miss) && hypot(c1[0] - c0[0], c1[1] - c0[1]) <= FALLBACK_COM) return 1;
+    }
+    /* not without taking a foot off its pin: the pose as it was */
+    memcpy(p->d->q, p->held, (size_t)r->nq * sizeof *p->held);
+    kg_vec3_copy(p->d->base_pos, kept), kg_mat3_copy(p->d->base_rot, kept + 3);
+    kg_fk(r, p->d);
+    return 0;
 }
 
 /* ---- metrics -------------------------------------------------------------------------- */
@@ -1360,11 +1515,12 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     p.upper = malloc(((size_t)robot->dof + 1) * sizeof *p.upper);
     p.prev = malloc(((size_t)robot->nq + 1) * sizeof *p.prev);
     p.held = malloc(((size_t)robot->nq + 1) * sizeof *p.held);
+    p.kept = malloc(((size_t)robot->nq + 12) * sizeof *p.kept);
     p.rest = calloc((size_t)robot->nq + 1, sizeof *p.rest);
     p.scratch = malloc(((size_t)robot->nlink + 1) * 4 * sizeof *p.scratch);
     p.refs = malloc(((size_t)2 * p.N + 2) * sizeof *p.refs);
     *out = kg_motion_new(robot->nq, p.dt, (size_t)clip->nframes);
-    if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.held || !p.rest || !p.scratch || !p.refs || !*out) {
+    if (!p.ring || !p.d || !p.w || !p.lower || !p.upper || !p.prev || !p.held || !p.kept || !p.rest || !p.scratch || !p.refs || !*out) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
@@ -1443,6 +1599,8 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             kg_data_set_base(p.d, pz, qz);
             memcpy(p.d->q, p.rest, (size_t)robot->nq * sizeof *p.rest);
             kg_fk(robot, p.d);
+            memcpy(p.prev, p.rest, (size_t)robot->nq * sizeof *p.rest); /* fall_back()'s "before" */
+            kg_vec3_copy(p.prev_base, pz), kg_mat3_copy(p.prev_base + 3, p.d->base_rot);
             frame_limits(&p, NULL);
             kg_ik_target goal[NTARGET], from[NTARGET];
             int nt = targets(&p, s, goal, comp, FOOT_WEIGHT, 0);
@@ -1486,6 +1644,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         }
         p.delayed += delayed > 0;
         if (f > 0) p.retreats += retreat(&p);
+        p.fallbacks += fall_back(&p, s, t, comp);
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
         if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
@@ -1573,8 +1732,10 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     }
     rep->frames = (*out)->nframes;
     rep->narrowed_stances = p.narrowed;
+    rep->widened_stances = p.widened;
     rep->delayed_landing_frames = p.delayed;
     rep->self_collision_retreat_frames = p.retreats;
+    rep->self_collision_fallback_frames = p.fallbacks;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;
@@ -1590,7 +1751,7 @@ done:
     kg_data_free(p.ds);
     kg_data_free(p.d);
     kg_ik_work_free(p.w);
-    free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.held), free(p.rest), free(p.scratch), free(p.refs);
+    free(p.ring), free(p.lower), free(p.upper), free(p.prev), free(p.held), free(p.kept), free(p.rest), free(p.scratch), free(p.refs);
     free(p.hit), free(p.cols), free(p.pair_cols);
     kg_collision_work_free(p.cw);
     if (o.balance && p.pv.f) kg_preview_free(&p.pv);

@@ -86,6 +86,9 @@ typedef struct kg_retarget_report {
     int narrowed_stances;                      /* phases whose pin was moved toward the other foot's:
                                                 * the source stood wider than the robot's ankles
                                                 * allow with flat soles */
+    int widened_stances;                       /* phases whose pin was moved out beside the other
+                                                * foot's: the source set a foot nearer the other
+                                                * (or across it) than the robot's legs stand clear */
     int delayed_landing_frames;                /* frames where a foot the source puts down kept
                                                 * swinging: it was over LAND_REACH (0.1 m) from its
                                                 * pin, or the legs could not hold it there with the
@@ -103,6 +106,9 @@ typedef struct kg_retarget_report {
     int self_collision_retreat_frames;         /* frames where the pushes left a pair overlapping
                                                 * and the joints between moved back towards the
                                                 * frame before's */
+    int self_collision_fallback_frames;        /* frames where one still overlapped and the whole
+                                                * pose (root and legs too) moved back towards the
+                                                * frame before's, as far as it took */
     int contact_frames, double_support_frames;
     double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
     double com_outside_percent;                /* of contact frames */

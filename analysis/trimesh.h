@@ -5,11 +5,37 @@
 #ifndef KG_TRIMESH_H
 #define KG_TRIMESH_H
 
+/* A node of a mesh's bounding-box tree: the box of its triangles, and either
+ * two children (node first and first + 1; count 0) or, in a leaf, the
+ * triangles first .. first + count - 1. */
+typedef struct kg_trinode {
+    double lo[3], hi[3];
+    int first, count, parent; /* parent: -1 at the root */
+} kg_trinode;
+
 typedef struct kg_trimesh {
     int nvert, ntri;
     double *vert; /* [3 nvert] */
     int *tri;     /* [3 ntri] vertex indices */
+    int nnode;    /* the tree (kg_trimesh_index), node 0 the root; 0: none */
+    kg_trinode *node;
 } kg_trimesh;
+
+/* Builds m's tree: halves split at the median of the triangles' centres along
+ * the longest side, up to 4 triangles a leaf. Reorders m->tri (leaves hold
+ * runs of it). Returns 0, -1 when out of memory. */
+int kg_trimesh_index(kg_trimesh *m);
+
+/* Do meshes a and b (indexed) meet: a triangle of each? b is placed in a's
+ * frame: x_a = R x_b + p. hint (or NULL): leaves of a and b near which to try
+ * first (-1: none), set to the leaves found meeting. */
+int kg_trimeshes_meet(const kg_trimesh *a, const kg_trimesh *b, const double R[9], const double p[3], int hint[2]);
+
+/* Calls visit(ctx, t) for each triangle t of m (indexed) whose leaf's box
+ * meets the box of centre c and half sides h along the columns of R (m's
+ * frame), until visit returns non-zero; returns that, or 0. */
+int kg_trimesh_visit(const kg_trimesh *m, const double c[3], const double R[9], const double h[3],
+                     int (*visit)(void *ctx, int t), void *ctx);
 
 /* Do triangles a and b (three points each) meet? Touching counts; a degenerate
  * triangle (no area) meets nothing. */

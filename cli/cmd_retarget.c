@@ -142,6 +142,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "keypoint_error_max_mm", kg_json_num(r->keypoint_max_mm));
     json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
     json_object_set_new(o, "narrowed_stances", json_integer(r->narrowed_stances));
+    json_object_set_new(o, "widened_stances", json_integer(r->widened_stances));
     json_object_set_new(o, "delayed_landing_frames", json_integer(r->delayed_landing_frames));
     json_object_set_new(o, "contact_frames", json_integer(r->contact_frames));
     json_object_set_new(o, "double_support_frames", json_integer(r->double_support_frames));
@@ -154,6 +155,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "self_collision_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_frames) : json_null());
     json_object_set_new(o, "self_collision_pushed_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_pushed_frames) : json_null());
     json_object_set_new(o, "self_collision_retreat_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_retreat_frames) : json_null());
+    json_object_set_new(o, "self_collision_fallback_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_fallback_frames) : json_null());
     json_object_set_new(o, "self_collision_depth_max_mm", r->self_collision_frames >= 0 ? kg_json_num(r->self_collision_depth_max_mm) : json_null());
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
     json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));

@@ -7,18 +7,23 @@
  * hits confirmed on the meshes' triangles): triangle pairs and winding numbers
  * of known answer, and a U-shaped mesh whose notch a sphere and a cube enter
  * (the hull says hit, the surfaces do not), cross into (both say hit) and sit
- * inside (no surface meets; the winding number says hit). */
+ * inside (no surface meets; the winding number says hit); a triangle tree
+ * answers as trying every pair of triangles does, for two tori at 1 000
+ * random poses (linked, apart, crossing), and visits every triangle with a
+ * vertex in a query box. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
 #include <glob.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/collision.h"
 #include "analysis/trimesh.h"
 #include "core/fk.h"
+#include "core/spatial.h"
 #include "formats/load.h"
 
 static kg_model *load(const char *path, kg_diags *d) {
@@ -357,9 +362,86 @@ static void test_exact(void **state) {
     kg_test_remove_dir(dir);
 }
 
+/* A torus about z (radii R and r), nu x nv quads as triangles. */
+static void torus(kg_trimesh *t, double R, double r, int nu, int nv) {
+    t->nvert = nu * nv, t->ntri = 2 * nu * nv, t->nnode = 0, t->node = NULL;
+    t->vert = malloc(sizeof(double) * 3 * (size_t)t->nvert);
+    t->tri = malloc(sizeof(int) * 3 * (size_t)t->ntri);
+    for (int i = 0; i < nu; i++)
+        for (int j = 0; j < nv; j++) {
+            double u = 2 * KG_PI * i / nu, v = 2 * KG_PI * j / nv, *x = t->vert + 3 * (i * nv + j);
+            x[0] = (R + r * cos(v)) * cos(u), x[1] = (R + r * cos(v)) * sin(u), x[2] = r * sin(v);
+            int a = i * nv + j, b = ((i + 1) % nu) * nv + j, c = ((i + 1) % nu) * nv + (j + 1) % nv,
+                e = i * nv + (j + 1) % nv, *q = t->tri + 6 * (i * nv + j);
+            q[0] = a, q[1] = b, q[2] = c, q[3] = a, q[4] = c, q[5] = e;
+        }
+}
+
+static int record(void *ctx, int t) {
+    ((unsigned char *)ctx)[t] = 1;
+    return 0;
+}
+
+static void test_tree(void **state) {
+    (void)state;
+    kg_trimesh a, b;
+    torus(&a, 0.1, 0.03, 20, 10);
+    torus(&b, 0.08, 0.02, 16, 8);
+    assert_int_equal(kg_trimesh_index(&a), 0);
+    assert_int_equal(kg_trimesh_index(&b), 0);
+    unsigned char *seen = malloc((size_t)a.ntri);
+    uint64_t seed = 12345;
+    int meets = 0;
+    for (int n = 0; n < 1000; n++) {
+        double g[7], R[9], p[3];
+        for (int k = 0; k < 7; k++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            g[k] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        double qn = 0, q[4];
+        for (int k = 0; k < 4; k++) q[k] = g[k] - 0.5, qn += q[k] * q[k];
+        for (int k = 0; k < 4; k++) q[k] /= sqrt(qn);
+        kg_rot_from_quat(R, q);
+        for (int k = 0; k < 3; k++) p[k] = (g[4 + k] - 0.5) * (k == 2 ? 0.15 : 0.4);
+        int brute = 0;
+        for (int j = 0; j < b.ntri && !brute; j++) {
+            double v[9];
+            for (int k = 0; k < 3; k++) {
+                kg_mat3_vec(v + 3 * k, R, b.vert + 3 * b.tri[3 * j + k]);
+                for (int e = 0; e < 3; e++) v[3 * k + e] += p[e];
+            }
+            for (int i = 0; i < a.ntri && !brute; i++) {
+                const int *t = a.tri + 3 * i;
+                brute = kg_triangles_meet(a.vert + 3 * t[0], a.vert + 3 * t[1], a.vert + 3 * t[2], v, v + 3, v + 6);
+            }
+        }
+        if (kg_trimeshes_meet(&a, &b, R, p, NULL) != brute) fail_msg("pose %d: tree %d, all pairs %d", n, !brute, brute);
+        meets += brute;
+        /* the box of half sides 0.03, 0.01, 0.05 at p, axes R's columns */
+        const double h[3] = {0.03, 0.01, 0.05};
+        memset(seen, 0, (size_t)a.ntri);
+        kg_trimesh_visit(&a, p, R, h, record, seen);
+        for (int i = 0; i < a.ntri; i++)
+            for (int k = 0; k < 3; k++) {
+                double d[3], l[3];
+                for (int e = 0; e < 3; e++) d[e] = a.vert[3 * a.tri[3 * i + k] + e] - p[e];
+                kg_mat3_tvec(l, R, d);
+                if (fabs(l[0]) <= h[0] && fabs(l[1]) <= h[1] && fabs(l[2]) <= h[2] && !seen[i])
+                    fail_msg("pose %d: triangle %d has a vertex in the box but was not visited", n, i);
+            }
+    }
+    /* both answers occur often */
+    printf("%d of 1000 poses meet\n", meets);
+    assert_true(meets > 100 && meets < 900);
+    free(seen);
+    free(a.vert), free(a.tri), free(a.node);
+    free(b.vert), free(b.tri), free(b.node);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_mujoco), cmocka_unit_test(test_analytic),
                                        cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix),
-                                       cmocka_unit_test(test_triangles), cmocka_unit_test(test_exact)};
+                                       cmocka_unit_test(test_triangles), cmocka_unit_test(test_exact),
+                                       cmocka_unit_test(test_tree)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

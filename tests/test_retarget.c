@@ -311,9 +311,11 @@ static void test_retarget_corpus(void **state) {
             /* no walk stands wider than G1's ankles hold flat (0.57 m), JVRC-1's
              * (1.05 m) or Talos's; the dancer does, on G1 */
             if (held & WALKING) assert_int_equal(r.narrowed_stances, 0);
-            /* every walk's feet land when the source's do; the dancer's do not
+            /* every walk's feet land when the source's do, but where a pin was
+             * moved out beside the other foot (the leg then reaches farther:
+             * JVRC-1's walk_normal lands one frame late); the dancer's do not
              * always on JVRC-1 and Talos (quick steps: see delay_landing) */
-            if (held & WALKING) assert_int_equal(r.delayed_landing_frames, 0);
+            if (held & WALKING) assert_true(r.delayed_landing_frames <= r.widened_stances);
             if (ri == 0 && (held & WIDE_G1)) assert_true(r.narrowed_stances > 0);
             kg_motion_free(m);
         }
