@@ -44,11 +44,13 @@
  *    at the first frame's estimate with the velocity and acceleration that
  *    suit the references ahead (a clip starts in mid-motion).
  * 5. Self-collision: after the whole-body solve, link pairs apart at rest
- *    (neither adjacent nor declared) found in penetration (analysis/collision.h,
- *    convex hulls) are pushed apart: the deepest overlap's point on one link
- *    moved out of the other by the depth plus 5 mm, in the other's frame,
- *    solved over the joints between the two but the legs' (which the feet
- *    need), before the legs' solve of step 3.
+ *    (neither adjacent nor declared) found in penetration (analysis/collision.h:
+ *    convex hulls, hits confirmed on the meshes) are pushed apart: the deepest
+ *    overlap's point on one link moved out of the other by the depth plus
+ *    5 mm, in the other's frame, solved over the joints between the two but
+ *    the legs' (which the feet need), before the legs' solve of step 3. A pose
+ *    still overlapping moves back towards the frame before's (retreat(), then
+ *    fall_back() in retarget.c) where the feet and the balance allow.
  * The clip is processed as a stream with a look-ahead of the preview time plus
  * the contact filter: working memory does not grow with the clip's length. */
 #ifndef KG_RETARGET_H
@@ -98,9 +100,9 @@ typedef struct kg_retarget_report {
     double float_max_mm;                       /* a planted sole above it */
     int limit_violations, velocity_violations; /* joint-frames */
     int self_collision_frames;                 /* frames where a pair apart at rest (neither adjacent
-                                                * nor declared) still overlaps, by 10 um or more (hulls
-                                                * are within 0.1 mm of the meshes; a concave mesh
-                                                * collides as its hull); -1: no collision geometry */
+                                                * nor declared) still overlaps, by 10 um or more
+                                                * on the hulls, its meshes touching (cm.exact);
+                                                * -1: no collision geometry */
     double self_collision_depth_max_mm;        /* the deepest such overlap */
     int self_collision_pushed_frames;          /* frames where such a pair was found and pushed apart */
     int self_collision_retreat_frames;         /* frames where the pushes left a pair overlapping
