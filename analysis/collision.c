@@ -43,9 +43,7 @@ int kg_collision_model_declare(kg_collision_model *cm, const kg_link_pair *pairs
 void kg_collision_model_free(kg_collision_model *cm) {
     for (int i = 0; i < cm->nshape; i++) {
         kg_convex_free(&cm->shape[i]);
-        free(cm->surface[i].vert);
-        free(cm->surface[i].tri);
-        free(cm->surface[i].node);
+        kg_trimesh_free(&cm->surface[i]);
     }
     free(cm->shape);
     free(cm->surface);
@@ -116,7 +114,7 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
                     memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
                     t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
                     if (kg_trimesh_index(&t) != 0) {
-                        free(t.vert), free(t.tri);
+                        kg_trimesh_free(&t);
                         kg_convex_free(&c);
                         goto fail;
                     }
@@ -130,8 +128,7 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
             if (c.type != KG_CONVEX_HULL) kg_convex_bounds(&c);
             if (add_shape(cm, &cap, &c, &t) != 0) {
                 kg_convex_free(&c);
-                free(t.vert);
-                free(t.tri);
+                kg_trimesh_free(&t);
                 goto fail;
             }
             cm->link_count[i]++;
@@ -224,7 +221,7 @@ struct kg_collision_work {
     placed *s;
     double *axis; /* [3 npair] per pair, the direction (world axes) that last separated
                    * its links' shapes, or zeros */
-    int *hint;    /* [2 npair] per pair, the triangles that last met (exact tests), or -1 */
+    int *hint;    /* [2 npair] per pair, the tree leaves that last met (exact tests), or -1 */
 };
 
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {

@@ -249,7 +249,6 @@ static double robot_spread(const kg_model *r, const kg_data *d, const int *L) {
  * at the last step clear (0 without collision geometry): G1 0.077 m, JVRC-1
  * 0.102, Talos 0.150 (its thighs are thick). */
 static double robot_width(const kg_model *r, kg_data *d, const robot_info *ri) {
-    const int dir = -1;
     const int *L = ri->map.link;
     int al = L[KG_PART_ANKLE_L], ar = L[KG_PART_ANKLE_R];
     const double *P = d->link_pos;
@@ -281,12 +280,12 @@ static double robot_width(const kg_model *r, kg_data *d, const robot_info *ri) {
         kg_vec3_copy(base, d->base_pos), kg_mat3_copy(base + 3, d->base_rot);
         width = rest;
         for (double m = WIDTH_STEP; m < rest / 2; m += WIDTH_STEP) {
-            for (int a = 0; a < 2; a++) t[0].pos[a] = x0[0][a] + dir * m * u[a], t[1].pos[a] = x0[1][a] - dir * m * u[a];
+            for (int a = 0; a < 2; a++) t[0].pos[a] = x0[0][a] - m * u[a], t[1].pos[a] = x0[1][a] + m * u[a];
             kg_ik_result res;
             kg_ik_solve(r, d, t, 2, &io, w, &res);
             kg_fk(r, d);
             if (res.pos_error > 1e-3 || kg_self_collisions(&ri->cm, d, cw, ri->check, hit) > 0) break;
-            width = rest + 2 * dir * m;
+            width = rest - 2 * m;
         }
         memcpy(d->q, q0, (size_t)r->nq * sizeof *q0);
         kg_vec3_copy(d->base_pos, base), kg_mat3_copy(d->base_rot, base + 3);
@@ -589,8 +588,8 @@ typedef struct pipe {
     int retreats;  /* frames where retreat() moved joints back */
     int fallbacks; /* frames where fall_back() moved the whole pose back */
     double prev_base[12]; /* the previous frame's root: position, rotation */
-    double *held;  /* [nq] scratch of hold_legs(), retreat() and fall_back() */
-    double *kept;  /* [nq + 12] scratch of fall_back(): a pose (joints, root) */
+    double *held;  /* [nq] scratch of retreat() */
+    double *kept;  /* [nq + 12] scratch of hold_legs() and fall_back(): a pose (save_pose()) */
 } pipe;
 
 static slot *at(pipe *p, int f) { return &p->ring[((f % p->W) + p->W) % p->W]; }
@@ -700,7 +699,7 @@ static void foot_lateral(const pipe *p, int side, const double R[9], double y[3]
 }
 
 /* How far an ankle at a (of side) must move along the planted other foot's
- * lateral axis y to stand at least the robot's rest stance width beside that
+ * lateral axis y to stand at least the robot's narrowest stance (robot_width) beside that
  * foot's ankle ao, on its own side (the left foot to the left): 0 when it
  * does. A person walking a circle or dancing sets a foot in front of the
  * other, even across it; the robot's thighs and shins are thicker than
@@ -1240,13 +1239,28 @@ static void blend_joints(pipe *p, const unsigned char *cols, double u) {
     }
 }
 
+/* The pose of p->d (joints, then the root's position and rotation) into x
+ * [nq + 12], and back (with its FK). */
+static void save_pose(const pipe *p, double *x) {
+    int nq = p->robot->nq;
+    memcpy(x, p->d->q, (size_t)nq * sizeof *x);
+    kg_vec3_copy(x + nq, p->d->base_pos), kg_mat3_copy(x + nq + 3, p->d->base_rot);
+}
+
+static void load_pose(pipe *p, const double *x) {
+    int nq = p->robot->nq;
+    memcpy(p->d->q, x, (size_t)nq * sizeof *x);
+    kg_vec3_copy(p->d->base_pos, x + nq), kg_mat3_copy(p->d->base_rot, x + nq + 3);
+    kg_fk(p->robot, p->d);
+}
+
 /* Every joint and the root moved the fraction u of the way from the previous
- * frame's pose to p->held's joints and the root kept (position, rotation). */
-static void blend_all(pipe *p, const double kept[12], double u) {
+ * frame's pose to pose x (save_pose()'s layout). */
+static void blend_all(pipe *p, const double *x, double u) {
     const kg_model *r = p->robot;
-    for (int i = 0; i < r->nq; i++) p->d->q[i] = u == 0 ? p->prev[i] : p->prev[i] + u * (p->held[i] - p->prev[i]);
+    for (int i = 0; i < r->nq; i++) p->d->q[i] = u == 0 ? p->prev[i] : p->prev[i] + u * (x[i] - p->prev[i]);
     kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
-    if (u > 0) blend_pose(p->d->base_pos, p->d->base_rot, kept, kept + 3, u);
+    if (u > 0) blend_pose(p->d->base_pos, p->d->base_rot, x + r->nq, x + r->nq + 3, u);
     kg_fk(r, p->d);
 }
 
@@ -1259,10 +1273,9 @@ static void blend_all(pipe *p, const double kept[12], double u) {
 static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
     const kg_model *r = p->robot;
     const robot_info *ri = p->ri;
-    double miss = feet_miss(p, s), kept[12];
+    double miss = feet_miss(p, s);
     if (miss <= HOLD_TOL || !ri->stance_cols) return;
-    memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
-    kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
+    save_pose(p, p->kept);
     blend_joints(p, ri->stance_cols, 0); /* the legs' columns */
     kg_vec3_copy(p->d->base_pos, p->prev_base), kg_mat3_copy(p->d->base_rot, p->prev_base + 3);
     kg_fk(r, p->d);
@@ -1271,9 +1284,7 @@ static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const doubl
         p->clear = 0; /* not the pose avoid() checked */
         return;
     }
-    memcpy(p->d->q, p->held, (size_t)r->nq * sizeof *p->held);
-    kg_vec3_copy(p->d->base_pos, kept), kg_mat3_copy(p->d->base_rot, kept + 3);
-    kg_fk(r, p->d);
+    load_pose(p, p->kept);
 }
 
 /* The joints between the pairs a frame's pushes left overlapping moved back
@@ -1340,15 +1351,13 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
     if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit) return 0;
     double worst = overlap(p);
     if (worst < AVOID_DEPTH) return 0;
-    double kept[12], lo = 0, hi = 1, best = 1, o = worst, miss = feet_miss(p, s), c0[3], c1[3];
+    double lo = 0, hi = 1, best = 1, miss = feet_miss(p, s), c0[3], c1[3];
     robot_com(r, p->d, c0, p->scratch);
-    memcpy(p->held, p->d->q, (size_t)r->nq * sizeof *p->held);
-    kg_vec3_copy(kept, p->d->base_pos), kg_mat3_copy(kept + 3, p->d->base_rot);
+    save_pose(p, p->kept);
     for (int step = 0; step <= 6; step++) {
         double u = step == 0 ? 0 : (lo + hi) / 2;
-        blend_all(p, kept, u);
-        o = overlap(p);
-        if (o < AVOID_DEPTH) lo = best = u;
+        blend_all(p, p->kept, u);
+        if (overlap(p) < AVOID_DEPTH) lo = best = u;
         else if (step == 0) { /* the frame before overlaps too (it cannot, but for rounding) */
             best = 1;
             break;
@@ -1356,23 +1365,16 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
     }
     p->clear = 0;
     if (best < 1) {
-        blend_all(p, kept, best);
+        blend_all(p, p->kept, best);
         /* the feet back on their pins and the COM on its target if that stays clear */
-        double *x = p->kept;
-        memcpy(x, p->d->q, (size_t)r->nq * sizeof *x);
-        kg_vec3_copy(x + r->nq, p->d->base_pos), kg_mat3_copy(x + r->nq + 3, p->d->base_rot);
         stance(p, t, com);
         if (overlap(p) < AVOID_DEPTH) return 1;
-        memcpy(p->d->q, x, (size_t)r->nq * sizeof *x);
-        kg_vec3_copy(p->d->base_pos, x + r->nq), kg_mat3_copy(p->d->base_rot, x + r->nq + 3);
-        kg_fk(r, p->d);
+        blend_all(p, p->kept, best);
         robot_com(r, p->d, c1, p->scratch);
         if (feet_miss(p, s) <= fmax(HOLD_TOL, miss) && hypot(c1[0] - c0[0], c1[1] - c0[1]) <= FALLBACK_COM) return 1;
     }
     /* not without taking a foot off its pin: the pose as it was */
-    memcpy(p->d->q, p->held, (size_t)r->nq * sizeof *p->held);
-    kg_vec3_copy(p->d->base_pos, kept), kg_mat3_copy(p->d->base_rot, kept + 3);
-    kg_fk(r, p->d);
+    load_pose(p, p->kept);
     return 0;
 }
 

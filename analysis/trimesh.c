@@ -133,12 +133,16 @@ static void build(kg_trimesh *m, double *cen, int *idx, int n, int first, int co
     m->node[child].parent = m->node[child + 1].parent = n;
     build(m, cen, idx, child, first, half);
     build(m, cen, idx, child + 1, first + half, count - half);
-    nd = &m->node[n];
     nd->first = child, nd->count = 0;
     for (int b = 0; b < 3; b++) {
         nd->lo[b] = fmin(m->node[child].lo[b], m->node[child + 1].lo[b]);
         nd->hi[b] = fmax(m->node[child].hi[b], m->node[child + 1].hi[b]);
     }
+}
+
+void kg_trimesh_free(kg_trimesh *m) {
+    free(m->vert), free(m->tri), free(m->node);
+    m->vert = NULL, m->tri = NULL, m->node = NULL, m->nvert = m->ntri = m->nnode = 0;
 }
 
 int kg_trimesh_index(kg_trimesh *m) {

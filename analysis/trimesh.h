@@ -21,6 +21,9 @@ typedef struct kg_trimesh {
     kg_trinode *node;
 } kg_trimesh;
 
+/* Frees m's vertices, triangles and tree (m itself is the caller's). */
+void kg_trimesh_free(kg_trimesh *m);
+
 /* Builds m's tree: halves split at the median of the triangles' centres along
  * the longest side, up to 4 triangles a leaf. Reorders m->tri (leaves hold
  * runs of it). Returns 0, -1 when out of memory. */

@@ -434,8 +434,8 @@ static void test_tree(void **state) {
     printf("%d of 1000 poses meet\n", meets);
     assert_true(meets > 100 && meets < 900);
     free(seen);
-    free(a.vert), free(a.tri), free(a.node);
-    free(b.vert), free(b.tri), free(b.node);
+    kg_trimesh_free(&a);
+    kg_trimesh_free(&b);
 }
 
 int main(void) {
