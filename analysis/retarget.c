@@ -698,6 +698,13 @@ static void foot_lateral(const pipe *p, int side, const double R[9], double y[3]
     normalize(y);
 }
 
+/* The ankle of side's foot whose link is at pos, turned by R. */
+static void foot_ankle(const pipe *p, int side, const double pos[3], const double R[9], double a[3]) {
+    double off[3];
+    kg_mat3_vec(off, R, p->ri->foot_off[side]);
+    for (int k = 0; k < 3; k++) a[k] = pos[k] - off[k];
+}
+
 /* How far an ankle at a (of side) must move along the planted other foot's
  * lateral axis y to stand at least the robot's narrowest stance (robot_width) beside that
  * foot's ankle ao, on its own side (the left foot to the left): 0 when it
@@ -720,11 +727,9 @@ static int narrow(pipe *p, int g, int side) {
     slot *s = at(p, g);
     const slot *q = g > 0 && at(p, g - 1)->contact[other] ? at(p, g - 1) : other < side ? s : NULL;
     if (!isfinite(p->ri->spread) || !s->contact[other] || !q) return 0;
-    double ao[3], an[3], off[3], d[2], y[2][3];
-    kg_mat3_vec(off, q->pin_R[other], p->ri->foot_off[other]);
-    for (int a = 0; a < 3; a++) ao[a] = q->pin_pos[other][a] - off[a];
-    kg_mat3_vec(off, s->pin_R[side], p->ri->foot_off[side]);
-    for (int a = 0; a < 3; a++) an[a] = s->pin_pos[side][a] - off[a];
+    double ao[3], an[3], d[2], y[2][3];
+    foot_ankle(p, other, q->pin_pos[other], q->pin_R[other], ao);
+    foot_ankle(p, side, s->pin_pos[side], s->pin_R[side], an);
     d[0] = an[0] - ao[0], d[1] = an[1] - ao[1];
     foot_lateral(p, other, q->pin_R[other], y[0]);
     foot_lateral(p, side, s->pin_R[side], y[1]);
@@ -823,9 +828,13 @@ static void feet_targets(pipe *p, int f) {
                 break;
             }
         if (s->contact[!side]) { /* beside the planted foot */
-            double a[3], ao[3], y[3], o2[3];
-            kg_mat3_vec(o2, s->pin_R[!side], p->ri->foot_off[!side]);
-            for (int k = 0; k < 3; k++) a[k] = pos[k] - off[k], ao[k] = s->pin_pos[!side][k] - o2[k];
+            double a[3], ao[3], y[3];
+            /* off is from the source foot's turn, before the blend towards the
+             * pins turned Rl: the blended turn's offset would be the consistent
+             * one, but it changed which frames touch (JVRC-1 dance-short 122 ->
+             * 172, G1 walk-turn 0 -> 1; feet and ZMP met either way) */
+            for (int k = 0; k < 3; k++) a[k] = pos[k] - off[k];
+            foot_ankle(p, !side, s->pin_pos[!side], s->pin_R[!side], ao);
             foot_lateral(p, !side, s->pin_R[!side], y);
             double in = beside(p, side, a, ao, y);
             for (int k = 0; k < 2; k++) pos[k] += in * y[k];
