@@ -282,7 +282,7 @@ static void test_mujoco_reference(void **state) {
     for (size_t i = 0; i < g.gl_pathc; i++) compare_mujoco(g.gl_pathv[i], data, &n, &worst);
     globfree(&g);
     printf("  %d links agree with MuJoCo's inertia from geometry (worst %.2g)\n", n, worst);
-    assert_true(n >= 20);
+    assert_true(n >= (data ? 20 : 15)); /* the sample alone has 15 */
 }
 
 static void test_inertial_compare(void **state) {

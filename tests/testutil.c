@@ -13,7 +13,12 @@ const char *kg_test_data_dir(void) {
     const char *env = getenv("KINEGRAPH_DATA");
     const char *dir = env && *env ? env : KG_SOURCE_DIR "/../shared/data";
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        static int said;
+        if (!said++) /* once: tests that also cover the sample go on with it alone */
+            printf("SKIPPED (in part): the shared corpus is absent (%s; set KINEGRAPH_DATA): its models are left out\n", dir);
+        return NULL;
+    }
     snprintf(buf, sizeof buf, "%s", dir);
     return buf;
 }
