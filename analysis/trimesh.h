@@ -24,9 +24,10 @@ typedef struct kg_trimesh {
 /* Frees m's vertices, triangles and tree (m itself is the caller's). */
 void kg_trimesh_free(kg_trimesh *m);
 
-/* Builds m's tree: halves split at the median of the triangles' centres along
- * the longest side, up to 4 triangles a leaf. Reorders m->tri (leaves hold
- * runs of it). Returns 0, -1 when out of memory. */
+/* Builds m's tree: the triangles sorted by their centres' Morton codes, each
+ * node's run split where the codes' highest differing bit turns (an octree's
+ * cuts), up to 4 triangles a leaf. Reorders m->tri (leaves hold runs of it).
+ * Returns 0, -1 when out of memory. */
 int kg_trimesh_index(kg_trimesh *m);
 
 /* Do meshes a and b (indexed) meet: a triangle of each? b is placed in a's
