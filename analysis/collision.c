@@ -413,12 +413,14 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
     for (int p = 0; p < cm->npair; p++) {
         hit[p] = 0;
         if (check ? !check[p] : cm->adjacent[p]) continue;
-        int a = cm->pair_a[p], b = cm->pair_b[p];
-        for (int i = cm->link_first[a]; i < cm->link_first[a] + cm->link_count[a] && !hit[p]; i++)
-            for (int j = cm->link_first[b]; j < cm->link_first[b] + cm->link_count[b] && !hit[p]; j++)
-                hit[p] = (unsigned char)(touch(&w->s[i], &w->s[j], w->axis + 3 * p) &&
-                                         (!cm->exact || solids_touch(cm, w, i, j, w->hint + 2 * p)));
-        n += hit[p];
+        int a = cm->pair_a[p], b = cm->pair_b[p], h = 0;
+        int i0 = cm->link_first[a], i1 = i0 + cm->link_count[a], j0 = cm->link_first[b], j1 = j0 + cm->link_count[b];
+        for (int i = i0; i < i1 && !h; i++)
+            for (int j = j0; j < j1 && !h; j++)
+                h = touch(&w->s[i], &w->s[j], w->axis + 3 * p) &&
+                    (!cm->exact || solids_touch(cm, w, i, j, w->hint + 2 * p));
+        hit[p] = (unsigned char)h;
+        n += h;
     }
     return n;
 }

@@ -16,6 +16,7 @@
  * (translations along the world axes, rotations about them through the root). */
 struct kg_ik_work {
     int dof, ncol, nq, nlink, maxrows;
+    int na;               /* this solve's active columns: cols[0 .. na-1] */
     int *qidx;            /* [ncol] the coordinate each column moves (-1: none: a floating
                            * joint's rotation, the base) */
     double *lower, *upper; /* [ncol] the limits of this solve */
@@ -24,10 +25,11 @@ struct kg_ik_work {
     double base_best[12], base_acc[12];
     double *q_acc;        /* [nq] the last accepted pose */
     double *J6;           /* [6 dof] one target's Jacobian */
-    double *rows;         /* [maxrows dof] the stacked, weighted rows */
+    double *rows;         /* [maxrows na] the stacked, weighted rows on the active columns */
     double *err;          /* [maxrows] */
     int *cols;            /* [dof] the active columns */
-    double *Ja;           /* [maxrows dof] the rows on the active columns */
+    int *nz;              /* [ncol] one row's non-zero columns */
+    double *jty;          /* [ncol] J^T y on the active columns */
     double *A, *A0;       /* [max(maxrows, dof)^2] */
     double *y;            /* [max(maxrows, dof)] */
     double *wgt;          /* [dof] weights of the active columns */
@@ -61,7 +63,8 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->rows = malloc((size_t)w->maxrows * n * sizeof *w->rows);
     w->err = malloc((size_t)w->maxrows * sizeof *w->err);
     w->cols = malloc((size_t)n * sizeof *w->cols);
-    w->Ja = malloc((size_t)w->maxrows * n * sizeof *w->Ja);
+    w->nz = malloc((size_t)n * sizeof *w->nz);
+    w->jty = malloc((size_t)n * sizeof *w->jty);
     w->A = malloc(sq(big) * sizeof *w->A);
     w->A0 = malloc(sq(big) * sizeof *w->A0);
     w->y = malloc((size_t)big * sizeof *w->y);
@@ -76,7 +79,7 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
     w->mask2 = malloc((size_t)n);
     w->angle = calloc((size_t)n, 1);
     if (!w->angle || !w->qidx || !w->lower || !w->upper || !w->model_lower || !w->model_upper || !w->J6 || !w->Jb ||
-        !w->rows || !w->err || !w->cols || !w->Ja || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->post ||
+        !w->rows || !w->err || !w->cols || !w->nz || !w->jty || !w->A || !w->A0 || !w->y || !w->wgt || !w->g_old || !w->dv || !w->post ||
         !w->q_best || !w->q_acc || !w->scratch || !w->mask || !w->mask2 || !w->built) {
         kg_ik_work_free(w);
         return NULL;
@@ -96,8 +99,8 @@ kg_ik_work *kg_ik_work_new(const kg_model *m, int max_targets) {
 void kg_ik_work_free(kg_ik_work *w) {
     if (!w) return;
     free(w->qidx), free(w->lower), free(w->upper), free(w->model_lower), free(w->model_upper), free(w->Jb);
-    free(w->J6), free(w->rows), free(w->err), free(w->cols);
-    free(w->Ja), free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv), free(w->post);
+    free(w->J6), free(w->rows), free(w->err), free(w->cols), free(w->nz), free(w->jty);
+    free(w->A), free(w->A0), free(w->y), free(w->wgt), free(w->g_old), free(w->dv), free(w->post);
     free(w->q_best), free(w->q_acc), free(w->scratch), free(w->mask), free(w->mask2), free(w->angle);
     free(w->built);
     free(w);
@@ -184,7 +187,19 @@ static int cholesky(double *A, int n) {
         if (!(s > 0)) return j + 1;
         Lj[j] = sqrt(s);
         double inv = 1 / Lj[j];
-        for (int i = j + 1; i < n; i++) {
+        int i = j + 1;
+        for (; i + 3 < n; i += 4) { /* four rows' sums side by side: each still in k's order */
+            double *L0 = A + (size_t)i * n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+            double t0 = L0[j], t1 = L1[j], t2 = L2[j], t3 = L3[j];
+            for (int k = 0; k < j; k++) {
+                t0 -= L0[k] * Lj[k];
+                t1 -= L1[k] * Lj[k];
+                t2 -= L2[k] * Lj[k];
+                t3 -= L3[k] * Lj[k];
+            }
+            L0[j] = t0 * inv, L1[j] = t1 * inv, L2[j] = t2 * inv, L3[j] = t3 * inv;
+        }
+        for (; i < n; i++) {
             double *Li = A + (size_t)i * n, t = Li[j];
             for (int k = 0; k < j; k++) t -= Li[k] * Lj[k];
             Li[j] = t * inv;
@@ -247,7 +262,7 @@ typedef struct errors {
 static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *Jb, const double *M,
                      const double ep[3], const double er[3], unsigned axes, double weight, const kg_ik_options *o,
                      errors *worst) {
-    const int n = w->dof, nc = w->ncol;
+    const int n = w->dof;
     double e[6], np = 0, nr = 0;
     kg_mat3_vec(e, M, ep);
     kg_mat3_vec(e + 3, M, er);
@@ -263,15 +278,24 @@ static void add_rows(kg_ik_work *w, int *nrows, const double *J6, const double *
     /* clip the step (irteus's p-limit and r-limit) */
     double sp = np > o->step_pos ? o->step_pos / np : 1, sr = nr > o->step_rot ? o->step_rot / nr : 1;
     double sw = sqrt(weight);
+    /* only the active columns: a partial solve (a push, the legs) has few */
+    const int na = w->na, *cols = w->cols;
     for (int r = 0; r < 6; r++) {
         if (!(axes & (1u << r))) continue;
-        double *row = w->rows + (size_t)*nrows * nc;
+        double *row = w->rows + (size_t)*nrows * na;
         const double *m3 = M + 3 * (r % 3);
-        const double *Jr = J6 + (r < 3 ? 0 : 3 * n);
-        for (int c = 0; c < n; c++) row[c] = sw * (m3[0] * Jr[c] + m3[1] * Jr[n + c] + m3[2] * Jr[2 * n + c]);
-        const double *Br = Jb + (r < 3 ? 0 : 18);
-        for (int c = 0; c < 6; c++)
-            row[n + c] = Jb ? sw * (m3[0] * Br[c] + m3[1] * Br[6 + c] + m3[2] * Br[12 + c]) : 0;
+        const double *Jr = J6 + (r < 3 ? 0 : 3 * n), *Br = Jb + (r < 3 ? 0 : 18);
+        int a = 0;
+        if (na == w->ncol) /* all: a plain loop (vectorized) */
+            for (; a < n; a++) row[a] = sw * (m3[0] * Jr[a] + m3[1] * Jr[n + a] + m3[2] * Jr[2 * n + a]);
+        for (; a < na && cols[a] < n; a++) {
+            int c = cols[a];
+            row[a] = sw * (m3[0] * Jr[c] + m3[1] * Jr[n + c] + m3[2] * Jr[2 * n + c]);
+        }
+        for (; a < na; a++) { /* the base's (they come last) */
+            int c = cols[a] - n;
+            row[a] = Jb ? sw * (m3[0] * Br[c] + m3[1] * Br[6 + c] + m3[2] * Br[12 + c]) : 0;
+        }
         w->err[*nrows] = sw * e[r] * (r < 3 ? sp : sr);
         ++*nrows;
     }
@@ -380,13 +404,7 @@ static void posture_terms(const kg_data *d, kg_ik_work *w, int na, const kg_ik_o
  * (raised after a step that made things worse). */
 static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options *o, double mu) {
     const int n = w->ncol;
-    /* the rows on the active columns (all of them: the rows themselves) */
-    const double *Ja = w->rows;
-    if (na < n) {
-        for (int r = 0; r < nrows; r++)
-            for (int c = 0; c < na; c++) w->Ja[(size_t)r * na + c] = w->rows[(size_t)r * n + w->cols[c]];
-        Ja = w->Ja;
-    }
+    const double *Ja = w->rows; /* on the active columns */
     double *A = w->A, *A0 = w->A0, *y = w->y;
     memset(w->dv, 0, (size_t)n * sizeof *w->dv);
     if (full <= na && !(o->posture && o->posture_weight > 0)) {
@@ -421,11 +439,11 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         }
         memcpy(y, w->err, (size_t)nrows * sizeof *y);
         cholesky_solve(A, nrows, y);
-        for (int c = 0; c < na; c++) {
-            double s = 0;
-            for (int r = 0; r < nrows; r++) s += Ja[(size_t)r * na + c] * y[r];
-            w->dv[w->cols[c]] = w->wgt[c] * s;
-        }
+        double *s = w->jty; /* J^T y, a row at a time (contiguous; each sum in row order) */
+        for (int c = 0; c < na; c++) s[c] = 0;
+        for (int r = 0; r < nrows; r++)
+            for (int c = 0; c < na; c++) s[c] += Ja[(size_t)r * na + c] * y[r];
+        for (int c = 0; c < na; c++) w->dv[w->cols[c]] = w->wgt[c] * s[c];
     } else {
         /* more rows than columns (or a posture): (J^T J + k W^-1 + p I) dq = J^T e +
          * p (posture - q); w = 0 here, so k = gain */
@@ -436,11 +454,21 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         memset(A, 0, sq(na) * sizeof *A);
         for (int r = 0; r < nrows; r++) {
             const double *row = Ja + (size_t)r * na;
-            for (int i = 0; i < na; i++) {
-                double a = row[i];
-                if (a == 0) continue;
-                double *Ai = A + (size_t)i * na;
-                for (int j = 0; j <= i; j++) Ai[j] += a * row[j];
+            int *nz = w->nz, nnz = 0;
+            for (int i = 0; i < na; i++)
+                if (row[i] != 0) nz[nnz++] = i;
+            if (2 * nnz > na) { /* dense (the COM's): whole rows, vectorized */
+                for (int x = 0; x < nnz; x++) {
+                    int i = nz[x];
+                    double a = row[i], *Ai = A + (size_t)i * na;
+                    for (int j = 0; j <= i; j++) Ai[j] += a * row[j];
+                }
+            } else { /* sparse: the non-zero products only (the same sums, in the same order) */
+                for (int x = 0; x < nnz; x++) {
+                    int i = nz[x];
+                    double a = row[i], *Ai = A + (size_t)i * na;
+                    for (int z = 0; z <= x; z++) Ai[nz[z]] += a * row[nz[z]];
+                }
             }
         }
         for (int i = 0; i < na; i++)
@@ -455,11 +483,11 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
             for (int i = 0; i < na; i++)
                 if (w->qidx[w->cols[i]] >= 0) A[i * na + i] += o->posture_weight;
         if (cholesky(A, na) != 0) return;
-        for (int c = 0; c < na; c++) {
-            double s = 0;
-            for (int r = 0; r < nrows; r++) s += Ja[(size_t)r * na + c] * w->err[r];
-            y[c] = s + (post ? w->post[w->cols[c]] : 0);
-        }
+        for (int c = 0; c < na; c++) y[c] = 0; /* J^T e, a row at a time */
+        for (int r = 0; r < nrows; r++)
+            for (int c = 0; c < na; c++) y[c] += Ja[(size_t)r * na + c] * w->err[r];
+        if (post)
+            for (int c = 0; c < na; c++) y[c] += w->post[w->cols[c]];
         cholesky_solve(A, na, y);
         for (int c = 0; c < na; c++) w->dv[w->cols[c]] = y[c];
     }
@@ -578,6 +606,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
     int na = 0;
     for (int c = 0; c < nc; c++)
         if (w->mask[c]) w->cols[na++] = c;
+    w->na = na;
     /* Targets the active columns do not move (the others' in a partial solve):
      * their errors count (the cost, the test for success) but their rows are zero
      * on those columns. Where the step works on J^T J (more rows than columns, or
