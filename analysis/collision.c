@@ -222,6 +222,7 @@ struct kg_collision_work {
     double *axis; /* [3 npair] per pair, the direction (world axes) that last separated
                    * its links' shapes, or zeros */
     int *hint;    /* [2 npair] per pair, the tree leaves that last met (exact tests), or -1 */
+    double *box;  /* [6 nlink] per link with shapes, the world box of them all (lo, hi) */
 };
 
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
@@ -230,7 +231,9 @@ kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     w->s = calloc((size_t)cm->nshape + 1, sizeof *w->s);
     w->axis = calloc(3 * (size_t)cm->npair + 1, sizeof *w->axis);
     w->hint = malloc((2 * (size_t)cm->npair + 1) * sizeof *w->hint);
-    if (!w->s || !w->axis || !w->hint) {
+    int nlink = cm->nshape ? cm->shape[cm->nshape - 1].link + 1 : 0; /* shapes are grouped by link, in order */
+    w->box = malloc((6 * (size_t)nlink + 1) * sizeof *w->box);
+    if (!w->s || !w->axis || !w->hint || !w->box) {
         kg_collision_work_free(w);
         return NULL;
     }
@@ -243,6 +246,7 @@ void kg_collision_work_free(kg_collision_work *w) {
     free(w->s);
     free(w->axis);
     free(w->hint);
+    free(w->box);
     free(w);
 }
 
@@ -408,12 +412,20 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
             s->lo[a] = s->center[a] - h;
             s->hi[a] = s->center[a] + h;
         }
+        double *box = w->box + 6 * c->link;
+        int first = i == cm->link_first[c->link];
+        for (int a = 0; a < 3; a++) {
+            box[a] = first || s->lo[a] < box[a] ? s->lo[a] : box[a];
+            box[3 + a] = first || s->hi[a] > box[3 + a] ? s->hi[a] : box[3 + a];
+        }
     }
     int n = 0;
     for (int p = 0; p < cm->npair; p++) {
         hit[p] = 0;
         if (check ? !check[p] : cm->adjacent[p]) continue;
         int a = cm->pair_a[p], b = cm->pair_b[p], h = 0;
+        const double *ba = w->box + 6 * a, *bb = w->box + 6 * b; /* the links' boxes first: most pairs end here */
+        if (ba[3] < bb[0] || bb[3] < ba[0] || ba[4] < bb[1] || bb[4] < ba[1] || ba[5] < bb[2] || bb[5] < ba[2]) continue;
         int i0 = cm->link_first[a], i1 = i0 + cm->link_count[a], j0 = cm->link_first[b], j1 = j0 + cm->link_count[b];
         for (int i = i0; i < i1 && !h; i++)
             for (int j = j0; j < j1 && !h; j++)

@@ -451,7 +451,7 @@ static void step(kg_ik_work *w, int nrows, int full, int na, const kg_ik_options
         double k = o->damping_gain > 0 ? o->damping_gain : 1e-12;
         /* J^T J by rows, skipping zeros (a target's rows touch only its chain's
          * columns and the base's): the lower triangle, then mirrored */
-        memset(A, 0, sq(na) * sizeof *A);
+        for (int i = 0; i < na; i++) memset(A + (size_t)i * na, 0, (size_t)(i + 1) * sizeof *A); /* the lower triangle */
         for (int r = 0; r < nrows; r++) {
             const double *row = Ja + (size_t)r * na;
             int *nz = w->nz, nnz = 0;

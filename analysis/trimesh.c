@@ -96,8 +96,10 @@ static uint64_t spread(uint64_t x) {
 }
 
 /* Sorts key[0 .. n-1] with idx alongside (least significant byte first;
- * bytes all keys share are skipped); tmp holds n of each. */
-static void radix_sort(uint64_t *key, int *idx, uint64_t *tkey, int *tidx, int n) {
+ * bytes all keys share are skipped), passing between them and tkey, tidx
+ * (n each). Returns the one holding the result: key (0) or tkey (1). */
+static int radix_sort(uint64_t *key, int *idx, uint64_t *tkey, int *tidx, int n) {
+    int in_t = 0;
     for (int shift = 0; shift < 64; shift += 8) {
         int count[257] = {0};
         for (int i = 0; i < n; i++) count[(key[i] >> shift & 0xff) + 1]++;
@@ -107,9 +109,11 @@ static void radix_sort(uint64_t *key, int *idx, uint64_t *tkey, int *tidx, int n
             int at = count[key[i] >> shift & 0xff]++;
             tkey[at] = key[i], tidx[at] = idx[i];
         }
-        memcpy(key, tkey, (size_t)n * sizeof *key);
-        memcpy(idx, tidx, (size_t)n * sizeof *idx);
+        uint64_t *k = key;
+        int *x = idx;
+        key = tkey, idx = tidx, tkey = k, tidx = x, in_t = !in_t;
     }
+    return in_t;
 }
 
 /* Fills node n with the triangles first .. first+count-1 (in code order),
@@ -189,14 +193,16 @@ int kg_trimesh_index(kg_trimesh *m) {
             code[t] |= spread(q > 0 ? (uint64_t)(q < 2097151 ? q : 2097151) : 0) << (2 - a); /* NaN: 0 */
         }
     }
-    radix_sort(code, idx, code + n, idx + n, m->ntri);
+    int moved = radix_sort(code, idx, code + n, idx + n, m->ntri);
+    const uint64_t *sorted = code + (moved ? n : 0);
+    const int *order = idx + (moved ? n : 0);
     for (int t = 0; t < m->ntri; t++)
-        for (int v = 0; v < 3; v++) tri[3 * t + v] = m->tri[3 * idx[t] + v];
+        for (int v = 0; v < 3; v++) tri[3 * t + v] = m->tri[3 * order[t] + v];
     free(m->tri);
     m->tri = tri;
     m->nnode = 1;
     m->node[0].parent = -1;
-    build(m, code, 0, 0, m->ntri);
+    build(m, sorted, 0, 0, m->ntri);
     free(code), free(idx);
     return 0;
 }
