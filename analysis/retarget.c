@@ -26,6 +26,7 @@
 #define SWING_CLEARANCE 0.01 /* m: a swinging sole this near the ground is held in the world */
 #define STALL_GAIN 1e-3 /* the whole-body solve stops when an iteration gains less (of its cost) */
 #define STANCE_TURN_WEIGHT 1e-2
+#define SOLE_GAP 0.01 /* m: the least gap between a new pin's sole and the planted one's */
 #define PREVIEW_R 1e-8
 #define AVOID_WEIGHT 1e4
 #define AVOID_MARGIN 0.005
@@ -587,6 +588,7 @@ typedef struct pipe {
     int delayed;   /* frames where a foot's landing was put off */
     int retreats;  /* frames where retreat() moved joints back */
     int fallbacks; /* frames where fall_back() moved the whole pose back */
+    int turns;     /* frames where turn_root() turned the root */
     double prev_base[12]; /* the previous frame's root: position, rotation */
     double *held;  /* [nq] scratch of retreat() */
     double *kept;  /* [nq + 12] scratch of hold_legs() and fall_back(): a pose (save_pose()) */
@@ -716,6 +718,34 @@ static double beside(const pipe *p, int side, const double a[3], const double ao
     return lat < p->ri->width ? sg * (p->ri->width - lat) : 0;
 }
 
+/* Are the soles of feet a and b (their links at pa, pb, turned by Ra, Rb; flat)
+ * apart on the ground by gap or more? Their rectangles' four axes as
+ * separating axes. */
+static int soles_apart(const pipe *p, int a, const double pa[3], const double Ra[9], int b, const double pb[3],
+                       const double Rb[9], double gap) {
+    double c[2][4][2];
+    for (int k = 0; k < 4; k++) {
+        double x[3];
+        kg_mat3_vec(x, Ra, p->ri->sole[a][k]);
+        c[0][k][0] = x[0] + pa[0], c[0][k][1] = x[1] + pa[1];
+        kg_mat3_vec(x, Rb, p->ri->sole[b][k]);
+        c[1][k][0] = x[0] + pb[0], c[1][k][1] = x[1] + pb[1];
+    }
+    const double *R[2] = {Ra, Rb};
+    for (int i = 0; i < 4; i++) {
+        double u[2] = {R[i / 2][i % 2], R[i / 2][3 + i % 2]}, n = hypot(u[0], u[1]);
+        if (!(n > 0)) continue;
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (int f = 0; f < 2; f++)
+            for (int k = 0; k < 4; k++) {
+                double t = (c[f][k][0] * u[0] + c[f][k][1] * u[1]) / n;
+                lo[f] = fmin(lo[f], t), hi[f] = fmax(hi[f], t);
+            }
+        if (hi[0] + gap <= lo[1] || hi[1] + gap <= lo[0]) return 1;
+    }
+    return 0;
+}
+
 /* A new pin (of side, at frame g) brought beside the other foot's (beside(),
  * along that foot's lateral axis) and within the robot's widest stance of it,
  * when the other foot is down (its pin set: down the frame before, or landing
@@ -734,10 +764,15 @@ static int narrow(pipe *p, int g, int side) {
     foot_lateral(p, other, q->pin_R[other], y[0]);
     foot_lateral(p, side, s->pin_R[side], y[1]);
     double in = beside(p, side, an, ao, y[0]);
-    if (in != 0) {
-        for (int a = 0; a < 2; a++) s->pin_pos[side][a] += in * y[0][a];
-        return 2;
-    }
+    int out = in != 0;
+    for (int a = 0; a < 2; a++) s->pin_pos[side][a] += in * y[0][a];
+    /* beside the other's ankle, but a foot turned across its front can still
+     * tread on it: moved on out until the soles are SOLE_GAP apart */
+    const double sg = side ? -1 : 1;
+    for (int k = 0; k < 30 && !soles_apart(p, side, s->pin_pos[side], s->pin_R[side], other, q->pin_pos[other],
+                                             q->pin_R[other], SOLE_GAP); k++, out = 1)
+        for (int a = 0; a < 2; a++) s->pin_pos[side][a] += sg * 0.01 * y[0][a];
+    if (out) return 2;
     int k = fabs(d[0] * y[1][0] + d[1] * y[1][1]) > fabs(d[0] * y[0][0] + d[1] * y[0][1]);
     double lat = d[0] * y[k][0] + d[1] * y[k][1], excess = fabs(lat) - p->ri->spread;
     if (excess <= 0) return 0;
@@ -1341,6 +1376,69 @@ static int retreat(pipe *p) {
     return best < 1;
 }
 
+/* The heading (yaw) of a part's rotation R relative to the part's at rest. */
+static double heading(const pipe *p, int part, const double R[9]) {
+    double Rr[9], Ry[9];
+    kg_mat3_mul_bt(Rr, R, p->ri->rest_rot[part]);
+    yaw_only(Ry, Rr);
+    return atan2(Ry[3], Ry[0]);
+}
+
+/* A foot down and a pair still overlapping: most often the pelvis against a
+ * planted leg's thigh or hip link (Talos's base_link and leg_3, JVRC-1's
+ * PELVIS_S and HIP_Y_S) where the source's pelvis turns or tilts far from its
+ * feet (a lunge, a pivot, a kick): with the foot fixed the hip's angles follow
+ * the pelvis, and put the thigh into it. The root turned towards upright,
+ * heading where the planted feet point (half, then all the way: the upper
+ * body turns along) and the legs and root solved onto the pins and the COM
+ * again (stance()); kept when that leaves nothing overlapping and the feet on
+ * their pins, else the pose as it was. Returns 1 when it turned. */
+static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
+    if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit ||
+        !(s->contact[0] || s->contact[1]) || overlap(p) < AVOID_DEPTH)
+        return 0;
+    const double *Rp = p->d->link_rot + 9 * p->ri->map.link[KG_PART_PELVIS];
+    /* headings to try: where the planted feet point; the pelvis's own; with
+     * both feet down, square to the line between them (the left foot to the
+     * left: a split stance taken as a wide one) */
+    double sn = 0, cs = 0, head[3];
+    for (int side = 0; side < 2; side++) {
+        if (!s->contact[side]) continue;
+        double h = heading(p, side ? KG_PART_FOOT_R : KG_PART_FOOT_L, s->pin_R[side]);
+        sn += sin(h), cs += cos(h);
+    }
+    int nh = 0;
+    head[nh++] = atan2(sn, cs);
+    head[nh++] = heading(p, KG_PART_PELVIS, Rp);
+    if (s->contact[0] && s->contact[1])
+        head[nh++] = atan2(s->pin_pos[0][1] - s->pin_pos[1][1], s->pin_pos[0][0] - s->pin_pos[1][0]) - KG_PI / 2;
+    double z[3] = {0, 0, 1}, miss = feet_miss(p, s);
+    save_pose(p, p->kept);
+    for (int c = 0; c < nh; c++) {
+        double Rz[9], Rt[9], Rd[9], w[3];
+        load_pose(p, p->kept);
+        kg_rot_axis_angle(Rz, z, head[c]);
+        kg_mat3_mul(Rt, Rz, p->ri->rest_rot[KG_PART_PELVIS]); /* upright, heading head[c] */
+        kg_mat3_mul_bt(Rd, Rt, Rp);
+        kg_rot_log(Rd, w);
+        double angle = kg_vec3_norm(w);
+        if (!(angle > 1e-6)) continue;
+        for (int a = 0; a < 3; a++) w[a] /= angle;
+        for (int k = 1; k <= 2; k++) {
+            double Rk[9], R[9];
+            load_pose(p, p->kept);
+            kg_rot_axis_angle(Rk, w, angle * k / 2);
+            kg_mat3_mul(R, Rk, p->d->base_rot);
+            kg_mat3_copy(p->d->base_rot, R);
+            kg_fk(p->robot, p->d);
+            stance(p, t, com);
+            if (overlap(p) < AVOID_DEPTH && feet_miss(p, s) <= fmax(HOLD_TOL, miss)) return 1;
+        }
+    }
+    load_pose(p, p->kept);
+    return 0;
+}
+
 /* The last resort, when a pair still overlaps after the pushes and retreat():
  * the whole pose, root and legs too, moved back towards the frame before's
  * (which was clear, or the first frame's "before", the rest pose it starts
@@ -1655,6 +1753,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         }
         p.delayed += delayed > 0;
         if (f > 0) p.retreats += retreat(&p);
+        p.turns += turn_root(&p, s, t, comp);
         p.fallbacks += fall_back(&p, s, t, comp);
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
@@ -1747,6 +1846,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     rep->delayed_landing_frames = p.delayed;
     rep->self_collision_retreat_frames = p.retreats;
     rep->self_collision_fallback_frames = p.fallbacks;
+    rep->self_collision_turned_frames = p.turns;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;
