@@ -1389,10 +1389,12 @@ static double heading(const pipe *p, int part, const double R[9]) {
  * PELVIS_S and HIP_Y_S) where the source's pelvis turns or tilts far from its
  * feet (a lunge, a pivot, a kick): with the foot fixed the hip's angles follow
  * the pelvis, and put the thigh into it. The root turned towards upright,
- * heading where the planted feet point (half, then all the way: the upper
- * body turns along) and the legs and root solved onto the pins and the COM
- * again (stance()); kept when that leaves nothing overlapping and the feet on
- * their pins, else the pose as it was. Returns 1 when it turned. */
+ * heading where the planted feet point (else its own heading, else square to
+ * the line between both feet), half, then all the way (the upper body turns
+ * along), and the legs and root solved onto the pins and the COM again
+ * (stance()); the first such pose that leaves nothing overlapping and the
+ * feet on their pins is kept, else the pose as it was. Returns 1 when it
+ * turned. */
 static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
     if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit ||
         !(s->contact[0] || s->contact[1]) || overlap(p) < AVOID_DEPTH)
