@@ -1071,9 +1071,9 @@ static int pair_columns(pipe *p, int k, const int legs[2]) {
  * frame's other targets lands short of its margin, and a hand deep in a thigh's
  * hull (Bandai's elderly walk on G1: 30-60 mm) can need ten; with three rounds
  * and a 0.5 mm threshold 76 of that clip's 190 frames were left touching, now
- * none (frames that come clear early stop early: no slower on 01_01). With
- * legs_too both legs are held (after the stance). Returns 1 when it pushed. */
-static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
+ * none (frames that come clear early stop early: no slower on 01_01).
+ * Returns 1 when it pushed. */
+static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     const robot_info *ri = p->ri;
     const kg_model *r = p->robot;
     p->clear = 0;
@@ -1081,7 +1081,7 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt, int legs_too) {
         !p->cols || !p->pair_cols)
         return 0;
     /* the frame's targets but the planted feet's (planted legs do not move here) */
-    const int planted[2] = {legs_too || t[0].axes == KG_IK_POSE, legs_too || t[1].axes == KG_IK_POSE};
+    const int planted[2] = {t[0].axes == KG_IK_POSE, t[1].axes == KG_IK_POSE};
     kg_ik_target all[NTARGET + AVOID_PAIRS];
     int nt0 = 0;
     for (int k = 0; k < nt; k++)
@@ -1198,15 +1198,18 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     kg_ik_result res;
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
-    p->pushed |= avoid(p, t, nt, 0);
+    p->pushed |= avoid(p, t, nt);
     stance(p, t, com);
-    /* the stance's leg moves can bring a hip into a swinging hand, and a push
-     * can leave the COM off its target: pushed again with the legs held, and
-     * the stance solved again (G1: leftover frames 9 -> 1 on the elderly walk,
-     * 4 -> 0 on 005_02; a push without the second stance moved the COM, and
-     * the ZMP left the polygon on 26 % of JVRC-1's walk-back) */
+    /* the stance's leg moves can bring a hip into a swinging hand, or carry a
+     * swinging foot (held relative to the root) into the planted one, and a
+     * push can leave the COM off its target: pushed again, and the stance
+     * solved again (G1: leftover frames 9 -> 1 on the elderly walk, 4 -> 0 on
+     * 005_02; a push without the second stance moved the COM, and the ZMP left
+     * the polygon on 26 % of JVRC-1's walk-back). The swinging leg may move in
+     * this push too (session 13 held both legs: Talos's feet then touched in
+     * swing on the walks, 18 -> 10 frames on dance-short, JVRC-1's 45 -> 14) */
     int again = 0;
-    for (; again < 2 && avoid(p, t, nt, 1); again++) {
+    for (; again < 2 && avoid(p, t, nt); again++) {
         p->pushed = 1;
         stance(p, t, com);
     }
