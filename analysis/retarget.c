@@ -1184,6 +1184,26 @@ static void stance(pipe *p, const kg_ik_target *t, const double *com) {
     kg_fk(r, p->d);
 }
 
+/* The legs and the root onto the feet and the COM (stance()), then what
+ * still overlaps pushed and the stance solved again, up to twice: the
+ * stance's leg moves can bring a hip into a swinging hand, or carry a
+ * swinging foot (held relative to the root) into the planted one, and a push
+ * can leave the COM off its target (G1: leftover frames 9 -> 1 on the elderly
+ * walk, 4 -> 0 on 005_02; a push without the second stance moved the COM, and
+ * the ZMP left the polygon on 26 % of JVRC-1's walk-back). The swinging leg
+ * may move in these pushes too (session 13 held both legs: Talos's feet then
+ * touched in swing on the walks, 18 -> 10 frames on dance-short, JVRC-1's
+ * 45 -> 14). */
+static void settle(pipe *p, const kg_ik_target *t, int nt, const double *com) {
+    stance(p, t, com);
+    int again = 0;
+    for (; again < 2 && avoid(p, t, nt); again++) {
+        p->pushed = 1;
+        stance(p, t, com);
+    }
+    if (again == 2) p->clear = 0;
+}
+
 /* Whole-body IK with the root floating (stopping when it stalls), the
  * self-collision push, then the legs and the root's position onto the feet
  * and the COM (stance()). iterations: of the whole-body solve; t[0] and t[1]
@@ -1199,21 +1219,7 @@ static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double
     kg_ik_solve(r, p->d, t, nt, &io, p->w, &res);
     kg_fk(r, p->d);
     p->pushed |= avoid(p, t, nt);
-    stance(p, t, com);
-    /* the stance's leg moves can bring a hip into a swinging hand, or carry a
-     * swinging foot (held relative to the root) into the planted one, and a
-     * push can leave the COM off its target: pushed again, and the stance
-     * solved again (G1: leftover frames 9 -> 1 on the elderly walk, 4 -> 0 on
-     * 005_02; a push without the second stance moved the COM, and the ZMP left
-     * the polygon on 26 % of JVRC-1's walk-back). The swinging leg may move in
-     * this push too (session 13 held both legs: Talos's feet then touched in
-     * swing on the walks, 18 -> 10 frames on dance-short, JVRC-1's 45 -> 14) */
-    int again = 0;
-    for (; again < 2 && avoid(p, t, nt); again++) {
-        p->pushed = 1;
-        stance(p, t, com);
-    }
-    if (again == 2) p->clear = 0;
+    settle(p, t, nt, com);
 }
 
 /* A foot that lands where the robot cannot put it (with the other foot down,
@@ -1395,10 +1401,11 @@ static double heading(const pipe *p, int part, const double R[9]) {
  * heading where the planted feet point (else its own heading, else square to
  * the line between both feet), half, then all the way (the upper body turns
  * along), and the legs and root solved onto the pins and the COM again
- * (stance()); the first such pose that leaves nothing overlapping and the
+ * (settle(): with a push of what the turn brought together, Talos's 005_02
+ * 2 -> 0 frames left); the first such pose that leaves nothing overlapping and the
  * feet on their pins is kept, else the pose as it was. Returns 1 when it
  * turned. */
-static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
+static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, const double *com) {
     if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit ||
         !(s->contact[0] || s->contact[1]) || overlap(p) < AVOID_DEPTH)
         return 0;
@@ -1436,7 +1443,7 @@ static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, const double
             kg_mat3_mul(R, Rk, p->d->base_rot);
             kg_mat3_copy(p->d->base_rot, R);
             kg_fk(p->robot, p->d);
-            stance(p, t, com);
+            settle(p, t, nt, com); /* a swinging foot the turn carried into something, pushed off */
             if (overlap(p) < AVOID_DEPTH && feet_miss(p, s) <= fmax(HOLD_TOL, miss)) return 1;
         }
     }
@@ -1758,7 +1765,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         }
         p.delayed += delayed > 0;
         if (f > 0) p.retreats += retreat(&p);
-        p.turns += turn_root(&p, s, t, comp);
+        p.turns += turn_root(&p, s, t, nt, comp);
         p.fallbacks += fall_back(&p, s, t, comp);
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
