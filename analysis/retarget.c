@@ -1206,8 +1206,8 @@ static void settle(pipe *p, const kg_ik_target *t, int nt, const double *com) {
 
 /* Whole-body IK with the root floating (stopping when it stalls), the
  * self-collision push, then the legs and the root's position onto the feet
- * and the COM (stance()). iterations: of the whole-body solve; t[0] and t[1]
- * are the feet. */
+ * and the COM with what that brings together pushed again (settle()).
+ * iterations: of the whole-body solve; t[0] and t[1] are the feet. */
 static void solve(pipe *p, const kg_ik_target *t, int nt, int iterations, double posture, const double *com) {
     const kg_model *r = p->robot;
     kg_ik_options io;
