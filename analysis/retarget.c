@@ -718,19 +718,22 @@ static double beside(const pipe *p, int side, const double a[3], const double ao
     return lat < p->ri->width ? sg * (p->ri->width - lat) : 0;
 }
 
+/* The corners of side's sole in the world with its foot link at pos, turned by R. */
+static void sole_at(const pipe *p, int side, const double pos[3], const double R[9], double out[4][3]) {
+    for (int k = 0; k < 4; k++) {
+        kg_mat3_vec(out[k], R, p->ri->sole[side][k]);
+        for (int a = 0; a < 3; a++) out[k][a] += pos[a];
+    }
+}
+
 /* Are the soles of feet a and b (their links at pa, pb, turned by Ra, Rb; flat)
  * apart on the ground by gap or more? Their rectangles' four axes as
  * separating axes. */
 static int soles_apart(const pipe *p, int a, const double pa[3], const double Ra[9], int b, const double pb[3],
                        const double Rb[9], double gap) {
-    double c[2][4][2];
-    for (int k = 0; k < 4; k++) {
-        double x[3];
-        kg_mat3_vec(x, Ra, p->ri->sole[a][k]);
-        c[0][k][0] = x[0] + pa[0], c[0][k][1] = x[1] + pa[1];
-        kg_mat3_vec(x, Rb, p->ri->sole[b][k]);
-        c[1][k][0] = x[0] + pb[0], c[1][k][1] = x[1] + pb[1];
-    }
+    double c[2][4][3];
+    sole_at(p, a, pa, Ra, c[0]);
+    sole_at(p, b, pb, Rb, c[1]);
     const double *R[2] = {Ra, Rb};
     for (int i = 0; i < 4; i++) {
         double u[2] = {R[i / 2][i % 2], R[i / 2][3 + i % 2]}, n = hypot(u[0], u[1]);
@@ -999,10 +1002,7 @@ static void frame_limits(pipe *p, const double *prev) {
 /* The corners of a foot's sole in the world. */
 static void sole_corners(const pipe *p, const kg_data *d, int side, double out[4][3]) {
     int foot = p->ri->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-    for (int k = 0; k < 4; k++) {
-        kg_mat3_vec(out[k], d->link_rot + 9 * foot, p->ri->sole[side][k]);
-        for (int a = 0; a < 3; a++) out[k][a] += d->link_pos[3 * foot + a];
-    }
+    sole_at(p, side, d->link_pos + 3 * foot, d->link_rot + 9 * foot, out);
 }
 
 /* The lowest corner of a foot's sole above the ground (negative: below). */
@@ -1056,6 +1056,12 @@ static int pair_columns(pipe *p, int k, const int legs[2]) {
     return n;
 }
 
+/* Are self-collisions avoided (the option on, the robot's pairs to watch and
+ * the scratch there)? */
+static int watching(const pipe *p) {
+    return p->o->avoid_self_collision && p->cw && p->ri->check && p->hit;
+}
+
 /* Self-collision: each pair found in penetration (among those apart at rest)
  * pushed apart: a point target on its second link, in its first link's frame,
  * at the deepest overlap's point moved out by the depth plus AVOID_MARGIN,
@@ -1077,9 +1083,7 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
     const robot_info *ri = p->ri;
     const kg_model *r = p->robot;
     p->clear = 0;
-    if (!p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !ri->leg_cols[0] || !ri->leg_cols[1] ||
-        !p->cols || !p->pair_cols)
-        return 0;
+    if (!watching(p) || !ri->leg_cols[0] || !ri->leg_cols[1] || !p->cols || !p->pair_cols) return 0;
     /* the frame's targets but the planted feet's (planted legs do not move here) */
     const int planted[2] = {t[0].axes == KG_IK_POSE, t[1].axes == KG_IK_POSE};
     kg_ik_target all[NTARGET + AVOID_PAIRS];
@@ -1353,9 +1357,7 @@ static void hold_legs(pipe *p, const slot *s, const kg_ik_target *t, const doubl
 static int retreat(pipe *p) {
     const kg_model *r = p->robot;
     const robot_info *ri = p->ri;
-    if (p->clear || !p->o->avoid_self_collision || !p->cw || !ri->check || !p->hit || !p->cols || !p->pair_cols ||
-        !ri->leg_cols[0] || !ri->leg_cols[1])
-        return 0;
+    if (p->clear || !watching(p) || !p->cols || !p->pair_cols || !ri->leg_cols[0] || !ri->leg_cols[1]) return 0;
     double worst = overlap(p), depth, dir[3], pos[3];
     if (worst < AVOID_DEPTH) return 0;
     const int legs[2] = {1, 1};
@@ -1406,9 +1408,7 @@ static double heading(const pipe *p, int part, const double R[9]) {
  * feet on their pins is kept, else the pose as it was. Returns 1 when it
  * turned. */
 static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, const double *com) {
-    if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit ||
-        !(s->contact[0] || s->contact[1]) || overlap(p) < AVOID_DEPTH)
-        return 0;
+    if (p->clear || !watching(p) || !(s->contact[0] || s->contact[1]) || overlap(p) < AVOID_DEPTH) return 0;
     const double *Rp = p->d->link_rot + 9 * p->ri->map.link[KG_PART_PELVIS];
     /* headings to try: where the planted feet point; the pelvis's own; with
      * both feet down, square to the line between them (the left foot to the
@@ -1467,7 +1467,7 @@ static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, cons
  * stays as it was. Returns 1 when it moved. */
 static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
     const kg_model *r = p->robot;
-    if (p->clear || !p->o->avoid_self_collision || !p->cw || !p->ri->check || !p->hit) return 0;
+    if (p->clear || !watching(p)) return 0;
     double worst = overlap(p);
     if (worst < AVOID_DEPTH) return 0;
     double lo = 0, hi = 1, best = 1, miss = feet_miss(p, s), c0[3], c1[3];

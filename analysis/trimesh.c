@@ -230,6 +230,17 @@ static int box_meets(const double alo[3], const double ahi[3], const double blo[
     return 1;
 }
 
+/* Is the second of two sibling nodes (u[0], u[1]) nearer point c than the
+ * first, centre to c? */
+static int second_nearer(const kg_trinode *u, const double c[3]) {
+    double d0 = 0, d1 = 0;
+    for (int k = 0; k < 3; k++) {
+        double e0 = (u[0].lo[k] + u[0].hi[k]) / 2 - c[k], e1 = (u[1].lo[k] + u[1].hi[k]) / 2 - c[k];
+        d0 += e0 * e0, d1 += e1 * e1;
+    }
+    return d1 < d0;
+}
+
 /* The walk of kg_trimeshes_meet from nodes ia of a and ib of b down. */
 static int walk(const kg_trimesh *a, const kg_trimesh *b, const double R[9], const double A[9], const double p[3],
                 int ia, int ib, int hint[2]) {
@@ -277,25 +288,14 @@ static int walk(const kg_trimesh *a, const kg_trimesh *b, const double R[9], con
                                                     2 * (h[0] + h[1] + h[2]));
         /* the child nearer the other node is walked first (pushed last): where
          * surfaces cross, the nearer halves hold the crossing more often */
-        int first = 0;
+        int first;
         if (split_a) {
-            const kg_trinode *u = &a->node[x->first], *v = &a->node[x->first + 1];
-            double du = 0, dv = 0;
-            for (int k = 0; k < 3; k++) {
-                double eu = (u->lo[k] + u->hi[k]) / 2 - c[k], ev = (v->lo[k] + v->hi[k]) / 2 - c[k];
-                du += eu * eu, dv += ev * ev;
-            }
-            first = dv < du;
+            first = second_nearer(&a->node[x->first], c);
         } else {
-            const kg_trinode *u = &b->node[y->first], *v = &b->node[y->first + 1];
-            double t[3], xb[3], du = 0, dv = 0;
+            double t[3], xb[3]; /* x's centre in b's frame */
             for (int k = 0; k < 3; k++) t[k] = (x->lo[k] + x->hi[k]) / 2 - p[k];
             kg_mat3_tvec(xb, R, t);
-            for (int k = 0; k < 3; k++) {
-                double eu = (u->lo[k] + u->hi[k]) / 2 - xb[k], ev = (v->lo[k] + v->hi[k]) / 2 - xb[k];
-                du += eu * eu, dv += ev * ev;
-            }
-            first = dv < du;
+            first = second_nearer(&b->node[y->first], xb);
         }
         for (int s = 0; s < 2; s++) { /* pushed: the other child, then the first */
             int ch = s ? first : 1 - first;
