@@ -1448,6 +1448,7 @@ static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, cons
         }
     }
     load_pose(p, p->kept);
+    p->clear = 0; /* a candidate's settle() may have found its own pose clear */
     return 0;
 }
 
@@ -1490,6 +1491,11 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
         if (overlap(p) < AVOID_DEPTH) return 1;
         blend_all(p, p->kept, best);
         robot_com(r, p->d, c1, p->scratch);
+        if (!s->contact[0] && !s->contact[1]) { /* in the air: the root carries the COM where it was */
+            for (int a = 0; a < 3; a++) p->d->base_pos[a] += c0[a] - c1[a];
+            kg_fk(r, p->d);
+            robot_com(r, p->d, c1, p->scratch);
+        }
         if (feet_miss(p, s) <= fmax(HOLD_TOL, miss) && hypot(c1[0] - c0[0], c1[1] - c0[1]) <= FALLBACK_COM) return 1;
     }
     /* not without taking a foot off its pin: the pose as it was */
