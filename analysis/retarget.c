@@ -33,6 +33,7 @@
 #define AVOID_DEPTH 1e-5
 #define AVOID_ROUNDS 12
 #define AVOID_PAIRS 8
+#define PUSH_FEET 10 /* push_all(): the planted feet's weight, times the frame's */
 #define LAND_REACH 0.1 /* m: a foot farther than this from its pin as its phase starts keeps swinging */
 #define HOLD_TOL 5e-4  /* m: a planted foot off its pin, or a sole below the ground, after a frame's solve */
 #define WIDTH_STEP 0.005 /* m: robot_width()'s */
@@ -589,6 +590,7 @@ typedef struct pipe {
     int retreats;  /* frames where retreat() moved joints back */
     int fallbacks; /* frames where fall_back() moved the whole pose back */
     int turns;     /* frames where turn_root() turned the root */
+    int whole_pushes; /* frames where push_all()'s push was kept */
     double prev_base[12]; /* the previous frame's root: position, rotation */
     double *held;  /* [nq] scratch of retreat() */
     double *kept;  /* [nq + 12] scratch of hold_legs() and fall_back(): a pose (save_pose()) */
@@ -1043,6 +1045,21 @@ static void frame_ik_options(const pipe *p, kg_ik_options *io, int iterations) {
     io->lower = p->lower, io->upper = p->upper;
 }
 
+/* The planted feet (t[0], t[1] with a pose) put back onto their pins by their
+ * legs alone, the root and the rest of the body as they are. */
+static void pin_planted(pipe *p, const kg_ik_target *t) {
+    kg_ik_options io;
+    frame_ik_options(p, &io, 8);
+    io.tol_pos = 1e-5, io.tol_rot = 1e-5;
+    kg_ik_result res;
+    for (int side = 0; side < 2; side++) {
+        if (!p->ri->leg_cols[side] || t[side].axes != KG_IK_POSE) continue;
+        io.active = p->ri->leg_cols[side];
+        kg_ik_solve(p->robot, p->d, &t[side], 1, &io, p->w, &res);
+    }
+    kg_fk(p->robot, p->d);
+}
+
 /* The columns between pair k's links but the legs' marked in legs (p->pair_cols).
  * Returns how many. */
 static int pair_columns(pipe *p, int k, const int legs[2]) {
@@ -1060,6 +1077,37 @@ static int pair_columns(pipe *p, int k, const int legs[2]) {
  * the scratch there)? */
 static int watching(const pipe *p) {
     return p->o->avoid_self_collision && p->cw && p->ri->check && p->hit;
+}
+
+/* After kg_self_collisions(): a push for each pair found in penetration by
+ * AVOID_DEPTH or more appended to targets t[n..] (up to AVOID_PAIRS): a point
+ * target on its second link, in its first link's frame, at the deepest
+ * overlap's point moved out by the depth plus AVOID_MARGIN. With legs (the
+ * legs held), only pairs with columns between them but those legs', the
+ * columns gathered in p->cols. Returns the new count. */
+static int add_pushes(pipe *p, kg_ik_target *t, int n, const int *legs) {
+    const robot_info *ri = p->ri;
+    const kg_model *r = p->robot;
+    const int n0 = n;
+    if (legs) memset(p->cols, 0, (size_t)r->dof + 6);
+    for (int k = 0; k < ri->cm.npair && n < n0 + AVOID_PAIRS; k++) {
+        int a = ri->cm.pair_a[k], b = ri->cm.pair_b[k];
+        double depth, dir[3], pos[3], d[3];
+        if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH) continue;
+        if (legs) {
+            if (!pair_columns(p, k, legs)) continue;
+            for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c];
+        }
+        kg_ik_target *T = &t[n++];
+        memset(T, 0, sizeof *T);
+        T->link = b, T->base = a, T->axes = KG_IK_POSITION, T->weight = AVOID_WEIGHT;
+        kg_mat3_identity(T->rot);
+        for (int i = 0; i < 3; i++) d[i] = pos[i] - p->d->link_pos[3 * b + i];
+        kg_mat3_tvec(T->point, p->d->link_rot + 9 * b, d);
+        for (int i = 0; i < 3; i++) d[i] = pos[i] + dir[i] * (depth + AVOID_MARGIN) - p->d->link_pos[3 * a + i];
+        kg_mat3_tvec(T->pos, p->d->link_rot + 9 * a, d);
+    }
+    return n;
 }
 
 /* Self-collision: each pair found in penetration (among those apart at rest)
@@ -1099,24 +1147,7 @@ static int avoid(pipe *p, const kg_ik_target *t, int nt) {
             p->clear = 1;
             break;
         }
-        int n = nt0;
-        memset(p->cols, 0, (size_t)r->dof + 6);
-        for (int k = 0; k < ri->cm.npair && n < nt0 + AVOID_PAIRS; k++) {
-            int a = ri->cm.pair_a[k], b = ri->cm.pair_b[k];
-            double depth, dir[3], pos[3], d[3];
-            if (!p->hit[k] || !kg_pair_penetration(&ri->cm, p->cw, k, &depth, dir, pos) || depth < AVOID_DEPTH)
-                continue;
-            if (!pair_columns(p, k, planted)) continue;
-            for (int c = 0; c < r->dof; c++) p->cols[c] |= p->pair_cols[c];
-            kg_ik_target *T = &all[n++];
-            memset(T, 0, sizeof *T);
-            T->link = b, T->base = a, T->axes = KG_IK_POSITION, T->weight = AVOID_WEIGHT;
-            kg_mat3_identity(T->rot);
-            for (int i = 0; i < 3; i++) d[i] = pos[i] - p->d->link_pos[3 * b + i];
-            kg_mat3_tvec(T->point, p->d->link_rot + 9 * b, d);
-            for (int i = 0; i < 3; i++) d[i] = pos[i] + dir[i] * (depth + AVOID_MARGIN) - p->d->link_pos[3 * a + i];
-            kg_mat3_tvec(T->pos, p->d->link_rot + 9 * a, d);
-        }
+        int n = add_pushes(p, all, nt0, planted);
         if (n == nt0) break;
         kg_ik_result res;
         kg_ik_solve(r, p->d, all, n, &io, p->w, &res);
@@ -1452,20 +1483,61 @@ static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, cons
     return 0;
 }
 
+/* A pair still overlapping after the pushes, retreat() and turn_root(), most
+ * often one avoid() may not move: the pelvis against a planted leg (the root
+ * and the planted legs stay there). The whole body pushed instead, the root
+ * floating, every column free, against all the frame's targets, the planted
+ * feet's weighted PUSH_FEET times more (they stay on their pins while the
+ * pelvis turns away from the thigh above them: Talos's dance-short, the pelvis
+ * tilted 45° over both feet, and JVRC-1's PELVIS_S against a hip), up to
+ * AVOID_ROUNDS rounds; then the legs and the root onto the pins and the COM
+ * again (settle()). Kept when that leaves nothing overlapping and the feet on
+ * their pins, else the pose as it was. Returns 1 when it kept the push. */
+static int push_all(pipe *p, const slot *s, const kg_ik_target *t, int nt, const double *com) {
+    const robot_info *ri = p->ri;
+    const kg_model *r = p->robot;
+    if (p->clear || !watching(p) || overlap(p) < AVOID_DEPTH) return 0;
+    double miss = feet_miss(p, s);
+    save_pose(p, p->kept);
+    kg_ik_target all[NTARGET + AVOID_PAIRS];
+    memcpy(all, t, (size_t)nt * sizeof *t);
+    for (int side = 0; side < 2; side++)
+        if (all[side].axes == KG_IK_POSE) all[side].weight *= PUSH_FEET;
+    kg_ik_options io;
+    frame_ik_options(p, &io, 10);
+    io.floating_base = 1;
+    for (int round = 0; round < AVOID_ROUNDS; round++) {
+        if (kg_self_collisions(&ri->cm, p->d, p->cw, ri->check, p->hit) == 0) break;
+        int n = add_pushes(p, all, nt, NULL);
+        if (n == nt) break;
+        kg_ik_result res;
+        kg_ik_solve(r, p->d, all, n, &io, p->w, &res);
+        kg_fk(r, p->d);
+    }
+    settle(p, t, nt, com);
+    if (overlap(p) < AVOID_DEPTH && feet_miss(p, s) <= fmax(HOLD_TOL, miss)) return 1;
+    load_pose(p, p->kept);
+    p->clear = 0;
+    return 0;
+}
+
 /* The last resort, when a pair still overlaps after the pushes and retreat():
  * the whole pose, root and legs too, moved back towards the frame before's
  * (which was clear, or the first frame's "before", the rest pose it starts
  * from), the largest step u of prev + u (pose - prev) that leaves no pair
- * overlapping (bisected, to 1/64); then the legs and the root solved onto the
- * feet's pins and the COM's target again (stance()) if that stays clear. The
- * robot stops at the contact, as a body would: the cost is tracking. Without
- * the stance the pose is kept only when the planted feet stay on their pins
- * (the path between two poses with the foot on its pin bends off it a
- * little) and the COM within FALLBACK_COM of where it was: a COM moved for a
- * frame is a jump of the cart-table ZMP (h / g times its acceleration: 2 mm
- * at 30 frames/s moves it 0.17 m; without the bound Talos's elderly walk had
- * its ZMP out on 9 % of its contact frames, with it 0). Otherwise the pose
- * stays as it was. Returns 1 when it moved. */
+ * overlapping with the planted feet put back on their pins by their legs (the
+ * path between two poses with a foot on its pin bends off it a little: Talos's
+ * dance-short, 1.7 mm) (bisected, to 1/64); then the legs and the root solved
+ * onto the feet's pins and the COM's target again (stance()) if that stays
+ * clear. The robot stops at the contact, as a body would: the cost is
+ * tracking. Without the stance the pose is kept only when the planted feet
+ * are on their pins and the COM within FALLBACK_COM of where it was: a COM
+ * moved for a frame is a jump of the cart-table ZMP (h / g times its
+ * acceleration: 2 mm at 30 frames/s moves it 0.17 m; without the bound Talos's
+ * elderly walk had its ZMP out on 9 % of its contact frames, with it 0). In
+ * the air nothing holds the COM but the root: it is moved so that the COM
+ * stays where it was (G1's dash, a hip against the pelvis in a leap).
+ * Otherwise the pose stays as it was. Returns 1 when it moved. */
 static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double *com) {
     const kg_model *r = p->robot;
     if (p->clear || !watching(p)) return 0;
@@ -1477,6 +1549,7 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
     for (int step = 0; step <= 6; step++) {
         double u = step == 0 ? 0 : (lo + hi) / 2;
         blend_all(p, p->kept, u);
+        pin_planted(p, t);
         if (overlap(p) < AVOID_DEPTH) lo = best = u;
         else if (step == 0) { /* the frame before overlaps too (it cannot, but for rounding) */
             best = 1;
@@ -1490,6 +1563,7 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
         stance(p, t, com);
         if (overlap(p) < AVOID_DEPTH) return 1;
         blend_all(p, p->kept, best);
+        pin_planted(p, t);
         robot_com(r, p->d, c1, p->scratch);
         if (!s->contact[0] && !s->contact[1]) { /* in the air: the root carries the COM where it was */
             for (int a = 0; a < 3; a++) p->d->base_pos[a] += c0[a] - c1[a];
@@ -1772,7 +1846,17 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         p.delayed += delayed > 0;
         if (f > 0) p.retreats += retreat(&p);
         p.turns += turn_root(&p, s, t, nt, comp);
-        p.fallbacks += fall_back(&p, s, t, comp);
+        if (!push_all(&p, s, t, nt, comp)) p.fallbacks += fall_back(&p, s, t, comp);
+        else p.whole_pushes++;
+        /* still overlapping with a foot landing: it lands a frame later, and
+         * the whole push or the fall-back once more (the landing foot held
+         * both off its pin: JVRC-1's dance-short, Talos's) */
+        if (f > 0 && !p.clear && overlap(&p) >= AVOID_DEPTH && delay_landing(&p, f, 0)) {
+            p.delayed += !delayed;
+            nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
+            if (!push_all(&p, s, t, nt, comp)) p.fallbacks += fall_back(&p, s, t, comp);
+            else p.whole_pushes++;
+        }
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
         if (depth >= AVOID_DEPTH) rep->self_collision_frames++;
@@ -1865,6 +1949,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     rep->self_collision_retreat_frames = p.retreats;
     rep->self_collision_fallback_frames = p.fallbacks;
     rep->self_collision_turned_frames = p.turns;
+    rep->self_collision_whole_body_frames = p.whole_pushes;
     if (!p.cw) rep->self_collision_frames = -1;
     rep->keypoint_mean_mm = mt.kp_n ? mt.kp_sum / (double)mt.kp_n : 0;
     rep->keypoint_max_mm = mt.kp_max;

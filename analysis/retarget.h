@@ -114,6 +114,9 @@ typedef struct kg_retarget_report {
     int self_collision_turned_frames;          /* frames where one still overlapped with a foot down
                                                 * and the root was turned upright, towards the
                                                 * feet's heading (turn_root) */
+    int self_collision_whole_body_frames;      /* frames where one still overlapped and the whole
+                                                * body, root and planted legs too, was pushed
+                                                * (push_all) */
     int contact_frames, double_support_frames;
     double com_margin_min_mm;                  /* signed distance into the support polygon (< 0: out) */
     double com_outside_percent;                /* of contact frames */

@@ -157,6 +157,7 @@ static json_t *report_json(const kg_retarget_report *r, const char *clip, const 
     json_object_set_new(o, "self_collision_retreat_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_retreat_frames) : json_null());
     json_object_set_new(o, "self_collision_fallback_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_fallback_frames) : json_null());
     json_object_set_new(o, "self_collision_turned_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_turned_frames) : json_null());
+    json_object_set_new(o, "self_collision_whole_body_frames", r->self_collision_frames >= 0 ? json_integer(r->self_collision_whole_body_frames) : json_null());
     json_object_set_new(o, "self_collision_depth_max_mm", r->self_collision_frames >= 0 ? kg_json_num(r->self_collision_depth_max_mm) : json_null());
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
     json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));
