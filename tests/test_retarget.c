@@ -311,6 +311,7 @@ static void test_retarget_corpus(void **state) {
         int held;
     } clips[] = {
         {"animated_drawings/animate/Data/BVH/sst/walk_circle.bvh", WALKING},
+        {"animated_drawings/examples/bvh/fair1/zombie.bvh", WALKING | WIDE_G1},
         {"bandai_namco/dataset-2_walk-turn-left_elderly_001.bvh", WALKING},
         {"bandai_namco/dataset-1_walk_normal_001.bvh", WALKING},
         {"bandai_namco/dataset-1_walk-back_normal_001.bvh", WALKING},
@@ -350,8 +351,8 @@ static void test_retarget_corpus(void **state) {
             kg_model_free(robot);
             assert_int_equal(r.self_collision_frames, 0);
             /* no walk stands wider than G1's ankles hold flat (0.57 m), JVRC-1's
-             * (1.05 m) or Talos's; the dancer does, on G1 */
-            if (held & WALKING) assert_int_equal(r.narrowed_stances, 0);
+             * (1.05 m) or Talos's but the zombie's once; the dancer does, on G1 */
+            if ((held & WALKING) && !(ri == 0 && (held & WIDE_G1))) assert_int_equal(r.narrowed_stances, 0);
             /* every walk's feet land when the source's do, but where a pin was
              * moved out beside the other foot (the leg then reaches farther:
              * JVRC-1's walk_normal lands one frame late); the dancer's do not
