@@ -1487,7 +1487,7 @@ static int turn_root(pipe *p, const slot *s, const kg_ik_target *t, int nt, cons
  * often one avoid() may not move: the pelvis against a planted leg (the root
  * and the planted legs stay there). The whole body pushed instead, the root
  * floating, every column free, against all the frame's targets, the planted
- * feet's weighted PUSH_FEET times more (they stay on their pins while the
+ * feet weighted PUSH_FEET times more (they stay on their pins while the
  * pelvis turns away from the thigh above them: Talos's dance-short, the pelvis
  * tilted 45° over both feet, and JVRC-1's PELVIS_S against a hip), up to
  * AVOID_ROUNDS rounds; then the legs and the root onto the pins and the COM
@@ -1521,10 +1521,10 @@ static int push_all(pipe *p, const slot *s, const kg_ik_target *t, int nt, const
     return 0;
 }
 
-/* The last resort, when a pair still overlaps after the pushes and retreat():
- * the whole pose, root and legs too, moved back towards the frame before's
- * (which was clear, or the first frame's "before", the rest pose it starts
- * from), the largest step u of prev + u (pose - prev) that leaves no pair
+/* The last resort, when a pair still overlaps after the pushes, retreat(),
+ * turn_root() and push_all(): the whole pose, root and legs too, moved back
+ * towards the frame before's (which was clear, or the first frame's
+ * "before", the rest pose it starts from), the largest step u of prev + u (pose - prev) that leaves no pair
  * overlapping with the planted feet put back on their pins by their legs (the
  * path between two poses with a foot on its pin bends off it a little: Talos's
  * dance-short, 1.7 mm) (bisected, to 1/64); then the legs and the root solved
@@ -1575,6 +1575,13 @@ static int fall_back(pipe *p, const slot *s, const kg_ik_target *t, const double
     /* not without taking a foot off its pin: the pose as it was */
     load_pose(p, p->kept);
     return 0;
+}
+
+/* A pair still overlapping after turn_root(): the whole body pushed, else the
+ * fall-back. */
+static void last_resorts(pipe *p, const slot *s, const kg_ik_target *t, int nt, const double *com) {
+    if (push_all(p, s, t, nt, com)) p->whole_pushes++;
+    else p->fallbacks += fall_back(p, s, t, com);
 }
 
 /* ---- metrics -------------------------------------------------------------------------- */
@@ -1846,16 +1853,14 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         p.delayed += delayed > 0;
         if (f > 0) p.retreats += retreat(&p);
         p.turns += turn_root(&p, s, t, nt, comp);
-        if (!push_all(&p, s, t, nt, comp)) p.fallbacks += fall_back(&p, s, t, comp);
-        else p.whole_pushes++;
+        last_resorts(&p, s, t, nt, comp);
         /* still overlapping with a foot landing: it lands a frame later, and
-         * the whole push or the fall-back once more (the landing foot held
-         * both off its pin: JVRC-1's dance-short, Talos's) */
+         * the last resorts run once more (the landing foot held them off its
+         * pin: JVRC-1's dance-short, Talos's) */
         if (f > 0 && !p.clear && overlap(&p) >= AVOID_DEPTH && delay_landing(&p, f, 0)) {
             p.delayed += !delayed;
             nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
-            if (!push_all(&p, s, t, nt, comp)) p.fallbacks += fall_back(&p, s, t, comp);
-            else p.whole_pushes++;
+            last_resorts(&p, s, t, nt, comp);
         }
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
