@@ -1524,10 +1524,11 @@ static int push_all(pipe *p, const slot *s, const kg_ik_target *t, int nt, const
 /* The last resort, when a pair still overlaps after the pushes, retreat(),
  * turn_root() and push_all(): the whole pose, root and legs too, moved back
  * towards the frame before's (which was clear, or the first frame's
- * "before", the rest pose it starts from), the largest step u of prev + u (pose - prev) that leaves no pair
- * overlapping with the planted feet put back on their pins by their legs (the
- * path between two poses with a foot on its pin bends off it a little: Talos's
- * dance-short, 1.7 mm) (bisected, to 1/64); then the legs and the root solved
+ * "before", the rest pose it starts from), the largest step u of
+ * prev + u (pose - prev) that leaves no pair overlapping with the planted
+ * feet put back on their pins by their legs (the path between two poses with
+ * a foot on its pin bends off it a little: Talos's dance-short, 1.7 mm)
+ * (bisected, to 1/64); then the legs and the root solved
  * onto the feet's pins and the COM's target again (stance()) if that stays
  * clear. The robot stops at the contact, as a body would: the cost is
  * tracking. Without the stance the pose is kept only when the planted feet
@@ -1851,16 +1852,20 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
             }
         }
         p.delayed += delayed > 0;
-        if (f > 0) p.retreats += retreat(&p);
-        p.turns += turn_root(&p, s, t, nt, comp);
-        last_resorts(&p, s, t, nt, comp);
-        /* still overlapping with a foot landing: it lands a frame later, and
-         * the last resorts run once more (the landing foot held them off its
-         * pin: JVRC-1's dance-short, Talos's) */
-        if (f > 0 && !p.clear && overlap(&p) >= AVOID_DEPTH && delay_landing(&p, f, 0)) {
-            p.delayed += !delayed;
-            nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
+        /* a pair the pushes left overlapping (checked once here: each step
+         * below checks again, and most frames need none of them) */
+        if (watching(&p) && !p.clear && overlap(&p) >= AVOID_DEPTH) {
+            if (f > 0) p.retreats += retreat(&p);
+            p.turns += turn_root(&p, s, t, nt, comp);
             last_resorts(&p, s, t, nt, comp);
+            /* still overlapping with a foot landing: it lands a frame later, and
+             * the last resorts run once more (the landing foot held them off
+             * its pin: JVRC-1's dance-short, Talos's) */
+            if (f > 0 && !p.clear && overlap(&p) >= AVOID_DEPTH && delay_landing(&p, f, 0)) {
+                p.delayed += !delayed;
+                nt = targets(&p, s, t, comp, FOOT_WEIGHT, 1);
+                last_resorts(&p, s, t, nt, comp);
+            }
         }
         if (p.pushed) rep->self_collision_pushed_frames++;
         double depth = p.clear ? 0 : overlap(&p);
