@@ -293,11 +293,13 @@ static void test_urdf_round_trip(void **state) {
     snprintf(dir, sizeof dir, "%s/urdf", data);
     nfiles = 0;
     assert_int_equal(nftw(dir, collect, 16, FTW_PHYS), 0);
+    /* every URDF the corpus holds, however many that is (robots join it) */
+    assert_true(nfiles > 0);
     for (int i = 0; i < nfiles; i++) {
         round_trip(files[i]);
         free(files[i]);
     }
-    assert_int_equal(nfiles, 43);
+    printf("  %d corpus URDFs round-tripped\n", nfiles);
 }
 
 static char *write_with(int (*writer)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *),
