@@ -115,3 +115,4 @@ mass anymal urdf/anymal_c/example-robot-data/robots/anymal_c_simple_description/
 mass go1 urdf/go1/example-robot-data/robots/go1_description/urdf/go1.urdf
 "$sgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" >"$out/mass/sample_humanoid.json"
 echo "wrote $(ls "$out/mass" | wc -l) mass reference files to $out/mass"
+mkdir -p "$out/qp" && /usr/bin/python3 tests/peers/qp_reference.py >"$out/qp/random.json" && echo "wrote random QPs and cvxopt's solutions to $out/qp/random.json" # Debian python3-cvxopt, not another python3
