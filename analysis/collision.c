@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gjk.h"
 #include "analysis/sampling.h"
 #include "core/fk.h"
 #include "core/spatial.h"
@@ -223,6 +224,10 @@ struct kg_collision_work {
                    * its links' shapes, or zeros */
     int *hint;    /* [2 npair] per pair, the tree leaves that last met (exact tests), or -1 */
     double *box;  /* [6 nlink] per link with shapes, the world box of them all (lo, hi) */
+    double *stamp; /* [12 nlink] the link pose (position, rotation) its shapes were last placed
+                    * at: the pair queries of one pose place each link once (NaN: never) */
+    double *normal; /* [3 npair] per pair, kg_pair_distance's last n, or zeros: GJK's first guess */
+    int nlink;
 };
 
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
@@ -233,11 +238,15 @@ kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     w->hint = malloc((2 * (size_t)cm->npair + 1) * sizeof *w->hint);
     int nlink = cm->nshape ? cm->shape[cm->nshape - 1].link + 1 : 0; /* shapes are grouped by link, in order */
     w->box = malloc((6 * (size_t)nlink + 1) * sizeof *w->box);
-    if (!w->s || !w->axis || !w->hint || !w->box) {
+    w->stamp = malloc((12 * (size_t)nlink + 1) * sizeof *w->stamp);
+    w->normal = calloc(3 * (size_t)cm->npair + 1, sizeof *w->normal);
+    w->nlink = nlink;
+    if (!w->s || !w->axis || !w->hint || !w->box || !w->stamp || !w->normal) {
         kg_collision_work_free(w);
         return NULL;
     }
     for (int k = 0; k < 2 * cm->npair; k++) w->hint[k] = -1;
+    for (int k = 0; k < 12 * nlink; k++) w->stamp[k] = NAN;
     return w;
 }
 
@@ -247,6 +256,8 @@ void kg_collision_work_free(kg_collision_work *w) {
     free(w->axis);
     free(w->hint);
     free(w->box);
+    free(w->stamp);
+    free(w->normal);
     free(w);
 }
 
@@ -392,12 +403,17 @@ static int solids_touch(const kg_collision_model *cm, const kg_collision_work *w
     return inside(m[h], ms, ps, ps->p);
 }
 
-int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
-                       unsigned char *hit) {
-    for (int i = 0; i < cm->nshape; i++) {
+/* Places link l's shapes, and its box, at d's pose (unless force is 0 and
+ * they are there already: the link's pose is the same as when last placed). */
+static void place_link(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int l, int force) {
+    const double *R = d->link_rot + 9 * l, *P = d->link_pos + 3 * l;
+    double *stamp = w->stamp + 12 * l, *box = w->box + 6 * l;
+    if (!force && !memcmp(stamp, P, 3 * sizeof *P) && !memcmp(stamp + 3, R, 9 * sizeof *R)) return;
+    memcpy(stamp, P, 3 * sizeof *P);
+    memcpy(stamp + 3, R, 9 * sizeof *R);
+    for (int i = cm->link_first[l]; i < cm->link_first[l] + cm->link_count[l]; i++) {
         placed *s = &w->s[i];
         const kg_convex *c = &cm->shape[i];
-        const double *R = d->link_rot + 9 * c->link, *P = d->link_pos + 3 * c->link;
         s->c = c;
         kg_mat3_mul(s->r, R, c->rot);
         kg_mat3_vec(s->p, R, c->pos);
@@ -412,13 +428,18 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
             s->lo[a] = s->center[a] - h;
             s->hi[a] = s->center[a] + h;
         }
-        double *box = w->box + 6 * c->link;
-        int first = i == cm->link_first[c->link];
+        int first = i == cm->link_first[l];
         for (int a = 0; a < 3; a++) {
             box[a] = first || s->lo[a] < box[a] ? s->lo[a] : box[a];
             box[3 + a] = first || s->hi[a] > box[3 + a] ? s->hi[a] : box[3 + a];
         }
     }
+}
+
+int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, const unsigned char *check,
+                       unsigned char *hit) {
+    for (int l = 0; l < w->nlink; l++)
+        if (cm->link_count[l]) place_link(cm, d, w, l, 1);
     int n = 0;
     for (int p = 0; p < cm->npair; p++) {
         hit[p] = 0;
@@ -454,6 +475,87 @@ int kg_pair_penetration(const kg_collision_model *cm, kg_collision_work *w, int 
             for (int k = 0; k < 3; k++) dir[k] = dv.v[k], pos[k] = pv.v[k];
         }
     return found;
+}
+
+/* ---- distances ------------------------------------------------------------------------- */
+
+int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int link, double lo[3],
+                double hi[3]) {
+    if (link < 0 || link >= w->nlink || !cm->link_count[link]) return 0;
+    place_link(cm, d, w, link, 0);
+    memcpy(lo, w->box + 6 * link, 3 * sizeof *lo);
+    memcpy(hi, w->box + 6 * link + 3, 3 * sizeof *hi);
+    return 1;
+}
+
+/* The squared distance between boxes (lo, hi corners); 0 when they overlap. */
+static double box_gap2(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]) {
+    double g = 0;
+    for (int k = 0; k < 3; k++) {
+        double e = fmax(blo[k] - ahi[k], alo[k] - bhi[k]);
+        if (e > 0) g += e * e;
+    }
+    return g;
+}
+
+/* Does a box gap (squared) prove a distance of at least bound? (A distance
+ * bound <= 0 needs boxes that do not even touch.) */
+static int beyond(double gap2, double bound) { return bound > 0 ? gap2 >= bound * bound : gap2 > 0; }
+
+/* The signed distance of shapes i and j, as kg_pair_distance states it: GJK
+ * on their cores; where those meet, libccd's MPR penetration depth with pos
+ * the midpoint of its witnesses (pa = pos + depth/2 n, pb = pos - depth/2 n). */
+static void shape_distance(kg_collision_work *w, int i, int j, const double guess[3], double bound, kg_gjk_result *r) {
+    placed *a = &w->s[i], *b = &w->s[j];
+    const kg_gjk_shape ga = {a->c, a->r, a->p, &a->hint}, gb = {b->c, b->r, b->p, &b->hint};
+    if (kg_gjk_distance(&ga, &gb, guess, bound, r)) return; /* apart, or proven at least bound */
+    ccd_t ccd;
+    mpr_setup(&ccd);
+    ccd_real_t depth = 0;
+    ccd_vec3_t dir = {{0, 0, 0}}, pos;
+    if (ccdMPRPenetration(a, b, &ccd, &depth, &dir, &pos) != 0) { /* touching within GJK's tolerance */
+        depth = 0;
+        for (int k = 0; k < 3; k++) pos.v[k] = (r->pa[k] + r->pb[k]) / 2;
+    }
+    double len = sqrt(dir.v[0] * dir.v[0] + dir.v[1] * dir.v[1] + dir.v[2] * dir.v[2]);
+    if (len > 0.5) { /* MPR's direction; a touching contact has none: GJK's, else the centres' */
+        for (int k = 0; k < 3; k++) r->n[k] = dir.v[k] / len;
+    } else if (!(kg_vec3_dot(r->n, r->n) > 0.5)) {
+        double c[3] = {b->center[0] - a->center[0], b->center[1] - a->center[1], b->center[2] - a->center[2]};
+        double cl = kg_vec3_norm(c);
+        for (int k = 0; k < 3; k++) r->n[k] = cl > 0 ? c[k] / cl : k == 2;
+    }
+    r->dist = -depth;
+    for (int k = 0; k < 3; k++) r->pa[k] = pos.v[k] + depth / 2 * r->n[k], r->pb[k] = pos.v[k] - depth / 2 * r->n[k];
+}
+
+int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
+                     double *dist, double n[3], double pa[3], double pb[3]) {
+    int la = cm->pair_a[p], lb = cm->pair_b[p];
+    place_link(cm, d, w, la, 0);
+    place_link(cm, d, w, lb, 0);
+    const double *ba = w->box + 6 * la, *bb = w->box + 6 * lb;
+    if (beyond(box_gap2(ba, ba + 3, bb, bb + 3), max_dist)) return 0; /* most pairs end here */
+    double *last = w->normal + 3 * p;
+    int warm = last[0] != 0 || last[1] != 0 || last[2] != 0;
+    kg_gjk_result best = {INFINITY, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0}, r;
+    for (int i = cm->link_first[la]; i < cm->link_first[la] + cm->link_count[la]; i++)
+        for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
+            const placed *a = &w->s[i], *b = &w->s[j];
+            double bound = fmin(best.dist, max_dist); /* what this shape pair must beat */
+            if (beyond(box_gap2(a->lo, a->hi, b->lo, b->hi), bound)) continue;
+            double guess[3]; /* from b towards a: the last answer's, else the boxes' centres' */
+            for (int k = 0; k < 3; k++) guess[k] = warm ? -last[k] : a->center[k] - b->center[k];
+            shape_distance(w, i, j, guess, bound, &r);
+            if (r.dist < best.dist) best = r;
+        }
+    if (!(best.dist < max_dist)) return 0;
+    *dist = best.dist;
+    kg_vec3_copy(n, best.n);
+    kg_vec3_copy(pa, best.pa);
+    kg_vec3_copy(pb, best.pb);
+    kg_vec3_copy(last, best.n);
+    return 1;
 }
 
 /* ---- the matrix -------------------------------------------------------------------------- */

@@ -62,7 +62,7 @@ void kg_collision_model_free(kg_collision_model *cm);
  * Returns how many of cm's pairs it marked. */
 int kg_collision_model_declare(kg_collision_model *cm, const kg_link_pair *pairs, int n);
 
-/* Per-thread work space for kg_self_collisions. */
+/* Per-thread work space for kg_self_collisions and kg_pair_distance. */
 typedef struct kg_collision_work kg_collision_work;
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm);
 void kg_collision_work_free(kg_collision_work *w);
@@ -80,6 +80,34 @@ int kg_self_collisions(const kg_collision_model *cm, const kg_data *d, kg_collis
  * touch. Allocates nothing. */
 int kg_pair_penetration(const kg_collision_model *cm, kg_collision_work *w, int p, double *depth, double dir[3],
                         double pos[3]);
+
+/* The world bounding box (lo, hi) of link's collision shapes at d's pose (after
+ * kg_fk; their shapes' boxes, each the box of the shape's own box turned):
+ * a caller can drop pairs whose boxes are farther apart than it cares about
+ * without asking more. Returns 0 when the link has no shapes. Places the
+ * link's shapes in w, once per pose. Allocates nothing. */
+int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int link, double lo[3],
+                double hi[3]);
+
+/* The signed distance between the links of pair p at d's pose (after kg_fk),
+ * for keeping them apart: the least over their shapes' pairs (hulls and
+ * primitives, as kg_self_collisions without exact). Apart: GJK's distance
+ * (analysis/gjk.h; to KG_GJK_RELATIVE, exact for spheres and capsules, and for
+ * them still exact while only their radii overlap); intersecting: minus
+ * libccd's MPR penetration depth (the deepest shape pair), pa and pb then a
+ * depth apart about MPR's contact point. n (unit, world) points from link
+ * pair_a[p]'s witness point pa towards pair_b[p]'s pb (world points on the
+ * shapes when apart): moving link pair_b[p] along n increases the distance,
+ * and always pb = pa + dist n.
+ * Shape pairs whose world boxes are max_dist or more apart are not measured;
+ * when all are (the links' boxes first), it returns 0 at the cost of a box
+ * test. Returns 1 when dist < max_dist (dist, n, pa, pb filled), else 0
+ * (nothing written). Places the two links' shapes in w once per pose (their
+ * poses in d are compared with the last placed), so asking every watched
+ * pair of one pose places each link once; the pair's last n starts the next
+ * GJK. Allocates nothing. */
+int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
+                     double *dist, double n[3], double pa[3], double pb[3]);
 
 typedef struct kg_acm_options {
     long max_samples;      /* default 1 000 000 when 0 */

@@ -286,3 +286,35 @@ void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double 
     *hint = best;
     memcpy(out, v + 3 * best, 3 * sizeof *out);
 }
+
+double kg_convex_margin(const kg_convex *c) {
+    return c->type == KG_CONVEX_SPHERE || c->type == KG_CONVEX_CAPSULE ? c->size[0] : 0;
+}
+
+void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    switch (c->type) {
+    case KG_CONVEX_SPHERE: /* the centre */
+        out[0] = out[1] = out[2] = 0;
+        return;
+    case KG_CONVEX_CAPSULE: /* the axis segment */
+        out[0] = out[1] = 0;
+        out[2] = d[2] >= 0 ? c->size[1] : -c->size[1];
+        return;
+    default:
+        kg_convex_support_from(c, d, hint, out);
+    }
+}
+
+void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    if (c->type != KG_CONVEX_HULL || !c->adj_first) {
+        kg_convex_support(c, d, hint, out);
+        return;
+    }
+    const double *v = c->vert;
+    int best = c->start[cell_of(d)], h = *hint;
+    if (h >= 0 && h < c->nvert && v[3 * h] * d[0] + v[3 * h + 1] * d[1] + v[3 * h + 2] * d[2] >
+                                      v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2])
+        best = h;
+    *hint = best = climb(c, d, best);
+    memcpy(out, v + 3 * best, 3 * sizeof *out);
+}

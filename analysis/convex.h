@@ -42,4 +42,18 @@ void kg_convex_bounds(kg_convex *c);
  * start from, updated. */
 void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double out[3]);
 
+/* A sphere is a point and a capsule a segment (its core) swelled by its radius
+ * (the margin); the other shapes are their own core, margin 0. Distances
+ * between cores are found exactly on polytopes (GJK ends on a repeated
+ * vertex), so a distance between spheres and capsules taken as their cores'
+ * less the margins is exact, where their round surfaces would only converge. */
+double kg_convex_margin(const kg_convex *c);
+/* The point of c's core farthest along d (shape frame), as kg_convex_support_from. */
+void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]);
+/* kg_convex_support, a hull's climb starting from *hint when that vertex is
+ * farther along d than the cube map's (updated: the support): GJK's
+ * successive directions on a shape converge, so the last support is mostly
+ * the nearer start (7 % off G1's near-pair distance queries). */
+void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]);
+
 #endif

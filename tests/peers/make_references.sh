@@ -115,4 +115,17 @@ mass anymal urdf/anymal_c/example-robot-data/robots/anymal_c_simple_description/
 mass go1 urdf/go1/example-robot-data/robots/go1_description/urdf/go1.urdf
 "$sgen" samples/humanoid.urdf "@source/samples/humanoid.urdf" >"$out/mass/sample_humanoid.json"
 echo "wrote $(ls "$out/mass" | wc -l) mass reference files to $out/mass"
+
+#  tests/reference/distance/  distances between convex hulls, cvxopt's QP polished on its active
+#                              points (tests/peers/distance_reference.py): random point clouds at
+#                              random poses (clouds.txt), and G1 link pairs whose world hull vertices
+#                              test_collision exports at its random poses (g1.txt)
+mkdir -p "$out/distance"
+/usr/bin/python3 tests/peers/distance_reference.py clouds "$out/distance/clouds.txt"
+if [ -f "$data/$g1" ]; then
+    hulls=$(mktemp)
+    KG_DISTANCE_EXPORT="$hulls" KINEGRAPH_DATA="$data" build/tests/test_collision >/dev/null 2>&1 || true
+    /usr/bin/python3 tests/peers/distance_reference.py export "$hulls" "$out/distance/g1.txt"
+    rm -f "$hulls"
+fi
 mkdir -p "$out/qp" && /usr/bin/python3 tests/peers/qp_reference.py >"$out/qp/random.json" && echo "wrote random QPs and cvxopt's solutions to $out/qp/random.json" # Debian python3-cvxopt, not another python3

@@ -1,0 +1,52 @@
+/* Distance between two convex shapes (analysis/convex.h) placed in the world:
+ * GJK (Gilbert, Johnson and Keerthi 1988) on the shapes' support functions,
+ * with the signed-volume sub-algorithm of Montanari, Petrinic and Barbieri
+ * (2017) for the closest point of each simplex to the origin (Johnson's
+ * distance sub-algorithm, made robust by measuring areas in the best-conditioned
+ * coordinate plane). Spheres and capsules run as their cores (a point, a
+ * segment) and their radii are taken off after (kg_convex_margin): exact for
+ * them, and exact also when the radii overlap but the cores do not (the
+ * distance is then minus the penetration depth).
+ *
+ * Its own file, not convex.c: convex.c makes shapes and answers one support
+ * query; this is an algorithm over any two of them (and has no qhull in it). */
+#ifndef KG_GJK_H
+#define KG_GJK_H
+
+#include "analysis/convex.h"
+
+#define KG_GJK_MAX_ITERATIONS 128 /* G1's dense hulls take up to 44 to KG_GJK_RELATIVE; a curved
+                                   * cylinder pair about as many: the cap only ends degenerate loops */
+#define KG_GJK_RELATIVE 1e-12    /* stop when the certified lower bound is within this
+                                  * fraction of the distance */
+
+typedef struct kg_gjk_shape {
+    const kg_convex *c;
+    const double *r, *p; /* the shape's frame in the world: rotation [9] (row-major), position [3] */
+    int *hint;           /* kg_convex_support's vertex hint, updated (NULL: none) */
+} kg_gjk_shape;
+
+typedef struct kg_gjk_result {
+    double dist;           /* signed distance (m) */
+    double n[3];           /* unit (world): from a's witness point towards b's; moving b along n
+                            * increases the distance */
+    double pa[3], pb[3];   /* witness points on a and b (world): pb = pa + dist n */
+    int iterations;        /* support queries of the difference */
+} kg_gjk_result;
+
+/* The distance between a and b. Returns 1 when their cores are apart (the
+ * separation certified by a plane between them): out holds the distance, >= 0
+ * to within KG_GJK_RELATIVE, or negative when only the margins overlap.
+ * Returns 0 when the cores meet or touch (closer than 1e-12 of their size):
+ * the shapes intersect and the caller needs a penetration depth (libccd's MPR);
+ * out then holds GJK's last estimate (n may be zero). guess: a direction from
+ * b towards a (world; the last answer's -n warms the start), or NULL for the
+ * frames' origins' difference. beyond: stop as soon as the distance is proven
+ * at least this (returns 1; out->dist is then an upper bound >= beyond, not
+ * converged): a caller that only wants pairs nearer than some distance, or
+ * nearer than its best so far, passes that; INFINITY for the distance itself.
+ * Allocates nothing. */
+int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond,
+                    kg_gjk_result *out);
+
+#endif
