@@ -1,3 +1,7 @@
+/* Body parts by structure at a pose (see bodymap.h for the rules). Sections:
+ * the thresholds; names (the family, and sides and limb words for ties); the
+ * body at a pose (arc lengths down the tree); limbs and their joints; mirror
+ * pairs; legs or arms; left or right; the head; filling the map. */
 #include "analysis/bodymap.h"
 
 #include <ctype.h>
@@ -7,6 +11,63 @@
 
 #include "core/data.h"
 #include "core/fk.h"
+#include "core/spatial.h"
+
+/* ---- what "nearly", "short" and "across" mean ------------------------------------ */
+
+/* Mirror limbs (left and right) differ in length by at most this share: a hand
+ * with a finger more, a sensor on one side. */
+#define MIRROR_TOL 0.2
+/* A limb's side branches (fingers, toes, twist and helper bones, sensors) are at
+ * most this share of its length; a chain with a longer one is a trunk. */
+#define LIMB_SIDE 0.5
+/* The arms are at least this share of the legs' length; shorter mirror pairs are
+ * eyes, fingers, toes, breasts or sensors. */
+#define LIMB_MIN 0.25
+/* A one-axis joint whose axis is within 45 degrees of the limb turns the limb
+ * about itself (a twist or yaw joint) rather than bending it. */
+#define TWIST_COS 0.7071
+/* A thigh (upper arm) is about as long as the shank (forearm): the hip
+ * (shoulder) is at least this share of the shank's arc above the knee. A joint
+ * nearer the knee (a robot's hip yaw partway down the thigh, a twist bone) is
+ * not the hip. */
+#define HIP_TOP 0.6
+/* A link forks (fingers from a hand, toes from a foot) when at least two of its
+ * child branches are each at least this share of its longest. */
+#define FORK_SHARE 0.25
+/* A toe joint (the ball of the foot) is at least this share of the foot's length
+ * beyond the ankle. */
+#define BALL_SHARE 0.5
+/* A hanging leg points within 60 degrees of straight down (standing, walking,
+ * running; not sitting or kicking). */
+#define HANG_COS 0.5
+/* Four limbs within 45 degrees of their mean direction point one way; a spine
+ * within 45 degrees of square to them lies across them (a quadruped). */
+#define PARALLEL_COS 0.7071
+#define ACROSS_COS 0.7071
+/* Two hips (shoulders) lie across the body when the line between them is within
+ * 60 degrees of the body's left. */
+#define SIDE_COS 0.5
+/* A knee that bends at least twice as far one way as the other bends one way
+ * only; probing it that way by KNEE_PROBE (rad) moves the ankle backward. */
+#define KNEE_ONE_WAY 2.0
+#define KNEE_PROBE 0.1
+/* A point of the foot is ahead of the ankle when its offset across the up axis
+ * is at least this share of its distance from the ankle. */
+#define FOOT_AHEAD 0.25
+/* The feet and knees agree on forward when their offsets, added, keep at least
+ * this share of their lengths added; and they show it when that sum is at least
+ * FORWARD_MIN of the legs' mean length (a straight leg on a foot without toes
+ * shows nothing). */
+#define FORWARD_AGREE 0.5
+#define FORWARD_MIN 0.05
+/* Two points closer than this share of the longest limb are one (a tenth of a
+ * millimetre on a metre-long leg). */
+#define SAME_POINT 1e-4
+/* Knee, hip and ankle depend on each other; they settle in a round or two. */
+#define JOINT_ROUNDS 4
+
+/* ---- part names -------------------------------------------------------------------- */
 
 static const char *const part_names[KG_NPART] = {
     "pelvis",        "chest",      "head",        "left_hip",  "left_knee",      "left_ankle",
@@ -20,6 +81,8 @@ int kg_part_parse(const char *name) {
         if (!strcmp(name, part_names[k])) return k;
     return -1;
 }
+
+/* ---- names: the family, and what breaks ties ------------------------------------- */
 
 enum { SIDE_NONE = 0, SIDE_L = 1, SIDE_R = 2 };
 
@@ -50,15 +113,17 @@ static void token(const char *name, char *out, size_t size, int *side) {
         }
     }
     if (*side == SIDE_NONE) {
-        if ((s[0] == 'l' || s[0] == 'r') && s[1] == '_') *side = s[0] == 'l' ? SIDE_L : SIDE_R, s += 2;
-        else if (len > 2 && s[len - 2] == '_' && (s[len - 1] == 'l' || s[len - 1] == 'r'))
+        if ((s[0] == 'l' || s[0] == 'r') && (s[1] == '_' || s[1] == '.')) *side = s[0] == 'l' ? SIDE_L : SIDE_R, s += 2;
+        else if (len > 2 && (s[len - 2] == '_' || s[len - 2] == '.') && (s[len - 1] == 'l' || s[len - 1] == 'r'))
             *side = s[len - 1] == 'l' ? SIDE_L : SIDE_R, s[len - 2] = 0;
         else if ((s[0] == 'l' || s[0] == 'r') && s[1]) {
-            /* ASF and CMU short forms: lfemur, rtibia, lhipjoint, LThumb */
-            static const char *const asf[] = {"femur", "tibia", "foot", "toes", "clavicle", "humerus", "radius",
-                                              "wrist", "hand", "hipjoint", "fingers", "thumb", "collar"};
-            for (size_t k = 0; k < sizeof asf / sizeof *asf; k++)
-                if (!strcmp(s + 1, asf[k])) {
+            /* short forms: lfemur, rtibia, LThumb, Poser's lShldr and rThigh */
+            static const char *const part[] = {"femur", "tibia", "foot", "toe", "clavicle", "humerus", "radius",
+                                               "wrist", "hand", "hip", "finger", "thumb", "collar", "shldr",
+                                               "forearm", "thigh", "shin", "knee", "elbow", "shoulder", "ankle",
+                                               "arm", "leg", "uarm", "larm", "uleg", "lleg"};
+            for (size_t k = 0; k < sizeof part / sizeof *part; k++)
+                if (!strncmp(s + 1, part[k], strlen(part[k]))) {
                     *side = s[0] == 'l' ? SIDE_L : SIDE_R;
                     s++;
                     break;
@@ -71,201 +136,13 @@ static void token(const char *name, char *out, size_t size, int *side) {
     out[n] = 0;
 }
 
-static int helper(const char *t) { /* twist and share bones, ends */
-    return strstr(t, "twist") || strstr(t, "share") || strstr(t, "end") || strstr(t, "nub");
-}
-
-static int in_set(const char *t, const char *const *set) {
-    for (; *set; set++)
-        if (!strcmp(t, *set)) return 1;
-    return 0;
-}
-
-static const char *const knee_words[] = {"leg", "tibia", "calf", "lowerleg", "shin", "shank", "lleg", "kny", NULL};
-static const char *const elbow_words[] = {"forearm", "radius", "lowerarm", "larm", "ely", NULL};
-static const char *const foot_words[] = {"foot", "ankle", "talus", "tarsal", NULL};
-static const char *const hand_words[] = {"hand", "wrist", "palm", "gripper", NULL};
-
-/* Does link i (or the joint above it) name a knee (kind 0) or an elbow (kind 1)? */
-static int names_part(const kg_model *m, int i, int kind, int *side) {
-    const char *names[2] = {m->link[i].name, m->link[i].joint >= 0 ? m->joint[m->link[i].joint].name : NULL};
-    for (int k = 0; k < 2; k++) {
-        if (!names[k]) continue;
-        char t[256];
-        int s;
-        token(names[k], t, sizeof t, &s);
-        if (helper(t)) continue;
-        int hit = kind == 0 ? (in_set(t, knee_words) || strstr(t, "knee") != NULL)
-                            : (in_set(t, elbow_words) || strstr(t, "elbow") != NULL);
-        if (hit && s != SIDE_NONE) {
-            *side = s;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int name_matches(const kg_model *m, int i, const char *const *words) {
-    char t[256];
-    int s;
-    token(m->link[i].name, t, sizeof t, &s);
-    if (helper(t)) return 0;
-    for (const char *const *w = words; *w; w++)
-        if (strstr(t, *w)) return 1;
-    if (m->link[i].joint >= 0) {
-        token(m->joint[m->link[i].joint].name, t, sizeof t, &s);
-        if (helper(t)) return 0;
-        for (const char *const *w = words; *w; w++)
-            if (strstr(t, *w)) return 1;
-    }
-    return 0;
-}
-
-static int depth(const kg_model *m, int i) {
-    int d = 0;
-    for (; i >= 0; i = m->link[i].parent) d++;
-    return d;
-}
-
-static int lca(const kg_model *m, int a, int b) {
-    while (a != b) {
-        if (a > b) a = m->link[a].parent; /* topological order: the deeper has the larger index */
-        else b = m->link[b].parent;
-        if (a < 0 || b < 0) return -1;
-    }
-    return a;
-}
-
-static int is_below(const kg_model *m, int i, int anc) {
-    for (; i >= 0; i = m->link[i].parent)
-        if (i == anc) return 1;
-    return 0;
-}
-
-/* Does link i's joint move (a robot's revolute or prismatic joint)? */
-static int moving(const kg_model *m, int i) {
-    int j = m->link[i].joint;
-    return j >= 0 && m->joint[j].nv > 0;
-}
-
 static int one_dof(const kg_model *m, int i) {
     int j = m->link[i].joint;
     return j >= 0 && m->joint[j].nv == 1 && m->joint[j].type != KG_JOINT_COMPOUND;
 }
 
-/* The child of anc on the way down to i. */
-static int child_towards(const kg_model *m, int anc, int i) {
-    while (i >= 0 && m->link[i].parent != anc) i = m->link[i].parent;
-    return i;
-}
-
-/* The first link below `from` (breadth by depth: the nearest) naming one of words, or -1. */
-static int first_below_named(const kg_model *m, int from, const char *const *words) {
-    int best = -1, bd = 1 << 30;
-    for (int i = from + 1; i < m->nlink; i++)
-        if (m->link[i].real < 0 && is_below(m, i, from) && name_matches(m, i, words)) {
-            int d = depth(m, i);
-            if (d < bd) best = i, bd = d;
-        }
-    return best;
-}
-
-/* The deepest link below `from` (its first child chain's end when equal). */
-static int deepest_below(const kg_model *m, int from) {
-    int best = from, bd = depth(m, from);
-    for (int i = from + 1; i < m->nlink; i++)
-        if (m->link[i].real < 0 && is_below(m, i, from)) {
-            int d = depth(m, i);
-            if (d > bd) best = i, bd = d;
-        }
-    return best;
-}
-
-/* The first child of `from` on a path with moving joints, or its first child. */
-static int first_child(const kg_model *m, int from) {
-    int any = -1;
-    for (int i = from + 1; i < m->nlink; i++)
-        if (m->link[i].parent == from && m->link[i].real < 0) {
-            if (any < 0) any = i;
-            if (moving(m, i)) return i;
-        }
-    return any;
-}
-
-static void set(kg_body_map *map, int part, int link, const char *how) {
-    if (map->link[part] >= 0 && map->how[part] && !strcmp(map->how[part], "map")) return;
-    map->link[part] = link;
-    map->how[part] = link >= 0 ? how : NULL;
-}
-
-/* Knees (kind 0) or elbows (kind 1) by name: the one nearest the root per side. */
-static void find_by_name(const kg_model *m, int kind, int out[2]) {
-    out[0] = out[1] = -1;
-    int bd[2] = {1 << 30, 1 << 30};
-    for (int i = 0; i < m->nlink; i++) {
-        int side;
-        if (m->link[i].real >= 0 || !names_part(m, i, kind, &side)) continue;
-        int d = depth(m, i), s = side == SIDE_L ? 0 : 1;
-        if (d < bd[s]) bd[s] = d, out[s] = i;
-    }
-}
-
-/* The link on the chain from a (exclusive) to b (inclusive) whose origin is
- * nearest the middle of a's and b's at the rest pose. */
-static int middle_of(const kg_model *m, const kg_data *d, int a, int b) {
-    double mid[3];
-    for (int k = 0; k < 3; k++) mid[k] = 0.5 * (d->link_pos[3 * a + k] + d->link_pos[3 * b + k]);
-    int best = -1;
-    double bd = INFINITY;
-    for (int i = m->link[b].parent; i >= 0 && i != a; i = m->link[i].parent) {
-        double dd = 0;
-        for (int k = 0; k < 3; k++) dd += (d->link_pos[3 * i + k] - mid[k]) * (d->link_pos[3 * i + k] - mid[k]);
-        if (dd < bd) bd = dd, best = i;
-    }
-    return best;
-}
-
-/* Robots without telling names: feet are the two lowest leaves at rest (left:
- * +y), hands the two leaves farthest sideways among those above the knees' level. */
-static void by_structure(const kg_model *m, int knee[2], int elbow[2]) {
-    kg_data *d = kg_data_new(m);
-    kg_fk(m, d);
-    int leaf_foot[2] = {-1, -1}, leaf_hand[2] = {-1, -1};
-    for (int pass = 0; pass < 2; pass++) {
-        double best[2] = {INFINITY, INFINITY};
-        for (int i = 0; i < m->nlink; i++) {
-            if (m->link[i].real >= 0) continue;
-            int leaf = 1;
-            for (int c = i + 1; c < m->nlink && leaf; c++) leaf = m->link[c].parent != i;
-            if (!leaf) continue;
-            const double *p = d->link_pos + 3 * i;
-            int s = p[1] >= 0 ? 0 : 1;
-            if (pass == 0) {
-                if (p[2] < best[s]) best[s] = p[2], leaf_foot[s] = i;
-            } else if (leaf_foot[0] >= 0 && leaf_foot[1] >= 0 && i != leaf_foot[0] && i != leaf_foot[1]) {
-                int foot_anc = lca(m, leaf_foot[0], leaf_foot[1]);
-                if (is_below(m, i, child_towards(m, foot_anc, leaf_foot[0])) ||
-                    is_below(m, i, child_towards(m, foot_anc, leaf_foot[1])))
-                    continue; /* a toe or sole frame of a leg */
-                if (-fabs(p[1]) < best[s]) best[s] = -fabs(p[1]), leaf_hand[s] = i;
-            }
-        }
-    }
-    for (int s = 0; s < 2; s++) {
-        if (knee[s] < 0 && leaf_foot[0] >= 0 && leaf_foot[1] >= 0) {
-            int pel = lca(m, leaf_foot[0], leaf_foot[1]);
-            if (pel >= 0) knee[s] = middle_of(m, d, child_towards(m, pel, leaf_foot[s]), leaf_foot[s]);
-        }
-        if (elbow[s] < 0 && leaf_hand[0] >= 0 && leaf_hand[1] >= 0) {
-            int ch = lca(m, leaf_hand[0], leaf_hand[1]);
-            if (ch >= 0) elbow[s] = middle_of(m, d, child_towards(m, ch, leaf_hand[s]), leaf_hand[s]);
-        }
-    }
-    kg_data_free(d);
-}
-
 static const char *family_of(const kg_model *m) {
-    int cmu = 0, asf = 0, mixamo = 0, bandai = 0, rokoko = 0, collar = 0, cc = 0, onedof = 0;
+    int cmu = 0, asf = 0, mixamo = 0, bandai = 0, rokoko = 0, collar = 0, cc = 0, poser = 0, onedof = 0;
     for (int i = 0; i < m->nlink; i++) {
         const char *n = m->link[i].name;
         cmu |= !strcmp(n, "LHipJoint") || !strcmp(n, "LeftUpLeg");
@@ -275,107 +152,829 @@ static const char *family_of(const kg_model *m) {
         rokoko |= strstr(n, "InHand") != NULL;
         collar |= !strcmp(n, "LeftCollar");
         cc |= !strncmp(n, "CC_Base_", 8);
+        poser |= !strcmp(n, "lShldr") || !strcmp(n, "lThigh");
         onedof += one_dof(m, i);
     }
     return cc ? "reallusion" : bandai ? "bandai_namco" : rokoko ? "rokoko" : asf ? "cmu_asf" : mixamo ? "mixamo"
-         : cmu ? "cmu" : collar ? "mocapbank" : onedof > m->nlink / 3 ? "robot" : "unknown";
+         : cmu ? "cmu" : collar ? "mocapbank" : poser ? "poser" : onedof > m->nlink / 3 ? "robot" : "unknown";
 }
 
-int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *dg) {
-    for (int k = 0; k < KG_NPART; k++)
-        if (!(map->link[k] >= 0 && map->how[k] && !strcmp(map->how[k], "map"))) map->link[k] = -1, map->how[k] = NULL;
-    map->family = family_of(m);
-    int knee[2], elbow[2];
-    find_by_name(m, 0, knee);
-    find_by_name(m, 1, elbow);
-    const char *how_knee = "name", *how_elbow = "name";
-    if (knee[0] < 0 || knee[1] < 0 || elbow[0] < 0 || elbow[1] < 0) {
-        int k0 = knee[0], k1 = knee[1], e0 = elbow[0], e1 = elbow[1];
-        by_structure(m, knee, elbow);
-        if (k0 < 0 || k1 < 0) how_knee = "structure";
-        if (e0 < 0 || e1 < 0) how_elbow = "structure";
+/* What the names of a chain's links and joints say: its side (votes for left
+ * minus votes for right) and whether it is a leg (leg words minus arm words). */
+static void name_votes(const kg_model *m, const int *path, int n, int *side, int *leg) {
+    static const char *const leg_words[] = {"leg", "thigh", "knee", "shin", "calf", "tibia", "femur", "foot",
+                                            "ankle", "toe", "hip", "shank", NULL};
+    static const char *const arm_words[] = {"arm", "shoulder", "shldr", "elbow", "hand", "wrist", "clavicle",
+                                            "collar", "humerus", "radius", "finger", "thumb", NULL};
+    *side = *leg = 0;
+    for (int k = 0; k < n; k++) {
+        int j = m->link[path[k]].joint;
+        const char *names[2] = {m->link[path[k]].name, j >= 0 ? m->joint[j].name : NULL};
+        for (int w = 0; w < 2; w++) {
+            if (!names[w]) continue;
+            char t[256];
+            int s;
+            token(names[w], t, sizeof t, &s);
+            *side += s == SIDE_L ? 1 : s == SIDE_R ? -1 : 0;
+            for (const char *const *x = leg_words; *x; x++) *leg += strstr(t, *x) != NULL;
+            for (const char *const *x = arm_words; *x; x++) *leg -= strstr(t, *x) != NULL;
+        }
     }
-    static const int KNEE[2] = {KG_PART_KNEE_L, KG_PART_KNEE_R}, HIP[2] = {KG_PART_HIP_L, KG_PART_HIP_R},
-                     ANKLE[2] = {KG_PART_ANKLE_L, KG_PART_ANKLE_R}, FOOT[2] = {KG_PART_FOOT_L, KG_PART_FOOT_R},
-                     ELBOW[2] = {KG_PART_ELBOW_L, KG_PART_ELBOW_R},
-                     SHOULDER[2] = {KG_PART_SHOULDER_L, KG_PART_SHOULDER_R}, WRIST[2] = {KG_PART_WRIST_L, KG_PART_WRIST_R};
-    for (int s = 0; s < 2; s++) {
-        set(map, KNEE[s], knee[s], how_knee);
-        set(map, ELBOW[s], elbow[s], how_elbow);
+}
+
+/* ---- the body at a pose ---------------------------------------------------------- */
+
+typedef struct body {
+    const kg_model *m;
+    kg_data *d;     /* the pose */
+    double *bone;   /* distance from the parent's origin */
+    double *reach;  /* arc length of the longest way down */
+    double *mass;   /* of the subtree */
+    int *down;      /* the child on the longest way down (the first of equals), -1 at a leaf */
+    int *size;      /* links in the subtree */
+    double same;    /* points closer than this are one */
+} body;
+
+static int is_real(const kg_model *m, int i) { return m->link[i].real < 0; }
+
+static const double *pos(const body *b, int i) { return b->d->link_pos + 3 * i; }
+
+static double dist(const double a[3], const double c[3]) {
+    double v[3] = {a[0] - c[0], a[1] - c[1], a[2] - c[2]};
+    return kg_vec3_norm(v);
+}
+
+static int is_below(const kg_model *m, int i, int anc) {
+    for (; i >= 0; i = m->link[i].parent)
+        if (i == anc) return 1;
+    return 0;
+}
+
+static int depth(const kg_model *m, int i) {
+    int n = 0;
+    for (; i >= 0; i = m->link[i].parent) n++;
+    return n;
+}
+
+static void body_free(body *b) {
+    kg_data_free(b->d);
+    free(b->bone), free(b->reach), free(b->mass), free(b->down), free(b->size);
+}
+
+/* Forward kinematics at q, then lengths, masses and longest ways down from the
+ * leaves up (children come after their parents). */
+static int body_init(body *b, const kg_model *m, const double *q) {
+    int n = m->nlink;
+    memset(b, 0, sizeof *b);
+    b->m = m;
+    b->d = kg_data_new(m);
+    b->bone = calloc(n, sizeof *b->bone), b->reach = calloc(n, sizeof *b->reach);
+    b->mass = calloc(n, sizeof *b->mass), b->down = malloc(n * sizeof *b->down), b->size = calloc(n, sizeof *b->size);
+    if (!b->d || !b->bone || !b->reach || !b->mass || !b->down || !b->size) return -1;
+    if (q) memcpy(b->d->q, q, m->nq * sizeof *q);
+    kg_fk(m, b->d);
+    for (int i = 0; i < n; i++) {
+        b->down[i] = -1;
+        b->size[i] = is_real(m, i);
+        b->mass[i] = m->link[i].mass;
+        if (m->link[i].parent >= 0) b->bone[i] = dist(pos(b, i), pos(b, m->link[i].parent));
     }
-    knee[0] = map->link[KG_PART_KNEE_L], knee[1] = map->link[KG_PART_KNEE_R];
-    elbow[0] = map->link[KG_PART_ELBOW_L], elbow[1] = map->link[KG_PART_ELBOW_R];
-    if (knee[0] >= 0 && knee[1] >= 0) set(map, KG_PART_PELVIS, lca(m, knee[0], knee[1]), "structure");
-    if (elbow[0] >= 0 && elbow[1] >= 0) set(map, KG_PART_CHEST, lca(m, elbow[0], elbow[1]), "structure");
-    int pelvis = map->link[KG_PART_PELVIS], chest = map->link[KG_PART_CHEST];
-    for (int s = 0; s < 2; s++) {
-        if (knee[s] >= 0) {
-            /* skeletons have a bone per segment: the hip is the knee's parent; robots chain
-             * one-axis joints at the hip: the first moving link below the pelvis */
-            int hip = one_dof(m, knee[s]) && pelvis >= 0 ? child_towards(m, pelvis, knee[s]) : m->link[knee[s]].parent;
-            if (hip >= 0 && one_dof(m, knee[s]))
-                while (hip != knee[s] && !moving(m, hip)) hip = child_towards(m, hip, knee[s]);
-            set(map, HIP[s], hip, "structure");
-            int ankle = first_below_named(m, knee[s], foot_words);
-            if (ankle < 0 || one_dof(m, knee[s])) {
-                int c = first_child(m, knee[s]);
-                if (one_dof(m, knee[s]) || ankle < 0) ankle = c;
+    for (int i = n - 1; i > 0; i--) {
+        int p = m->link[i].parent;
+        if (!is_real(m, i)) continue;
+        b->size[p] += b->size[i], b->mass[p] += b->mass[i];
+        double r = b->bone[i] + b->reach[i];
+        if (b->down[p] < 0 || r >= b->reach[p]) b->reach[p] = r, b->down[p] = i; /* >=: the first of equals */
+    }
+    return 0;
+}
+
+static double branch_len(const body *b, int i) { return b->bone[i] + b->reach[i]; }
+
+/* Does link i fork like a hand into fingers or a foot into toes? */
+static int forks(const body *b, int i) {
+    double longest = b->reach[i];
+    int big = 0;
+    for (int c = i + 1; c < b->m->nlink; c++)
+        if (b->m->link[c].parent == i && is_real(b->m, c) && branch_len(b, c) >= FORK_SHARE * longest) big++;
+    return big >= 2;
+}
+
+/* ---- limbs --------------------------------------------------------------------- */
+
+typedef struct limb {
+    int branch;           /* the trunk link it hangs from */
+    int n, *path;         /* its links along the longest way down, the root first */
+    double *s;            /* [n + 1] arc length from the root to each; s[n] to the tip */
+    double tip[3];        /* the far end of its last link, world */
+    double tip_local[3];  /* the same in the last link's frame */
+    int top, mid, end;    /* hip, knee, ankle (shoulder, elbow, wrist) as path indices; end == n: the tip */
+    int foot;             /* the foot's end (link), or -1 */
+    int ball;             /* the foot's end is its toe joint */
+} limb;
+
+/* How far a shape reaches from its centre along the unit vector u (link frame). */
+static double shape_extent(const kg_geom *g, const double u[3]) {
+    double w[3];
+    kg_mat3_tvec(w, g->rot, u);
+    double across = sqrt(fmax(0, 1 - w[2] * w[2]));
+    switch (g->type) {
+    case KG_GEOM_BOX: return 0.5 * (fabs(w[0]) * g->size[0] + fabs(w[1]) * g->size[1] + fabs(w[2]) * g->size[2]);
+    case KG_GEOM_CYLINDER: return g->size[0] * across + 0.5 * g->size[1] * fabs(w[2]);
+    case KG_GEOM_CAPSULE: return g->size[0] + 0.5 * g->size[1] * fabs(w[2]);
+    case KG_GEOM_SPHERE: return g->size[0];
+    default: return 0; /* a mesh: its origin only (meshes are not read here) */
+    }
+}
+
+/* The far end of a limb's last link, in its frame: the farthest from its origin
+ * of the far sides of its shapes (each along the way from the origin to its
+ * centre), else of its centre of mass (its shapes are meshes, not read here);
+ * the origin when it has neither (a BVH End Site). Nothing farther than `cap`
+ * (the bone before it) counts: a forearm is no longer than its upper arm, a
+ * finger's last phalanx than the one before, and a centre of mass beyond that
+ * is bad data (one written in the model's frame, say). */
+static void leaf_tip(const kg_model *m, int l, double cap, double out[3]) {
+    double far = 0;
+    out[0] = out[1] = out[2] = 0;
+    for (int g = m->link[l].geom_first; g < m->link[l].geom_first + m->link[l].geom_count; g++) {
+        const kg_geom *G = &m->geom[g];
+        double c = kg_vec3_norm(G->pos);
+        if (!(c > 0)) continue;
+        double u[3] = {G->pos[0] / c, G->pos[1] / c, G->pos[2] / c}, e = c + shape_extent(G, u);
+        if (e > far && e <= cap) far = e, out[0] = e * u[0], out[1] = e * u[1], out[2] = e * u[2];
+    }
+    double c = kg_vec3_norm(m->link[l].com);
+    if (far == 0 && m->link[l].mass > 0 && c <= cap) kg_vec3_copy(out, m->link[l].com);
+}
+
+static void limb_free(limb *L) { free(L->path), free(L->s); }
+
+static int limb_build(const body *b, int root, limb *L) {
+    const kg_model *m = b->m;
+    memset(L, 0, sizeof *L);
+    L->path = malloc(m->nlink * sizeof *L->path);
+    L->s = malloc((m->nlink + 1) * sizeof *L->s);
+    if (!L->path || !L->s) return -1;
+    L->branch = m->link[root].parent;
+    for (int i = root; i >= 0; i = b->down[i]) L->path[L->n++] = i;
+    L->s[0] = 0;
+    double last_bone = b->bone[root];
+    for (int k = 1; k < L->n; k++) {
+        L->s[k] = L->s[k - 1] + b->bone[L->path[k]];
+        if (b->bone[L->path[k]] > 0) last_bone = b->bone[L->path[k]];
+    }
+    int leaf = L->path[L->n - 1];
+    leaf_tip(m, leaf, last_bone, L->tip_local);
+    kg_mat3_vec(L->tip, b->d->link_rot + 9 * leaf, L->tip_local);
+    for (int a = 0; a < 3; a++) L->tip[a] += pos(b, leaf)[a];
+    L->s[L->n] = L->s[L->n - 1] + kg_vec3_norm(L->tip_local);
+    L->foot = -1;
+    return 0;
+}
+
+/* The point of path index k (k == n: the tip). */
+static const double *at(const body *b, const limb *L, int k) { return k < L->n ? pos(b, L->path[k]) : L->tip; }
+
+static int same_point(const body *b, const limb *L, int i, int k) { return dist(at(b, L, i), at(b, L, k)) <= b->same; }
+
+/* Can the joint of path link k bend the limb on its way to path index `to`
+ * (the knee for a hip, the tip for a knee)? A ball or compound joint can; a
+ * one-axis joint can when its axis lies across that way, not along it as a
+ * twist or yaw joint's does. */
+static int bends(const body *b, const limb *L, int k, int to) {
+    const kg_model *m = b->m;
+    int l = L->path[k], j = m->link[l].joint;
+    if (j < 0) return 0;
+    const kg_joint *J = &m->joint[j];
+    if (J->type == KG_JOINT_FLOATING || J->type == KG_JOINT_PLANAR) return 1;
+    if (J->type == KG_JOINT_COMPOUND) {
+        for (int a = J->axis_first; a < J->axis_first + J->naxis; a++)
+            if (m->axis[a].kind == KG_AXIS_ROTATION) return 1;
+        return 0;
+    }
+    if (J->type != KG_JOINT_REVOLUTE && J->type != KG_JOINT_CONTINUOUS) return 0;
+    if (to <= k || same_point(b, L, to, k)) to = L->n;
+    if (same_point(b, L, to, k)) return 1; /* nothing beyond to tell by */
+    double axis[3], u[3];
+    kg_mat3_vec(axis, b->d->link_rot + 9 * l, J->axis);
+    for (int a = 0; a < 3; a++) u[a] = at(b, L, to)[a] - pos(b, l)[a];
+    double na = kg_vec3_norm(axis), nu = kg_vec3_norm(u);
+    return na <= 0 || fabs(kg_vec3_dot(axis, u)) <= TWIST_COS * na * nu;
+}
+
+/* Where several links share the point of path index k (a robot's yaw, roll and
+ * pitch joints at one place), the first of them (from index lo on) that bends
+ * on the way to index `to`. */
+static int settle(const body *b, const limb *L, int k, int lo, int to) {
+    int first = k;
+    while (first - 1 >= lo && same_point(b, L, first - 1, k)) first--;
+    for (int i = first; i <= k; i++)
+        if (bends(b, L, i, to)) return i;
+    return k;
+}
+
+/* The knee (elbow): the bending link strictly between path indices lo and hi
+ * whose arc position is nearest their middle (the first of equals). */
+static int middle(const body *b, const limb *L, int lo, int hi) {
+    double want = 0.5 * (L->s[lo] + L->s[hi]);
+    int best = -1, any = -1;
+    double bd = INFINITY, ad = INFINITY;
+    for (int k = lo + 1; k < hi && k < L->n; k++) {
+        double dd = fabs(L->s[k] - want);
+        if (dd < ad) ad = dd, any = k;
+        if (dd < bd && bends(b, L, k, hi)) bd = dd, best = k;
+    }
+    return best >= 0 ? best : any;
+}
+
+/* The hip (shoulder): the last bending link above the knee at least HIP_TOP of
+ * the shank (the arc from knee to ankle) above it, settled to the first bending
+ * link at its point; a clavicle before it does not count, being farther up. */
+static int top(const body *b, const limb *L, int knee, int ankle) {
+    double shank = L->s[ankle] - L->s[knee];
+    int best = -1, any = 0;
+    for (int k = 0; k < knee; k++) {
+        if (L->s[knee] - L->s[k] < HIP_TOP * shank) continue;
+        any = k;
+        if (bends(b, L, k, knee)) best = k;
+    }
+    return settle(b, L, best >= 0 ? best : any, 0, knee);
+}
+
+/* The ankle (wrist): the end of the longest segment from the knee to the first
+ * fork (toes, fingers); a twist joint there (a forearm roll partway down) hands
+ * over to the next bending link. n (the tip) when no link lies beyond the knee:
+ * an arm that ends at the elbow's own link. */
+static int end_of(const body *b, const limb *L, int knee) {
+    int stop = L->n - 1;
+    for (int k = knee + 1; k < L->n; k++)
+        if (forks(b, L->path[k])) {
+            stop = k;
+            break;
+        }
+    int best = -1;
+    double longest = b->same;
+    for (int k = knee + 1; k <= stop; k++)
+        if (L->s[k] - L->s[k - 1] > longest) longest = L->s[k] - L->s[k - 1], best = k;
+    if (best < 0) return L->n;
+    if (!bends(b, L, best, L->n))
+        for (int k = best + 1; k <= stop; k++)
+            if (bends(b, L, k, L->n)) {
+                best = k;
+                break;
             }
-            set(map, ANKLE[s], ankle, "structure");
-            /* the foot's end: a skeleton's toe (the ball of the foot), else the deepest link */
-            static const char *const toe_words[] = {"toe", NULL};
-            int toe = ankle >= 0 && !one_dof(m, knee[s]) ? first_below_named(m, ankle, toe_words) : -1;
-            if (ankle >= 0) set(map, FOOT[s], toe >= 0 ? toe : deepest_below(m, ankle), "structure");
+    return settle(b, L, best, knee + 1, L->n);
+}
+
+/* The deepest link below i (the first of equals). */
+static int deepest_below(const kg_model *m, int i) {
+    int best = i, bd = depth(m, i);
+    for (int c = i + 1; c < m->nlink; c++)
+        if (is_real(m, c) && is_below(m, c, i) && depth(m, c) > bd) best = c, bd = depth(m, c);
+    return best;
+}
+
+/* The foot's end: its toe joint (a bending link at least BALL_SHARE of the foot
+ * beyond the ankle), else the deepest link of the foot. */
+static void foot_end(const body *b, limb *L) {
+    if (L->end >= L->n) {
+        L->foot = L->path[L->n - 1], L->ball = 0;
+        return;
+    }
+    double foot = L->s[L->n] - L->s[L->end];
+    for (int k = L->end + 1; k < L->n; k++) {
+        double from = L->s[k] - L->s[L->end];
+        if (from > b->same && from >= BALL_SHARE * foot && bends(b, L, k, L->n)) {
+            L->foot = L->path[k], L->ball = 1;
+            return;
         }
-        if (elbow[s] >= 0) {
-            int sh = one_dof(m, elbow[s]) && chest >= 0 ? child_towards(m, chest, elbow[s]) : m->link[elbow[s]].parent;
-            if (sh >= 0 && one_dof(m, elbow[s]))
-                while (sh != elbow[s] && !moving(m, sh)) sh = child_towards(m, sh, elbow[s]);
-            set(map, SHOULDER[s], sh, "structure");
-            int wrist = first_below_named(m, elbow[s], hand_words);
-            if (one_dof(m, elbow[s])) { /* a robot's hand: the nearest link named hand, palm or gripper */
-                static const char *const grip_words[] = {"hand", "palm", "gripper", NULL};
-                int g = first_below_named(m, elbow[s], grip_words);
-                if (g >= 0) wrist = g;
+    }
+    L->foot = deepest_below(b->m, L->path[L->end]), L->ball = 0;
+}
+
+/* Knee first (the middle of the whole limb), then ankle and hip from it, then
+ * the knee again between them, until they agree. */
+static int limb_joints(const body *b, limb *L) {
+    L->mid = middle(b, L, 0, L->n);
+    if (L->mid < 0) return -1;
+    for (int round = 0; round < JOINT_ROUNDS; round++) {
+        L->end = end_of(b, L, L->mid);
+        L->top = top(b, L, L->mid, L->end);
+        int again = middle(b, L, L->top, L->end);
+        if (again < 0 || again == L->mid) break;
+        L->mid = again;
+    }
+    L->end = end_of(b, L, L->mid);
+    L->top = top(b, L, L->mid, L->end);
+    foot_end(b, L);
+    return 0;
+}
+
+/* ---- mirror pairs ------------------------------------------------------------------ */
+
+typedef struct pair {
+    int a, c;        /* the two limbs' roots (a < c) */
+    double len;      /* the shorter one's length */
+    double score;    /* how unlike they are (0: mirror images) */
+} pair;
+
+/* A chain from root whose side branches are all short beside it. */
+static int simple_limb(const body *b, int root) {
+    const kg_model *m = b->m;
+    double len = branch_len(b, root);
+    if (len <= 0) return 0;
+    for (int i = root; i >= 0; i = b->down[i])
+        for (int c = i + 1; c < m->nlink; c++)
+            if (m->link[c].parent == i && c != b->down[i] && is_real(m, c) && branch_len(b, c) > LIMB_SIDE * len)
+                return 0;
+    return 1;
+}
+
+/* Sibling limbs of nearly one length, the likest first (the first found of equals). */
+static int mirror_pairs(const body *b, pair **out) {
+    const kg_model *m = b->m;
+    int n = 0, cap = 16;
+    pair *P = malloc(cap * sizeof *P);
+    char *ok = malloc(m->nlink);
+    if (!P || !ok) return free(P), free(ok), -1;
+    for (int i = 0; i < m->nlink; i++) ok[i] = i > 0 && is_real(m, i) && simple_limb(b, i);
+    for (int a = 1; a < m->nlink; a++)
+        for (int c = a + 1; c < m->nlink && ok[a]; c++) {
+            if (!ok[c] || m->link[c].parent != m->link[a].parent) continue;
+            double la = branch_len(b, a), lc = branch_len(b, c), rel = fabs(la - lc) / fmax(la, lc);
+            if (rel > MIRROR_TOL) continue;
+            if (n == cap) {
+                pair *more = realloc(P, (cap *= 2) * sizeof *P);
+                if (!more) return free(P), free(ok), -1;
+                P = more;
             }
-            if (wrist < 0) wrist = first_child(m, elbow[s]);
-            set(map, WRIST[s], wrist, "structure");
+            double sz = fmax(b->size[a], b->size[c]);
+            P[n++] = (pair){a, c, fmin(la, lc), rel + abs(b->size[a] - b->size[c]) / sz};
         }
-    }
-    /* the head: named so, nearest the root; else the deepest link above the chest
-     * that is not on an arm */
-    int head = -1, hd = 1 << 30;
-    for (int i = 0; i < m->nlink; i++) {
-        if (m->link[i].real >= 0) continue;
-        char t[256];
-        int s;
-        token(m->link[i].name, t, sizeof t, &s);
-        if (strstr(t, "head") && !strstr(t, "top") && !strstr(t, "end") && s == SIDE_NONE && depth(m, i) < hd)
-            hd = depth(m, i), head = i;
-    }
-    set(map, KG_PART_HEAD, head, "name");
-    if (map->link[KG_PART_HEAD] < 0 && chest >= 0) {
-        /* the highest link at rest below the chest and off the arms */
-        kg_data *d = kg_data_new(m);
-        kg_fk(m, d);
-        double top = -INFINITY;
-        for (int i = chest + 1; i < m->nlink; i++) {
-            if (m->link[i].real >= 0 || !is_below(m, i, chest)) continue;
-            int arm = 0;
-            for (int s = 0; s < 2; s++) arm |= map->link[SHOULDER[s]] >= 0 && is_below(m, i, map->link[SHOULDER[s]]);
-            if (!arm && d->link_pos[3 * i + 2] > top) top = d->link_pos[3 * i + 2], head = i;
+    for (int i = 1; i < n; i++) /* insertion sort: stable */
+        for (int k = i; k > 0 && P[k].score < P[k - 1].score; k--) {
+            pair t = P[k];
+            P[k] = P[k - 1], P[k - 1] = t;
         }
-        kg_data_free(d);
-        set(map, KG_PART_HEAD, head, "structure");
+    free(ok);
+    *out = P;
+    return n;
+}
+
+/* The two longest pairs of limbs, each limb in one pair only, neither inside
+ * the other's limbs and neither shorter than LIMB_MIN of the longest. */
+static int limb_pairs(const body *b, pair best[2]) {
+    const kg_model *m = b->m;
+    pair *P;
+    int n = mirror_pairs(b, &P), kept = 0;
+    if (n < 0) return -1;
+    char *used = calloc(m->nlink, 1);
+    if (!used) return free(P), -1;
+    for (int i = 0; i < n; i++) { /* each limb to its likest mirror */
+        if (used[P[i].a] || used[P[i].c]) {
+            P[i].len = -1;
+            continue;
+        }
+        used[P[i].a] = used[P[i].c] = 1;
     }
+    double longest = 0;
+    for (int i = 0; i < n; i++) longest = fmax(longest, P[i].len);
+    for (int pass = 0; pass < 2; pass++) {
+        int pick = -1;
+        for (int i = 0; i < n; i++) {
+            if (P[i].len < LIMB_MIN * longest || P[i].len <= 0) continue;
+            if (kept && (is_below(m, P[i].a, best[0].a) || is_below(m, P[i].a, best[0].c) ||
+                         is_below(m, best[0].a, P[i].a) || is_below(m, best[0].a, P[i].c)))
+                continue; /* fingers of an arm, or an arm of a "limb" made of two */
+            if (pick < 0 || P[i].len > P[pick].len) pick = i;
+        }
+        if (pick < 0) break;
+        best[kept++] = P[pick];
+        P[pick].len = -1;
+    }
+    free(used), free(P);
+    return kept;
+}
+
+/* ---- legs or arms ------------------------------------------------------------------- */
+
+enum { BY_POSE, BY_TREE, BY_NAME, BY_GUESS };
+
+static void midpoint(double out[3], const double a[3], const double c[3]) {
+    for (int k = 0; k < 3; k++) out[k] = 0.5 * (a[k] + c[k]);
+}
+
+static int unit(double v[3]) {
+    double n = kg_vec3_norm(v);
+    if (!(n > 0)) return 0;
+    for (int k = 0; k < 3; k++) v[k] /= n;
+    return 1;
+}
+
+/* The longest branch of link `at` that is neither a limb nor the way to link
+ * `away`: at the chest, the neck and head; at the pelvis, little (a sensor). */
+static double other_branch(const body *b, int at, int away, const limb *leg, const limb *arm) {
+    const kg_model *m = b->m;
+    double longest = 0;
+    for (int c = at + 1; c < m->nlink; c++) {
+        if (m->link[c].parent != at || !is_real(m, c) || is_below(m, away, c)) continue;
+        if (c == leg[0].path[0] || c == leg[1].path[0] || c == arm[0].path[0] || c == arm[1].path[0]) continue;
+        longest = fmax(longest, branch_len(b, c));
+    }
+    return longest;
+}
+
+/* Does the pose stand on legs leg[0..1], arms arm[0..1]? Up runs from the legs'
+ * roots to the arms' (from the feet to the legs' roots when both hang from one
+ * link); both legs hang, and end below both arms; and the head is not down:
+ * the pelvis carries no longer other branch than the chest (a rest pose with
+ * every bone along one axis looks like a handstand on the arms). */
+static int stands(const body *b, const limb *leg, const limb *arm) {
+    double rl[3], ra[3], up[3], feet[3];
+    int pelvis = leg[0].branch, chest = arm[0].branch;
+    if (other_branch(b, pelvis, chest, leg, arm) > other_branch(b, chest, pelvis, leg, arm)) return 0;
+    midpoint(rl, pos(b, leg[0].path[0]), pos(b, leg[1].path[0]));
+    midpoint(ra, pos(b, arm[0].path[0]), pos(b, arm[1].path[0]));
+    midpoint(feet, leg[0].tip, leg[1].tip);
+    for (int k = 0; k < 3; k++) up[k] = ra[k] - rl[k];
+    if (kg_vec3_norm(up) <= b->same)
+        for (int k = 0; k < 3; k++) up[k] = rl[k] - feet[k];
+    if (!unit(up)) return 0;
+    double low = -INFINITY, high = INFINITY;
+    for (int s = 0; s < 2; s++) {
+        double v[3];
+        for (int k = 0; k < 3; k++) v[k] = leg[s].tip[k] - pos(b, leg[s].path[0])[k];
+        if (kg_vec3_dot(v, up) > -HANG_COS * kg_vec3_norm(v)) return 0;
+        low = fmax(low, kg_vec3_dot(leg[s].tip, up));
+        high = fmin(high, kg_vec3_dot(arm[s].tip, up));
+    }
+    return low < high;
+}
+
+/* Four limbs that point one way, across the line between the pairs' roots: a
+ * quadruped standing. */
+static int quadruped(const body *b, const limb *L) {
+    double dir[4][3], mean[3] = {0, 0, 0}, spine[3], r0[3], r1[3];
+    for (int i = 0; i < 4; i++) {
+        for (int k = 0; k < 3; k++) dir[i][k] = L[i].tip[k] - pos(b, L[i].path[0])[k];
+        if (!unit(dir[i])) return 0;
+        for (int k = 0; k < 3; k++) mean[k] += dir[i][k];
+    }
+    if (!unit(mean)) return 0;
+    for (int i = 0; i < 4; i++)
+        if (kg_vec3_dot(dir[i], mean) < PARALLEL_COS) return 0;
+    midpoint(r0, pos(b, L[0].path[0]), pos(b, L[1].path[0]));
+    midpoint(r1, pos(b, L[2].path[0]), pos(b, L[3].path[0]));
+    for (int k = 0; k < 3; k++) spine[k] = r1[k] - r0[k];
+    return unit(spine) && fabs(kg_vec3_dot(spine, mean)) <= ACROSS_COS;
+}
+
+/* Which pair (0: L[0..1], 1: L[2..3]) are the legs, and by what (*by); -1 with
+ * *why when it cannot be told: the model is not a humanoid. */
+static int which_legs(const body *b, const limb *L, int *by, const char **why) {
+    int s0 = stands(b, L, L + 2), s1 = stands(b, L + 2, L);
+    if (s0 != s1) return *by = BY_POSE, s0 ? 0 : 1;
+    if (quadruped(b, L)) {
+        *why = "its four limbs point one way, across the line between their roots: a quadruped";
+        return -1;
+    }
+    int d0 = depth(b->m, L[0].branch), d1 = depth(b->m, L[2].branch);
+    if (d0 != d1) return *by = BY_TREE, d0 < d1 ? 0 : 1;
+    int side, leg0, leg1, v;
+    name_votes(b->m, L[0].path, L[0].n, &side, &leg0), name_votes(b->m, L[1].path, L[1].n, &side, &v), leg0 += v;
+    name_votes(b->m, L[2].path, L[2].n, &side, &leg1), name_votes(b->m, L[3].path, L[3].n, &side, &v), leg1 += v;
+    if (leg0 != leg1) return *by = BY_NAME, leg0 > leg1 ? 0 : 1;
+    *why = "its two pairs of limbs branch from one link, the pose shows no legs hanging below arms, "
+           "and no names tell them apart";
+    return -1;
+}
+
+/* ---- left or right ----------------------------------------------------------------- */
+
+/* The point of a limb's path index k (the tip's world point when k == n), in a pose d. */
+static void point_in(const kg_data *d, const limb *L, int k, double out[3]) {
+    int l = L->path[k < L->n ? k : L->n - 1];
+    kg_vec3_copy(out, d->link_pos + 3 * l);
+    if (k < L->n) return;
+    double w[3];
+    kg_mat3_vec(w, d->link_rot + 9 * l, L->tip_local);
+    for (int a = 0; a < 3; a++) out[a] += w[a];
+}
+
+static void flatten(double v[3], const double up[3]) {
+    double h = kg_vec3_dot(v, up);
+    for (int k = 0; k < 3; k++) v[k] -= h * up[k];
+}
+
+/* A knee that bends one way only (limits far apart on one side of its value)
+ * moves the ankle backward when probed that way: forward is the other way
+ * (a unit vector across up). */
+static int knee_vote(const body *b, const limb *L, const double up[3], double v[3]) {
+    const kg_model *m = b->m;
+    int j = m->link[L->path[L->mid]].joint;
+    if (j < 0 || m->joint[j].type != KG_JOINT_REVOLUTE || !m->joint[j].has_limit || m->joint[j].mimic >= 0) return 0;
+    const kg_joint *J = &m->joint[j];
+    double q0 = b->d->q[J->qadr], more = J->upper - q0, less = q0 - J->lower, dir;
+    if (more > KNEE_PROBE && more >= KNEE_ONE_WAY * fmax(less, 0)) dir = 1;
+    else if (less > KNEE_PROBE && less >= KNEE_ONE_WAY * fmax(more, 0)) dir = -1;
+    else return 0;
+    kg_data *t = kg_data_new(m);
+    if (!t) return 0;
+    memcpy(t->q, b->d->q, m->nq * sizeof *t->q);
+    t->q[J->qadr] += dir * KNEE_PROBE;
+    kg_fk(m, t);
+    double before[3], after[3];
+    point_in(b->d, L, L->end, before);
+    point_in(t, L, L->end, after);
+    kg_data_free(t);
+    for (int k = 0; k < 3; k++) v[k] = before[k] - after[k];
+    flatten(v, up);
+    return unit(v);
+}
+
+/* Keeps x as v when it lies farther ahead of pa across the up axis than *best
+ * so far, and well ahead (not below). */
+static void ahead(const double pa[3], const double x[3], const double up[3], double *best, double v[3]) {
+    double w[3] = {x[0] - pa[0], x[1] - pa[1], x[2] - pa[2]}, nw = kg_vec3_norm(w);
+    flatten(w, up);
+    double h = kg_vec3_norm(w);
+    if (h > *best && h >= FOOT_AHEAD * nw) *best = h, kg_vec3_copy(v, w);
+}
+
+/* Toes, and a robot foot's mass, reach ahead of the ankle: the offset across
+ * up of the point of the foot farthest ahead (the links below the ankle, their
+ * centres of mass, the limb's far end), when it is well ahead; else zero. */
+static void foot_ahead(const body *b, const limb *L, const double up[3], double v[3]) {
+    const kg_model *m = b->m;
+    v[0] = v[1] = v[2] = 0;
+    if (L->end >= L->n) return;
+    int ankle = L->path[L->end];
+    const double *pa = pos(b, ankle);
+    double best = 0;
+    ahead(pa, L->tip, up, &best, v);
+    for (int i = ankle; i < m->nlink; i++) {
+        if (!is_real(m, i) || !is_below(m, i, ankle)) continue;
+        if (i != ankle) ahead(pa, pos(b, i), up, &best, v);
+        if (!(m->link[i].mass > 0)) continue;
+        double c[3];
+        kg_mat3_vec(c, b->d->link_rot + 9 * i, m->link[i].com);
+        for (int k = 0; k < 3; k++) c[k] += pos(b, i)[k];
+        ahead(pa, c, up, &best, v);
+    }
+}
+
+/* A knee bends forward: the offset across up of the knee from the line from
+ * hip to ankle (zero on a straight leg). */
+static void knee_ahead(const body *b, const limb *L, const double up[3], double v[3]) {
+    const double *h = at(b, L, L->top), *k = at(b, L, L->mid), *a = at(b, L, L->end);
+    double ha[3] = {a[0] - h[0], a[1] - h[1], a[2] - h[2]}, hk[3] = {k[0] - h[0], k[1] - h[1], k[2] - h[2]};
+    double n2 = kg_vec3_dot(ha, ha), t = n2 > 0 ? kg_vec3_dot(hk, ha) / n2 : 0;
+    for (int c = 0; c < 3; c++) v[c] = hk[c] - t * ha[c];
+    flatten(v, up);
+}
+
+/* Forward across up: from the knees when both bend one way only and agree (a
+ * robot's joint limits); else from where the feet reach and the knees bend,
+ * added by length, when they agree and show it. 0 when the pose does not tell. */
+static int forward(const body *b, const limb *leg, const double up[3], double fwd[3]) {
+    double v[2][3], sum = 0, legs = 0;
+    if (knee_vote(b, &leg[0], up, v[0]) && knee_vote(b, &leg[1], up, v[1]) && kg_vec3_dot(v[0], v[1]) > 0) {
+        for (int k = 0; k < 3; k++) fwd[k] = v[0][k] + v[1][k];
+        return unit(fwd);
+    }
+    fwd[0] = fwd[1] = fwd[2] = 0;
+    for (int s = 0; s < 2; s++) {
+        double f[3], k[3];
+        foot_ahead(b, &leg[s], up, f);
+        knee_ahead(b, &leg[s], up, k);
+        for (int c = 0; c < 3; c++) fwd[c] += f[c] + k[c];
+        sum += kg_vec3_norm(f) + kg_vec3_norm(k);
+        legs += 0.5 * leg[s].s[leg[s].n];
+    }
+    double n = kg_vec3_norm(fwd);
+    return n >= FORWARD_AGREE * sum && n >= FORWARD_MIN * legs && unit(fwd);
+}
+
+/* Left from the pose: up from the hips to the shoulders, forward as above.
+ * Fills left = up x forward whenever it can and returns 1 when the pose tells. */
+static int body_left(const body *b, const limb *leg, const limb *arm, double left[3]) {
+    double hips[3], shoulders[3], up[3], fwd[3];
+    midpoint(hips, at(b, &leg[0], leg[0].top), at(b, &leg[1], leg[1].top));
+    midpoint(shoulders, at(b, &arm[0], arm[0].top), at(b, &arm[1], arm[1].top));
+    for (int k = 0; k < 3; k++) up[k] = shoulders[k] - hips[k];
+    if (!unit(up)) return 0;
+    int told = forward(b, leg, up, fwd);
+    if (!(kg_vec3_norm(fwd) > 0)) return 0;
+    kg_vec3_cross(left, up, fwd);
+    return unit(left) && told;
+}
+
+/* +1 when limb A's hip (shoulder) lies to the left of B's, -1 to the right, 0
+ * when the line between them is not across the body. */
+static int pose_side(const body *b, const limb *A, const limb *B, const double left[3]) {
+    double w[3];
+    for (int k = 0; k < 3; k++) w[k] = at(b, A, A->top)[k] - at(b, B, B->top)[k];
+    double n = kg_vec3_norm(w), c = n > 0 ? kg_vec3_dot(w, left) / n : 0;
+    return c >= SIDE_COS ? 1 : c <= -SIDE_COS ? -1 : 0;
+}
+
+/* Is limb A of a pair the left one? By the pose when it stands and tells, else
+ * by names, else a guess (*by says which). */
+static int a_is_left(const body *b, const limb *A, const limb *B, int pose_ok, const double left[3], int *by) {
+    int p = pose_side(b, A, B, left);
+    if (pose_ok && p) return *by = BY_POSE, p > 0;
+    int sa, sb, leg;
+    name_votes(b->m, A->path, A->n, &sa, &leg);
+    name_votes(b->m, B->path, B->n, &sb, &leg);
+    if (sa != sb) return *by = BY_NAME, sa > sb;
+    return *by = BY_GUESS, p >= 0;
+}
+
+/* ---- the head ------------------------------------------------------------------- */
+
+/* The chest's heaviest branch other than the limbs and the way down to the
+ * pelvis (the longest among equals: skeletons have no masses), or -1. */
+static int head_branch(const body *b, int chest, int pelvis, const limb *L) {
+    const kg_model *m = b->m;
+    int best = -1;
+    for (int c = chest + 1; c < m->nlink; c++) {
+        if (m->link[c].parent != chest || !is_real(m, c) || is_below(m, pelvis, c)) continue;
+        int limb_root = 0;
+        for (int i = 0; i < 4; i++) limb_root |= c == L[i].path[0];
+        if (limb_root || (!(branch_len(b, c) > 0) && !(b->mass[c] > 0))) continue;
+        if (best < 0 || b->mass[c] > b->mass[best] ||
+            (b->mass[c] == b->mass[best] && branch_len(b, c) > branch_len(b, best)))
+            best = c;
+    }
+    return best;
+}
+
+/* The head: the heaviest link of the head branch (the skull, not the neck's
+ * joints nor a lidar on top); without masses, the branch's top joint: the last
+ * moving link before its first fork (eyes, jaw), settled to the first bending
+ * link at its point. -1 when the chest has no other branch. */
+static int find_head(const body *b, int chest, int pelvis, const limb *L, int *heaviest) {
+    const kg_model *m = b->m;
+    int c = head_branch(b, chest, pelvis, L), heavy = -1;
+    if (c < 0) return -1;
+    for (int i = c; i < m->nlink; i++)
+        if (is_real(m, i) && m->link[i].mass > 0 && is_below(m, i, c) &&
+            (heavy < 0 || m->link[i].mass > m->link[heavy].mass))
+            heavy = i;
+    *heaviest = heavy >= 0;
+    if (heavy >= 0) return heavy;
+    limb H;
+    if (limb_build(b, c, &H) != 0) return limb_free(&H), c;
+    int stop = H.n - 1, top_joint = 0;
+    for (int k = 0; k < H.n; k++)
+        if (forks(b, H.path[k])) {
+            stop = k;
+            break;
+        }
+    for (int k = 0; k <= stop; k++) {
+        int j = m->link[H.path[k]].joint;
+        if (j >= 0 && m->joint[j].nv > 0) top_joint = k;
+    }
+    int head = H.path[settle(b, &H, top_joint, 0, H.n)];
+    limb_free(&H);
+    return head;
+}
+
+/* ---- filling the map -------------------------------------------------------------- */
+
+#define SIDED(text) {text "; side from the pose", text "; side by name", text "; side guessed"}
+static const char *const why_hip[3] = SIDED("the last joint across the thigh at its top");
+static const char *const why_knee[3] = SIDED("the bend nearest the middle of hip and ankle");
+static const char *const why_ankle[3] = SIDED("the end of the shank's long segment");
+static const char *const why_leg_tip[3] = SIDED("the far end of the leg's last link (no ankle link)");
+static const char *const why_ball[3] = SIDED("the toe joint (the ball of the foot)");
+static const char *const why_sole[3] = SIDED("the deepest link of the foot");
+static const char *const why_shoulder[3] = SIDED("the last joint across the upper arm at its top");
+static const char *const why_elbow[3] = SIDED("the bend nearest the middle of shoulder and wrist");
+static const char *const why_wrist[3] = SIDED("the end of the forearm's long segment");
+static const char *const why_arm_tip[3] = SIDED("the far end of the arm's last link (no wrist link)");
+static const char *const why_pelvis[3] = {"where the legs branch (the pair that hangs lowest)",
+                                          "where the legs branch (the pair nearer the root)",
+                                          "where the legs branch (the pair named as legs)"};
+static const char *const why_chest[3] = {"where the arms branch (the pair above the legs)",
+                                         "where the arms branch (the pair farther from the root)",
+                                         "where the arms branch (the pair named as arms)"};
+static const char *const why_head[2] = {"the top joint of the chest's longest other branch (no masses)",
+                                        "the heaviest link of the chest's heaviest other branch"};
+static const char *const why_map = "given in a map";
+
+static int given(const kg_body_map *map, int k) {
+    return map->link[k] >= 0 && map->how[k] && !strcmp(map->how[k], "map");
+}
+
+static void put(kg_body_map *map, int k, int link, const double *point, const char *how, const char *why) {
+    if (given(map, k)) return;
+    map->link[k] = link;
+    for (int a = 0; a < 3; a++) map->point[k][a] = point ? point[a] : 0;
+    map->how[k] = link >= 0 ? how : NULL;
+    map->why[k] = link >= 0 ? why : NULL;
+}
+
+/* A leg's hip, knee, ankle and foot, or an arm's shoulder, elbow and wrist, from
+ * part `first` on. */
+static void put_limb(kg_body_map *map, const limb *L, int first, int leg, int side_by, const char *how) {
+    int w = side_by == BY_POSE ? 0 : side_by == BY_NAME ? 1 : 2, last = L->path[L->n - 1];
+    put(map, first, L->path[L->top], NULL, how, (leg ? why_hip : why_shoulder)[w]);
+    put(map, first + 1, L->path[L->mid], NULL, how, (leg ? why_knee : why_elbow)[w]);
+    if (L->end < L->n) put(map, first + 2, L->path[L->end], NULL, how, (leg ? why_ankle : why_wrist)[w]);
+    else put(map, first + 2, last, L->tip_local, how, (leg ? why_leg_tip : why_arm_tip)[w]);
+    if (leg) put(map, first + 3, L->foot, NULL, how, (L->ball ? why_ball : why_sole)[w]);
+}
+
+static void fill(const body *b, kg_body_map *map, kg_diags *dg, const limb *leg, const limb *arm, int legs_by) {
+    double left[3] = {0, 0, 0};
+    int pose_ok = body_left(b, leg, arm, left) && legs_by == BY_POSE, leg_by, arm_by;
+    int l0 = a_is_left(b, &leg[0], &leg[1], pose_ok, left, &leg_by);
+    int a0 = a_is_left(b, &arm[0], &arm[1], pose_ok, left, &arm_by);
+    const char *how = legs_by == BY_NAME ? "name" : "structure";
+    put_limb(map, &leg[!l0], KG_PART_HIP_L, 1, leg_by, leg_by == BY_NAME ? "name" : how);
+    put_limb(map, &leg[l0], KG_PART_HIP_R, 1, leg_by, leg_by == BY_NAME ? "name" : how);
+    put_limb(map, &arm[!a0], KG_PART_SHOULDER_L, 0, arm_by, arm_by == BY_NAME ? "name" : how);
+    put_limb(map, &arm[a0], KG_PART_SHOULDER_R, 0, arm_by, arm_by == BY_NAME ? "name" : how);
+    int w = legs_by == BY_POSE ? 0 : legs_by == BY_TREE ? 1 : 2;
+    put(map, KG_PART_PELVIS, leg[0].branch, NULL, how, why_pelvis[w]);
+    put(map, KG_PART_CHEST, arm[0].branch, NULL, how, why_chest[w]);
+    const limb all[4] = {leg[0], leg[1], arm[0], arm[1]};
+    int heaviest = 0, head = find_head(b, arm[0].branch, leg[0].branch, all, &heaviest);
+    put(map, KG_PART_HEAD, head, NULL, "structure", why_head[heaviest]);
+    if (leg_by == BY_GUESS || arm_by == BY_GUESS)
+        kg_diag_add(dg, KG_WARNING, "retarget.side_guessed", b->m->source, 0, NULL,
+                    "left and right of '%s' are a guess: the pose %s and no names tell; give a pose where "
+                    "the body stands (a clip's frame) or the parts in a map (--map)",
+                    b->m->name ? b->m->name : "", legs_by == BY_POSE ? "does not show forward" : "does not stand");
+}
+
+/* The humanoid's parts into map; 0, or -1 with *why when it is not one. */
+static int map_body(body *b, kg_body_map *map, kg_diags *dg, const char **why) {
+    pair P[2];
+    int np = limb_pairs(b, P);
+    if (np < 2) {
+        *why = np < 0 ? "out of memory" : "it has no two pairs of mirror limbs (legs and arms)";
+        return -1;
+    }
+    limb L[4];
+    int roots[4] = {P[0].a, P[0].c, P[1].a, P[1].c}, built = 0, ok = 1;
+    double longest = 0;
+    for (; built < 4 && ok; built++) {
+        ok = limb_build(b, roots[built], &L[built]) == 0;
+        longest = fmax(longest, L[built].s[L[built].n]);
+    }
+    b->same = SAME_POINT * longest;
+    for (int i = 0; i < 4 && ok; i++)
+        if (limb_joints(b, &L[i]) != 0) ok = 0, *why = "a limb has no joint that bends";
+    int legs_by = BY_POSE, li = ok ? which_legs(b, L, &legs_by, why) : -1;
+    if (!ok && !*why) *why = "out of memory";
+    if (li >= 0) fill(b, map, dg, L + 2 * li, L + 2 * (1 - li), legs_by);
+    for (int i = 0; i < built; i++) limb_free(&L[i]);
+    return li >= 0 ? 0 : -1;
+}
+
+static int report_missing(const kg_model *m, const kg_body_map *map, kg_diags *dg, int refused) {
     int missing = 0;
-    for (int k = 0; k < KG_NPART; k++)
-        if (map->link[k] < 0) {
-            int optional = k == KG_PART_HEAD; /* only steers the head when there is one */
-            missing += !optional;
-            kg_diag_add(dg, optional ? KG_WARNING : KG_ERROR, "retarget.part_missing", m->source, 0, NULL,
-                        "cannot find the %s of '%s' (naming: %s); give it in a map (--map)", part_names[k],
-                        m->name ? m->name : "", map->family);
-        }
+    for (int k = 0; k < KG_NPART; k++) {
+        if (map->link[k] >= 0) continue;
+        int optional = k == KG_PART_HEAD; /* only steers the head when there is one */
+        missing += !optional;
+        if (refused) continue; /* retarget.not_humanoid said why */
+        kg_diag_add(dg, optional ? KG_WARNING : KG_ERROR, "retarget.part_missing", m->source, 0, NULL,
+                    "cannot find the %s of '%s' (naming: %s); give it in a map (--map)", part_names[k],
+                    m->name ? m->name : "", map->family);
+    }
     return missing;
+}
+
+int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *dg) {
+    int need = 0;
+    for (int k = 0; k < KG_NPART; k++) {
+        if (given(map, k)) { /* a part given keeps its point (the map's, zero unless it says) */
+            map->why[k] = why_map;
+            continue;
+        }
+        for (int a = 0; a < 3; a++) map->point[k][a] = 0;
+        map->link[k] = -1, map->how[k] = NULL, map->why[k] = NULL, need |= k != KG_PART_HEAD;
+    }
+    map->family = family_of(m);
+    const char *why = NULL;
+    if (need) {
+        body b;
+        int bad = body_init(&b, m, q) != 0;
+        if (bad) why = "out of memory";
+        else map_body(&b, map, dg, &why);
+        body_free(&b);
+        if (why)
+            kg_diag_add(dg, KG_ERROR, "retarget.not_humanoid", m->source, 0, NULL,
+                        "'%s' is not a humanoid the body map can read: %s; give its parts in a map (--map)",
+                        m->name ? m->name : "", why);
+    }
+    return report_missing(m, map, dg, why != NULL);
+}
+
+int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d) {
+    return kg_body_map_find_at(m, m->q_default, map, d);
 }

@@ -2,21 +2,43 @@
  * chest, the head, and each side's hip, knee, ankle, foot end, shoulder, elbow
  * and wrist, so that a motion-capture skeleton and a robot can be matched.
  *
- * Found by names, then structure. Knees and elbows are recognised by name (the
- * link's, or the joint's above it), in the naming of every skeleton family in
- * the corpus (CMU and its cgspeed and ASF forms, Mixamo with or without its
- * prefix, Bandai Namco, Rokoko, MocapBank, Reallusion) and of robots ("knee",
- * "shank", "elbow", "forearm", ...), twist and helper bones left out; the side
- * from "left"/"right", "l_"/"_l" and ASF's "l" prefix. The rest follows from
- * the tree: a hip is the child of the knees' common ancestor on the way to a
- * knee (the pelvis being that ancestor), the ankle the first link below the
- * knee named like a foot or ankle (else the next link), the foot end the
- * deepest link below it, and the same for shoulders, elbows and wrists; the
- * chest is the elbows' common ancestor. A robot whose knees or elbows have no
- * telling names gets them by structure: the two lowest leaves of the rest pose
- * are the feet, the two leaves farthest sideways above them the hands, and a
- * knee (elbow) is the link of the chain nearest the middle of hip and ankle
- * (shoulder and wrist). */
+ * Found by structure, at a pose; names only break the ties that structure and
+ * the pose leave (so a model whose every link is called "j12" maps the same):
+ *
+ * - Limbs. A limb is a chain hanging from the trunk whose side branches
+ *   (fingers, toes, twist bones, sensors) are short beside it; the legs and the
+ *   arms are the two longest pairs of mirror limbs (sibling limbs of nearly one
+ *   length). A model without two such pairs is not a humanoid.
+ * - Legs and arms. At a standing pose the legs hang below their roots (within
+ *   60 degrees of down), end below the arms, and the chest, not the pelvis,
+ *   carries the longer other branch (the head: else it is a handstand). When
+ *   the pose does not stand (a rest pose with every bone along one axis), the
+ *   legs are the pair that branches nearer the root; failing that, the pair
+ *   whose names say leg. Four limbs that point one way, across the line between
+ *   the pairs' roots, make a quadruped: not a humanoid.
+ * - Along a limb, lengths are arc lengths (bone by bone, the same in any pose).
+ *   The knee (elbow) is the joint that bends the limb (a one-axis joint whose
+ *   axis lies across the limb, or a ball joint) nearest the middle of hip and
+ *   ankle (shoulder and wrist). The hip (shoulder) is the last bending joint at
+ *   least 0.6 of the shank's (forearm's) length above the knee: of a robot's
+ *   yaw-roll-pitch chain at the top of the thigh, the last joint across it; not
+ *   a yaw joint partway down the thigh, nor a clavicle. The ankle (wrist) ends
+ *   the longest segment between the knee and the first fork of toes or fingers
+ *   (a twist joint there hands over to the next bending one); an arm without a
+ *   wrist link ends at the far end of its last link's geometry (point[]). The
+ *   foot end is the toe joint (the ball of the foot) when the foot has one,
+ *   else the deepest link of the foot. Where several links share a part's point
+ *   (a robot's two or three one-axis joints at one place), the part is the
+ *   first of them that bends.
+ * - Pelvis and chest are where the legs and the arms branch; the head is the
+ *   heaviest link of the chest's heaviest other branch (without masses, as in
+ *   a skeleton: the top joint of its longest other branch, before the face).
+ * - Left and right. Up runs from the hips to the shoulders; forward is where
+ *   knees that bend one way only (a robot's joint limits) move the ankles away
+ *   from, else where the feet reach ahead of the ankles and the knees bend; the
+ *   left hip and shoulder lie on the side of up x forward. A pose that does not
+ *   stand or show forward leaves the sides to names ("left", "L_", "_l", ...),
+ *   and failing those to a guess (warning "retarget.side_guessed"). */
 #ifndef KG_BODYMAP_H
 #define KG_BODYMAP_H
 
@@ -35,19 +57,32 @@ enum {
 };
 
 typedef struct kg_body_map {
-    int link[KG_NPART];      /* -1 when not found */
-    const char *how[KG_NPART]; /* "name", "structure", "map" (given), or NULL */
-    const char *family;      /* the skeleton's naming family ("cmu", "cmu_asf", "mixamo",
-                              * "bandai_namco", "rokoko", "mocapbank", "reallusion", "robot",
-                              * or "unknown") */
+    int link[KG_NPART];         /* -1 when not found */
+    double point[KG_NPART][3];  /* the part's point in its link's frame: zero (the link's
+                                 * origin) but for a wrist on the elbow's own link */
+    const char *how[KG_NPART];  /* "structure", "name" (names broke a tie), "map" (given), or NULL */
+    const char *why[KG_NPART];  /* a short reason, e.g. "the bend nearest the middle of hip and
+                                 * ankle; side from the pose" (static text), or NULL */
+    const char *family;         /* the skeleton's naming family ("cmu", "cmu_asf", "mixamo",
+                                 * "bandai_namco", "rokoko", "mocapbank", "reallusion", "poser",
+                                 * "robot", or "unknown"); told, not used */
 } kg_body_map;
 
-/* Fills map from the model; parts already set (link >= 0, how "map") are kept.
- * Returns the number of parts not found (an error diagnostic names each; a
- * missing head is only a warning and not counted: it is optional). */
+/* Fills map at the pose q (model->nq values, e.g. a clip's frame where the body
+ * stands; NULL: the rest pose). Parts already set (link >= 0, how "map") keep
+ * their link (their point is reset to the link's origin: a map names links).
+ * Returns the number of parts not found: an error "retarget.part_missing"
+ * names each (a missing head is only a warning and not counted: it is
+ * optional); a model that is not a humanoid gets one error
+ * "retarget.not_humanoid" saying why instead, and sides that neither the pose
+ * nor names tell a warning "retarget.side_guessed". */
+int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *d);
+
+/* The same at the rest pose (model->q_default). */
 int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d);
 
-/* "pelvis", "left_knee", ...; -1 for an unknown name */
+/* "pelvis", "left_knee", ... (NULL for no part); kg_part_parse: the part, or -1
+ * for an unknown name */
 const char *kg_part_name(int part);
 int kg_part_parse(const char *name);
 

@@ -27,6 +27,10 @@ typedef struct kg_export_options {
     /* A dry run that only wants the ledger (kinegraph check): no mesh file is
      * read, so mesh payloads are neither written nor reported. */
     int skip_meshes;
+    /* Trajectories: leave out the coordinates of mimic followers (they follow
+     * from their leaders): a robot's motion as its actuated joints, as motion
+     * datasets list them. */
+    int skip_followers;
 } kg_export_options;
 
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of

@@ -16,6 +16,23 @@
 #include "exporters/exporters.h"
 #include "formats/number.h"
 
+/* Is coordinate k written? All are, but a mimic follower's when followers are skipped. */
+static int written(const kg_model *m, const kg_export_options *o, int k) {
+    if (!o || !o->skip_followers) return 1;
+    for (int j = 0; j < m->njoint; j++)
+        if (k >= m->joint[j].qadr && k < m->joint[j].qadr + m->joint[j].nq) return m->joint[j].mimic < 0;
+    return 1;
+}
+
+/* Says in the ledger which followers' coordinates are left out. */
+static void ledger_followers(const kg_model *m, const kg_export_options *o, kg_ledger *l) {
+    if (!o || !o->skip_followers) return;
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].mimic >= 0 && m->joint[j].nq > 0)
+            kg_ledger_add(l, KG_DROPPED, "joint", m->joint[j].name, m->source, m->joint[j].line,
+                          "a mimic follower: its coordinate follows from its leader's and is not written");
+}
+
 static const char *const root_columns[8] = {"time",    "root_x",  "root_y",  "root_z",
                                             "root_qw", "root_qx", "root_qy", "root_qz"};
 
@@ -57,10 +74,12 @@ static void csv_field(FILE *f, const char *s) {
 /* One writer for both CSV layouts: kinegraph's (a header of names; time, root
  * position, root quaternion w first, coordinates) and the LAFAN1 one (no header,
  * no time; root position, root quaternion w last, coordinates). */
-static int write_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger *l, int lafan1) {
+static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                     int lafan1) {
     kg_motion *owned;
     mo = motion_or_rest(m, mo, &owned, l);
     kg_ledger_model_only(m, l, "a trajectory");
+    ledger_followers(m, o, l);
     char name[1100], num[32];
     if (lafan1) {
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
@@ -68,6 +87,7 @@ static int write_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger 
     } else {
         for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
         for (int k = 0; k < m->nq; k++) {
+            if (!written(m, o, k)) continue;
             fputc(',', f);
             csv_field(f, kg_coord_name(m, k, name, sizeof name));
         }
@@ -85,6 +105,7 @@ static int write_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger 
             memmove(v + 7, v + 8, (size_t)m->nq * sizeof *v);
         }
         for (int c = 0; c < 8 + m->nq - lafan1; c++) {
+            if (c >= 8 - lafan1 && !written(m, o, c - 8 + lafan1)) continue;
             if (c) fputc(',', f);
             fputs(kg_format_number(num, v[c]), f);
         }
@@ -98,8 +119,8 @@ static int write_csv(const kg_model *m, const kg_motion *mo, FILE *f, kg_ledger 
 
 int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    (void)o, (void)d;
-    return write_csv(m, mo, f, l, 0);
+    (void)d;
+    return write_csv(m, mo, o, f, l, 0);
 }
 
 /* The layout of the retargeted LAFAN1 clips humanoid-learning projects share
@@ -109,8 +130,8 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
  * joints, its joint positions in the order of its file). */
 int kg_export_csv_lafan1(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                          kg_diags *d) {
-    (void)o, (void)d;
-    return write_csv(m, mo, f, l, 1);
+    (void)d;
+    return write_csv(m, mo, o, f, l, 1);
 }
 
 /* A JSON string (names are UTF-8 from the input files). */
@@ -129,6 +150,7 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
     kg_motion *owned;
     mo = motion_or_rest(m, mo, &owned, l);
     kg_ledger_model_only(m, l, "a trajectory");
+    ledger_followers(m, o, l);
     char name[1100], num[32];
     fprintf(f, "{\"format\": \"kinegraph-trajectory\", \"version\": 1, \"model\": ");
     json_string(f, m->name);
@@ -136,6 +158,7 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
             kg_format_number(num, mo->frame_time), mo->nframes);
     for (int c = 0; c < 8; c++) fprintf(f, "%s\"%s\"", c ? ", " : "", root_columns[c]);
     for (int k = 0; k < m->nq; k++) {
+        if (!written(m, o, k)) continue;
         fputs(", ", f);
         json_string(f, kg_coord_name(m, k, name, sizeof name));
     }
@@ -145,7 +168,8 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);
         fprintf(f, "%s\n  [", fr ? "," : "");
-        for (int c = 0; c < 8 + m->nq; c++) fprintf(f, "%s%s", c ? ", " : "", kg_format_number(num, v[c]));
+        for (int c = 0; c < 8 + m->nq; c++)
+            if (c < 8 || written(m, o, c - 8)) fprintf(f, "%s%s", c ? ", " : "", kg_format_number(num, v[c]));
         fputc(']', f);
     }
     fprintf(f, "\n ]}\n");

@@ -30,11 +30,18 @@ const char *kg_output_format(const char *path) {
 
 int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_ledger *l,
             kg_diags *d) {
+    return kg_save_with(path, format, m, mo, NULL, l, d);
+}
+
+int kg_save_with(const char *path, const char *format, const kg_model *m, const kg_motion *mo,
+                 const kg_export_options *o, kg_ledger *l, kg_diags *d) {
     if (!format) format = kg_output_format(path);
     for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
         if (strcmp(format, writers[i].name) != 0 && strcmp(format, writers[i].ext + 1) != 0) continue; /* "dae" too */
         kg_out out;
-        kg_export_options eo = {.path = path};
+        kg_export_options eo = {0};
+        if (o) eo = *o;
+        eo.path = path;
         if (kg_out_open(&out, path) != 0) {
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;

@@ -17,5 +17,9 @@ const char *kg_output_format(const char *path);
  * Returns 0, -1 on an error (diagnostic added; no file written). */
 int kg_save(const char *path, const char *format, const kg_model *m, const kg_motion *mo, kg_ledger *l,
             kg_diags *d);
+/* The same with exporter options (exporters/exporters.h; its path is set here). */
+struct kg_export_options;
+int kg_save_with(const char *path, const char *format, const kg_model *m, const kg_motion *mo,
+                 const struct kg_export_options *o, kg_ledger *l, kg_diags *d);
 
 #endif

@@ -636,20 +636,15 @@ static void test_retarget(void **state) {
     assert_int_equal(run(args, &out, &err), 2); /* one name twice */
     assert_non_null(strstr(err, "both"));
     free(out), free(err);
-    /* --srdf: the pairs it disables are neither pushed nor counted. Without
-     * pushing, the sample's forearms touch its torso hull on 118 of 120 frames
-     * (the only pairs that do); a link the model lacks is a warning; a pair
-     * without links an error, and nothing is written */
+    /* --srdf: a link the model lacks is a warning; a pair without links an
+     * error, and nothing is written (that the pairs an SRDF disables are
+     * neither kept apart nor counted, test_retarget shows on a corpus robot:
+     * the sample's arms touch nothing but what they touch at rest) */
     const char *srdf = write_tmp("humanoid.srdf",
                                  "<?xml version=\"1.0\"?>\n<robot name=\"humanoid\">\n"
                                  "  <disable_collisions link1=\"torso\" link2=\"l_forearm\" reason=\"Never\"/>\n"
                                  "  <disable_collisions link1=\"r_forearm\" link2=\"torso\"/>\n"
                                  "  <disable_collisions link1=\"torso\" link2=\"tail\"/>\n</robot>\n");
-    snprintf(args, sizeof args, "retarget --json --no-avoidance '%s' --robot '%s' -o '%s/n.csv'", WALK, SAMPLE,
-             tmpdir);
-    j = run_json(args, 0);
-    assert_int_equal(json_integer_value(json_object_get(j, "self_collision_frames")), 118);
-    json_decref(j);
     snprintf(args, sizeof args, "retarget --json --no-avoidance '%s' --robot '%s' --srdf '%s' -o '%s/n.csv'", WALK,
              SAMPLE, srdf, tmpdir);
     assert_int_equal(run(args, &out, &err), 0);

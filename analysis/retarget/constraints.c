@@ -1,0 +1,206 @@
+/* The constraints of a frame's problem. Every row is one standing still
+ * meets (x = 0), so the problem is always feasible: a quantity that must stay
+ * on one side of a bound may approach it by a fraction of its margin a step
+ * (a velocity damper, Faverjon and Tournassoud) and, once past it, may not go
+ * further; a target (a planted foot's pin) is approached and never left or
+ * overshot. A violation - a bound already passed, a target not reached - is
+ * then corrected by a cost of weight w_slack[kind] on it: the slack of the
+ * constraint, which is used only as far as the others and the limits leave
+ * no way to meet it, and which the report measures per kind. (Hard rows that
+ * demand the violation's correction in one step made the problem infeasible
+ * wherever a limit or a singular leg stood in the way, and the solves with
+ * slack variables that followed alternated between two poses.)
+ *
+ * The rows: planted feet on their pins (6 components each), closed loops
+ * closed, a swinging sole's corners above the ground, watched link pairs
+ * collision_safe apart, and with both feet down the COM inside their support
+ * polygon by com_margin. */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/retarget/step.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+/* A target is met exactly below this (m, rad): the row holds it. */
+#define MET 1e-9
+
+static double *eq_row(rt_step *w, double rhs) {
+    double *row = w->C + w->neq * w->nx;
+    w->cd[w->neq++] = rhs;
+    return row;
+}
+
+static double *in_row(rt_step *w, double rhs) {
+    double *row = w->A + w->nin * w->nx;
+    w->b[w->nin++] = rhs;
+    return row;
+}
+
+/* The correction cost of a violation: weight (v + a'x)^2 / 2 towards v = goal. */
+static void correct(rt_step *w, int kind, const double *a, double e) {
+    if (rt_merit_only(w, &e, 1, w->t.w_slack[kind])) return;
+    for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
+    rt_add_cost(w, a, &e, 1, w->t.w_slack[kind]);
+}
+
+/* v0 + a'x >= 0: approaching the bound by at most gain times the margin a
+ * step; past it, not further, and corrected. */
+static void keep_above(rt_step *w, int kind, const double *a, double v0, double gain) {
+    if (v0 < 0) w->viol[kind] = fmax(w->viol[kind], -v0);
+    if (w->eval) {
+        if (v0 < 0) rt_merit_only(w, &v0, 1, w->t.w_slack[kind]);
+        return;
+    }
+    memcpy(in_row(w, v0 >= 0 ? -gain * v0 : 0), a, w->nx * sizeof *a);
+    if (v0 < 0) correct(w, kind, a, -v0);
+}
+
+/* a'x towards e: between 0 and e, never away nor past, and corrected; held
+ * when e is met. */
+static void approach(rt_step *w, int kind, const double *a, double e) {
+    w->viol[kind] = fmax(w->viol[kind], fabs(e));
+    if (w->eval) {
+        rt_merit_only(w, &e, 1, w->t.w_slack[kind]);
+        return;
+    }
+    if (fabs(e) <= MET) {
+        memcpy(eq_row(w, 0), a, w->nx * sizeof *a);
+    } else {
+        double *lo = in_row(w, fmin(0, e)), *hi = in_row(w, -fmax(0, e));
+        for (int c = 0; c < w->nx; c++) lo[c] = a[c], hi[c] = -a[c];
+    }
+    correct(w, kind, a, e);
+}
+
+/* Link lb's pose onto link la's (la < 0: onto pos, R), component by component. */
+static void pose_target(rt_step *w, int kind, int lb, int la, const double pos[3], const double R[9]) {
+    const int nx = w->nx;
+    const double *pb = w->d->link_pos + 3 * lb, *Rb = w->d->link_rot + 9 * lb;
+    double Re[9], e[6];
+    if (la >= 0) pos = w->d->link_pos + 3 * la, R = w->d->link_rot + 9 * la;
+    kg_mat3_mul_bt(Re, R, Rb);
+    kg_rot_log(Re, e + 3);
+    for (int a = 0; a < 3; a++) e[a] = pos[a] - pb[a];
+    if (!w->eval) {
+        rt_point_jacobian(w, lb, pb, w->J, w->J + 3 * nx);
+        if (la >= 0) {
+            rt_point_jacobian(w, la, pb, w->J2, w->J2 + 3 * nx);
+            for (int i = 0; i < 6 * nx; i++) w->J[i] -= w->J2[i];
+        }
+        rt_clear_marks(w);
+    }
+    for (int r = 0; r < 6; r++) approach(w, kind, w->J + r * nx, e[r]);
+}
+
+/* A pivoting foot: the point it turns on held, its sole flat (its turn is the
+ * source's, a cost). */
+static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    const double *R = w->d->link_rot + 9 * l;
+    double p[3], Rr[9], Rf[9], Re[9], e[6];
+    kg_mat3_vec(p, R, rr->sole_end[side][pin->pivot - 1]);
+    for (int a = 0; a < 3; a++) p[a] += w->d->link_pos[3 * l + a], e[a] = pin->pivot_at[a] - p[a];
+    kg_mat3_mul_bt(Rr, R, rr->rest_rot[foot]); /* flat, turned as it is: the tilt to undo */
+    rt_yaw_rot(Rf, rt_heading(Rr), rr->rest_rot[foot]);
+    kg_mat3_mul_bt(Re, Rf, R);
+    kg_rot_log(Re, e + 3);
+    if (!w->eval) {
+        rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
+        rt_clear_marks(w);
+    }
+    for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
+}
+
+/* Planted feet on their pins (or turning on them); closed loops closed. */
+static void stance_rows(rt_step *w, const rt_goal *g) {
+    for (int side = 0; side < 2; side++) {
+        if (!g->pin[side].down) continue;
+        if (g->pin[side].pivot) {
+            pivot_target(w, side, &g->pin[side]);
+            continue;
+        }
+        pose_target(w, KG_SLACK_STANCE, w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1,
+                    g->pin[side].pos, g->pin[side].R);
+    }
+    for (int k = 0; k < w->m->nloop; k++)
+        pose_target(w, KG_SLACK_LOOP, w->m->loop[k].virtual_link, w->m->loop[k].real_link, NULL, NULL);
+}
+
+/* A swinging sole's corners near the ground stay on or above it. */
+static void ground_rows(rt_step *w, const rt_goal *g) {
+    const kg_retarget_robot *rr = w->rr;
+    for (int side = 0; side < 2; side++) {
+        if (g->pin[side].down) continue;
+        int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        double c[4][3];
+        rt_sole_at(rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
+        for (int k = 0; k < 4; k++) {
+            if (c[k][2] >= w->t.sole_watch) continue;
+            if (!w->eval) {
+                rt_point_jacobian(w, l, c[k], w->J, NULL);
+                rt_clear_marks(w);
+            }
+            keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, c[k][2], 1);
+        }
+    }
+}
+
+/* Watched pairs nearer than collision_influence stay collision_safe apart. */
+static void collision_rows(rt_step *w) {
+    const kg_retarget_robot *rr = w->rr;
+    const kg_retarget_tuning *t = &w->t;
+    if (!w->avoid || w->eval) return; /* the merit leaves distances out: they cost the most to measure */
+    const int nx = w->nx;
+    for (int k = 0, n = 0; k < rr->nwatch && n < RT_MAX_COLLISION; k++) {
+        int p = rr->watch[k];
+        double dist, nv[3], pa[3], pb[3], norm = 0;
+        if (!kg_pair_distance(&rr->cm, w->d, w->cw, p, t->collision_influence, &dist, nv, pa, pb)) continue;
+        rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
+        rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
+        rt_clear_marks(w);
+        for (int c = 0; c < nx; c++) { /* the distance's rate: n'(J_b - J_a) */
+            w->row[c] = 0;
+            for (int a = 0; a < 3; a++) w->row[c] += nv[a] * (w->J[a * nx + c] - w->J2[a * nx + c]);
+            norm += w->row[c] * w->row[c];
+        }
+        if (!(norm > 1e-12)) continue; /* nothing between them moves */
+        keep_above(w, KG_SLACK_COLLISION, w->row, dist - t->collision_safe, t->collision_gain);
+        n++;
+    }
+}
+
+/* With both feet down, the COM inside their support polygon by com_margin. */
+static void balance_rows(rt_step *w, const rt_goal *g) {
+    if (!w->balance || !g->pin[0].down || !g->pin[1].down) return;
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx;
+    double pose[2][4], poly[8][2], Rr[9];
+    unsigned char down[2] = {1, 1};
+    for (int side = 0; side < 2; side++) {
+        kg_mat3_mul_bt(Rr, g->pin[side].R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+        pose[side][0] = g->pin[side].pos[0], pose[side][1] = g->pin[side].pos[1], pose[side][3] = rt_heading(Rr);
+    }
+    int np = rt_support_polygon(rr, down, (const double(*)[4])pose, poly);
+    if (np < 3) return;
+    if (!w->eval) rt_com_rows(w, w->J), rt_clear_marks(w);
+    for (int e = 0; e < np; e++) {
+        const double *p0 = poly[e], *p1 = poly[(e + 1) % np];
+        double len = hypot(p1[0] - p0[0], p1[1] - p0[1]);
+        if (!(len > 1e-9)) continue;
+        double nv[2] = {-(p1[1] - p0[1]) / len, (p1[0] - p0[0]) / len}; /* inward (counter-clockwise) */
+        double margin = nv[0] * (w->com[0] - p0[0]) + nv[1] * (w->com[1] - p0[1]) - w->t.com_margin;
+        for (int c = 0; c < nx && !w->eval; c++) w->row[c] = nv[0] * w->J[c] + nv[1] * w->J[nx + c];
+        keep_above(w, KG_SLACK_BALANCE, w->row, margin, 1);
+    }
+}
+
+void rt_constraints(rt_step *w, const rt_goal *g) {
+    w->neq = w->nin = 0;
+    memset(w->viol, 0, sizeof w->viol);
+    stance_rows(w, g);
+    ground_rows(w, g);
+    collision_rows(w);
+    balance_rows(w, g);
+}

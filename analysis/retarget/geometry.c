@@ -1,0 +1,175 @@
+/* Small geometry the retargeting stages share: frames from directions,
+ * headings, soles, support polygons. */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/retarget/internal.h"
+#include "core/spatial.h"
+
+void rt_normalize(double v[3]) {
+    double n = kg_vec3_norm(v);
+    if (n > 0)
+        for (int a = 0; a < 3; a++) v[a] /= n;
+}
+
+/* The columns of R: x, y, z. */
+static void set_columns(double R[9], const double x[3], const double y[3], const double z[3]) {
+    for (int a = 0; a < 3; a++) R[3 * a] = x[a], R[3 * a + 1] = y[a], R[3 * a + 2] = z[a];
+}
+
+void rt_frame_xz(double R[9], const double x_[3], const double z_[3]) {
+    double x[3], y[3], z[3];
+    kg_vec3_copy(x, x_);
+    rt_normalize(x);
+    kg_vec3_cross(y, z_, x);
+    rt_normalize(y);
+    kg_vec3_cross(z, x, y);
+    set_columns(R, x, y, z);
+}
+
+void rt_frame_yz(double R[9], const double y_[3], const double z_[3]) {
+    double x[3], y[3], z[3];
+    kg_vec3_copy(y, y_);
+    rt_normalize(y);
+    kg_vec3_cross(x, y, z_);
+    rt_normalize(x);
+    kg_vec3_cross(z, x, y);
+    set_columns(R, x, y, z);
+}
+
+void rt_yaw_rot(double R[9], double yaw, const double R0[9]) {
+    double z[3] = {0, 0, 1}, Y[9];
+    kg_rot_axis_angle(Y, z, yaw);
+    kg_mat3_mul(R, Y, R0);
+}
+
+double rt_heading(const double R[9]) {
+    return hypot(R[0], R[3]) >= hypot(R[1], R[4]) ? atan2(R[3], R[0]) : atan2(-R[1], R[4]);
+}
+
+void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], const double R[9], double out[4][3]) {
+    for (int k = 0; k < 4; k++) {
+        kg_mat3_vec(out[k], R, rr->sole[side][k]);
+        for (int a = 0; a < 3; a++) out[k][a] += pos[a];
+    }
+}
+
+/* 2-D convex hull (monotone chain) of n <= 8 points in place, counter-clockwise;
+ * returns the count. */
+static int hull2(double (*p)[2], int n) {
+    for (int i = 1; i < n; i++) /* insertion sort by x, then y */
+        for (int j = i; j > 0 && (p[j - 1][0] > p[j][0] || (p[j - 1][0] == p[j][0] && p[j - 1][1] > p[j][1])); j--) {
+            double t0 = p[j][0], t1 = p[j][1];
+            p[j][0] = p[j - 1][0], p[j][1] = p[j - 1][1], p[j - 1][0] = t0, p[j - 1][1] = t1;
+        }
+    if (n < 3) return n;
+    double h[17][2];
+    int k = 0;
+#define TURN(a, b, c) (((b)[0] - (a)[0]) * ((c)[1] - (a)[1]) - ((b)[1] - (a)[1]) * ((c)[0] - (a)[0]))
+    for (int i = 0; i < n; i++) {
+        while (k >= 2 && TURN(h[k - 2], h[k - 1], p[i]) <= 0) k--;
+        h[k][0] = p[i][0], h[k][1] = p[i][1], k++;
+    }
+    for (int i = n - 2, t = k + 1; i >= 0; i--) {
+        while (k >= t && TURN(h[k - 2], h[k - 1], p[i]) <= 0) k--;
+        h[k][0] = p[i][0], h[k][1] = p[i][1], k++;
+    }
+#undef TURN
+    k--; /* the first point repeats */
+    for (int i = 0; i < k; i++) p[i][0] = h[i][0], p[i][1] = h[i][1];
+    return k;
+}
+
+int rt_support_polygon(const kg_retarget_robot *rr, const unsigned char down[2], const double pose[2][4],
+                       double poly[8][2]) {
+    int n = 0;
+    for (int s = 0; s < 2; s++) {
+        if (!down[s]) continue;
+        double c = cos(pose[s][3]), sn = sin(pose[s][3]);
+        for (int k = 0; k < 4; k++) { /* the sole's corners, the foot flat, turned by its yaw */
+            const double *v = rr->sole[s][k];
+            double R0v[3];
+            kg_mat3_vec(R0v, rr->rest_rot[s ? KG_PART_FOOT_R : KG_PART_FOOT_L], v);
+            poly[n][0] = pose[s][0] + c * R0v[0] - sn * R0v[1];
+            poly[n][1] = pose[s][1] + sn * R0v[0] + c * R0v[1];
+            n++;
+        }
+    }
+    return hull2(poly, n);
+}
+
+/* The distance from x to segment ab. */
+static double segment_distance(const double a[2], const double b[2], const double x[2]) {
+    double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
+    double t = l2 > 0 ? ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypot(a[0] + t * ex - x[0], a[1] + t * ey - x[1]);
+}
+
+double rt_polygon_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]) {
+    if (n == 0) {
+        if (in) in[0] = x[0], in[1] = x[1];
+        return -INFINITY;
+    }
+    double inside = INFINITY, outside = INFINITY;
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        const double *a = p[i], *b = p[(i + 1) % n];
+        double len = hypot(b[0] - a[0], b[1] - a[1]);
+        if (len <= 0) continue;
+        double side = ((b[0] - a[0]) * (x[1] - a[1]) - (b[1] - a[1]) * (x[0] - a[0])) / len; /* > 0: inside */
+        inside = fmin(inside, side);
+        out |= side < 0;
+        outside = fmin(outside, segment_distance(a, b, x));
+    }
+    if (n < 3) out = 1, inside = 0; /* a point or a segment has no inside */
+    double dist = out ? -outside : inside;
+    if (!in) return dist;
+    in[0] = x[0], in[1] = x[1];
+    if (dist >= margin) return dist;
+    /* towards the centroid until margin inside (bisection on the fraction of the way) */
+    double c[2] = {0, 0}, lo = 0, hi = 1;
+    for (int i = 0; i < n; i++) c[0] += p[i][0] / n, c[1] += p[i][1] / n;
+    for (int it = 0; it < 40; it++) {
+        double mid = 0.5 * (lo + hi), y[2] = {x[0] + mid * (c[0] - x[0]), x[1] + mid * (c[1] - x[1])};
+        if (rt_polygon_distance(p, n, y, 0, NULL) >= margin) hi = mid;
+        else lo = mid;
+    }
+    in[0] = x[0] + hi * (c[0] - x[0]), in[1] = x[1] + hi * (c[1] - x[1]);
+    return dist;
+}
+
+double rt_cart_table_zmp(double before, double c, double after, double h, double zc) {
+    return c - zc / RT_G * (after - 2 * c + before) / (h * h);
+}
+
+/* The extent of 2-D points p[n] along unit axis u. */
+static void extent(const double (*p)[3], int n, const double u[2], double *lo, double *hi) {
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        double t = p[k][0] * u[0] + p[k][1] * u[1];
+        *lo = fmin(*lo, t), *hi = fmax(*hi, t);
+    }
+}
+
+int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
+                  const double oR[9], double gap) {
+    double a[4][3], b[4][3], best = INFINITY, move[2] = {0, 0};
+    rt_sole_at(rr, side, pos, R, a);
+    rt_sole_at(rr, !side, opos, oR, b);
+    /* the sole rectangles' edges as separating axes (their projections on the ground) */
+    for (int k = 0; k < 4; k++) {
+        const double *Rk = k < 2 ? R : oR;
+        double u[2] = {Rk[k % 2], Rk[3 + k % 2]}, n = hypot(u[0], u[1]), alo, ahi, blo, bhi;
+        if (!(n > 1e-9)) continue;
+        u[0] /= n, u[1] /= n;
+        extent((const double(*)[3])a, 4, u, &alo, &ahi);
+        extent((const double(*)[3])b, 4, u, &blo, &bhi);
+        double up = bhi + gap - alo, down = ahi + gap - blo; /* moves along +u, -u that clear */
+        if (up <= 0 || down <= 0) return 0;                  /* apart along u already */
+        double m = fmin(up, down), sg = up < down ? 1 : -1;
+        if (m < best) best = m, move[0] = sg * m * u[0], move[1] = sg * m * u[1];
+    }
+    pos[0] += move[0], pos[1] += move[1];
+    return 1;
+}

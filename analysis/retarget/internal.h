@@ -1,0 +1,188 @@
+/* What the retargeting stages share (analysis/retarget/retarget.h says what
+ * each stage does). Not part of the library's API. */
+#ifndef KG_RETARGET_INTERNAL_H
+#define KG_RETARGET_INTERNAL_H
+
+#include "analysis/collision.h"
+#include "analysis/retarget/retarget.h"
+#include "core/data.h"
+
+#define RT_G 9.80665
+
+/* ---- the robot, prepared once (robot.c) ------------------------------------------------ */
+
+/* One velocity coordinate on the path from the root to a link: the world
+ * twist d->twist[6 vadr] moves the link, counted in Jacobian column col
+ * times scale (a mimic follower's motion is its leader's, times the
+ * multiplier). */
+typedef struct rt_path_entry {
+    int vadr, col;
+    double scale;
+} rt_path_entry;
+
+struct kg_retarget_robot {
+    const kg_model *model;
+    kg_body_map map;
+    int nx;                       /* unknowns of a step: 6 for the root, then model->dof */
+    double leg, arm;              /* hip-knee-ankle and shoulder-elbow-wrist lengths at rest (mean of sides) */
+    double sole[2][4][3];         /* each sole's rectangle corners in its foot link's frame */
+    double sole_end[2][2][3];     /* each sole's inner front and back corner (RT_PIVOT_* - 1), foot frame */
+    double foot_h[2];             /* the foot link's origin above its sole plane at rest */
+    double ankle_h;               /* the ankles above the sole plane at rest */
+    double foot_off[2][3];        /* the foot link's origin from the ankle's, in the foot's rest frame */
+    double rest_rot[KG_NPART][9]; /* part links' rotations at rest (the robot stands facing +x) */
+    double rest_pos[KG_NPART][3];
+    double head_up[3];            /* the head link's up axis at rest, in its own frame */
+    double com_h;                 /* the COM above the soles at rest */
+    double sole_z;                /* the soles' plane at rest, the root at the origin */
+    double com_off[3];            /* the COM from the pelvis at rest (world axes) */
+    double *lower, *upper;        /* [dof] position limits per column (mimic followers' folded into their
+                                   * leaders'); -+INFINITY where none */
+    double *vmax;                 /* [dof] velocity limit per column: the file's; 0 where it gives none
+                                   * (the tuning's default applies), INFINITY for a free joint */
+    int *qidx;                    /* [dof] the coordinate a column moves (-1: a free joint's rotation) */
+    double *neutral;              /* [nq] zero within limits */
+    int *path_first, *path_count; /* [nlink] each link's path entries */
+    rt_path_entry *path;
+    kg_collision_model cm;
+    int have_cm;
+    int nwatch;                   /* pairs kept apart: neither adjacent, declared nor touching at rest */
+    int *watch;                   /* [nwatch] pair indices in cm */
+    double seconds;               /* to prepare */
+};
+
+int rt_robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
+                   kg_retarget_robot *rr, kg_diags *dg);
+void rt_robot_clear(kg_retarget_robot *rr);
+
+/* ---- the source over the whole clip (source.c) ----------------------------------------- */
+
+/* The points of a frame the robot follows, on its scale, in its world (x
+ * forward at the first frame, z up, the ground at z = 0). */
+typedef struct rt_frame_source {
+    double kp[KG_NPART][3];       /* part positions: body and legs by the leg ratio, arms from the
+                                   * shoulders by the arm ratio; heights from the local floor */
+    double pelvis_R[9], chest_R[9]; /* body frames (x forward, y left, z up) */
+    double foot_R[2][9];          /* each foot's frame (x along the foot, z up when flat) */
+    double head_up[3];            /* unit: neck towards the top of the head (zero: no head) */
+    unsigned char contact[2];     /* the foot is down (heel or toe, filtered) */
+    unsigned char pivot[2];       /* a down foot turning on the ground: RT_PIVOT_* */
+    unsigned char standing;       /* a foot planted: low and slow, before filtering (the report's
+                                   * hover reference) */
+    double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
+    double com_est[2];            /* the COM the source implies (x, y) */
+    double com_ref[2];            /* the balance's COM reference (x, y) */
+    double zmp_ref[2];
+} rt_frame_source;
+
+typedef struct rt_source {
+    int nframes;
+    double dt;
+    kg_body_map map;
+    double align[9];              /* rows: forward, left, up in the source's coordinates */
+    double origin[3];             /* the pelvis at frame 0 (source coordinates) */
+    double leg, arm;              /* the source's lengths (its units) */
+    double s_leg, s_arm;          /* robot over source */
+    double foot_fix[2][9];        /* a flat foot's frame in its ankle link's frame */
+    int foot_fixed[2];
+    double foot_pitch[2];         /* the ankle-to-toe line's pitch when flat (no foot_fix) */
+    rt_frame_source *f;           /* [nframes] */
+} rt_source;
+
+int rt_source_build(rt_source *s, const kg_model *src, const kg_motion *clip, const kg_retarget_options *o,
+                    const kg_retarget_robot *rr, kg_diags *dg);
+void rt_source_free(rt_source *s);
+
+/* ---- balance (balance.c) --------------------------------------------------------------- */
+
+/* The robot's soles' support polygon from feet at (x, y, yaw): corners,
+ * counter-clockwise; returns their count (0: no foot down). */
+int rt_support_polygon(const kg_retarget_robot *rr, const unsigned char down[2], const double pose[2][4],
+                       double poly[8][2]);
+/* Signed distance of x into a counter-clockwise convex polygon (> 0 inside),
+ * and the point `margin` inside nearest x (the centroid when narrower). */
+double rt_polygon_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]);
+/* The cart-table ZMP of one COM coordinate from its values h before and after. */
+double rt_cart_table_zmp(double before, double c, double after, double h, double zc);
+/* Fills com_ref (and zmp_ref) of every frame: the preview control's, or the
+ * COM estimate when balance is off. Returns 0, -1 after a diagnostic. */
+int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, kg_diags *dg);
+
+/* ---- one frame's solve (step.c) -------------------------------------------------------- */
+
+/* A planted foot's pin: its link's pose on the ground. */
+enum { RT_PIVOT_NONE = 0, RT_PIVOT_FRONT, RT_PIVOT_BACK };
+
+/* A planted foot's pin: its link's pose on the ground; a pivoting foot keeps
+ * only the point it turns on (pivot_at, world) and its sole flat. */
+typedef struct rt_pin {
+    int down, pivot;
+    double pos[3], R[9];
+    double pivot_at[3];
+} rt_pin;
+
+/* What a frame asks of the robot. */
+typedef struct rt_goal {
+    const rt_frame_source *src;
+    rt_pin pin[2];
+    double landing[2];            /* 0..1: how near a swinging foot is to landing (its weight rises) */
+    double land_pos[2][3], land_R[2][9]; /* where it will land */
+    double pelvis_z;              /* the pelvis's height target (NAN: none) */
+    int first;                    /* the first frame: no previous one, more iterations */
+} rt_goal;
+
+typedef struct rt_step_result {
+    int iterations;
+    int failed;                   /* steps the QP could not solve (the pose held) */
+    double slack[KG_NSLACK];      /* each kind's violation left at the frame's end (m, rad) */
+} rt_step_result;
+
+typedef struct rt_step rt_step;
+rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, double dt);
+void rt_step_free(rt_step *w);
+/* The robot's state: its data (q, base, poses after a frame). */
+kg_data *rt_step_data(rt_step *w);
+/* The COM after the last frame. */
+const double *rt_step_com(const rt_step *w);
+/* Solves one frame from the state the last one left (or the neutral pose at
+ * the source's pelvis for the first). */
+void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);
+
+/* ---- geometry shared by the stages ------------------------------------------------------ */
+
+void rt_normalize(double v[3]);
+/* A rotation from an x direction and a z hint (x kept, z made orthogonal). */
+void rt_frame_xz(double R[9], const double x[3], const double z[3]);
+/* A rotation from a y direction and a z hint (y kept). */
+void rt_frame_yz(double R[9], const double y[3], const double z[3]);
+/* The rotation about z by yaw, times R0. */
+void rt_yaw_rot(double R[9], double yaw, const double R0[9]);
+/* The heading (rad) of a frame's x axis, or of its y axis less 90 degrees when that
+ * one is nearer the horizontal. */
+double rt_heading(const double R[9]);
+/* The corners of side's sole in the world, its foot link at pos turned by R. */
+void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], const double R[9], double out[4][3]);
+/* Moves side's foot link at pos (turned by R) the least horizontal way that
+ * leaves its sole gap or more from the other foot's (at opos, oR) on the
+ * ground: the soles' rectangles overlap as the soles of feet set down there
+ * would. Returns 1 when it moved it. */
+int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
+                  const double oR[9], double gap);
+
+/* ---- the report (report.c) ---------------------------------------------------------------- */
+
+/* Per frame, what only the solve knows. */
+typedef struct rt_frame_log {
+    double collision_depth;       /* the deepest overlap of a watched pair on the meshes (m; 0: none) */
+    double slack[KG_NSLACK];
+    int failed;
+} rt_frame_log;
+
+/* The figures of the whole clip from the output motion, the source and the
+ * frames' logs (report.c). */
+void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion *out, const rt_frame_log *log,
+               const kg_retarget_options *o, kg_retarget_report *rep);
+
+double rt_now(void);
+
+#endif

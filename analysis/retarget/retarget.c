@@ -1,0 +1,263 @@
+/* The driver: the stages of retarget.h in order. Source and balance work on
+ * the whole clip; then each frame is one constrained solve (step.c) from the
+ * pose the frame before left, given its pins: a foot the source puts down is
+ * pinned flat where the robot's foot is as it lands (so it lands without
+ * sliding), and stays pinned until the source lifts it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/retarget/internal.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+const char *kg_slack_kind_name(int kind) {
+    static const char *const names[KG_NSLACK] = {"stance", "ground", "collision", "balance", "loop"};
+    return kind >= 0 && kind < KG_NSLACK ? names[kind] : NULL;
+}
+
+/* Per clip: the stages' state. */
+typedef struct run {
+    const kg_retarget_robot *rr;
+    const kg_retarget_options *o;
+    rt_source s;
+    rt_step *step;
+    int H, K;                /* the ZMP's difference step, the landing's, in frames */
+    double (*com)[2];        /* [nframes] the output's COM */
+    unsigned char (*down)[2];
+    double (*feet)[2][4];    /* [nframes] the pinned feet: x, y, z, yaw */
+    rt_pin pin[2];
+    rt_frame_log *log;
+    kg_collision_work *cw;
+    unsigned char *check, *hit;
+} run;
+
+/* A foot the source puts down at f is pinned flat where the robot's is. */
+static void set_pins(run *R, int f) {
+    const kg_retarget_robot *rr = R->rr;
+    const kg_data *d = rt_step_data(R->step);
+    for (int side = 0; side < 2; side++) {
+        rt_pin *p = &R->pin[side];
+        if (!R->s.f[f].contact[side]) {
+            p->down = 0;
+            continue;
+        }
+        if (p->down) continue;
+        int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+        double yaw, Rr[9];
+        if (f == 0) { /* no pose yet: where the source's foot is planned */
+            const double *pl = R->s.f[0].pin[side];
+            p->pos[0] = pl[0], p->pos[1] = pl[1], yaw = pl[3];
+        } else {
+            kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, rr->rest_rot[foot]);
+            yaw = rt_heading(Rr);
+            p->pos[0] = d->link_pos[3 * l], p->pos[1] = d->link_pos[3 * l + 1];
+        }
+        p->pos[2] = rr->foot_h[side];
+        rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
+        p->down = 1;
+        /* not on the other foot's sole (the robot's feet are larger than a
+         * person's, set down where the source's landed they can overlap) */
+        if (R->pin[!side].down) rt_sole_clear(rr, side, p->pos, p->R, R->pin[!side].pos, R->pin[!side].R, R->o->tune.sole_gap);
+        p->pivot = R->s.f[f].pivot[side];
+        if (p->pivot) { /* the point it turns on, where it is set down */
+            kg_mat3_vec(p->pivot_at, p->R, rr->sole_end[side][p->pivot - 1]);
+            for (int a = 0; a < 3; a++) p->pivot_at[a] += p->pos[a];
+        }
+    }
+}
+
+/* A swinging foot within K frames of landing (or of lifting off) comes down
+ * onto the ground flat, turned as the source's contact plans. */
+static void landing(run *R, int f, rt_goal *g) {
+    const kg_retarget_robot *rr = R->rr;
+    for (int side = 0; side < 2; side++) {
+        g->landing[side] = 0;
+        if (R->pin[side].down) continue;
+        for (int j = 1; j <= R->K; j++) {
+            int a = f + j, b = f - j, hit = -1;
+            if (a < R->s.nframes && R->s.f[a].contact[side]) hit = a;
+            else if (b >= 0 && R->s.f[b].contact[side]) hit = b;
+            if (hit < 0) continue;
+            /* landing: turned as planned; lifting off: as it stood */
+            const double *pl = hit > f ? R->s.f[hit].pin[side] : R->feet[hit][side];
+            g->landing[side] = 1 - (double)j / (R->K + 1);
+            g->land_pos[side][0] = pl[0], g->land_pos[side][1] = pl[1], g->land_pos[side][2] = rr->foot_h[side];
+            rt_yaw_rot(g->land_R[side], pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+            if (R->pin[!side].down)
+                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], R->pin[!side].pos, R->pin[!side].R,
+                              R->o->tune.sole_gap);
+            break;
+        }
+    }
+}
+
+/* The goal of frame f. */
+static void goal_at(run *R, int f, rt_goal *g) {
+    memset(g, 0, sizeof *g);
+    g->src = &R->s.f[f];
+    g->first = f == 0;
+    set_pins(R, f);
+    memcpy(g->pin, R->pin, sizeof g->pin);
+    landing(R, f, g);
+    g->pelvis_z = NAN;
+    if (f > 0) { /* the pelvis rises and falls as the source's */
+        int l = R->rr->map.link[KG_PART_PELVIS];
+        g->pelvis_z = rt_step_data(R->step)->link_pos[3 * l + 2] + R->s.f[f].kp[KG_PART_PELVIS][2] -
+                      R->s.f[f - 1].kp[KG_PART_PELVIS][2];
+    }
+}
+
+/* The deepest overlap of a watched pair at the pose (meshes confirming hull hits). */
+static double overlap(run *R) {
+    const kg_retarget_robot *rr = R->rr;
+    if (!R->cw) return 0;
+    double deepest = 0;
+    if (kg_self_collisions(&rr->cm, rt_step_data(R->step), R->cw, R->check, R->hit) == 0) return 0;
+    for (int k = 0; k < rr->nwatch; k++) {
+        int p = rr->watch[k];
+        double depth, dir[3], pos[3];
+        if (R->hit[p] && kg_pair_penetration(&rr->cm, R->cw, p, &depth, dir, pos)) deepest = fmax(deepest, fmax(depth, 1e-9));
+    }
+    return deepest;
+}
+
+/* Frame f's output, and what the next frames' goals need of it. */
+static void record(run *R, int f, kg_motion *out, const rt_step_result *res) {
+    const kg_data *d = rt_step_data(R->step);
+    const kg_retarget_robot *rr = R->rr;
+    kg_motion_append(out, d->q);
+    double *base = out->base + 7 * f;
+    kg_vec3_copy(base, d->base_pos);
+    kg_rot_to_quat(d->base_rot, base + 3);
+    const double *com = rt_step_com(R->step);
+    R->com[f][0] = com[0], R->com[f][1] = com[1];
+    for (int side = 0; side < 2; side++) {
+        int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+        double Rr[9];
+        kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, rr->rest_rot[foot]);
+        R->down[f][side] = (unsigned char)R->pin[side].down;
+        R->feet[f][side][0] = d->link_pos[3 * l], R->feet[f][side][1] = d->link_pos[3 * l + 1];
+        R->feet[f][side][2] = d->link_pos[3 * l + 2], R->feet[f][side][3] = rt_heading(Rr);
+    }
+    rt_frame_log *lg = &R->log[f];
+    memcpy(lg->slack, res->slack, sizeof lg->slack);
+    lg->failed = res->failed;
+    lg->collision_depth = overlap(R);
+}
+
+/* The trace: per frame, the source's contacts and pelvis, the balance's COM
+ * reference, the robot's root, COM and feet, the pins, the solve's effort. */
+static void trace(run *R, int f, const rt_step_result *res) {
+    FILE *t = R->o->trace;
+    if (!t) return;
+    const rt_frame_source *F = &R->s.f[f];
+    const kg_data *d = rt_step_data(R->step);
+    if (f == 0)
+        fprintf(t, "frame,contact_l,contact_r,src_pelvis_x,src_pelvis_y,src_pelvis_z,com_ref_x,com_ref_y,root_x,root_y,"
+                   "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
+                   "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
+                   "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z\n");
+    fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
+            F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
+            d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
+    for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", R->feet[f][s][0], R->feet[f][s][1], R->feet[f][s][2]);
+    fprintf(t, ",%d,%d,%d,%d,%.5f,%.5f,%.5f,%.5f,%.3f", R->pin[0].down, R->pin[1].down, res->iterations,
+            res->failed, res->slack[0], res->slack[1], res->slack[2], res->slack[3],
+            R->log[f].collision_depth * 1e3);
+    for (int s = 0; s < 2; s++) {
+        const double *a = F->kp[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
+        fprintf(t, ",%.4f,%.4f,%.4f", a[0], a[1], a[2]);
+    }
+    fputc('\n', t);
+}
+
+static int run_alloc(run *R, int n) {
+    const kg_retarget_robot *rr = R->rr;
+    R->com = malloc((size_t)n * sizeof *R->com), R->down = malloc((size_t)n * sizeof *R->down);
+    R->feet = malloc((size_t)n * sizeof *R->feet), R->log = calloc((size_t)n, sizeof *R->log);
+    if (!R->com || !R->down || !R->feet || !R->log) return -1;
+    if (rr->have_cm && rr->nwatch > 0) {
+        R->cw = kg_collision_work_new(&rr->cm);
+        R->check = calloc((size_t)rr->cm.npair, 1), R->hit = malloc((size_t)rr->cm.npair);
+        if (!R->cw || !R->check || !R->hit) return -1;
+        for (int k = 0; k < rr->nwatch; k++) R->check[rr->watch[k]] = 1;
+    }
+    return 0;
+}
+
+static void run_free(run *R) {
+    rt_source_free(&R->s);
+    rt_step_free(R->step);
+    free(R->com), free(R->down), free(R->feet), free(R->log), free(R->check), free(R->hit);
+    kg_collision_work_free(R->cw);
+}
+
+int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
+                         const kg_retarget_options *o_, kg_motion **out, kg_retarget_report *rep, kg_diags *dg) {
+    kg_retarget_options o;
+    if (o_) o = *o_;
+    else kg_retarget_defaults(&o);
+    double t0 = rt_now();
+    memset(rep, 0, sizeof *rep);
+    *out = NULL;
+    if (!clip || clip->nframes < 1) {
+        kg_diag_add(dg, KG_ERROR, "retarget.no_motion", src->source, 0, NULL, "'%s' has no motion to retarget",
+                    src->name ? src->name : "");
+        return -1;
+    }
+    run R;
+    memset(&R, 0, sizeof R);
+    R.rr = rr, R.o = &o;
+    int rc = -1, n = clip->nframes;
+    if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, dg) != 0) goto done;
+    R.H = (int)lround(o.tune.zmp_step / R.s.dt), R.K = (int)lround(o.tune.landing_time / R.s.dt);
+    if (R.H < 1) R.H = 1;
+    if (R.K < 1) R.K = 1;
+    R.step = rt_step_new(rr, &o, R.s.dt);
+    *out = kg_motion_new(rr->model->nq, R.s.dt, (size_t)n);
+    if (!R.step || !*out || run_alloc(&R, n) != 0 || !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
+        kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
+        goto done;
+    }
+    rep->setup_seconds = rt_now() - t0;
+    for (int f = 0; f < n; f++) {
+        rt_goal g;
+        rt_step_result res;
+        goal_at(&R, f, &g);
+        rt_step_frame(R.step, &g, &res);
+        record(&R, f, *out, &res);
+        trace(&R, f, &res);
+    }
+    rt_report(rr, &R.s, *out, R.log, &o, rep);
+    rc = 0;
+done:
+    run_free(&R);
+    if (rc != 0 && *out) {
+        kg_motion_free(*out);
+        *out = NULL;
+    }
+    rep->seconds = rt_now() - t0;
+    return rc;
+}
+
+int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
+                kg_motion **out, kg_retarget_report *rep, kg_diags *dg) {
+    kg_retarget_options dflt;
+    if (!o) kg_retarget_defaults(&dflt), o = &dflt;
+    double t0 = rt_now();
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o->robot_map, o->ignore_pairs, o->nignore_pairs, dg);
+    if (!rr) {
+        memset(rep, 0, sizeof *rep);
+        *out = NULL;
+        rep->seconds = rt_now() - t0;
+        return -1;
+    }
+    int rc = kg_retarget_prepared(rr, src, clip, o, out, rep, dg);
+    rep->robot_seconds = rr->seconds;
+    rep->setup_seconds += rep->robot_seconds;
+    kg_retarget_robot_free(rr);
+    rep->seconds = rt_now() - t0;
+    return rc;
+}

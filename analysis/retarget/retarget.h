@@ -1,0 +1,230 @@
+/* Motion retargeting: a motion-capture clip onto a humanoid robot, as one
+ * constrained problem per frame.
+ *
+ * The stages, each in its own file of this folder:
+ *   robot.c    the robot prepared once: body parts (analysis/bodymap.h), limb
+ *              lengths, soles, velocity limits, the neutral pose, the
+ *              collision shapes and the link pairs to keep apart;
+ *   source.c   the clip at every frame in the robot's frame (x forward at the
+ *              first frame, z up) and on its scale: the segment directions
+ *              and body frames the robot copies, its floor tracked locally (a
+ *              running low percentile of the feet, so a drifting or sloped
+ *              capture floor neither lifts nor sinks the robot), heel and toe
+ *              contacts from height and speed with hysteresis;
+ *   balance.c  the COM reference: the source's cart-table ZMP moved into the
+ *              planned support polygons, followed by Kajita's preview control
+ *              over the whole clip;
+ *   step.c     one frame: a few iterations of differential IK, each a
+ *              quadratic program over the floating base's displacement and
+ *              the joints' (analysis/qp.h): costs for the segment directions,
+ *              body frames, swinging feet, hands, COM and a pull to the
+ *              previous frame and a neutral pose; hard constraints for joint
+ *              position and velocity limits, root speed, planted soles fixed
+ *              on the ground, swinging soles above it, link pairs kept apart
+ *              (velocity dampers on their distances), and the COM inside the
+ *              support polygon on both feet. A constraint set that cannot hold is solved
+ *              again with slack variables on the constraints that may give,
+ *              weighed heavily; the report says which gave and by how much.
+ *              Nothing is repaired afterwards.
+ *   report.c   the figures of the whole clip, computed from the output.
+ *   retarget.c the driver: the stages above in order.
+ * Every number the method uses is a field of kg_retarget_tuning, with its unit
+ * and meaning below; none depends on a robot or a clip. */
+#ifndef KG_RETARGET_H
+#define KG_RETARGET_H
+
+#include "analysis/bodymap.h"
+#include "core/motion.h"
+
+/* Slack used, per kind of constraint that may give. */
+enum {
+    KG_SLACK_STANCE,    /* a planted sole off its pin */
+    KG_SLACK_GROUND,    /* a swinging sole below the ground */
+    KG_SLACK_COLLISION, /* a pair nearer than collision_safe */
+    KG_SLACK_BALANCE,   /* the COM outside the support polygon with both feet down */
+    KG_SLACK_LOOP,      /* a closed loop open */
+    KG_NSLACK
+};
+const char *kg_slack_kind_name(int kind);
+
+typedef struct kg_retarget_tuning {
+    /* -- source: floor, contacts (lengths on the robot's scale) -- */
+    double floor_window;        /* s: the floor under the feet at a frame is a low percentile of the
+                                 * feet's heights over this many seconds either side (2) */
+    double floor_percentile;    /* % of that window's heights below the floor (1) */
+    double contact_height;      /* m: a heel or toe this near its resting level above the floor can
+                                 * come down (0.04) */
+    double contact_height_off;  /* m: once down, it stays down until higher than this (0.06) */
+    double contact_speed;       /* m/s: and slower than this, horizontally (0.5) */
+    double contact_speed_off;   /* m/s: once down, it stays down until faster than this (0.8) */
+    double min_contact_time;    /* s: contacts and gaps shorter than this are dropped (0.05) */
+    double pivot_turn;          /* rad: a contact in which the source's foot turns more than this is
+                                 * a pivot: the robot's foot turns with it on the edge of its sole
+                                 * that moves least, toes or heel (0.35) */
+    double speed_window;        /* s: speeds are central differences over this either side (0.02) */
+    /* -- balance -- */
+    double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
+                                 * polygon, or at its centre when narrower (0.05) */
+    double zmp_step;            /* s: the ZMP is the cart-table model's on second differences of the
+                                 * COM over this step (0.04); the constraint and the report use it */
+    double com_margin;          /* m: with both feet down, the COM is kept this far inside their
+                                 * support polygon, a constraint (0.01) */
+    double preview_time;        /* s: the preview controller's look-ahead (1) */
+    double preview_r;           /* its jerk weight against the ZMP error (1e-8) */
+    /* -- the frame's solve -- */
+    int iterations;             /* QP steps per frame at most (8): fewer when a step moves nothing
+                                 * more than step_tolerance */
+    int first_iterations;       /* at the first frame, from the neutral pose (60) */
+    double step_tolerance;      /* a frame stops when a step moves no coordinate more than this
+                                 * (rad, m) (1e-4) */
+    double trust_angle;         /* rad: the most a joint or the root turns in one step (0.05) */
+    double trust_length;        /* m: the most the root moves in one step (0.02): a step is a
+                                 * linearisation, a planted foot held by it drifts by the square of
+                                 * the step (0.3 rad steps left 3 cm, and the feet slid) */
+    /* weights of the costs (a task's error squared, in rad or m) */
+    double w_segment;           /* unit directions of thighs, shanks, upper arms, forearms, trunk (1) */
+    double w_body;              /* pelvis and chest orientation (1) */
+    double w_head;              /* the head's up direction (0.3) */
+    double w_swing;             /* a swinging foot's position (10) and ... */
+    double w_swing_turn;        /* ... orientation (1) */
+    double w_landing;           /* a foot about to land: both, rising to this as it comes down (100) */
+    double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
+    double w_com;               /* the COM (x, y) onto the balance's reference (1000): the ZMP of a
+                                 * sampled COM magnifies a millimetre about fifty times at 30 frames/s */
+    double w_height;            /* the pelvis height on the robot's leg scale (1) */
+    double w_previous;          /* each coordinate's pull to the previous frame, per frame (1e-2) */
+    double w_neutral;           /* and to the neutral pose (1e-4) */
+    double w_damping;           /* Levenberg-Marquardt damping of each step (1e-6) */
+    double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
+                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e4,
+                                 * loop 1e6): the feet on the ground give last */
+    /* limits */
+    double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
+    double root_speed;          /* m/s: the root's largest speed (4) */
+    double root_turn_speed;     /* rad/s: and turning rate (12) */
+    double limit_margin;        /* rad or m kept inside position limits (1e-6) */
+    double sole_watch;          /* m: a swinging sole's corners lower than this get ground rows (0.05) */
+    double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
+    double collision_influence; /* m: pairs nearer than this get a row (0.03) */
+    double collision_gain;      /* the damper's xi: a step closes at most this fraction of the gap
+                                 * beyond collision_safe (0.5) */
+    double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
+                                 * source's foot lands (0.1) */
+    double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
+                                 * when the source's feet land nearer than the robot's soles allow
+                                 * (0.01) */
+} kg_retarget_tuning;
+
+typedef struct kg_retarget_options {
+    int balance;                /* the preview-control COM reference and the ZMP constraint (1) */
+    int avoid_self_collision;   /* link pairs kept apart (1) */
+    double source_yaw;          /* turn the source about its up axis first, rad (tests) */
+    const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
+    const kg_link_pair *ignore_pairs; /* robot link pairs not to keep apart (an SRDF's disabled ones),
+                                       * besides the model's own */
+    int nignore_pairs;
+    void *trace;                /* a FILE *: one CSV line per frame of what the solve saw and did
+                                 * (see rt_trace in retarget.c), or NULL */
+    kg_retarget_tuning tune;
+} kg_retarget_options;
+
+
+typedef struct kg_retarget_report {
+    int frames;
+    double frame_time;
+    const char *source_family;
+    double leg_scale, arm_scale;
+    /* the root */
+    double root_speed_max;                     /* m/s, between two frames */
+    int root_fast_frames;                      /* faster than 4 m/s */
+    double source_root_speed_max;              /* the source's pelvis, on the robot's scale */
+    int source_root_fast_frames;
+    /* limits: joint-frames outside position limits, and steps faster than velocity limits */
+    int limit_violations, velocity_violations;
+    /* the feet */
+    int contact_phases;                        /* the source's, both feet */
+    int contact_frames, double_support_frames; /* frames with one or two feet down */
+    double penetration_max_mm;                 /* the lowest sole point below the ground, any frame */
+    double slip_max_mm, slip_mean_mm;          /* per stance run: the horizontal travel of a sole on the
+                                                * ground (within 5 mm) while the source's foot is down */
+    int stance_runs;
+    double float_max_mm;                       /* a down foot's lowest sole point above the ground */
+    double hover_percent;                      /* of frames: the source stands on its floor but no robot
+                                                * sole is within 2 cm of the ground */
+    /* the pose: angles between the source's and the robot's segment directions, each in its
+     * own heading frame (deg) */
+    double pose_mean_deg, pose_p95_deg;
+    double keypoint_mean_mm, keypoint_max_mm;  /* hips, knees, elbows, wrists from the source's points on
+                                                * the robot's scale (a pose differs in proportions: mm) */
+    double pose_segment_mean_deg[10];          /* per segment, kg_retarget_segment_name order (NAN:
+                                                * not measured: no head) */
+    /* balance: the cart-table ZMP of the output's COM (zmp_step differences) */
+    double zmp_outside_percent;                /* of frames with a foot down */
+    double zmp_margin_min_mm;                  /* signed distance into the polygon (< 0: out) */
+    double com_outside_double_percent;         /* of double-support frames: the COM out of the polygon */
+    double com_outside_percent;                /* of frames with a foot down */
+    double com_margin_min_mm;
+    /* self-collision of the watched pairs, on the meshes */
+    int self_collision_frames;                 /* -1: no collision geometry */
+    int self_collision_deep_frames;            /* deeper than 5 mm */
+    double self_collision_depth_max_mm;
+    /* slack: frames where each kind gave, and the most it gave (m; the ZMP's in m too) */
+    int slack_frames[KG_NSLACK];
+    double slack_max[KG_NSLACK];
+    int infeasible_steps;                      /* QP steps solved again with slack */
+    int qp_failures;                           /* steps the QP could not solve at all (the step is skipped) */
+    double seconds;                            /* in all */
+    double setup_seconds;                      /* of which: the robot's preparation and the source's
+                                                * clip-level stages */
+    double robot_seconds;                      /* of which: preparing the robot; 0 when it came
+                                                * prepared */
+} kg_retarget_report;
+
+/* The segments of the pose figures: left thigh, shank, upper arm, forearm,
+ * the same on the right, then the trunk (the hips' middle to the
+ * shoulders') and the head's up direction ("left_thigh", ...). */
+#define KG_NSEGMENT 10
+const char *kg_retarget_segment_name(int k);
+
+void kg_retarget_defaults(kg_retarget_options *o);
+
+/* The tuning's fields by name (analysis/retarget/tuning.c), for setting them
+ * from outside: name as in the struct (w_slack's per kind: w_slack_stance,
+ * ...), unit. */
+typedef struct kg_tuning_field {
+    const char *name;
+    unsigned long offset;
+    int is_int;
+    const char *unit;
+} kg_tuning_field;
+const kg_tuning_field *kg_retarget_tuning_fields(int *n);
+double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field *f);
+/* Returns 0, -1 for an unknown name. */
+int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value);
+
+/* Retargets clip (frames of src) onto robot: out gets one frame per clip frame,
+ * the robot's joint vector and its root pose (out->base). Returns 0, or -1
+ * after error diagnostics (parts missing, out of memory). The same as
+ * kg_retarget_robot_new, kg_retarget_prepared, kg_retarget_robot_free. */
+int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
+                kg_motion **out, kg_retarget_report *report, kg_diags *d);
+
+/* A robot prepared for retargeting: its body parts (map: parts given, or
+ * NULL), lengths, soles, collision shapes (meshes read and hulled: most of the
+ * time it takes) and the pairs to keep apart. Immutable once built: one
+ * prepared robot serves any number of clips, on any number of threads, while
+ * robot (which it refers to) lives. NULL after error diagnostics. */
+typedef struct kg_retarget_robot kg_retarget_robot;
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
+                                         int nignore, kg_diags *d);
+void kg_retarget_robot_free(kg_retarget_robot *rr);
+/* How long kg_retarget_robot_new took (s). */
+double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
+/* The robot's body map. */
+const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr);
+/* kg_retarget onto a prepared robot (o->robot_map and o->ignore_pairs are not
+ * used: they are the prepared robot's). */
+int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
+                         const kg_retarget_options *o, kg_motion **out, kg_retarget_report *report, kg_diags *d);
+
+#endif

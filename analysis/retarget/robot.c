@@ -1,0 +1,290 @@
+/* The robot, prepared once for any number of clips: its body parts, limb
+ * lengths, soles, per-column limits, the paths Jacobians are read along, its
+ * collision shapes and the link pairs the solver keeps apart. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/ik.h"
+#include "analysis/jacobian.h"
+#include "analysis/retarget/internal.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+/* A sole is the lowest face of the foot's collision shapes: the corners within
+ * this height of the lowest one span its rectangle. */
+#define SOLE_FACE 0.02 /* m */
+/* Without collision geometry under the ankle, a sole of this size is assumed
+ * at the foot link's origin (a warning says so). */
+static const double DEFAULT_SOLE[4] = {-0.08, 0.12, -0.05, 0.05}; /* x lo, hi, y lo, hi (m) */
+
+double rt_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double dist3(const double *a, const double *b) {
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return kg_vec3_norm(d);
+}
+
+static int is_below(const kg_model *m, int l, int anc) {
+    for (; l >= 0; l = m->link[l].parent)
+        if (l == anc) return 1;
+    return 0;
+}
+
+/* The corners, in the foot link's frame, of the collision shapes' bounding
+ * boxes of every link below the ankle: pts gets up to max of them. */
+static int foot_corners(const kg_retarget_robot *rr, const kg_data *d, int side, double (*pts)[3], int max) {
+    const kg_model *r = rr->model;
+    const int *L = rr->map.link;
+    int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
+    int np = 0;
+    for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
+        if (!is_below(r, l, ankle)) continue;
+        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 8 <= max; k++) {
+            const kg_convex *c = &rr->cm.shape[k];
+            for (int corner = 0; corner < 8; corner++) {
+                double v[3] = {corner & 1 ? c->hi[0] : c->lo[0], corner & 2 ? c->hi[1] : c->lo[1],
+                               corner & 4 ? c->hi[2] : c->lo[2]}, vl[3], w[3], dw[3];
+                kg_mat3_vec(vl, c->rot, v);
+                for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+                kg_mat3_vec(w, d->link_rot + 9 * l, vl);
+                for (int a = 0; a < 3; a++) dw[a] = w[a] + d->link_pos[3 * l + a] - pf[a];
+                kg_mat3_tvec(pts[np++], Rf, dw);
+            }
+        }
+    }
+    return np;
+}
+
+/* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
+ * heights and offsets; returns the sole plane's height at rest. */
+static double soles(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
+    const kg_model *r = rr->model;
+    const int *L = rr->map.link;
+    double sole_z = INFINITY;
+    for (int s = 0; s < 2; s++) {
+        int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        double pts[256][3], lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zmin = INFINITY;
+        int np = foot_corners(rr, d, s, pts, 256);
+        for (int i = 0; i < np; i++) zmin = fmin(zmin, pts[i][2]);
+        for (int i = 0; i < np; i++)
+            if (pts[i][2] <= zmin + SOLE_FACE)
+                for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[i][a]), hi[a] = fmax(hi[a], pts[i][a]);
+        if (np == 0 || !(hi[0] > lo[0]) || !(hi[1] > lo[1])) {
+            kg_diag_add(dg, KG_WARNING, "retarget.no_sole", r->source, 0, NULL,
+                        "the %s foot of '%s' has no collision geometry: a %.0f x %.0f cm sole at its link's origin "
+                        "is assumed", s ? "right" : "left", r->name ? r->name : "",
+                        100 * (DEFAULT_SOLE[1] - DEFAULT_SOLE[0]), 100 * (DEFAULT_SOLE[3] - DEFAULT_SOLE[2]));
+            lo[0] = DEFAULT_SOLE[0], hi[0] = DEFAULT_SOLE[1], lo[1] = DEFAULT_SOLE[2], hi[1] = DEFAULT_SOLE[3];
+            zmin = 0;
+        }
+        for (int k = 0; k < 4; k++) {
+            rr->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
+            rr->sole[s][k][1] = k & 2 ? hi[1] : lo[1];
+            rr->sole[s][k][2] = zmin;
+        }
+        /* the inner corners of the front and the back of the sole (forward: the world's x at rest;
+         * inner: towards the other foot): a foot turns on its ball's corner or its heel's */
+        double fwd[3], lat[3], x[3] = {1, 0, 0}, y[3] = {0, s ? 1 : -1, 0};
+        kg_mat3_tvec(fwd, d->link_rot + 9 * foot, x);
+        kg_mat3_tvec(lat, d->link_rot + 9 * foot, y);
+        for (int e = 0; e < 2; e++) {
+            double best = -INFINITY;
+            for (int k = 0; k < 4; k++) {
+                double t = (e ? -1 : 1) * kg_vec3_dot(rr->sole[s][k], fwd) + 1e-3 * kg_vec3_dot(rr->sole[s][k], lat);
+                if (t > best) best = t, kg_vec3_copy(rr->sole_end[s][e], rr->sole[s][k]);
+            }
+        }
+        const double *pf = d->link_pos + 3 * foot;
+        rr->foot_h[s] = -zmin; /* at rest the foot link is level (robots stand on flat feet) */
+        sole_z = fmin(sole_z, pf[2] + zmin);
+        double da[3];
+        for (int a = 0; a < 3; a++) da[a] = pf[a] - d->link_pos[3 * ankle + a];
+        kg_mat3_tvec(rr->foot_off[s], d->link_rot + 9 * foot, da);
+    }
+    for (int s = 0; s < 2; s++)
+        rr->ankle_h += 0.5 * (d->link_pos[3 * L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L] + 2] - sole_z);
+    return sole_z;
+}
+
+/* Per column: position limits (a mimic follower's limits bound its leader
+ * through the coupling), velocity limits (the file's; 0 where it gives none,
+ * INFINITY for a free joint's), and the coordinate it moves. */
+static void column_limits(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    kg_dof_coords(r, rr->qidx, rr->lower, rr->upper);
+    for (int c = 0; c < r->dof; c++) rr->vmax[c] = 0;
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->type == KG_JOINT_FLOATING) /* a free joint in the tree floats like the root */
+            for (int c = 0; c < 6; c++) rr->vmax[J->dofadr + c] = INFINITY;
+        else if (J->dofadr >= 0 && J->velocity > 0)
+            for (int c = 0; c < J->nv; c++) rr->vmax[J->dofadr + c] = J->velocity;
+        if (J->mimic < 0 || !kg_joint_is_limited(J)) continue;
+        const kg_mimic *mm = &r->mimic[J->mimic];
+        int col = r->joint[mm->leader].dofadr;
+        if (col < 0 || mm->multiplier == 0) continue;
+        double a = (J->lower - mm->offset) / mm->multiplier, b = (J->upper - mm->offset) / mm->multiplier;
+        rr->lower[col] = fmax(rr->lower[col], fmin(a, b));
+        rr->upper[col] = fmin(rr->upper[col], fmax(a, b));
+        if (rr->lower[col] > rr->upper[col]) rr->lower[col] = rr->upper[col] = 0.5 * (rr->lower[col] + rr->upper[col]);
+        if (J->velocity > 0) {
+            double v = J->velocity / fabs(mm->multiplier);
+            rr->vmax[col] = rr->vmax[col] > 0 ? fmin(rr->vmax[col], v) : v;
+        }
+    }
+    for (int k = 0; k < r->nq; k++) rr->neutral[k] = r->q_default[k];
+    for (int c = 0; c < r->dof; c++)
+        if (rr->qidx[c] >= 0) rr->neutral[rr->qidx[c]] = fmin(fmax(0, rr->lower[c]), rr->upper[c]);
+}
+
+/* Each link's path entries: the velocity coordinates of the joints from the
+ * root down to it, with the column and factor each is counted in. */
+static int paths(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    int total = 0;
+    for (int l = 0; l < r->nlink; l++)
+        for (int u = l; u > 0; u = r->link[u].parent) total += r->joint[r->link[u].joint].nv;
+    rr->path = malloc(((size_t)total + 1) * sizeof *rr->path);
+    rr->path_first = malloc(((size_t)r->nlink + 1) * sizeof *rr->path_first);
+    rr->path_count = malloc(((size_t)r->nlink + 1) * sizeof *rr->path_count);
+    if (!rr->path || !rr->path_first || !rr->path_count) return -1;
+    int n = 0;
+    for (int l = 0; l < r->nlink; l++) {
+        rr->path_first[l] = n;
+        for (int u = l; u > 0; u = r->link[u].parent) {
+            const kg_joint *J = &r->joint[r->link[u].joint];
+            int col = J->dofadr;
+            double scale = 1;
+            if (J->mimic >= 0) {
+                const kg_mimic *mm = &r->mimic[J->mimic];
+                col = r->joint[mm->leader].dofadr, scale = mm->multiplier;
+            }
+            for (int c = 0; c < J->nv && col >= 0; c++)
+                rr->path[n++] = (rt_path_entry){J->vadr + c, 6 + col + c, scale};
+        }
+        rr->path_count[l] = n - rr->path_first[l];
+    }
+    return 0;
+}
+
+/* The pairs to keep apart: those the collision matrix says can touch - neither
+ * adjacent, declared, nor touching at rest (a pair touching at rest is part of
+ * the robot's build). From here on hull hits are confirmed on the meshes for
+ * the report (a concave link's hull covers what the link does not). */
+static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
+    kg_collision_model *cm = &rr->cm;
+    unsigned char *check = malloc((size_t)cm->npair + 1), *hit = malloc((size_t)cm->npair + 1);
+    kg_collision_work *cw = kg_collision_work_new(cm);
+    rr->watch = malloc(((size_t)cm->npair + 1) * sizeof *rr->watch);
+    int rc = -1;
+    if (check && hit && cw && rr->watch) {
+        for (int k = 0; k < cm->npair; k++) check[k] = !cm->adjacent[k] && !cm->declared[k];
+        kg_self_collisions(cm, d, cw, check, hit);
+        for (int k = 0; k < cm->npair; k++)
+            if (check[k] && !hit[k]) rr->watch[rr->nwatch++] = k;
+        cm->exact = 1;
+        rc = 0;
+    }
+    free(check), free(hit);
+    kg_collision_work_free(cw);
+    return rc;
+}
+
+/* Lengths, rest frames, the head's up axis, the COM at rest. */
+static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
+    const kg_model *r = rr->model;
+    const int *L = rr->map.link;
+    const double *P = d->link_pos;
+    for (int s = 0; s < 2; s++) {
+        int hip = s ? KG_PART_HIP_R : KG_PART_HIP_L, sh = s ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+        rr->leg += 0.5 * (dist3(P + 3 * L[hip], P + 3 * L[hip + 1]) + dist3(P + 3 * L[hip + 1], P + 3 * L[hip + 2]));
+        rr->arm += 0.5 * (dist3(P + 3 * L[sh], P + 3 * L[sh + 1]) + dist3(P + 3 * L[sh + 1], P + 3 * L[sh + 2]));
+    }
+    for (int k = 0; k < KG_NPART; k++)
+        if (L[k] >= 0) kg_mat3_copy(rr->rest_rot[k], d->link_rot + 9 * L[k]), kg_vec3_copy(rr->rest_pos[k], P + 3 * L[k]);
+    double z[3] = {0, 0, 1};
+    if (L[KG_PART_HEAD] >= 0) kg_mat3_tvec(rr->head_up, rr->rest_rot[KG_PART_HEAD], z);
+    double com[3], *scratch = malloc(((size_t)r->nlink + 1) * 4 * sizeof *scratch);
+    if (scratch) {
+        kg_jacobian_twists(r, d);
+        kg_com_jacobian(r, d, com, NULL, scratch);
+        free(scratch);
+    } else {
+        kg_vec3_copy(com, P + 3 * L[KG_PART_PELVIS]);
+    }
+    rr->com_h = com[2] - sole_z;
+    rr->sole_z = sole_z;
+    for (int a = 0; a < 3; a++) rr->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
+}
+
+int rt_robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
+                   kg_retarget_robot *rr, kg_diags *dg) {
+    memset(rr, 0, sizeof *rr);
+    rr->model = r;
+    rr->nx = 6 + r->dof;
+    for (int k = 0; k < KG_NPART; k++) rr->map.link[k] = -1;
+    if (map) rr->map = *map;
+    if (kg_body_map_find(r, &rr->map, dg) != 0) return -1;
+    size_t n = (size_t)r->dof + 1;
+    rr->lower = malloc(n * sizeof *rr->lower), rr->upper = malloc(n * sizeof *rr->upper);
+    rr->vmax = malloc(n * sizeof *rr->vmax), rr->qidx = malloc(n * sizeof *rr->qidx);
+    rr->neutral = malloc(((size_t)r->nq + 1) * sizeof *rr->neutral);
+    kg_data *d = kg_data_new(r);
+    if (!rr->lower || !rr->upper || !rr->vmax || !rr->qidx || !rr->neutral || !d || paths(rr) != 0) goto oom;
+    column_limits(rr);
+    kg_fk(r, d);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
+    if (rr->have_cm && nignore > 0) kg_collision_model_declare(&rr->cm, ignore, nignore);
+    double sole_z = soles(rr, d, dg);
+    kg_mesh_cache_free(mc);
+    if (rr->have_cm && rr->cm.npair > 0 && watched_pairs(rr, d) != 0) goto oom;
+    measures(rr, d, sole_z);
+    kg_data_free(d);
+    return 0;
+oom:
+    kg_data_free(d);
+    kg_diag_add(dg, KG_ERROR, "retarget.memory", r->source, 0, NULL, "out of memory");
+    return -1;
+}
+
+void rt_robot_clear(kg_retarget_robot *rr) {
+    free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
+    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch);
+    if (rr->have_cm) kg_collision_model_free(&rr->cm);
+    memset(rr, 0, sizeof *rr);
+}
+
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
+                                         int nignore, kg_diags *d) {
+    double t0 = rt_now();
+    kg_retarget_robot *rr = calloc(1, sizeof *rr);
+    if (!rr) {
+        kg_diag_add(d, KG_ERROR, "retarget.memory", robot->source, 0, NULL, "out of memory");
+        return NULL;
+    }
+    if (rt_robot_setup(robot, map, ignore, nignore, rr, d) != 0) {
+        kg_retarget_robot_free(rr);
+        return NULL;
+    }
+    rr->seconds = rt_now() - t0;
+    return rr;
+}
+
+void kg_retarget_robot_free(kg_retarget_robot *rr) {
+    if (!rr) return;
+    rt_robot_clear(rr);
+    free(rr);
+}
+
+double kg_retarget_robot_seconds(const kg_retarget_robot *rr) { return rr->seconds; }
+
+const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr) { return &rr->map; }

@@ -1,0 +1,293 @@
+/* One frame's solve: a few steps of differential IK, each one quadratic
+ * program (analysis/qp.h) over x = [dp; dtheta; dq]: the root's displacement
+ * (world axes) and turn (about its origin, world axes), then the robot's
+ * independent joint coordinates. The pose is then q + dq, the root moved by
+ * dp and turned by exp(dtheta). The costs are costs.c's, the rows
+ * constraints.c's (always feasible: violations are corrected by costs); the
+ * bounds here: joint position limits, joint velocity limits over the frame,
+ * the root's speed and turning rate, and a trust region per step. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ik.h"
+#include "analysis/jacobian.h"
+#include "analysis/retarget/step.h"
+#include "core/fk.h"
+#include "core/spatial.h"
+
+/* ---- Jacobians and points ---------------------------------------------------------------- */
+
+/* Rows (3 x nx each, world axes) of the velocity of world point p on link l
+ * (Jl) and of the link's angular velocity (Ja, may be NULL); the columns
+ * touched are marked. */
+void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
+    const int nx = w->nx;
+    const kg_retarget_robot *rr = w->rr;
+    const double *pb = w->d->base_pos;
+    memset(Jl, 0, 3 * (size_t)nx * sizeof *Jl);
+    if (Ja) memset(Ja, 0, 3 * (size_t)nx * sizeof *Ja);
+    double r[3] = {p[0] - pb[0], p[1] - pb[1], p[2] - pb[2]};
+    for (int a = 0; a < 3; a++) Jl[a * nx + a] = 1;
+    /* the root's turn w moves p by w x r = -[r]x w */
+    Jl[0 * nx + 4] = r[2], Jl[0 * nx + 5] = -r[1];
+    Jl[1 * nx + 3] = -r[2], Jl[1 * nx + 5] = r[0];
+    Jl[2 * nx + 3] = r[1], Jl[2 * nx + 4] = -r[0];
+    if (Ja)
+        for (int a = 0; a < 3; a++) Ja[a * nx + 3 + a] = 1;
+    for (int k = 0; k < 6; k++) w->mark[k] = 1;
+    const rt_path_entry *e = rr->path + rr->path_first[l];
+    for (int i = 0; i < rr->path_count[l]; i++, e++) {
+        const double *tw = w->d->twist + 6 * e->vadr;
+        double v[3];
+        kg_vec3_cross(v, tw + 3, p);
+        for (int a = 0; a < 3; a++) {
+            Jl[a * nx + e->col] += e->scale * (tw[a] + v[a]);
+            if (Ja) Ja[a * nx + e->col] += e->scale * tw[3 + a];
+        }
+        w->mark[e->col] = 1;
+    }
+}
+
+/* The columns marked since the last call, in order; clears the marks. */
+static int marked(rt_step *w) {
+    int n = 0;
+    for (int c = 0; c < w->nx; c++)
+        if (w->mark[c]) w->cols[n++] = c, w->mark[c] = 0;
+    return n;
+}
+
+void rt_clear_marks(rt_step *w) { memset(w->mark, 0, (size_t)w->nx); }
+
+int rt_part_point(const rt_step *w, int k, double p[3]) {
+    const kg_body_map *map = &w->rr->map;
+    int l = map->link[k];
+    if (l < 0) return -1;
+    double off[3];
+    kg_mat3_vec(off, w->d->link_rot + 9 * l, map->point[k]);
+    for (int a = 0; a < 3; a++) p[a] = w->d->link_pos[3 * l + a] + off[a];
+    return l;
+}
+
+void rt_com_rows(rt_step *w, double *J) {
+    const int nx = w->nx, dof = w->m->dof;
+    rt_point_jacobian(w, 0, w->com, J, NULL); /* the root's columns at the COM */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < dof; c++) J[r * nx + 6 + c] = w->Jcom[r * dof + c];
+    memset(w->mark, 1, (size_t)nx);
+}
+
+int rt_merit_only(rt_step *w, const double *e, int k, double weight) {
+    for (int r = 0; r < k; r++) w->merit += 0.5 * weight * e[r] * e[r];
+    return w->eval;
+}
+
+void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double weight) {
+    const int nx = w->nx, nc = marked(w);
+    const int *cols = w->cols;
+    for (int r = 0; r < k; r++) {
+        const double *Jr = J + r * nx;
+        for (int i = 0; i < nc; i++) {
+            double wi = weight * Jr[cols[i]];
+            if (wi == 0) continue;
+            w->g[cols[i]] -= wi * e[r];
+            double *Hi = w->H + cols[i] * nx;
+            for (int j = i; j < nc; j++) Hi[cols[j]] += wi * Jr[cols[j]];
+        }
+    }
+}
+
+/* ---- bounds, the solve, the update ------------------------------------------------------- */
+
+static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
+    *lb = fmax(*lb, lo), *ub = fmin(*ub, hi);
+    if (*lb > *ub) *lb = *ub = fabs(*lb) < fabs(*ub) ? *lb : *ub; /* the nearer: a move that must be made */
+}
+
+/* Joint limits and velocity limits over the frame, the root's speed and turn
+ * rate (each axis a third of the square: the norm stays within), and the
+ * trust region of a step. */
+static void bounds(rt_step *w) {
+    const kg_retarget_robot *rr = w->rr;
+    const kg_retarget_tuning *t = &w->t;
+    const double v = t->root_speed * w->dt / sqrt(3), om = t->root_turn_speed * w->dt / sqrt(3);
+    double phi[3] = {0, 0, 0}, Rd[9];
+    if (w->have_prev) {
+        kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
+        kg_rot_log(Rd, phi);
+    }
+    for (int a = 0; a < 3; a++) {
+        w->lb[a] = -t->trust_length, w->ub[a] = t->trust_length;
+        w->lb[3 + a] = -t->trust_angle, w->ub[3 + a] = t->trust_angle;
+        if (!w->have_prev) continue;
+        double dp = w->d->base_pos[a] - w->base_prev[a];
+        clamp_bounds(&w->lb[a], &w->ub[a], -v - dp, v - dp);
+        clamp_bounds(&w->lb[3 + a], &w->ub[3 + a], -om - phi[a], om - phi[a]);
+    }
+    for (int c = 0; c < w->m->dof; c++) {
+        int i = 6 + c, qi = rr->qidx[c];
+        w->lb[i] = -t->trust_angle, w->ub[i] = t->trust_angle;
+        if (qi < 0) continue;
+        /* kept limit_margin inside the limits, but where the joint already is (standing still
+         * always meets the bounds) */
+        double q = w->d->q[qi], lo = fmin(rr->lower[c] + t->limit_margin, fmax(q, rr->lower[c]));
+        double hi = fmax(rr->upper[c] - t->limit_margin, fmin(q, rr->upper[c]));
+        double vm = rr->vmax[c] > 0 ? rr->vmax[c] : t->joint_speed_default;
+        if (w->have_prev && isfinite(vm)) lo = fmax(lo, w->q_prev[qi] - vm * w->dt), hi = fmin(hi, w->q_prev[qi] + vm * w->dt);
+        clamp_bounds(&w->lb[i], &w->ub[i], lo - q, hi - q);
+    }
+}
+
+/* H's lower triangle from its upper one. */
+static void symmetrize(double *H, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) H[j * n + i] = H[i * n + j];
+}
+
+/* Solves the step's problem into w->x, warm-started from the last active set.
+ * Returns 0, or -1 when the solver fails (x is then zero: the pose holds). */
+static int solve(rt_step *w) {
+    symmetrize(w->H, w->nx);
+    kg_qp p = {.n = w->nx, .H = w->H, .g = w->g, .neq = w->neq, .C = w->C, .d = w->cd, .nin = w->nin, .A = w->A,
+               .b = w->b, .lb = w->lb, .ub = w->ub, .hint = w->hint, .nhint = w->nhint};
+    kg_qp_result r;
+    kg_qp_solve(&p, w->x, NULL, w->qp, &r);
+    w->nhint = 0;
+    if (r.status != KG_QP_OK) {
+        memset(w->x, 0, (size_t)w->nx * sizeof *w->x);
+        return -1;
+    }
+    const int *act;
+    w->nhint = kg_qp_active(w->qp, &act);
+    memcpy(w->hint, act, (size_t)w->nhint * sizeof *w->hint);
+    return 0;
+}
+
+/* The pose moved by x: the root by x[0..2] and turned by exp(x[3..5]), the joints by x[6..]. */
+static void integrate(rt_step *w) {
+    double R[9], Rn[9], wv[3] = {w->x[3], w->x[4], w->x[5]}, ang = kg_vec3_norm(wv);
+    for (int a = 0; a < 3; a++) w->d->base_pos[a] += w->x[a];
+    if (ang > 0) {
+        for (int a = 0; a < 3; a++) wv[a] /= ang;
+        kg_rot_axis_angle(R, wv, ang);
+        kg_mat3_mul(Rn, R, w->d->base_rot);
+        kg_mat3_orthonormalize(Rn);
+        kg_mat3_copy(w->d->base_rot, Rn);
+    }
+    kg_q_integrate(w->m, w->d->q, w->x + 6, 1.0);
+}
+
+/* Kinematics at the current pose: link poses, twists, the COM and its Jacobian. */
+static void kinematics(rt_step *w) {
+    kg_fk(w->m, w->d);
+    kg_jacobian_twists(w->m, w->d);
+    kg_com_jacobian(w->m, w->d, w->com, w->Jcom, w->scratch);
+}
+
+/* The costs and weighted violations at the current pose (links placed, the
+ * COM known), without Jacobians. */
+static double merit_here(rt_step *w, const rt_goal *g) {
+    w->merit = 0;
+    w->eval = 1;
+    rt_costs(w, g);
+    rt_constraints(w, g);
+    w->eval = 0;
+    return w->merit;
+}
+
+/* One step: the problem at the current pose, solved, the pose moved. Returns
+ * the largest coordinate change. */
+static double one_step(rt_step *w, const rt_goal *g, rt_step_result *res) {
+    kinematics(w);
+    memset(w->H, 0, (size_t)w->nx * w->nx * sizeof *w->H);
+    memset(w->g, 0, (size_t)w->nx * sizeof *w->g);
+    w->merit = 0;
+    rt_costs(w, g);
+    rt_constraints(w, g);
+    bounds(w);
+    res->failed += solve(w) < 0;
+    integrate(w);
+    double big = 0;
+    for (int i = 0; i < w->nx; i++) big = fmax(big, fabs(w->x[i]));
+    return big;
+}
+
+/* The first frame starts from the neutral pose, standing on the ground under
+ * the source's pelvis, turned as it is. */
+static void start_pose(rt_step *w, const rt_goal *g) {
+    const kg_retarget_robot *rr = w->rr;
+    const double *kp = g->src->kp[KG_PART_PELVIS];
+    double yaw = rt_heading(g->src->pelvis_R), I[9];
+    kg_mat3_identity(I);
+    memcpy(w->d->q, rr->neutral, (size_t)w->m->nq * sizeof *w->d->q);
+    rt_yaw_rot(w->d->base_rot, yaw, I);
+    double off[3];
+    kg_mat3_vec(off, w->d->base_rot, rr->rest_pos[KG_PART_PELVIS]);
+    w->d->base_pos[0] = kp[0] - off[0], w->d->base_pos[1] = kp[1] - off[1], w->d->base_pos[2] = -rr->sole_z;
+}
+
+void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
+    memset(res, 0, sizeof *res);
+    if (g->first) {
+        start_pose(w, g);
+        w->have_prev = 0, w->nhint = 0;
+    }
+    int iters = g->first ? w->t.first_iterations : w->t.iterations;
+    for (int it = 0; it < iters; it++) {
+        res->iterations++;
+        if (one_step(w, g, res) < w->t.step_tolerance) break;
+    }
+    kinematics(w);
+    merit_here(w, g); /* the violations left: the slack each kind took */
+    memcpy(res->slack, w->viol, sizeof res->slack);
+    memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
+    kg_vec3_copy(w->base_prev, w->d->base_pos), kg_mat3_copy(w->base_prev + 3, w->d->base_rot);
+    w->have_prev = 1;
+}
+
+kg_data *rt_step_data(rt_step *w) { return w->d; }
+
+const double *rt_step_com(const rt_step *w) { return w->com; }
+
+rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, double dt) {
+    rt_step *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    const kg_model *m = rr->model;
+    w->rr = rr, w->m = m, w->t = o->tune, w->dt = dt;
+    w->balance = o->balance, w->avoid = o->avoid_self_collision && rr->nwatch > 0;
+    w->nx = rr->nx;
+    w->meq = RT_MAX_EQ + 6 * m->nloop;
+    w->min = RT_MAX_IN + 12 * m->nloop;
+    const size_t nx = (size_t)w->nx;
+    w->d = kg_data_new(m);
+    w->H = malloc(nx * nx * sizeof(double)), w->g = malloc(nx * sizeof(double)), w->x = malloc(nx * sizeof(double));
+    w->C = malloc((size_t)w->meq * nx * sizeof(double)), w->cd = malloc((size_t)w->meq * sizeof(double));
+    w->A = malloc((size_t)w->min * nx * sizeof(double)), w->b = malloc((size_t)w->min * sizeof(double));
+    w->lb = malloc(nx * sizeof(double)), w->ub = malloc(nx * sizeof(double));
+    w->J = malloc(6 * nx * sizeof(double)), w->J2 = malloc(6 * nx * sizeof(double)), w->row = malloc(nx * sizeof(double));
+    w->Jcom = malloc(3 * ((size_t)m->dof + 1) * sizeof(double));
+    w->scratch = malloc(4 * ((size_t)m->nlink + 1) * sizeof(double));
+    w->mark = calloc(nx, 1), w->cols = malloc(nx * sizeof(int));
+    w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
+    w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
+    w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
+    if (w->avoid) w->cw = kg_collision_work_new(&rr->cm);
+    if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
+        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev ||
+        !w->qp || (w->avoid && !w->cw)) {
+        rt_step_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void rt_step_free(rt_step *w) {
+    if (!w) return;
+    kg_data_free(w->d);
+    free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub);
+    free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
+    free(w->hint), free(w->q_prev);
+    kg_qp_work_free(w->qp);
+    kg_collision_work_free(w->cw);
+    free(w);
+}

@@ -1,0 +1,63 @@
+/* The frame's problem as the step's three files share it: step.c solves it,
+ * costs.c adds the costs, constraints.c the rows. Internal. */
+#ifndef KG_RETARGET_STEP_H
+#define KG_RETARGET_STEP_H
+
+#include "analysis/qp.h"
+#include "analysis/retarget/internal.h"
+
+/* Most rows a step can have, beyond the ones counted from the model. */
+#define RT_MAX_EQ 12        /* two planted feet held (6 rows each) */
+#define RT_MAX_IN (24 + 8 + 2 + RT_MAX_COLLISION + 8)
+                            /* feet approaching their pins (two rows a component), soles' corners,
+                             * legs' reach, watched pairs, support polygon edges */
+#define RT_MAX_COLLISION 64 /* the nearest watched pairs a step can keep apart (a cap no corpus robot
+                             * reaches: G1's body has 25 pairs within 3 cm at worst) */
+
+/* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, about its
+ * origin), then the joints' (model->dof independent coordinates). */
+struct rt_step {
+    const kg_retarget_robot *rr;
+    const kg_model *m;
+    kg_retarget_tuning t;
+    int balance, avoid;
+    double dt;
+    kg_data *d;
+    int nx, meq, min;          /* unknowns; most equality and inequality rows */
+    double *H, *g, *x;         /* the costs: 1/2 x'Hx + g'x (H's upper triangle built) */
+    double *C, *cd, *A, *b, *lb, *ub;
+    int neq, nin;
+    double *J, *J2, *row;      /* [6 nx], [6 nx], [nx] scratch */
+    double *Jcom, *scratch;    /* [3 dof] the COM's Jacobian, [4 nlink] */
+    unsigned char *mark;       /* [nx] columns a task touches */
+    int *cols;
+    kg_qp_work *qp;
+    int *hint, nhint;          /* the last solve's active set */
+    double *q_prev, base_prev[12]; /* the previous frame's pose */
+    int have_prev;
+    double com[3];
+    kg_collision_work *cw;
+    int eval;                  /* evaluating the merit only (no Jacobians) */
+    double merit;              /* costs and weighted violations at the pose */
+    double viol[KG_NSLACK];    /* each kind's largest violation at the step's pose (m, rad) */
+};
+
+/* Jacobians and points (step.c). */
+void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja);
+int rt_part_point(const rt_step *w, int k, double p[3]);
+/* The COM's rows (x, y, z) into J (3 x nx), all columns marked. */
+void rt_com_rows(rt_step *w, double *J);
+/* H += weight J'J, g -= weight J'e over k rows of J (stride nx), on the marked
+ * columns (then cleared); the task's cost goes to the merit. In merit-only
+ * mode nothing else is done. */
+void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double weight);
+/* Adds weight |e|^2 / 2 to the merit; 1 when only the merit is wanted. */
+int rt_merit_only(rt_step *w, const double *e, int k, double weight);
+void rt_clear_marks(rt_step *w);
+
+/* The costs of a frame (costs.c) and its rows (constraints.c). */
+void rt_costs(rt_step *w, const rt_goal *g);
+/* Resets the rows and w->viol; in merit-only mode adds the violations' costs. */
+void rt_constraints(rt_step *w, const rt_goal *g);
+
+#endif

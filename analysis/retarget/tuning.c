@@ -1,0 +1,75 @@
+/* The tuning: every number the retargeting uses, its default, and the table
+ * that reads and sets them by name (the command's --tune). What each means is
+ * said where the struct is declared (retarget.h); nothing here depends on a
+ * robot or a clip. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/retarget/retarget.h"
+
+void kg_retarget_defaults(kg_retarget_options *o) {
+    memset(o, 0, sizeof *o);
+    o->balance = 1;
+    o->avoid_self_collision = 1;
+    kg_retarget_tuning *t = &o->tune;
+    t->floor_window = 2, t->floor_percentile = 1;
+    t->contact_height = 0.04, t->contact_height_off = 0.06;
+    t->contact_speed = 0.5, t->contact_speed_off = 0.8;
+    t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->speed_window = 0.02;
+    t->zmp_margin = 0.05, t->zmp_step = 0.04, t->com_margin = 0.01;
+    t->preview_time = 1, t->preview_r = 1e-8;
+    t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 1e-4;
+    t->trust_angle = 0.05, t->trust_length = 0.02;
+    t->w_segment = 1, t->w_body = 1, t->w_head = 0.3;
+    t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100;
+    t->w_hand = 0.3, t->w_com = 1000, t->w_height = 1;
+    t->w_previous = 1e-2, t->w_neutral = 1e-4, t->w_damping = 1e-6;
+    t->w_slack[KG_SLACK_STANCE] = 1e6, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e5;
+    t->w_slack[KG_SLACK_BALANCE] = 1e4, t->w_slack[KG_SLACK_LOOP] = 1e6;
+    t->joint_speed_default = 8, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
+    t->sole_watch = 0.05;
+    t->collision_safe = 0.005, t->collision_influence = 0.03, t->collision_gain = 0.5;
+    t->landing_time = 0.1, t->sole_gap = 0.01;
+}
+
+#define D(f, u) {#f, offsetof(kg_retarget_tuning, f), 0, u}
+#define I(f, u) {#f, offsetof(kg_retarget_tuning, f), 1, u}
+#define S(k, n) {"w_slack_" n, offsetof(kg_retarget_tuning, w_slack) + (k) * sizeof(double), 0, "1"}
+static const kg_tuning_field fields[] = {
+    D(floor_window, "s"), D(floor_percentile, "%"), D(contact_height, "m"), D(contact_height_off, "m"),
+    D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
+    D(speed_window, "s"), D(zmp_margin, "m"), D(zmp_step, "s"), D(com_margin, "m"), D(preview_time, "s"),
+    D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
+    D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
+    D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_com, "1"), D(w_height, "1"),
+    D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), S(KG_SLACK_STANCE, "stance"),
+    S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
+    S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),
+    D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(collision_safe, "m"),
+    D(collision_influence, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"),
+};
+#undef D
+#undef I
+#undef S
+
+const kg_tuning_field *kg_retarget_tuning_fields(int *n) {
+    *n = (int)(sizeof fields / sizeof *fields);
+    return fields;
+}
+
+double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field *f) {
+    const char *p = (const char *)t + f->offset;
+    return f->is_int ? (double)*(const int *)p : *(const double *)p;
+}
+
+int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value) {
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+        if (strcmp(fields[k].name, name)) continue;
+        char *p = (char *)t + fields[k].offset;
+        if (fields[k].is_int) *(int *)p = (int)value;
+        else *(double *)p = value;
+        return 0;
+    }
+    return -1;
+}
