@@ -1,9 +1,14 @@
 /* kinegraph retarget CLIP... --robot MODEL -o OUT: motion-capture clips onto a humanoid
- * (the robot prepared once for all of them). */
+ * (the robot prepared once for all of them, the clips on --jobs threads). */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, clock_gettime */
+#include <libxml/parser.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "analysis/retarget/retarget.h"
 #include "cli/common.h"
@@ -17,7 +22,8 @@ int kg_cmd_retarget(int argc, char **argv);
 static const char help[] =
     "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
     "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
-    "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [options]\n"
+    "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
+    "                          [--jobs N] [--skip-existing] [options]\n"
     "       kinegraph retarget CLIP --robot MODEL --print-map\n"
     "       kinegraph retarget --print-tuning [--tune NAME=VALUE,...]\n"
     "\n"
@@ -41,6 +47,8 @@ static const char help[] =
     "time), OUT and REPORT are patterns where %s stands for each clip's file name without\n"
     "its extension (-o out/%s.csv --report out/%s.json), --json prints an array of reports;\n"
     "a clip that fails is reported and the others go on (the exit status is the worst).\n"
+    "Each clip's messages come out together, in the clips' order, whatever --jobs; on a\n"
+    "terminal a progress line (clips done, frames/s) is shown on stderr meanwhile.\n"
     "\n"
     "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
     "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
@@ -71,11 +79,24 @@ static const char help[] =
     "                         at its centre where the polygon is narrower)\n"
     "  --trace FILE.csv       one line per frame of what the solve saw and did (contacts, COM\n"
     "                         reference, root, feet, pins, slack); %s as in -o for several clips\n"
-    "  --json                 print the report as JSON on stdout\n";
+    "  --fps N                write the motion resampled to N frames/s (the retargeting runs at\n"
+    "                         the clip's rate, and the report counts its frames): coordinates\n"
+    "                         interpolated linearly, quaternions slerped, frames on the new\n"
+    "                         times kept as they are\n"
+    "  --jobs N               retarget N clips at a time (default 1; at most 256); the same bytes\n"
+    "                         out as one at a time\n"
+    "  --skip-existing        skip a clip whose OUT exists (said on stderr); with --json its\n"
+    "                         report is read back from REPORT, or left out when there is none\n";
+
+/* --jobs at most (as check's): more threads than that only contend for the cores. */
+#define KG_RETARGET_MAX_JOBS 256
 
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin, *srdf, *trace, *tune;
-    int no_balance, no_avoidance, print_map, print_tuning;
+    const char *fps_text, *jobs_text;
+    int no_balance, no_avoidance, print_map, print_tuning, skip_existing;
+    double fps; /* --fps, or 0 */
+    int jobs;
     char **clips; /* the CLIP arguments, in order */
     int nclips;
 } opts;
@@ -92,6 +113,7 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                 : !strcmp(a, "--no-avoidance")   ? &o->no_avoidance
                 : !strcmp(a, "--print-map")      ? &o->print_map
                 : !strcmp(a, "--print-tuning")   ? &o->print_tuning
+                : !strcmp(a, "--skip-existing")  ? &o->skip_existing
                                                  : NULL;
     if (flag) {
         *flag = 1;
@@ -110,6 +132,8 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                         : !strcmp(a, "--contact-height")                 ? &o->height
                         : !strcmp(a, "--contact-speed")                  ? &o->speed
                         : !strcmp(a, "--zmp-margin")                     ? &o->zmp_margin
+                        : !strcmp(a, "--fps")                            ? &o->fps_text
+                        : !strcmp(a, "--jobs")                           ? &o->jobs_text
                                                                          : NULL;
     if (!slot) return 0;
     return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
@@ -162,6 +186,25 @@ static int settings(kg_cli *c, const opts *o, kg_retarget_options *ro) {
     return tune(o->tune, &ro->tune);
 }
 
+/* --fps and --jobs, which shape the run rather than the retargeting: 0, or
+ * -1 after a usage error. */
+static int run_settings(kg_cli *c, opts *o) {
+    o->jobs = 1;
+    if (o->fps_text) {
+        if (kg_cli_numbers(c, "--fps", o->fps_text, &o->fps, 1) != 0) return -1;
+        if (!(o->fps > 0)) return kg_cli_usage_error("retarget", "--fps takes a number > 0, not '%s'", o->fps_text), -1;
+    }
+    if (o->jobs_text) {
+        char *end;
+        long n = strtol(o->jobs_text, &end, 10);
+        if (end == o->jobs_text || *end || n < 1 || n > KG_RETARGET_MAX_JOBS)
+            return kg_cli_usage_error("retarget", "--jobs takes a number from 1 to %d, not '%s'", KG_RETARGET_MAX_JOBS,
+                                      o->jobs_text), -1;
+        o->jobs = (int)n;
+    }
+    return 0;
+}
+
 static int print_tuning(const kg_retarget_tuning *t) {
     int n;
     const kg_tuning_field *f = kg_retarget_tuning_fields(&n);
@@ -191,76 +234,125 @@ static char *expand(const char *pattern, const char *clip) {
     return out;
 }
 
-/* Loads clip_path into c (model returned, motion in c->motion); NULL after
- * its diagnostics. */
-static kg_model *load_clip(kg_cli *c, const char *clip_path) {
+/* Loads clip_path into c (model returned, motion in c->motion), its
+ * diagnostics to log; NULL after them. */
+static kg_model *load_clip(kg_cli *c, const char *clip_path, FILE *log) {
     c->model_path = clip_path;
     kg_motion_free(c->motion);
     c->motion = NULL;
     kg_diags_clear(&c->diags); /* the robot's and earlier clips' are printed */
-    kg_model *clip = kg_cli_load(c, KG_ERROR);
+    kg_load_options lo = kg_cli_load_options(c);
+    kg_model *clip = kg_load_clip(clip_path, &lo, &c->motion, &c->diags);
+    kg_cli_print_diags(c, log, c->verbose ? KG_INFO : KG_ERROR);
     if (clip && kg_cli_status(c) == 0 && c->motion && c->motion->nframes >= 1) return clip;
-    if (clip && kg_cli_status(c) == 0) fprintf(stderr, "%s: error: no motion to retarget\n", clip_path);
+    if (clip && kg_cli_status(c) == 0) fprintf(log, "%s: error: no motion to retarget\n", clip_path);
     kg_model_free(clip);
     return NULL;
 }
 
-static void print_summary(const char *out_path, const kg_retarget_report *r) {
-    fprintf(stderr,
+/* One line: what was written and the report's main figures; `written` is the
+ * motion resampled by --fps, or NULL. */
+static void print_summary(FILE *log, const char *out_path, const kg_retarget_report *r, const kg_motion *written) {
+    fprintf(log,
             "kinegraph retarget: wrote %s: %d frames in %.3f s (%.0f frames/s); pose error %.1f deg mean, %.1f p95; "
             "foot slip %.2f mm max; penetration %.2f mm; hover %.1f %%; limit/velocity violations %d/%d; ZMP out "
-            "on %.1f %% of contact frames; root %.2f m/s max\n",
+            "on %.1f %% of contact frames; root %.2f m/s max",
             out_path, r->frames, r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0, r->pose_mean_deg,
             r->pose_p95_deg, r->slip_max_mm, r->penetration_max_mm, r->hover_percent, r->limit_violations,
             r->velocity_violations, r->zmp_outside_percent, r->root_speed_max);
+    if (written) fprintf(log, "; written as %d frames at %g frames/s", written->nframes, 1 / written->frame_time);
+    fputc('\n', log);
 }
 
-/* One clip onto the prepared robot: its motion to out, its report to
- * report_path and *j; robot_seconds, the robot's preparation, is counted in
- * this clip's times (the first clip's: a single clip's report reads as a
+/* What every clip's run reads: set before the threads start, not written after. */
+typedef struct shared {
+    const kg_cli *cli;                 /* the command line's options (package paths, --verbose, ...) */
+    const opts *o;
+    const kg_model *robot;
+    const kg_retarget_robot *rr;       /* immutable: threads may share it */
+    json_t *map;                       /* --map's file, or NULL; read under map_lock (jansson values
+                                        * are not to be shared between threads unlocked) */
+    pthread_mutex_t *map_lock;
+    const kg_retarget_options *ro;
+    const char *format;
+    int collect;                       /* each clip's messages kept to print whole (several jobs, or
+                                        * a progress line to keep them off); else straight to stderr */
+} shared;
+
+/* One clip: where it goes, and what its run left. Its thread writes the rest,
+ * then sets done under the pool's lock; the main thread reads them after. */
+typedef struct clip_run {
+    const char *clip, *out, *report;
+    double robot_seconds;              /* counted in this clip's times (the first clip's) */
+    int rc, frames, done;
+    json_t *json;                      /* its report, or NULL */
+    char *log;                         /* its lines for stderr, or NULL */
+    size_t loglen;
+} clip_run;
+
+/* The clip's motion (resampled with --fps) to its OUT, its report to REPORT
+ * and run->json, its summary to log. Returns an exit code. */
+static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
+                      FILE *log) {
+    kg_motion *resampled = NULL;
+    if (s->o->fps > 0 && !(resampled = kg_motion_resample(s->robot, out, s->o->fps))) {
+        fprintf(log, "kinegraph retarget: %s: cannot resample to %g frames/s (out of memory)\n", run->clip, s->o->fps);
+        return KG_EXIT_ERRORS;
+    }
+    size_t before = c->diags.count;
+    kg_export_options eo = {.skip_followers = 1}; /* the robot's motion: its actuated joints */
+    int rc = KG_EXIT_OK;
+    if (kg_save_with(run->out, s->format, s->robot, resampled ? resampled : out, &eo, NULL, &c->diags) != 0) {
+        kg_cli_print_diags_from(c, log, KG_ERROR, before);
+        rc = KG_EXIT_OUTPUT;
+    } else {
+        run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
+        if (run->report && kg_json_write_file(run->json, run->report) != 0) {
+            fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
+            rc = KG_EXIT_OUTPUT;
+        }
+        print_summary(log, run->out, rep, resampled);
+    }
+    kg_motion_free(resampled);
+    return rc;
+}
+
+/* One clip onto the prepared robot, its messages to log: its motion to OUT,
+ * its report to REPORT and run->json; run->robot_seconds, the robot's
+ * preparation, is counted in its times (a single clip's report reads as a
  * one-shot kg_retarget's). Returns an exit code. */
-static int retarget_clip(kg_cli *c, const opts *o, const char *clip_path, const kg_model *robot,
-                         const kg_retarget_robot *rr, json_t *map, kg_retarget_options ro, const char *format,
-                         const char *out_path, const char *report_path, double robot_seconds, json_t **j) {
-    *j = NULL;
-    kg_model *clip = load_clip(c, clip_path);
+static int retarget_clip(const shared *s, kg_cli *c, clip_run *run, FILE *log) {
+    const opts *o = s->o;
+    kg_retarget_options ro = *s->ro;
+    kg_model *clip = load_clip(c, run->clip, log);
     kg_motion *out = NULL;
     kg_body_map smap;
     FILE *trace = NULL;
     char *trace_path = NULL;
     int rc = KG_EXIT_ERRORS;
     if (!clip) goto done;
-    if (map) { /* the map's source side names this clip's links */
-        if (kg_map_read(json_object_get(map, "source"), "source", clip, &smap, o->map) != 0) goto done;
+    if (s->map) { /* the map's source side names this clip's links */
+        pthread_mutex_lock(s->map_lock);
+        int bad = kg_map_read(json_object_get(s->map, "source"), "source", clip, &smap, o->map) != 0;
+        pthread_mutex_unlock(s->map_lock);
+        if (bad) goto done;
         ro.source_map = &smap;
     }
-    if (o->trace && (!(trace_path = expand(o->trace, clip_path)) || !(trace = fopen(trace_path, "w")))) {
-        fprintf(stderr, "kinegraph retarget: cannot write %s\n", trace_path ? trace_path : o->trace);
+    if (o->trace && (!(trace_path = expand(o->trace, run->clip)) || !(trace = fopen(trace_path, "w")))) {
+        fprintf(log, "kinegraph retarget: cannot write %s\n", trace_path ? trace_path : o->trace);
         rc = KG_EXIT_OUTPUT;
         goto done;
     }
     kg_retarget_report rep;
     size_t before = c->diags.count;
     ro.trace = trace;
-    int r = kg_retarget_prepared(rr, clip, c->motion, &ro, &out, &rep, &c->diags);
-    kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_WARNING, before);
+    int r = kg_retarget_prepared(s->rr, clip, c->motion, &ro, &out, &rep, &c->diags);
+    kg_cli_print_diags_from(c, log, c->verbose ? KG_INFO : KG_WARNING, before);
     if (r != 0) goto done;
-    rep.robot_seconds = robot_seconds;
-    rep.setup_seconds += robot_seconds, rep.seconds += robot_seconds;
-    before = c->diags.count;
-    kg_export_options eo = {.skip_followers = 1}; /* the robot's motion: its actuated joints */
-    if (kg_save_with(out_path, format, robot, out, &eo, NULL, &c->diags) != 0) {
-        kg_cli_print_diags_from(c, stderr, KG_ERROR, before);
-        rc = KG_EXIT_OUTPUT;
-        goto done;
-    }
-    *j = kg_retarget_report_json(&rep, clip_path, o->robot);
-    rc = KG_EXIT_OK;
-    if (report_path && kg_json_write_file(*j, report_path) != 0) {
-        fprintf(stderr, "kinegraph retarget: cannot write %s\n", report_path);
-        rc = KG_EXIT_OUTPUT;
-    }
-    print_summary(out_path, &rep);
+    run->frames = rep.frames;
+    rep.robot_seconds = run->robot_seconds;
+    rep.setup_seconds += run->robot_seconds, rep.seconds += run->robot_seconds;
+    rc = write_clip(s, c, run, out, &rep, log);
 done:
     if (trace) fclose(trace);
     free(trace_path);
@@ -269,9 +361,45 @@ done:
     return rc;
 }
 
+/* --skip-existing, the clip's OUT there: said, and its report read back from
+ * REPORT for --json. Returns an exit code (1 when REPORT is there but is not
+ * a report). */
+static int skip_clip(const shared *s, clip_run *run, FILE *log) {
+    fprintf(log, "kinegraph retarget: skipped %s: %s exists\n", run->clip, run->out);
+    if (!s->cli->json) return KG_EXIT_OK;
+    if (!run->report || access(run->report, F_OK) != 0) {
+        fprintf(log, "kinegraph retarget: %s: no report to read back (%s%s): left out of --json\n", run->clip,
+                run->report ? run->report : "no --report", run->report ? " does not exist" : "");
+        return KG_EXIT_OK;
+    }
+    json_error_t err;
+    run->json = json_load_file(run->report, 0, &err);
+    if (run->json && json_is_object(run->json)) return KG_EXIT_OK;
+    fprintf(log, "%s:%d: error: %s (the report of %s, left out of --json)\n", run->report, run->json ? 1 : err.line,
+            run->json ? "not a JSON object" : err.text, run->clip);
+    json_decref(run->json);
+    run->json = NULL;
+    return KG_EXIT_ERRORS;
+}
+
+/* One clip's run, on whichever thread: its messages collected in run->log
+ * (printed whole, in the clips' order, by the main thread) or to stderr. */
+static void run_clip(const shared *s, clip_run *run) {
+    FILE *log = s->collect ? open_memstream(&run->log, &run->loglen) : NULL;
+    if (!log) run->log = NULL; /* not collected, or no memory for it: straight to stderr, a line at a time */
+    kg_cli c = *s->cli;        /* its own diagnostics and motion; the options shared */
+    kg_diags_init(&c.diags);
+    c.motion = NULL;
+    if (s->o->skip_existing && access(run->out, F_OK) == 0) run->rc = skip_clip(s, run, log ? log : stderr);
+    else run->rc = retarget_clip(s, &c, run, log ? log : stderr);
+    c.model_path = NULL;
+    kg_cli_done(&c);
+    if (log) fclose(log);
+}
+
 /* --print-map: the maps found (over --map's) for the first clip and the robot. */
 static int print_maps(kg_cli *c, const opts *o, const kg_model *robot, const kg_retarget_robot *rr, json_t *map) {
-    kg_model *clip = load_clip(c, o->clips[0]);
+    kg_model *clip = load_clip(c, o->clips[0], stderr);
     if (!clip) return KG_EXIT_ERRORS;
     kg_body_map smap;
     int rc = KG_EXIT_ERRORS;
@@ -306,6 +434,9 @@ static int check_usage(const opts *o, const char **format) {
     if (o->nclips > 1 && (!strstr(o->out, "%s") || (o->report && !strstr(o->report, "%s"))))
         return kg_cli_usage_error("retarget", "several clips: -o and --report need %%s for each clip's name (-o "
                                               "out/%%s.csv)"), -1;
+    if (o->nclips > 1 && o->jobs > 1 && o->trace && !strstr(o->trace, "%s")) /* clips at once: one file each */
+        return kg_cli_usage_error("retarget", "several clips on several jobs: --trace needs %%s for each clip's name"),
+               -1;
     if (!strcmp(*format, "csv") && (!o->layout || !strcmp(o->layout, "lafan1"))) *format = "lafan1";
     return 0;
 }
@@ -357,23 +488,158 @@ static kg_retarget_robot *prepare_robot(kg_cli *c, const opts *o, kg_model **rob
     return rr;
 }
 
-/* Every clip onto the prepared robot; the worst exit code. */
-static int run_clips(kg_cli *c, const opts *o, const kg_model *robot, const kg_retarget_robot *rr, json_t *map,
-                     const kg_retarget_options *ro, const char *format, char **outs, char **reports) {
+/* The threads' stacks: the main thread's 8 MiB and room to spare, as check's. */
+#define KG_RETARGET_STACK (16u << 20)
+/* The progress line is redrawn this often (ns: a quarter of a second). */
+#define KG_PROGRESS_PERIOD_NS 250000000L
+#define KG_NS_PER_S 1000000000L
+
+/* The clips and the threads working through them. */
+typedef struct pool {
+    const shared *s;
+    clip_run *runs;
+    int n, next, ndone;               /* next: the next clip to start; all under lock */
+    long frames;                      /* retargeted by the clips done */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;           /* a clip is done */
+} pool;
+
+static void *worker(void *arg) {
+    pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (p->next < p->n) {
+        clip_run *run = &p->runs[p->next++];
+        pthread_mutex_unlock(&p->lock);
+        run_clip(p->s, run);
+        pthread_mutex_lock(&p->lock);
+        run->done = 1, p->ndone++, p->frames += run->frames;
+        pthread_cond_signal(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The progress line on stderr (a terminal): drawn over itself with \r. */
+typedef struct progress {
+    int on, width; /* width: of the line shown, 0 when none is */
+    double t0;
+} progress;
+
+static void progress_draw(progress *pg, int done, int n, long frames) {
+    if (!pg->on) return;
+    char text[128];
+    double dt = now() - pg->t0;
+    int len = snprintf(text, sizeof text, "kinegraph retarget: %d/%d clips, %.0f frames/s", done, n,
+                       dt > 0 ? (double)frames / dt : 0);
+    fprintf(stderr, "\r%-*s", pg->width > len ? pg->width : len, text); /* spaces over a longer line */
+    fflush(stderr);
+    pg->width = len;
+}
+
+static void progress_clear(progress *pg) {
+    if (!pg->on || !pg->width) return;
+    fprintf(stderr, "\r%*s\r", pg->width, "");
+    fflush(stderr);
+    pg->width = 0;
+}
+
+/* Prints the messages of the clips done, in the clips' order from *printed
+ * on, as far as they are all done; p->lock held on entry and on return. */
+static void print_done(pool *p, int *printed, progress *pg) {
+    while (*printed < p->n && p->runs[*printed].done) {
+        clip_run *run = &p->runs[(*printed)++];
+        pthread_mutex_unlock(&p->lock);
+        progress_clear(pg);
+        if (run->log) fwrite(run->log, 1, run->loglen, stderr);
+        fflush(stderr);
+        free(run->log);
+        run->log = NULL;
+        pthread_mutex_lock(&p->lock);
+    }
+}
+
+/* Runs every clip on `jobs` threads (here, if none can start), printing their
+ * messages as they come in order and the progress meanwhile. */
+static void run_pool(pool *p, int jobs, int show_progress) {
+    pthread_t *t = calloc((size_t)jobs, sizeof *t);
+    int started = 0;
+    for (int k = 0; t && k < jobs; k++) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, KG_RETARGET_STACK);
+        if (pthread_create(&t[k], &attr, worker, p) == 0) started++;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started) worker(p);
+    progress pg = {.on = show_progress, .t0 = now()};
+    int printed = 0;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        print_done(p, &printed, &pg);
+        if (printed == p->n) break;
+        progress_draw(&pg, p->ndone, p->n, p->frames);
+        if (!pg.on) {
+            pthread_cond_wait(&p->changed, &p->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until); /* the condition's clock */
+        until.tv_nsec += KG_PROGRESS_PERIOD_NS;
+        if (until.tv_nsec >= KG_NS_PER_S) until.tv_sec++, until.tv_nsec -= KG_NS_PER_S;
+        pthread_cond_timedwait(&p->changed, &p->lock, &until);
+    }
+    pthread_mutex_unlock(&p->lock);
+    for (int k = 0; k < started; k++) pthread_join(t[k], NULL);
+    free(t);
+    progress_clear(&pg);
+}
+
+/* The reports for --json: the one clip's, or an array in the clips' order
+ * (those that have one). Returns 0 or KG_EXIT_OUTPUT. */
+static int print_reports(const pool *p) {
     json_t *all = json_array();
+    for (int k = 0; k < p->n; k++)
+        if (p->runs[k].json) json_array_append(all, p->runs[k].json);
     int rc = KG_EXIT_OK;
-    for (int k = 0; k < o->nclips; k++) {
-        json_t *j = NULL;
-        int r = retarget_clip(c, o, o->clips[k], robot, rr, map, *ro, format, outs[k], reports[k],
-                              k == 0 ? kg_retarget_robot_seconds(rr) : 0, &j);
-        if (j) json_array_append_new(all, j);
-        if (r > rc) rc = r;
-    }
-    if (c->json && json_array_size(all) > 0) {
-        json_t *print = o->nclips == 1 ? json_incref(json_array_get(all, 0)) : json_incref(all);
-        if (kg_json_print(print) != 0) rc = KG_EXIT_OUTPUT;
-    }
+    if (json_array_size(all) > 0)
+        rc = kg_json_print(p->n == 1 ? json_incref(json_array_get(all, 0)) : json_incref(all));
     json_decref(all);
+    return rc;
+}
+
+/* Every clip onto the prepared robot, --jobs at a time; the worst exit code. */
+static int run_clips(const kg_cli *c, const opts *o, const kg_model *robot, const kg_retarget_robot *rr, json_t *map,
+                     const kg_retarget_options *ro, const char *format, char **outs, char **reports) {
+    int jobs = o->jobs < o->nclips ? o->jobs : o->nclips, show_progress = o->nclips > 1 && isatty(STDERR_FILENO);
+    pool p = {.n = o->nclips};
+    shared s = {.cli = c, .o = o, .robot = robot, .rr = rr, .map = map, .map_lock = &p.lock, .ro = ro,
+                .format = format, .collect = jobs > 1 || show_progress};
+    p.s = &s;
+    if (!(p.runs = calloc((size_t)o->nclips, sizeof *p.runs))) return KG_EXIT_ERRORS;
+    for (int k = 0; k < o->nclips; k++) {
+        clip_run *run = &p.runs[k];
+        run->clip = o->clips[k], run->out = outs[k], run->report = reports[k];
+        run->robot_seconds = k == 0 ? kg_retarget_robot_seconds(rr) : 0;
+    }
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.changed, NULL);
+    xmlInitParser();   /* once, before threads (a clip may be COLLADA) */
+    json_object_seed(0); /* the hash seed jansson would otherwise set on a thread's first object */
+    run_pool(&p, jobs, show_progress);
+    int rc = KG_EXIT_OK;
+    for (int k = 0; k < o->nclips; k++)
+        if (p.runs[k].rc > rc) rc = p.runs[k].rc;
+    if (c->json && print_reports(&p) != 0) rc = KG_EXIT_OUTPUT;
+    for (int k = 0; k < o->nclips; k++) json_decref(p.runs[k].json);
+    pthread_cond_destroy(&p.changed);
+    pthread_mutex_destroy(&p.lock);
+    free(p.runs);
     return rc;
 }
 
@@ -384,7 +650,7 @@ int kg_cmd_retarget(int argc, char **argv) {
     kg_cli c = {.command = "retarget", .option = option, .ctx = &o};
     int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
     kg_retarget_options ro;
-    if (rc < 0) rc = settings(&c, &o, &ro) != 0 ? KG_EXIT_USAGE : -1;
+    if (rc < 0) rc = settings(&c, &o, &ro) != 0 || run_settings(&c, &o) != 0 ? KG_EXIT_USAGE : -1;
     if (rc < 0 && o.print_tuning) rc = print_tuning(&ro.tune);
     if (rc >= 0) {
         free(o.clips);

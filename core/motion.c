@@ -1,5 +1,8 @@
 #include "core/motion.h"
 
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,4 +47,130 @@ void kg_motion_shrink(kg_motion *mo) {
 void kg_motion_pose(const kg_motion *mo, int f, kg_data *d) {
     memcpy(d->q, mo->q + (size_t)f * mo->nq, (size_t)mo->nq * sizeof(double));
     if (mo->base) kg_data_set_base(d, mo->base + 7 * (size_t)f, mo->base + 7 * (size_t)f + 3);
+}
+
+/* ---- resampling ---- */
+
+/* A resampled time this near a frame's time is that frame. A frame time is
+ * written to about six significant digits (BVH: 0.0333333 for 1/30 s), so
+ * frame f's time is only known to f times that rounding: 1e-5 of the time
+ * covers it; the cap of 1 % of a frame keeps two resampled times from taking
+ * the same frame and bounds the shift on long clips. */
+#define KG_RESAMPLE_SNAP_RELATIVE 1e-5
+#define KG_RESAMPLE_SNAP_FRAMES 0.01
+/* Below this angle (rad) between two quaternions slerp's weights are the
+ * linear ones to within angle^2 / 6, far under rounding. */
+#define KG_SLERP_LINEAR_BELOW 1e-10
+
+/* o = slerp(a, b, w) along the shorter arc, quaternions w x y z. */
+static void slerp(const double *a, const double *b, double w, double *o) {
+    double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    double sign = dot < 0 ? -1 : 1; /* q and -q are the same turn: take the nearer */
+    double diff = 0, sum = 0;
+    for (int k = 0; k < 4; k++) {
+        double bk = sign * b[k];
+        diff += (bk - a[k]) * (bk - a[k]);
+        sum += (bk + a[k]) * (bk + a[k]);
+    }
+    /* the angle between them as 4-vectors; atan2 stays exact where acos(dot) loses
+     * half its digits (nearby frames) */
+    double theta = 2 * atan2(sqrt(diff), sqrt(sum));
+    double wa = 1 - w, wb = w;
+    if (theta >= KG_SLERP_LINEAR_BELOW) {
+        double s = sin(theta);
+        wa = sin((1 - w) * theta) / s;
+        wb = sin(w * theta) / s;
+    }
+    for (int k = 0; k < 4; k++) o[k] = wa * a[k] + wb * sign * b[k];
+}
+
+/* Marks the coordinates of q that start a quaternion (floating joints' w). */
+static void mark_quaternions(const kg_model *m, unsigned char *quat) {
+    memset(quat, 0, (size_t)m->nq);
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].type == KG_JOINT_FLOATING) quat[m->joint[j].qadr + 3] = 1;
+}
+
+/* n values interpolated at w from a to b, quaternions (quat[k] set) slerped. */
+static void lerp_values(const double *a, const double *b, double w, int n, const unsigned char *quat, double *o) {
+    for (int k = 0; k < n; k++) {
+        if (quat && quat[k]) {
+            slerp(a + k, b + k, w, o + k);
+            k += 3;
+        } else {
+            o[k] = a[k] + w * (b[k] - a[k]);
+        }
+    }
+}
+
+/* An empty motion of nframes frames, or NULL when memory runs out (the library's
+ * allocators abort; a caller asking for a rate can ask for too much). */
+static kg_motion *motion_alloc(int nq, int nframes, int with_base) {
+    size_t n = nframes ? (size_t)nframes : 1, width = nq ? (size_t)nq : 1;
+    if (n > SIZE_MAX / sizeof(double) / (width > 7 ? width : 7)) return NULL;
+    kg_motion *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->q = malloc(n * width * sizeof(double));
+    r->base = with_base ? malloc(n * 7 * sizeof(double)) : NULL;
+    if (!r->q || (with_base && !r->base)) {
+        kg_motion_free(r);
+        return NULL;
+    }
+    r->nq = nq, r->nframes = nframes, r->cap = n;
+    return r;
+}
+
+/* How far from a frame time t may be and still be that frame (s). */
+static double snap_window(double t, double frame_time, double fps) {
+    double period = frame_time < 1 / fps ? frame_time : 1 / fps;
+    double rel = KG_RESAMPLE_SNAP_RELATIVE * t, cap = KG_RESAMPLE_SNAP_FRAMES * period;
+    return rel < cap ? rel : cap;
+}
+
+/* Output frame k of r: mo at time k / fps after its first frame. */
+static void resample_frame(const kg_model *m, const kg_motion *mo, kg_motion *r, int k, double fps,
+                           const unsigned char *quat) {
+    int nq = mo->nq, last = mo->nframes - 1;
+    double t = k / fps, s = last > 0 ? t / mo->frame_time : 0;
+    double *q = r->q + (size_t)k * nq, *base = r->base ? r->base + 7 * (size_t)k : NULL;
+    double near = fmin(round(s), last);
+    int i = (int)near;
+    if (fabs(t - near * mo->frame_time) <= snap_window(t, mo->frame_time, fps)) { /* on a frame: copy it */
+        memcpy(q, mo->q + (size_t)i * nq, (size_t)nq * sizeof(double));
+        if (base) memcpy(base, mo->base + 7 * (size_t)i, 7 * sizeof(double));
+        return;
+    }
+    i = (int)floor(s);
+    double w = s - i;
+    if (i >= last) i = last - 1, w = 1; /* beyond the end by rounding: the last frame */
+    lerp_values(mo->q + (size_t)i * nq, mo->q + (size_t)(i + 1) * nq, w, nq, quat, q);
+    if (base) {
+        lerp_values(mo->base + 7 * (size_t)i, mo->base + 7 * (size_t)(i + 1), w, 3, NULL, base);
+        slerp(mo->base + 7 * (size_t)i + 3, mo->base + 7 * (size_t)(i + 1) + 3, w, base + 3);
+    }
+    kg_apply_mimic(m, q);
+}
+
+kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps) {
+    if (!m || !mo || !(fps > 0) || !isfinite(fps) || mo->nq != m->nq) return NULL;
+    double frames = mo->nframes > 0; /* an empty motion stays empty, one frame stays one */
+    if (mo->nframes > 1) {
+        if (!(mo->frame_time > 0) || !isfinite(mo->frame_time)) return NULL;
+        double span = (mo->nframes - 1) * mo->frame_time;
+        frames = floor((span + snap_window(span, mo->frame_time, fps)) * fps) + 1;
+    }
+    if (!(frames <= INT_MAX)) return NULL;
+    kg_motion *r = motion_alloc(mo->nq, (int)frames, mo->base != NULL);
+    unsigned char *quat = malloc(mo->nq ? (size_t)mo->nq : 1);
+    if (!r || !quat) {
+        kg_motion_free(r);
+        free(quat);
+        return NULL;
+    }
+    mark_quaternions(m, quat);
+    r->frame_time = 1 / fps;
+    r->start_time = mo->start_time;
+    for (int k = 0; k < r->nframes; k++) resample_frame(m, mo, r, k, fps, quat);
+    free(quat);
+    return r;
 }

@@ -29,4 +29,18 @@ void kg_motion_shrink(kg_motion *mo);
 /* Loads frame f into d (q and, when the motion has it, the base pose). */
 void kg_motion_pose(const kg_motion *mo, int f, kg_data *d);
 
+/* mo (a motion of model m) resampled to fps frames per second: frames at
+ * t = start_time + k / fps up to the last frame's time, each coordinate
+ * interpolated linearly between the two frames around t but the quaternions
+ * (the root pose's in base, floating joints' w x y z in q), which are slerped
+ * along the shorter arc; the mimic followers of an interpolated frame are then
+ * recomputed from their leaders. A time within the frame time's precision of
+ * a frame (1e-5 of t, at most 1 % of a frame: BVH writes 1/30 s as 0.0333333)
+ * is that frame, copied bit for bit; so fps equal to the clip's rate gives the
+ * same frames, and the last frame is kept where the grid reaches it. The
+ * result has frame_time 1 / fps and mo's start_time. NULL when fps is not a
+ * finite positive number, mo does not fit m, mo has several frames but no
+ * positive frame time, or memory runs out. */
+kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps);
+
 #endif

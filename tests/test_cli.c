@@ -662,12 +662,134 @@ static void test_retarget(void **state) {
     assert_int_equal(access(args, F_OK), -1);
 }
 
+/* The frames of a headed CSV (--csv-layout kinegraph): its lines after the
+ * header, each without its time column into rest[] (when not NULL) and its
+ * time into times[]. Returns the number of frames. */
+static int csv_frames(char *csv, double *times, char **rest, int max) {
+    char *line = strchr(csv, '\n');
+    int n = 0;
+    while (line && line[1] && n < max) {
+        line++;
+        char *end = strchr(line, '\n');
+        if (end) *end = 0;
+        times[n] = strtod(line, NULL);
+        if (rest) rest[n] = strchr(line, ',');
+        n++;
+        line = end;
+    }
+    return n;
+}
+
+/* retarget --fps, --jobs and --skip-existing. */
+static void test_retarget_batch(void **state) {
+    (void)state;
+    char args[2048], path[800], *out, *err;
+    /* --fps 60 on the sample walk (120 frames, "Frame Time: 0.0333333": 30 frames/s
+     * to seven decimals): 239 frames, the time column stepping by 1/60 s from 0,
+     * and every other one the clip-rate frame itself */
+    enum { WALK_FRAMES = 120, AT_60 = 2 * (WALK_FRAMES - 1) + 1, MAX_ROWS = 512 };
+    snprintf(path, sizeof path, "%s/f60.csv", tmpdir);
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s' --csv-layout kinegraph --fps 60", WALK, SAMPLE,
+             path);
+    assert_int_equal(run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "written as 239 frames at 60 frames/s"));
+    free(out), free(err);
+    static double t60[MAX_ROWS], t30[MAX_ROWS];
+    static char *r60[MAX_ROWS], *r30[MAX_ROWS];
+    char *f60 = kg_test_slurp(path);
+    assert_int_equal(csv_frames(f60, t60, r60, MAX_ROWS), AT_60);
+    for (int k = 0; k < AT_60; k++) KG_ASSERT_NEAR(t60[k], k / 60.0, 1e-12);
+    for (int k = 1; k < AT_60; k++) KG_ASSERT_NEAR(t60[k] - t60[k - 1], 1 / 60.0, 1e-12);
+    snprintf(path, sizeof path, "%s/f30.csv", tmpdir);
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s' --csv-layout kinegraph", WALK, SAMPLE, path);
+    assert_int_equal(run(args, &out, &err), 0);
+    free(out), free(err);
+    char *f30 = kg_test_slurp(path);
+    assert_int_equal(csv_frames(f30, t30, r30, MAX_ROWS), WALK_FRAMES);
+    for (int k = 0; k < WALK_FRAMES; k++) assert_string_equal(r60[2 * k], r30[k]);
+    free(f60), free(f30);
+    const char *bad[] = {"--fps 0", "--fps -30", "--fps abc", "--fps nan", "--jobs 0", "--jobs 2.5", "--jobs x",
+                         "--jobs 100000", "--fps", "--jobs"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s/never.csv' %s", WALK, SAMPLE, tmpdir, bad[k]);
+        if (run(args, &out, &err) != 2) fail_msg("%s: not a usage error: %s", bad[k], err);
+        free(out), free(err);
+    }
+    /* --jobs 2 on three clips: the bytes of --jobs 1, reports and messages in
+     * the clips' order */
+    char *walk = kg_test_slurp(WALK), clips[3 * 800] = "";
+    const char *names[] = {"c1", "c2", "c3"};
+    for (int k = 0; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s.bvh", names[k]);
+        snprintf(clips + strlen(clips), sizeof clips - strlen(clips), "'%s' ", write_tmp(name, walk));
+    }
+    free(walk);
+    for (int jobs = 1; jobs <= 2; jobs++) {
+        snprintf(args, sizeof args,
+                 "retarget --json %s --robot '%s' -o '%s/j%d_%%s.csv' --report '%s/j%d_%%s.json' --jobs %d", clips,
+                 SAMPLE, tmpdir, jobs, tmpdir, jobs, jobs);
+        assert_int_equal(run(args, &out, &err), 0);
+        json_t *arr = json_loads(out, 0, NULL);
+        assert_int_equal(json_array_size(arr), 3);
+        const char *at = err;
+        for (int k = 0; k < 3; k++) {
+            assert_non_null(strstr(json_string_value(json_object_get(json_array_get(arr, k), "clip")), names[k]));
+            char wrote[64];
+            snprintf(wrote, sizeof wrote, "j%d_%s.csv: ", jobs, names[k]);
+            assert_non_null(at = strstr(at, wrote)); /* after the clip before's */
+        }
+        json_decref(arr);
+        free(out), free(err);
+    }
+    for (int k = 0; k < 3; k++) {
+        char f[900];
+        snprintf(f, sizeof f, "%s/j1_%s.csv", tmpdir, names[k]);
+        char *one = kg_test_slurp(f);
+        snprintf(f, sizeof f, "%s/j2_%s.csv", tmpdir, names[k]);
+        char *two = kg_test_slurp(f);
+        assert_true(one[0] && !strcmp(one, two));
+        free(one), free(two);
+    }
+    /* --skip-existing: clips whose output is there are skipped and their
+     * reports read back for --json; one whose report is gone is left out and
+     * said; one whose output is gone is retargeted */
+    snprintf(path, sizeof path, "%s/j2_c2.csv", tmpdir);
+    assert_int_equal(remove(path), 0);
+    snprintf(path, sizeof path, "%s/j2_c3.json", tmpdir);
+    assert_int_equal(remove(path), 0);
+    snprintf(args, sizeof args,
+             "retarget --json %s --robot '%s' -o '%s/j2_%%s.csv' --report '%s/j2_%%s.json' --jobs 2 --skip-existing",
+             clips, SAMPLE, tmpdir, tmpdir);
+    assert_int_equal(run(args, &out, &err), 0);
+    json_t *arr = json_loads(out, 0, NULL);
+    assert_int_equal(json_array_size(arr), 2); /* c1 read back, c2 retargeted */
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(arr, 0), "clip")), "c1"));
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(arr, 1), "clip")), "c2"));
+    json_decref(arr);
+    assert_non_null(strstr(err, "skipped"));
+    assert_non_null(strstr(err, "j2_c1.csv exists"));
+    assert_non_null(strstr(err, "j2_c3.csv exists"));
+    assert_non_null(strstr(err, "left out of --json"));
+    assert_non_null(strstr(err, "wrote"));
+    assert_null(strstr(strstr(err, "wrote") + 1, "wrote")); /* c2 only */
+    assert_null(strchr(err, '\r')); /* no progress line: stderr is not a terminal */
+    free(out), free(err);
+    snprintf(path, sizeof path, "%s/j1_c2.csv", tmpdir);
+    char *one = kg_test_slurp(path);
+    snprintf(path, sizeof path, "%s/j2_c2.csv", tmpdir);
+    char *again = kg_test_slurp(path);
+    assert_string_equal(one, again);
+    free(one), free(again);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands), cmocka_unit_test(test_retarget),
+        cmocka_unit_test(test_retarget_batch),
         cmocka_unit_test(test_jacobian_json), cmocka_unit_test(test_mass_from_geometry),
         cmocka_unit_test(test_workspace_json), cmocka_unit_test(test_collisions_json),
         cmocka_unit_test(test_ik_json),
