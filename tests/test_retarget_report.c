@@ -45,7 +45,7 @@ static int load_robot(void **state) {
     kg_diags d;
     kg_diags_init(&d);
     model = kg_test_load(SAMPLE);
-    robot = kg_retarget_robot_new(model, NULL, NULL, 0, &d);
+    robot = kg_retarget_robot_new(model, NULL, &d);
     if (!robot) kg_test_print_diags(&d);
     kg_diags_clear(&d);
     return robot ? 0 : -1;
