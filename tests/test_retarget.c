@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 #include "analysis/collision.h"
 #include "analysis/preview.h"
 #include "analysis/retarget/retarget.h"

@@ -2,7 +2,9 @@
  * constrained problem per frame.
  *
  * The stages, each in its own file of this folder:
- *   robot.c    the robot prepared once: body parts (analysis/bodymap.h), limb
+ *   map.c      body parts found by structure (map.h): the two legs end lowest,
+ *              the arms branch from the upper spine, names only break ties;
+ *   robot.c    the robot prepared once: body parts (map.c), limb
  *              lengths, soles, velocity limits, the neutral pose, the
  *              collision shapes and the link pairs to keep apart;
  *   source.c   the clip at every frame in the robot's frame (x forward at the
@@ -33,7 +35,7 @@
 #ifndef KG_RETARGET_H
 #define KG_RETARGET_H
 
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 #include "core/motion.h"
 
 /* Slack used, per kind of constraint that may give. */
