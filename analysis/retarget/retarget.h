@@ -98,6 +98,8 @@ typedef struct kg_retarget_tuning {
     double w_previous;          /* each coordinate's pull to the previous frame, per frame (1e-2) */
     double w_neutral;           /* and to the neutral pose (1e-4) */
     double w_damping;           /* Levenberg-Marquardt damping of each step (1e-6) */
+    double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
+                                 * is larger (a planted foot is always off its pin by a few um) (1e-4) */
     double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
                                  * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e4,
                                  * loop 1e6): the feet on the ground give last */
@@ -180,7 +182,7 @@ typedef struct kg_retarget_report {
     int self_collision_frames;                 /* -1: no collision geometry */
     int self_collision_deep_frames;            /* deeper than 5 mm */
     double self_collision_depth_max_mm;
-    /* slack: frames where each kind gave, and the most it gave (m; the ZMP's in m too) */
+    /* slack: frames where each kind gave more than tune.slack_least, and the most it gave (m or rad) */
     int slack_frames[KG_NSLACK];
     double slack_max[KG_NSLACK];
     int infeasible_steps;                      /* QP steps solved again with slack */
