@@ -185,6 +185,41 @@ fail:
     return -1;
 }
 
+static void *copy(const void *p, size_t n) {
+    void *q = malloc(n ? n : 1);
+    if (q && n) memcpy(q, p, n);
+    return q;
+}
+
+int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_collision_model *out) {
+    memset(out, 0, sizeof *out);
+    out->nlink = cm->nlink, out->npair = cm->npair;
+    out->link_first = copy(cm->link_first, ((size_t)cm->nlink + 1) * sizeof *cm->link_first);
+    out->link_count = copy(cm->link_count, ((size_t)cm->nlink + 1) * sizeof *cm->link_count);
+    out->pair_a = copy(cm->pair_a, (size_t)cm->npair * sizeof *cm->pair_a);
+    out->pair_b = copy(cm->pair_b, (size_t)cm->npair * sizeof *cm->pair_b);
+    out->adjacent = copy(cm->adjacent, (size_t)cm->npair);
+    out->declared = copy(cm->declared, (size_t)cm->npair);
+    out->shape = calloc((size_t)cm->nshape + 1, sizeof *out->shape);
+    out->surface = calloc((size_t)cm->nshape + 1, sizeof *out->surface);
+    if (!out->link_first || !out->link_count || !out->pair_a || !out->pair_b || !out->adjacent || !out->declared ||
+        !out->shape || !out->surface)
+        goto fail;
+    for (int i = 0; i < cm->nshape; i++, out->nshape++) {
+        const kg_convex *c = &cm->shape[i];
+        if (c->type != KG_CONVEX_HULL) {
+            out->shape[i] = *c; /* a primitive owns no arrays */
+            continue;
+        }
+        if (kg_convex_coarse(c, width, &out->shape[i]) != 0) goto fail;
+        out->hull_vertices += out->shape[i].nvert;
+    }
+    return 0;
+fail:
+    kg_collision_model_free(out);
+    return -1;
+}
+
 /* ---- one pose ---------------------------------------------------------------------------- */
 
 typedef struct placed { /* a shape in the world, for libccd */

@@ -58,6 +58,12 @@ typedef struct kg_collision_model {
  * cannot be read is left out, with a warning). Returns 0, -1 when out of memory. */
 int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d);
 void kg_collision_model_free(kg_collision_model *cm);
+/* out: cm with every hull replaced by kg_convex_coarse's (vertices within
+ * width of the hull of the others left out, swelled to hold the hull),
+ * primitives and pairs as they are, no triangles (exact 0): distances
+ * measured on it are lower bounds of cm's, for a controller that keeps links
+ * apart at many poses a second. Returns 0, -1 when out of memory. */
+int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_collision_model *out);
 /* Marks the pairs among pairs[n] (links, either order; an SRDF's disabled
  * ones, importers/importers.h) declared, as the model's own ignored pairs are.
  * Returns how many of cm's pairs it marked. */

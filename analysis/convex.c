@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gjk.h"
+
 void kg_convex_free(kg_convex *c) {
     free(c->vert);
     free(c->adj_first);
@@ -91,8 +93,8 @@ void kg_convex_bounds(kg_convex *c) {
         for (int a = 0; a < 3; a++) c->lo[a] = INFINITY, c->hi[a] = -INFINITY;
         for (int v = 0; v < c->nvert; v++)
             for (int a = 0; a < 3; a++) {
-                c->lo[a] = fmin(c->lo[a], c->vert[3 * v + a]);
-                c->hi[a] = fmax(c->hi[a], c->vert[3 * v + a]);
+                c->lo[a] = fmin(c->lo[a], c->vert[3 * v + a] - c->margin);
+                c->hi[a] = fmax(c->hi[a], c->vert[3 * v + a] + c->margin);
             }
         return;
     }
@@ -140,8 +142,10 @@ static int by_key(const void *a_, const void *b_) {
     return (a->n > b->n) - (a->n < b->n);
 }
 
-int kg_convex_hull(const double *pts, int n, kg_convex *out) {
+/* The hull of n points, a point within width of it not made a vertex. */
+static int hull(const double *pts, int n, double width, kg_convex *out) {
     out->type = KG_CONVEX_HULL;
+    out->margin = 0;
     out->vert = NULL;
     out->adj_first = out->adj = out->start = NULL;
     out->nvert = 0;
@@ -161,7 +165,7 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
             for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], pts[3 * i + a]), hi[a] = fmax(hi[a], pts[3 * i + a]);
         for (int a = 0; a < 3; a++) ext = fmax(ext, hi[a] - lo[a]);
         char flags[64];
-        snprintf(flags, sizeof flags, "qhull Qt Q5 Q8 W%.3g", fmin(KG_CONVEX_TOLERANCE, 1e-3 * ext));
+        snprintf(flags, sizeof flags, "qhull Qt Q5 Q8 W%.3g", width > 0 ? width : fmin(KG_CONVEX_TOLERANCE, 1e-3 * ext));
         /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
          * a flat hull is handled below, not something to print */
         FILE *quiet = fopen("/dev/null", "w");
@@ -244,6 +248,25 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) {
     return rc;
 }
 
+int kg_convex_hull(const double *pts, int n, kg_convex *out) { return hull(pts, n, 0, out); }
+
+/* The hull vertex farthest along d (without the margin): climbed to from
+ * the cube map's start, or scanned for when the hull has no vertex graph. */
+static void hull_vertex(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    const double *v = c->vert;
+    int best = c->start ? c->start[cell_of(d)] : 0;
+    if (c->adj_first) best = climb(c, d, best);
+    else {
+        double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
+        for (int u = 0; u < c->nvert; u++) {
+            double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
+            if (du > bd) bd = du, best = u;
+        }
+    }
+    *hint = best;
+    memcpy(out, v + 3 * best, 3 * sizeof *out);
+}
+
 void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     const double *s = c->size;
     switch (c->type) {
@@ -272,22 +295,15 @@ void kg_convex_support(const kg_convex *c, const double d[3], int *hint, double 
     case KG_CONVEX_HULL:
         break;
     }
-    const double *v = c->vert;
-    int best = c->start ? c->start[cell_of(d)] : 0;
-    (void)hint;
-    if (c->adj_first) best = climb(c, d, best);
-    else {
-        double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
-        for (int u = 0; u < c->nvert; u++) {
-            double du = v[3 * u] * d[0] + v[3 * u + 1] * d[1] + v[3 * u + 2] * d[2];
-            if (du > bd) bd = du, best = u;
-        }
+    hull_vertex(c, d, hint, out);
+    if (c->margin > 0) { /* the vertex's point of the swelled hull */
+        double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int a = 0; n > 0 && a < 3; a++) out[a] += c->margin * d[a] / n;
     }
-    *hint = best;
-    memcpy(out, v + 3 * best, 3 * sizeof *out);
 }
 
 double kg_convex_margin(const kg_convex *c) {
+    if (c->type == KG_CONVEX_HULL) return c->margin;
     return c->type == KG_CONVEX_SPHERE || c->type == KG_CONVEX_CAPSULE ? c->size[0] : 0;
 }
 
@@ -306,8 +322,12 @@ void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, do
 }
 
 void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
-    if (c->type != KG_CONVEX_HULL || !c->adj_first) {
+    if (c->type != KG_CONVEX_HULL) {
         kg_convex_support(c, d, hint, out);
+        return;
+    }
+    if (!c->adj_first) {
+        hull_vertex(c, d, hint, out);
         return;
     }
     const double *v = c->vert;
@@ -317,4 +337,35 @@ void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, do
         best = h;
     *hint = best = climb(c, d, best);
     memcpy(out, v + 3 * best, 3 * sizeof *out);
+}
+
+/* The largest distance of a vertex of fine outside coarse (both in the same
+ * frame): each vertex as a point (a sphere of radius 0) against the hull. */
+static double excess(const kg_convex *fine, const kg_convex *coarse) {
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, O[3] = {0, 0, 0};
+    kg_convex pt;
+    memset(&pt, 0, sizeof pt);
+    pt.type = KG_CONVEX_SPHERE;
+    int hint = -1;
+    double worst = 0, guess[3] = {0, 0, 0};
+    for (int v = 0; v < fine->nvert; v++) {
+        const kg_gjk_shape a = {&pt, I, fine->vert + 3 * v, NULL}, b = {coarse, I, O, &hint};
+        kg_gjk_result r;
+        if (kg_gjk_distance(&a, &b, guess[0] || guess[1] || guess[2] ? guess : NULL, INFINITY, 1e-6, &r))
+            worst = fmax(worst, r.dist), guess[0] = -r.n[0], guess[1] = -r.n[1], guess[2] = -r.n[2];
+    }
+    return worst;
+}
+
+int kg_convex_coarse(const kg_convex *fine, double width, kg_convex *out) {
+    memset(out, 0, sizeof *out);
+    if (fine->type != KG_CONVEX_HULL || !(width > 0)) return -1;
+    if (hull(fine->vert, fine->nvert, width, out) != 0) return -1;
+    out->pos[0] = fine->pos[0], out->pos[1] = fine->pos[1], out->pos[2] = fine->pos[2];
+    memcpy(out->rot, fine->rot, sizeof out->rot);
+    out->link = fine->link, out->geom = fine->geom;
+    out->margin = excess(fine, out) + fine->margin;
+    if (out->margin > 0) out->margin += 1e-6; /* GJK's tolerance: an upper bound */
+    kg_convex_bounds(out);
+    return 0;
 }

@@ -502,6 +502,44 @@ static double expect_distance(const char *what, const kg_convex *a, const double
     return err;
 }
 
+/* kg_convex_coarse on a sphere's hull (2 000 points of a Fibonacci lattice,
+ * radius 0.1 m): fewer vertices; it holds the fine hull (its support, margin
+ * included, reaches at least as far as the fine one's in 2 000 directions of
+ * another lattice, and not farther than the margin beyond it); the margin
+ * is about the width asked (at most twice); a distance between two coarse
+ * hulls is at most the fine hulls' and at least that less both margins. */
+static void test_coarse(void **state) {
+    (void)state;
+    enum { N = 2000 };
+    static double pts[N][3];
+    const double R = 0.1, golden = 2.399963229728653, width = 0.002;
+    for (int i = 0; i < N; i++) {
+        double z = 1 - (2.0 * i + 1) / N, r = sqrt(1 - z * z);
+        pts[i][0] = R * r * cos(i * golden), pts[i][1] = R * r * sin(i * golden), pts[i][2] = R * z;
+    }
+    kg_convex fine, coarse;
+    assert_int_equal(kg_convex_hull(&pts[0][0], N, &fine), 0);
+    kg_mat3_identity(fine.rot);
+    assert_int_equal(kg_convex_coarse(&fine, width, &coarse), 0);
+    if (!(coarse.nvert < fine.nvert / 3) || !(coarse.margin > 0 && coarse.margin <= 2 * width))
+        fail_msg("coarse: %d of %d vertices, margin %.3g m", coarse.nvert, fine.nvert, coarse.margin);
+    double worst_in = INFINITY, worst_out = 0;
+    for (int i = 0; i < N; i++) { /* directions between the points' (half a step along the lattice) */
+        double z = 1 - (2.0 * i + 1.5) / N, r = sqrt(1 - z * z), u[3] = {r * cos(i * golden + 1), r * sin(i * golden + 1), z};
+        double gap = reach(&coarse, eye, origin, u) - reach(&fine, eye, origin, u);
+        worst_in = fmin(worst_in, gap), worst_out = fmax(worst_out, gap);
+    }
+    if (worst_in < -1e-12 || worst_out > coarse.margin + 1e-12)
+        fail_msg("coarse reaches %.3g .. %.3g beyond the fine hull (margin %.3g)", worst_in, worst_out, coarse.margin);
+    const double pb[3] = {0.23, 0.05, -0.02};
+    kg_gjk_result f, c;
+    assert_true(gjk(&fine, eye, origin, &fine, eye, pb, NULL, &f));
+    assert_true(gjk(&coarse, eye, origin, &coarse, eye, pb, NULL, &c));
+    if (!(c.dist <= f.dist + 1e-12 && c.dist >= f.dist - 2 * coarse.margin - 1e-12))
+        fail_msg("coarse distance %.9g, fine %.9g, margin %.3g", c.dist, f.dist, coarse.margin);
+    kg_convex_free(&fine), kg_convex_free(&coarse);
+}
+
 /* GJK on primitives and a hull in configurations of known distance: spheres
  * apart and overlapping (their cores apart: the exact negative distance),
  * a sphere off a turned box's face, edge and corner, boxes face to face, corner
@@ -936,7 +974,7 @@ int main(void) {
                                        cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix),
                                        cmocka_unit_test(test_triangles), cmocka_unit_test(test_exact),
                                        cmocka_unit_test(test_tree), cmocka_unit_test(test_distance_analytic),
-                                       cmocka_unit_test(test_distance_clouds), cmocka_unit_test(test_pair_distance),
+                                       cmocka_unit_test(test_distance_clouds), cmocka_unit_test(test_pair_distance), cmocka_unit_test(test_coarse),
                                        cmocka_unit_test(test_distance_corpus)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,7 +155,7 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     const int la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
     double d[3];
     s->frame = w->frame, s->moved = moved;
-    s->near = kg_pair_distance(&rr->cm, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
+    s->near = kg_pair_distance(&rr->coarse, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
     if (!s->near) s->dist = reach;
     for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
     kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
@@ -216,8 +216,9 @@ static void collision_rows(rt_step *w) {
             norm += w->row[c] * w->row[c];
         }
         if (!(norm > 1e-12)) continue; /* nothing between them moves */
-        /* a pair the robot's build holds nearer than collision_safe: half its rest distance */
-        double safe = fmin(t->collision_safe, 0.5 * rr->watch_rest[k]);
+        /* a pair the robot's build holds nearer than collision_safe: half its rest distance
+         * (overlapping at rest, as the coarse hulls may: half as much again) */
+        double rest = rr->watch_rest[k], safe = fmin(t->collision_safe, rest - 0.5 * fabs(rest));
         keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe, t->collision_gain);
         n++;
     }

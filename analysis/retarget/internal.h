@@ -45,11 +45,12 @@ struct kg_retarget_robot {
     int *path_first, *path_count; /* [nlink] each link's path entries */
     rt_path_entry *path;
     kg_collision_model cm;        /* the meshes' hulls (exact: hits confirmed on the triangles), for the report */
+    kg_collision_model coarse;    /* cm's coarse hulls, for the solver's distances */
     int have_cm;
     double *link_radius;          /* [nlink] how far a link's collision shapes reach from its origin */
     int nwatch;                   /* pairs kept apart: neither adjacent, declared nor touching at rest */
     int *watch;                   /* [nwatch] pair indices in cm */
-    double *watch_rest;           /* [nwatch] their distances at the rest pose (m) */
+    double *watch_rest;           /* [nwatch] their distances at the rest pose (m, coarse) */
     double seconds;               /* to prepare */
 };
 

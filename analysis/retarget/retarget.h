@@ -117,6 +117,10 @@ typedef struct kg_retarget_tuning {
                                  * every watched pair every step cost most of a frame (0.05) */
     double collision_remeasure; /* m: a near pair's distance is carried by its witness points (to first
                                  * order) until its links may have moved this far since measured (0.01) */
+    double collision_hull_width; /* m: the solver measures a mesh's hull without the vertices within this
+                                 * of the hull of the others, swelled to hold them all (kg_convex_coarse):
+                                 * its distances are lower bounds, at most about this under the mesh
+                                 * hull's, at a fraction of the cost (0.002) */
     double collision_tolerance; /* m: pair distances are measured to within this (GJK stops there:
                                  * dense mesh hulls spend most iterations on digits a margin of
                                  * millimetres does not need) (1e-4) */
@@ -225,7 +229,8 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
 
 /* A robot prepared for retargeting: its body parts (o->robot_map: parts
  * given, or NULL), lengths, soles, collision shapes (meshes read and hulled:
- * most of the time it takes) and the pairs to keep apart (less o->ignore_pairs). o NULL:
+ * most of the time it takes; coarse hulls of o->tune.collision_hull_width
+ * for the solver) and the pairs to keep apart (less o->ignore_pairs). o NULL:
  * the defaults. Immutable once built: one prepared robot serves any number of
  * clips, on any number of threads, while robot (which it refers to) lives.
  * NULL after error diagnostics. */

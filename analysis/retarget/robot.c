@@ -184,17 +184,17 @@ static int paths(kg_retarget_robot *rr) {
 static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
     kg_collision_model *cm = &rr->cm;
     unsigned char *check = malloc((size_t)cm->npair + 1), *hit = malloc((size_t)cm->npair + 1);
-    kg_collision_work *cw = kg_collision_work_new(cm);
+    kg_collision_work *cw = kg_collision_work_new(cm), *cwc = kg_collision_work_new(&rr->coarse);
     rr->watch = malloc(((size_t)cm->npair + 1) * sizeof *rr->watch);
     rr->watch_rest = malloc(((size_t)cm->npair + 1) * sizeof *rr->watch_rest);
     int rc = -1;
-    if (check && hit && cw && rr->watch && rr->watch_rest) {
+    if (check && hit && cw && cwc && rr->watch && rr->watch_rest) {
         for (int k = 0; k < cm->npair; k++) check[k] = !cm->adjacent[k] && !cm->declared[k];
         kg_self_collisions(cm, d, cw, check, hit);
         for (int k = 0; k < cm->npair; k++) {
             double n[3], pa[3], pb[3], dist = INFINITY;
             if (!check[k] || hit[k]) continue;
-            kg_pair_distance(cm, d, cw, k, INFINITY, &dist, n, pa, pb);
+            kg_pair_distance(&rr->coarse, d, cwc, k, INFINITY, &dist, n, pa, pb);
             rr->watch_rest[rr->nwatch] = dist;
             rr->watch[rr->nwatch++] = k;
         }
@@ -202,7 +202,7 @@ static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
         rc = 0;
     }
     free(check), free(hit);
-    kg_collision_work_free(cw);
+    kg_collision_work_free(cw), kg_collision_work_free(cwc);
     return rc;
 }
 
@@ -210,7 +210,7 @@ static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
  * (their bounding boxes' corners): a link turned by an angle a moves none of
  * its shapes' points farther than a times this. */
 static int link_radii(kg_retarget_robot *rr) {
-    const kg_collision_model *cm = &rr->cm;
+    const kg_collision_model *cm = &rr->coarse;
     rr->link_radius = calloc((size_t)rr->model->nlink + 1, sizeof *rr->link_radius);
     if (!rr->link_radius) return -1;
     for (int l = 0; l < rr->model->nlink && rr->have_cm; l++)
@@ -275,7 +275,10 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
     double sole_z = soles(rr, d, dg);
     kg_mesh_cache_free(mc);
-    if ((rr->have_cm && rr->cm.npair > 0 && watched_pairs(rr, d) != 0) || link_radii(rr) != 0) goto oom;
+    if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
+                        (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
+        goto oom;
+    if (link_radii(rr) != 0) goto oom;
     measures(rr, d, sole_z);
     kg_data_free(d);
     return 0;
@@ -288,7 +291,7 @@ oom:
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
     free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->link_radius);
-    if (rr->have_cm) kg_collision_model_free(&rr->cm);
+    if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
 }
 

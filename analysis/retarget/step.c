@@ -294,7 +294,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
     w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
     if (w->avoid) {
-        w->cw = kg_collision_work_new(&rr->cm);
+        w->cw = kg_collision_work_new(&rr->coarse);
         if (w->cw) kg_collision_work_tolerance(w->cw, w->t.collision_tolerance);
         w->link_moved = calloc((size_t)m->nlink + 1, sizeof(double));
         w->link_pose = calloc(12 * (size_t)m->nlink + 1, sizeof(double));

@@ -31,7 +31,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->joint_speed_default = 8, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
     t->sole_watch = 0.05;
     t->collision_safe = 0.005, t->collision_influence = 0.03, t->collision_gain = 0.5;
-    t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4;
+    t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
     t->collision_remeasure = 0.01;
     t->landing_time = 0.1, t->sole_gap = 0.01;
 }
@@ -50,7 +50,7 @@ static const kg_tuning_field fields[] = {
     S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
     S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(collision_safe, "m"),
-    D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_remeasure, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"),
+    D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"), D(collision_remeasure, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"),
 };
 #undef D
 #undef I
