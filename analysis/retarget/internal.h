@@ -135,6 +135,7 @@ typedef struct rt_goal {
 
 typedef struct rt_step_result {
     int iterations;
+    int capped;                   /* the steps stopped at the cap, not converged */
     int failed;                   /* steps the QP could not solve (the pose held) */
     double slack[KG_NSLACK];      /* each kind's violation left at the frame's end (m, rad) */
 } rt_step_result;
@@ -178,6 +179,7 @@ typedef struct rt_frame_log {
     double collision_depth;       /* the deepest overlap of a watched pair on the meshes (m; 0: none) */
     double slack[KG_NSLACK];
     int failed;
+    int iterations, capped;       /* the solve's steps; stopped by the cap, not converged */
 } rt_frame_log;
 
 /* The figures of the whole clip from the output motion, the source and the

@@ -244,6 +244,8 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
             rep->slack_max[k] = fmax(rep->slack_max[k], L->slack[k]);
         }
         rep->qp_failures += L->failed;
+        rep->iterations_mean += (double)L->iterations / n;
+        rep->capped_frames += L->capped;
     }
 }
 

@@ -191,6 +191,9 @@ typedef struct kg_retarget_report {
     double slack_max[KG_NSLACK];
     int infeasible_steps;                      /* QP steps solved again with slack */
     int qp_failures;                           /* steps the QP could not solve at all (the step is skipped) */
+    double iterations_mean;                    /* QP steps per frame */
+    int capped_frames;                         /* frames whose steps stopped at the cap (tune.iterations)
+                                                * before they converged (step_tolerance) */
     double seconds;                            /* in all */
     double setup_seconds;                      /* of which: the robot's preparation and the source's
                                                 * clip-level stages */

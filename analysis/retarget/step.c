@@ -254,9 +254,10 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         w->have_prev = 0, w->nhint = 0;
     }
     int iters = g->first ? w->t.first_iterations : w->t.iterations;
-    for (int it = 0; it < iters; it++) {
+    res->capped = 1;
+    for (int it = 0; it < iters && res->capped; it++) {
         res->iterations++;
-        if (one_step(w, g, res) < w->t.step_tolerance) break;
+        res->capped = one_step(w, g, res) >= w->t.step_tolerance;
     }
     kinematics(w);
     w->frame++;
