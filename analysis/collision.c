@@ -576,7 +576,11 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     place_link(cm, d, w, la, 0);
     place_link(cm, d, w, lb, 0);
     const double *ba = w->box + 6 * la, *bb = w->box + 6 * lb;
-    if (beyond(box_gap2(ba, ba + 3, bb, bb + 3), max_dist)) return 0; /* most pairs end here */
+    double gap2 = box_gap2(ba, ba + 3, bb, bb + 3);
+    if (beyond(gap2, max_dist)) { /* most pairs end here */
+        *dist = sqrt(gap2);
+        return 0;
+    }
     double *last = w->normal + 3 * p;
     int warm = last[0] != 0 || last[1] != 0 || last[2] != 0;
     kg_gjk_result best = {INFINITY, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0}, r;
@@ -590,7 +594,10 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
             shape_distance(w, i, j, guess, bound, &r);
             if (r.dist < best.dist) best = r;
         }
-    if (!(best.dist < max_dist)) return 0;
+    if (!(best.dist < max_dist)) {
+        *dist = fmax(max_dist, sqrt(gap2));
+        return 0;
+    }
     *dist = best.dist;
     kg_vec3_copy(n, best.n);
     kg_vec3_copy(pa, best.pa);

@@ -111,8 +111,10 @@ int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collision_wor
  * and always pb = pa + dist n.
  * Shape pairs whose world boxes are max_dist or more apart are not measured;
  * when all are (the links' boxes first), it returns 0 at the cost of a box
- * test. Returns 1 when dist < max_dist (dist, n, pa, pb filled), else 0
- * (nothing written). Places the two links' shapes in w once per pose (their
+ * test. Returns 1 when dist < max_dist (dist, n, pa, pb filled), else 0 with
+ * dist a lower bound of the distance, at least max_dist (the links' boxes'
+ * gap when larger: a caller that bounds how fast links move learns when to
+ * ask again), n, pa and pb not written. Places the two links' shapes in w once per pose (their
  * poses in d are compared with the last placed), so asking every watched
  * pair of one pose places each link once; the pair's last n starts the next
  * GJK. Allocates nothing. */

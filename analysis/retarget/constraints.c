@@ -147,7 +147,8 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
     }
 }
 
-/* A pair measured at the pose (GJK): its distance (reach when farther), normal
+/* A pair measured at the pose (GJK): its distance (when farther than reach, a
+ * lower bound: its links' boxes' gap), normal
  * and witness points, world and in their links' frames. */
 static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     const kg_retarget_robot *rr = w->rr;
@@ -156,7 +157,6 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     double d[3];
     s->frame = w->frame, s->moved = moved;
     s->near = kg_pair_distance(&rr->coarse, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
-    if (!s->near) s->dist = reach;
     for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
     kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
     for (int a = 0; a < 3; a++) d[a] = s->pb[a] - w->d->link_pos[3 * lb + a];
@@ -164,35 +164,31 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
 }
 
 /* A watched pair's distance, normal and witness points at the pose. GJK on
- * every watched pair at every step cost most of a frame, so a pair is
- * measured only when it may be near: when its links may have come nearer
- * than collision_influence since it was last measured (conservative
- * advancement on their motion bounds), or when the distance its witness
- * points carry to first order (fixed on their links since) is within
- * collision_influence and its links may have moved collision_remeasure since;
- * otherwise that estimate stands. Returns 0 when the pair is not near. */
+ * every watched pair at every step cost most of a frame, so a far pair is
+ * measured only when it may have come within collision_influence since it was
+ * last (its links' motion bounds against the distance then: conservative
+ * advancement); a near pair's witness points, fixed on their links, carry its
+ * distance to first order, and it is measured again once its links may have
+ * moved collision_remeasure with that estimate within collision_influence, or
+ * collision_lookahead whatever it says. Returns 0 when the pair is not near. */
 static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
     const kg_retarget_robot *rr = w->rr;
     rt_pair *s = &w->pairs[k];
     int p = rr->watch[k], la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
-    double moved = w->link_moved[la] + w->link_moved[lb], influence = w->t.collision_influence;
-    int fresh = s->frame == w->frame && s->moved == moved; /* measured at this very pose */
-    if (!fresh && (s->frame != w->frame || !s->near)) {
-        if (s->dist - (moved - s->moved) >= influence) return 0; /* cannot have come near */
-        measure(w, s, p, moved), fresh = 1;
-    }
-    if (!s->near) return 0;
-    for (;;) { /* the estimate the witness points carry; measured again when it is near */
+    double moved = w->link_moved[la] + w->link_moved[lb], since = moved - s->moved;
+    if (s->frame < 0 || (!s->near && s->dist - since < w->t.collision_influence)) measure(w, s, p, moved), since = 0;
+    for (int again = 1; s->near; again = 0) {
         kg_mat3_vec(pa, w->d->link_rot + 9 * la, s->pa_link), kg_mat3_vec(pb, w->d->link_rot + 9 * lb, s->pb_link);
         *dist = s->dist;
         for (int a = 0; a < 3; a++) {
             pa[a] += w->d->link_pos[3 * la + a], pb[a] += w->d->link_pos[3 * lb + a], n[a] = s->n[a];
             *dist += s->n[a] * ((pb[a] - s->pb[a]) - (pa[a] - s->pa[a]));
         }
-        if (fresh || *dist >= influence || moved - s->moved < w->t.collision_remeasure) return 1;
-        measure(w, s, p, moved), fresh = 1;
-        if (!s->near) return 0;
+        int stale = since >= w->t.collision_lookahead || (since >= w->t.collision_remeasure && *dist < w->t.collision_influence);
+        if (!again || !stale) return 1;
+        measure(w, s, p, moved), since = 0;
     }
+    return 0;
 }
 
 /* Watched pairs nearer than collision_influence stay collision_safe apart, or

@@ -78,8 +78,10 @@ typedef struct kg_retarget_tuning {
                                  * more than step_tolerance */
     int first_iterations;       /* at the first frame, from the neutral pose (60) */
     double step_tolerance;      /* a frame stops when a step moves no coordinate more than this
-                                 * (rad, m) (1e-3): the feet then drift by its square, the COM by
+                                 * (rad, m) (3e-3): the feet then drift by its square, the COM by
                                  * a fraction of a millimetre */
+    double trust_shrink;        /* a coordinate whose step turns back on its last one has its trust region
+                                 * multiplied by this, one that goes on the same way divided (0.5) */
     double trust_angle;         /* rad: the most a joint or the root turns in one step (0.05) */
     double trust_length;        /* m: the most the root moves in one step (0.02): a step is a
                                  * linearisation, a planted foot held by it drifts by the square of
@@ -95,7 +97,9 @@ typedef struct kg_retarget_tuning {
     double w_com;               /* the COM (x, y) onto the balance's reference (1000): the ZMP of a
                                  * sampled COM magnifies a millimetre about fifty times at 30 frames/s */
     double w_height;            /* the pelvis height on the robot's leg scale (1) */
-    double w_previous;          /* each coordinate's pull to the previous frame, per frame (1e-2) */
+    double w_previous;          /* each coordinate's pull to the previous frame, per frame: also what
+                                 * damps the directions the tasks leave free (a hip's yaw beside the
+                                 * pelvis' turn) so the steps converge (0.3) */
     double w_neutral;           /* and to the neutral pose (1e-4) */
     double w_damping;           /* Levenberg-Marquardt damping of each step (1e-6) */
     double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation

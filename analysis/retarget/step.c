@@ -117,8 +117,8 @@ static void bounds(rt_step *w) {
         kg_rot_log(Rd, phi);
     }
     for (int a = 0; a < 3; a++) {
-        w->lb[a] = -t->trust_length, w->ub[a] = t->trust_length;
-        w->lb[3 + a] = -t->trust_angle, w->ub[3 + a] = t->trust_angle;
+        w->lb[a] = -w->trust[a] * t->trust_length, w->ub[a] = w->trust[a] * t->trust_length;
+        w->lb[3 + a] = -w->trust[3 + a] * t->trust_angle, w->ub[3 + a] = w->trust[3 + a] * t->trust_angle;
         if (!w->have_prev) continue;
         double dp = w->d->base_pos[a] - w->base_prev[a];
         clamp_bounds(&w->lb[a], &w->ub[a], -v - dp, v - dp);
@@ -126,7 +126,7 @@ static void bounds(rt_step *w) {
     }
     for (int c = 0; c < w->m->dof; c++) {
         int i = 6 + c, qi = rr->qidx[c];
-        w->lb[i] = -t->trust_angle, w->ub[i] = t->trust_angle;
+        w->lb[i] = -w->trust[i] * t->trust_angle, w->ub[i] = w->trust[i] * t->trust_angle;
         if (qi < 0) continue;
         /* kept limit_margin inside the limits, but where the joint already is (standing still
          * always meets the bounds) */
@@ -161,6 +161,19 @@ static int solve(rt_step *w) {
     w->nhint = kg_qp_active(w->qp, &act);
     memcpy(w->hint, act, (size_t)w->nhint * sizeof *w->hint);
     return 0;
+}
+
+/* Each coordinate's trust region after a step: halved where the step turned
+ * back on the last one (a linearisation trusted too far - a leg near
+ * straight, a pair's nearest points changing - sends a coordinate to and fro
+ * while the others converge), widened again where it went on the same way. */
+static void adapt_trust(rt_step *w) {
+    for (int i = 0; i < w->nx; i++) {
+        double p = w->x[i] * w->x_last[i];
+        if (p < 0) w->trust[i] *= w->t.trust_shrink;
+        else if (p > 0) w->trust[i] = fmin(1, w->trust[i] / w->t.trust_shrink);
+        w->x_last[i] = w->x[i];
+    }
 }
 
 /* The pose moved by x: the root by x[0..2] and turned by exp(x[3..5]), the joints by x[6..]. */
@@ -228,6 +241,7 @@ static double one_step(rt_step *w, const rt_goal *g, rt_step_result *res) {
     bounds(w);
     res->failed += solve(w) < 0;
     integrate(w);
+    adapt_trust(w);
     double big = 0;
     for (int i = 0; i < w->nx; i++) big = fmax(big, fabs(w->x[i]));
     return big;
@@ -255,6 +269,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     }
     int iters = g->first ? w->t.first_iterations : w->t.iterations;
     res->capped = 1;
+    for (int i = 0; i < w->nx; i++) w->trust[i] = 1, w->x_last[i] = 0;
     for (int it = 0; it < iters && res->capped; it++) {
         res->iterations++;
         res->capped = one_step(w, g, res) >= w->t.step_tolerance;
@@ -293,6 +308,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->mark = calloc(nx, 1), w->cols = malloc(nx * sizeof(int));
     w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
     w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
+    w->trust = malloc(nx * sizeof(double)), w->x_last = malloc(nx * sizeof(double));
     w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
     if (w->avoid) {
         w->cw = kg_collision_work_new(&rr->coarse);
@@ -303,7 +319,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         for (int k = 0; w->pairs && k < rr->nwatch; k++) w->pairs[k].frame = -1, w->pairs[k].dist = -INFINITY;
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
-        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev ||
+        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->trust || !w->x_last ||
         !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->pairs))) {
         rt_step_free(w);
         return NULL;
@@ -316,7 +332,7 @@ void rt_step_free(rt_step *w) {
     kg_data_free(w->d);
     free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub);
     free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
-    free(w->hint), free(w->q_prev);
+    free(w->hint), free(w->q_prev), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
     free(w->link_moved), free(w->link_pose), free(w->pairs);

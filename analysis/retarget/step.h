@@ -43,6 +43,8 @@ struct rt_step {
     int *hint, nhint;          /* the last solve's active set */
     double *q_prev, base_prev[12]; /* the previous frame's pose */
     int have_prev;
+    double *trust, *x_last;    /* [nx] each coordinate's trust region this step (a fraction of
+                                * trust_angle or trust_length), and its last step */
     double com[3];
     kg_collision_work *cw;
     /* conservative advancement of the watched pairs: a link's cumulated motion

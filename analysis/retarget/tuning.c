@@ -19,12 +19,12 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->speed_window = 0.02;
     t->zmp_margin = 0.05, t->zmp_step = 0.04, t->com_margin = 0.01;
     t->preview_time = 1, t->preview_r = 1e-8;
-    t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 1e-3;
+    t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5;
     t->trust_angle = 0.05, t->trust_length = 0.02;
     t->w_segment = 1, t->w_body = 1, t->w_head = 0.3;
     t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100;
     t->w_hand = 0.3, t->w_com = 1000, t->w_height = 1;
-    t->w_previous = 1e-2, t->w_neutral = 1e-4, t->w_damping = 1e-6;
+    t->w_previous = 0.3, t->w_neutral = 1e-4, t->w_damping = 1e-6;
     t->w_slack[KG_SLACK_STANCE] = 1e6, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e5;
     t->w_slack[KG_SLACK_BALANCE] = 1e4, t->w_slack[KG_SLACK_LOOP] = 1e6;
     t->slack_least = 1e-4;
@@ -43,7 +43,7 @@ static const kg_tuning_field fields[] = {
     D(floor_window, "s"), D(floor_percentile, "%"), D(contact_height, "m"), D(contact_height_off, "m"),
     D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
     D(speed_window, "s"), D(zmp_margin, "m"), D(zmp_step, "s"), D(com_margin, "m"), D(preview_time, "s"),
-    D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
+    D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"), D(trust_shrink, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_com, "1"), D(w_height, "1"),
     D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
