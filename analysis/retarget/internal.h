@@ -41,6 +41,8 @@ struct kg_retarget_robot {
     double *vmax;                 /* [dof] velocity limit per column: the file's; 0 where it gives none
                                    * (the tuning's default applies), INFINITY for a free joint */
     int *qidx;                    /* [dof] the coordinate a column moves (-1: a free joint's rotation) */
+    unsigned char *driven;        /* [dof] a column between the root and a body part's link: the others
+                                   * (fingers, a gripper) hold their neutral pose */
     double *neutral;              /* [nq] zero within limits */
     int *path_first, *path_count; /* [nlink] each link's path entries */
     rt_path_entry *path;

@@ -175,9 +175,38 @@ static int paths(kg_retarget_robot *rr) {
     return 0;
 }
 
+/* The columns on the way from the root to a body part's link: no task moves
+ * the others (a gripper beyond the wrist; a neck without a head part), which
+ * the COM's pull alone would swing about. */
+static int driven_columns(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    rr->driven = calloc((size_t)r->dof + 1, 1);
+    if (!rr->driven) return -1;
+    for (int k = 0; k < KG_NPART; k++) {
+        int l = rr->map.link[k];
+        for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) rr->driven[rr->path[rr->path_first[l] + e].col - 6] = 1;
+    }
+    return 0;
+}
+
+/* Can the solve change the pose of link b relative to link a: a driven
+ * column on the tree path between them? */
+static int movable(const kg_retarget_robot *rr, int a, int b) {
+    const kg_model *r = rr->model;
+    while (a != b) { /* up from the deeper of the two (topological order: the larger index) */
+        int *u = a > b ? &a : &b;
+        const kg_joint *J = &r->joint[r->link[*u].joint];
+        int col = J->mimic >= 0 ? r->joint[r->mimic[J->mimic].leader].dofadr : J->dofadr;
+        for (int c = 0; c < J->nv && col >= 0; c++)
+            if (rr->driven[col + c]) return 1;
+        *u = r->link[*u].parent;
+    }
+    return 0;
+}
+
 /* The pairs to keep apart: those the collision matrix says can touch - neither
  * adjacent, declared, nor touching at rest (a pair touching at rest is part of
- * the robot's build) - with their distances at rest (a pair the build holds
+ * the robot's build), nor held together by columns the solve does not move - with their distances at rest (a pair the build holds
  * nearer than collision_safe is kept apart by less: step.h). From here on
  * hull hits are confirmed on the meshes for the report (a concave link's hull
  * covers what the link does not). */
@@ -193,7 +222,7 @@ static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
         kg_self_collisions(cm, d, cw, check, hit);
         for (int k = 0; k < cm->npair; k++) {
             double n[3], pa[3], pb[3], dist = INFINITY;
-            if (!check[k] || hit[k]) continue;
+            if (!check[k] || hit[k] || !movable(rr, cm->pair_a[k], cm->pair_b[k])) continue;
             kg_pair_distance(&rr->coarse, d, cwc, k, INFINITY, &dist, n, pa, pb);
             rr->watch_rest[rr->nwatch] = dist;
             rr->watch[rr->nwatch++] = k;
@@ -275,6 +304,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
     double sole_z = soles(rr, d, dg);
     kg_mesh_cache_free(mc);
+    if (driven_columns(rr) != 0) goto oom;
     if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
                         (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
         goto oom;
@@ -290,7 +320,7 @@ oom:
 
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
-    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->link_radius);
+    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius);
     if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
 }

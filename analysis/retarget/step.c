@@ -127,6 +127,7 @@ static void bounds(rt_step *w) {
     for (int c = 0; c < w->m->dof; c++) {
         int i = 6 + c, qi = rr->qidx[c];
         w->lb[i] = -w->trust[i] * t->trust_angle, w->ub[i] = w->trust[i] * t->trust_angle;
+        if (!rr->driven[c]) w->lb[i] = w->ub[i] = 0; /* held where the first frame set it */
         if (qi < 0) continue;
         /* kept limit_margin inside the limits, but where the joint already is (standing still
          * always meets the bounds) */
