@@ -36,7 +36,11 @@
 #define KG_QP_DEPENDENT 1e-10
 /* A constraint is violated when a'x - b < -KG_QP_FEASIBILITY (|a| |x| + |b|):
  * relative to the size of the terms, so that rounding (about n eps of them)
- * never counts as a violation whatever the data's units. */
+ * never counts as a violation whatever the data's units. |x| is the larger of
+ * x's and the unconstrained minimum's: x is that minimum plus steps, and when
+ * the constraints cancel most of it (a solution 1e-4 the size of the minimum,
+ * H's condition 1e7) the rounding left is of the minimum's size; measured on x
+ * alone, 4e-14 of it made a feasible problem "infeasible". */
 #define KG_QP_FEASIBILITY 1e-10
 
 /* The loops that carry the flops, compiled twice, for AVX2 and for the base
@@ -71,6 +75,7 @@ struct kg_qp_work {
     int q, meq;            /* active constraints; of which equalities */
     int triangular;        /* J is still U^-1, upper triangular (nothing added yet) */
     double nd, nd2;        /* |d| and |d2| of the current constraint */
+    double xscale;         /* |x| of the unconstrained minimum: the size of the terms x is made of */
 };
 
 kg_qp_work *kg_qp_work_new(int nmax, int mmax) {
@@ -379,9 +384,12 @@ KG_QP_HOT static int check(const kg_qp *p, kg_qp_work *w, int *nbounds) {
 /* How far a constraint with slack s, normal norm nn and |b| = bb is violated,
  * per unit of normal (a distance), or 0 when it holds within the tolerance. */
 static double shortfall(double s, double nn, double bb, double xs) {
-    if (s >= -KG_QP_FEASIBILITY * (nn * xs + bb)) return 0;
+    if (s >= -KG_QP_FEASIBILITY * (nn * xs + bb)) return 0; /* xs: xsize() */
     return nn > 0 ? s / nn : s;
 }
+
+/* |x| for shortfall(): x's or the unconstrained minimum's, the larger. */
+static double xsize(const kg_qp_work *w, const double *x, int n) { return fmax(sqrt(dot(x, x, n)), w->xscale); }
 
 /* shortfall() of constraint k if it can be violated (present, inactive), else 0. */
 static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double *x, double xs) {
@@ -399,7 +407,7 @@ static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double
 KG_QP_HOT static int most_violated(const kg_qp *p, const kg_qp_work *w, const double *x) {
     int n = p->n, best = -1, base = p->neq + p->nin;
     const unsigned char *act = w->is_active;
-    double worst = 0, xs = sqrt(dot(x, x, n));
+    double worst = 0, xs = xsize(w, x, n);
     for (int i = 0; i < p->nin; i++) {
         int k = p->neq + i;
         if (act[k] || p->b[i] == -INFINITY) continue;
@@ -443,7 +451,7 @@ static int add_hints(const kg_qp *p, kg_qp_work *w, double *x, int cap, int *ite
     int m = p->neq + p->nin + 2 * p->n;
     for (int h = 0; h < p->nhint; h++) {
         int k = p->hint[h];
-        if (k < p->neq || k >= m || violation(p, w, k, x, sqrt(dot(x, x, p->n))) >= 0) continue;
+        if (k < p->neq || k >= m || violation(p, w, k, x, xsize(w, x, p->n)) >= 0) continue;
         if (*iterations >= cap) return KG_QP_MAX_ITERATIONS;
         if (!add_full(p, w, x, k)) ++*iterations;
     }
@@ -471,7 +479,7 @@ static int iterate(const kg_qp *p, kg_qp_work *w, double *x, int cap, int *itera
         if (add_full(p, w, x, k)) {
             double nn, bb;
             scale(p, w, k, &nn, &bb);
-            if (shortfall(-fabs(slack(p, k, x)), nn, bb, sqrt(dot(x, x, p->n))) < 0) status = KG_QP_INFEASIBLE;
+            if (shortfall(-fabs(slack(p, k, x)), nn, bb, xsize(w, x, p->n)) < 0) status = KG_QP_INFEASIBLE;
         } else {
             w->meq++;
         }
@@ -519,6 +527,7 @@ int kg_qp_solve(const kg_qp *p, double *x, double *lambda, kg_qp_work *w, kg_qp_
         }
     } else {
         unconstrained(p, w, x);
+        w->xscale = sqrt(dot(x, x, p->n));
         int cap = p->max_iterations > 0 ? p->max_iterations : 10 * (p->n + p->neq + p->nin + nbounds);
         if (status == KG_QP_OK) status = iterate(p, w, x, cap, &iterations);
         if (lambda) {

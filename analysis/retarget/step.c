@@ -100,8 +100,10 @@ void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double wei
 /* ---- bounds, the solve, the update ------------------------------------------------------- */
 
 static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
-    *lb = fmax(*lb, lo), *ub = fmin(*ub, hi);
-    if (*lb > *ub) *lb = *ub = fabs(*lb) < fabs(*ub) ? *lb : *ub; /* the nearer: a move that must be made */
+    /* a coordinate past its window (the rounding of limit - value; a turn's second-order
+     * drift past the rate limit over a frame's steps) is held, not pushed back: every
+     * bound and row is met by standing still, or the problem may have no solution */
+    *lb = fmax(*lb, fmin(lo, 0)), *ub = fmin(*ub, fmax(hi, 0));
 }
 
 /* Joint limits and velocity limits over the frame, the root's speed and turn
