@@ -5,7 +5,8 @@
  * chest frames, the head's up direction, a swinging foot's pose (the source's
  * ankle on the robot's scale, its foot's turn, coming down flat onto the
  * ground as it lands), the hands relative to the shoulders on the robot's arm
- * scale, the COM onto the balance's reference, the pelvis rising and sinking
+ * scale, the COM onto the source's estimate without balance (with it, a row:
+ * constraints.c), the pelvis rising and sinking
  * as the source's does, a pull to the previous frame and to the neutral
  * pose, and a little damping. */
 #include <math.h>
@@ -194,7 +195,7 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
         position_task(w, l, w->d->link_pos + 3 * l, -1, zero, pos, wp);
         orientation_task(w, l, R, wr);
     }
-    if (g->src) { /* the COM, x and y */
+    if (g->src && !w->balance) { /* the COM, x and y, without balance (a row with it: constraints.c) */
         double e[2] = {g->src->com_ref[0] - w->com[0], g->src->com_ref[1] - w->com[1]};
         if (rt_merit_only(w, e, 2, t->w_com)) return;
         rt_com_rows(w, w->J);

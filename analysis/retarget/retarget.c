@@ -22,6 +22,7 @@ typedef struct run {
     const kg_retarget_robot *rr;
     const kg_retarget_options *o;
     rt_source s;
+    rt_balancer bal;
     rt_step *step;
     int H, K;                /* the ZMP's difference step, the landing's, in frames */
     double (*com)[2];        /* [nframes] the output's COM */
@@ -33,10 +34,12 @@ typedef struct run {
     unsigned char *check, *hit;
 } run;
 
-/* A foot the source puts down at f is pinned flat where the robot's is. */
-static void set_pins(run *R, int f) {
+/* A foot the source puts down at f is pinned flat where the robot's is.
+ * Returns 1 when one was. */
+static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
+    int landed = 0;
     for (int side = 0; side < 2; side++) {
         rt_pin *p = &R->pin[side];
         if (!R->s.f[f].contact[side]) {
@@ -56,7 +59,7 @@ static void set_pins(run *R, int f) {
         }
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
-        p->down = 1;
+        p->down = 1, landed = 1;
         /* not on the other foot's sole (the robot's feet are larger than a
          * person's, set down where the source's landed they can overlap) */
         if (R->pin[!side].down) rt_sole_clear(rr, side, p->pos, p->R, R->pin[!side].pos, R->pin[!side].R, R->o->tune.sole_gap);
@@ -66,6 +69,7 @@ static void set_pins(run *R, int f) {
             for (int a = 0; a < 3; a++) p->pivot_at[a] += p->pos[a];
         }
     }
+    return landed;
 }
 
 /* A swinging foot within K frames of landing (or of lifting off) comes down
@@ -98,7 +102,8 @@ static void goal_at(run *R, int f, rt_goal *g) {
     memset(g, 0, sizeof *g);
     g->src = &R->s.f[f];
     g->first = f == 0;
-    set_pins(R, f);
+    int landed = set_pins(R, f);
+    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed);
     memcpy(g->pin, R->pin, sizeof g->pin);
     landing(R, f, g);
     g->pelvis_z = NAN;
@@ -158,7 +163,8 @@ static void trace(run *R, int f, const rt_step_result *res) {
         fprintf(t, "frame,contact_l,contact_r,src_pelvis_x,src_pelvis_y,src_pelvis_z,com_ref_x,com_ref_y,root_x,root_y,"
                    "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
                    "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
-                   "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z\n");
+                   "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z,foot_l_yaw,foot_r_yaw,zmp_ref_x,zmp_ref_y,"
+                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw\n");
     fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
             F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
             d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
@@ -170,6 +176,8 @@ static void trace(run *R, int f, const rt_step_result *res) {
         const double *a = F->kp[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
         fprintf(t, ",%.4f,%.4f,%.4f", a[0], a[1], a[2]);
     }
+    fprintf(t, ",%.4f,%.4f,%.4f,%.4f", R->feet[f][0][3], R->feet[f][1][3], F->zmp_ref[0], F->zmp_ref[1]);
+    for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", F->pin[s][0], F->pin[s][1], F->pin[s][3]);
     fputc('\n', t);
 }
 
@@ -189,6 +197,7 @@ static int run_alloc(run *R, int n) {
 
 static void run_free(run *R) {
     rt_source_free(&R->s);
+    rt_balance_free(&R->bal);
     rt_step_free(R->step);
     free(R->com), free(R->down), free(R->feet), free(R->log), free(R->check), free(R->hit);
     kg_collision_work_free(R->cw);
@@ -211,7 +220,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     memset(&R, 0, sizeof R);
     R.rr = rr, R.o = &o;
     int rc = -1, n = clip->nframes;
-    if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, dg) != 0) goto done;
+    if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, &R.bal, dg) != 0) goto done;
     R.H = (int)lround(o.tune.zmp_step / R.s.dt), R.K = (int)lround(o.tune.landing_time / R.s.dt);
     if (R.H < 1) R.H = 1;
     if (R.K < 1) R.K = 1;

@@ -12,17 +12,18 @@
  *              capture floor neither lifts nor sinks the robot), heel and toe
  *              contacts from height and speed with hysteresis;
  *   balance.c  the COM reference: the source's cart-table ZMP moved into the
- *              planned support polygons, followed by Kajita's preview control
- *              over the whole clip;
+ *              support polygons (planned, then the robot's pins as its feet
+ *              land), followed by Kajita's preview control, stepped with the
+ *              frames' solves;
  *   step.c     one frame: a few iterations of differential IK, each a
  *              quadratic program over the floating base's displacement and
  *              the joints' (analysis/qp.h): costs for the segment directions,
- *              body frames, swinging feet, hands, COM and a pull to the
+ *              body frames, swinging feet, hands and a pull to the
  *              previous frame and a neutral pose; hard constraints for joint
  *              position and velocity limits, root speed, planted soles fixed
  *              on the ground, swinging soles above it, link pairs kept apart
- *              (velocity dampers on their distances), and the COM inside the
- *              support polygon on both feet. A constraint set that cannot hold is solved
+ *              (velocity dampers on their distances), and the COM on the
+ *              balance's reference. A constraint set that cannot hold is solved
  *              again with slack variables on the constraints that may give,
  *              weighed heavily; the report says which gave and by how much.
  *              Nothing is repaired afterwards.
@@ -41,7 +42,7 @@ enum {
     KG_SLACK_STANCE,    /* a planted sole off its pin */
     KG_SLACK_GROUND,    /* a swinging sole below the ground */
     KG_SLACK_COLLISION, /* a pair nearer than collision_safe */
-    KG_SLACK_BALANCE,   /* the COM outside the support polygon with both feet down */
+    KG_SLACK_BALANCE,   /* the COM off the balance's reference (m) */
     KG_SLACK_LOOP,      /* a closed loop open */
     KG_NSLACK
 };
@@ -67,8 +68,6 @@ typedef struct kg_retarget_tuning {
                                  * polygon, or at its centre when narrower (0.05) */
     double zmp_step;            /* s: the ZMP is the cart-table model's on second differences of the
                                  * COM over this step (0.04); the constraint and the report use it */
-    double com_margin;          /* m: with both feet down, the COM is kept this far inside their
-                                 * support polygon, a constraint (0.01) */
     double preview_time;        /* s: the preview controller's look-ahead (1) */
     double preview_r;           /* its jerk weight against the ZMP error (1e-8) */
     /* -- the frame's solve -- */
@@ -89,8 +88,9 @@ typedef struct kg_retarget_tuning {
     double w_swing_turn;        /* ... orientation (1) */
     double w_landing;           /* a foot about to land: both, rising to this as it comes down (100) */
     double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
-    double w_com;               /* the COM (x, y) onto the balance's reference (1000): the ZMP of a
-                                 * sampled COM magnifies a millimetre about fifty times at 30 frames/s */
+    double w_com;               /* the COM (x, y) onto the source's estimate without balance (1000);
+                                 * with balance the COM is held on the balance's reference by a row,
+                                 * its miss weighed by w_slack[KG_SLACK_BALANCE] */
     double w_height;            /* the pelvis height on the robot's leg scale (1) */
     double w_previous;          /* each coordinate's pull to the previous frame, per frame (1e-2) */
     double w_neutral;           /* and to the neutral pose (1e-4) */
@@ -116,7 +116,7 @@ typedef struct kg_retarget_tuning {
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
-    int balance;                /* the preview-control COM reference and the ZMP constraint (1) */
+    int balance;                /* the preview-control COM reference, held by a row (1) */
     int avoid_self_collision;   /* link pairs kept apart (1) */
     double source_yaw;          /* turn the source about its up axis first, rad (tests) */
     const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
