@@ -67,6 +67,7 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
     if (H < 1) H = 1;
     if (N < 2) N = 2;
     memset(b, 0, sizeof *b);
+    b->landing[0] = b->landing[1] = -1;
     source_zmp(s, rr, H);
     for (int f = 0; f < n; f++) { /* the planned polygons, until the robot's feet land */
         clamp_ref(&s->f[f], rr, t, (const double(*)[4])s->f[f].pin);
@@ -97,39 +98,71 @@ static void pin_pose(const kg_retarget_robot *rr, int side, const rt_pin *p, dou
 }
 
 /* The references of frames [a, b]: a foot pinned now counts where its pin is
- * for as long as its contact lasts, a contact after that where it is planned. */
+ * for as long as its contact lasts (turning as the source's when it pivots);
+ * a swinging foot's next contact where it is planned, moved by the miss
+ * (lag) the robot's foot now has of the source's; a contact after that where
+ * it is planned. */
 static void clamp_window(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f, int a, int b,
-                         const rt_pin pin[2]) {
+                         const rt_pin pin[2], const int last[2], const int next_end[2], const double lag[2][2]) {
     double now[2][4];
-    int last[2]; /* the last frame of the contact pinned at f (-1: none) */
-    for (int side = 0; side < 2; side++) {
-        last[side] = -1;
-        if (!pin[side].down) continue;
-        pin_pose(rr, side, &pin[side], now[side]);
-        for (last[side] = f; last[side] + 1 < s->nframes && s->f[last[side] + 1].contact[side];) last[side]++;
-    }
+    for (int side = 0; side < 2; side++)
+        if (pin[side].down) pin_pose(rr, side, &pin[side], now[side]);
     for (int j = a; j <= b && j < s->nframes; j++) {
         rt_frame_source *F = &s->f[j];
         double pose[2][4];
         for (int side = 0; side < 2; side++) {
-            if (j > last[side]) memcpy(pose[side], F->pin[side], sizeof pose[side]);
-            else if (!pin[side].pivot) memcpy(pose[side], now[side], sizeof pose[side]);
-            else { /* turning on its pin as the source's foot turns */
+            memcpy(pose[side], F->pin[side], sizeof pose[side]);
+            if (j <= last[side] && !pin[side].pivot) memcpy(pose[side], now[side], sizeof pose[side]);
+            else if (j <= last[side]) { /* turning on its pin as the source's foot turns */
                 double R0[9];
                 kg_mat3_mul(R0, F->foot_R[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
                 rt_pivot_pose(rr, side, pin[side].pivot, pin[side].pivot_at, rt_heading(R0), pose[side]);
-            }
+            } else if (j <= next_end[side])
+                pose[side][0] += lag[side][0], pose[side][1] += lag[side][1];
         }
         clamp_ref(F, rr, t, (const double(*)[4])pose);
     }
+    (void)f;
+}
+
+/* The end of the contact run of side that holds frame j (j itself when none). */
+static int run_end(const rt_source *s, int side, int j) {
+    while (j + 1 < s->nframes && s->f[j + 1].contact[side]) j++;
+    return j;
 }
 
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
-                      const rt_pin pin[2], int landed) {
+                      const rt_pin pin[2], int landed, const double lag[2][2]) {
     if (!b->on) return;
     const int n = s->nframes, N = b->N;
-    /* a landing moves the references ahead; otherwise only the frame entering the horizon is new */
-    clamp_window(s, rr, t, f, landed || f == 0 ? f : f + N, f + N, pin);
+    /* a landing moves the references ahead, a swinging foot those of its next contact; otherwise
+     * only the frame entering the horizon is new */
+    int from = landed || f == 0 ? f : f + N, last[2], next_end[2];
+    double moved[2][2] = {{0, 0}, {0, 0}};
+    for (int side = 0; side < 2; side++) {
+        last[side] = next_end[side] = -1;
+        if (pin[side].down) {
+            last[side] = run_end(s, side, f);
+            continue;
+        }
+        int L = f;
+        while (L < n && L <= f + N && !s->f[L].contact[side]) L++;
+        if (L >= n || L > f + N) continue;
+        next_end[side] = run_end(s, side, L);
+        /* the miss foretells the landing the more, the nearer it is: the fraction of the swing done */
+        int lift = f;
+        while (lift > 0 && !s->f[lift - 1].contact[side]) lift--;
+        double u = (double)(f - lift + 1) / (L - lift + 1);
+        for (int a = 0; a < 2; a++) moved[side][a] = u * lag[side][a];
+        /* its references are moved again when the foretold pin moved by zmp_replan or more */
+        if (L == b->landing[side] && hypot(moved[side][0] - b->moved[side][0], moved[side][1] - b->moved[side][1]) <
+                                         t->zmp_replan)
+            memcpy(moved[side], b->moved[side], sizeof moved[side]);
+        else if (L < from) from = L;
+        b->landing[side] = L;
+        memcpy(b->moved[side], moved[side], sizeof moved[side]);
+    }
+    clamp_window(s, rr, t, f, from, f + N, pin, last, next_end, (const double(*)[2])moved);
     for (int ax = 0; ax < 2; ax++) {
         s->f[f].com_ref[ax] = b->st[ax].x[0]; /* the state is this frame's COM; its step gives the next */
         for (int j = 0; j <= N; j++) b->refs[j] = s->f[f + j < n ? f + j : n - 1].zmp_ref[ax];

@@ -155,6 +155,8 @@ typedef struct rt_balancer {
     kg_preview_axis st[2];
     int N, on;                    /* preview steps; balancing */
     double *refs;                 /* [2 N + 2] */
+    int landing[2];               /* a swinging foot's next landing frame, and ... */
+    double moved[2][2];           /* ... how far its planned pin was moved for the references */
 } rt_balancer;
 
 /* The source's ZMP and the references in the planned polygons at every frame,
@@ -162,10 +164,12 @@ typedef struct rt_balancer {
  * started. Returns 0, -1 after a diagnostic. */
 int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, rt_balancer *b,
                kg_diags *dg);
-/* Frame f's com_ref, the pins of frame f set (landed: one was set at f): the
- * references ahead moved into their polygons, the controller stepped. */
+/* Frame f's com_ref, the pins of frame f set (landed: one was set at f; lag:
+ * each swinging foot's horizontal miss of the source's foot at the frame
+ * before): the references ahead moved into their polygons, the controller
+ * stepped. */
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
-                      const rt_pin pin[2], int landed);
+                      const rt_pin pin[2], int landed, const double lag[2][2]);
 void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */

@@ -97,13 +97,34 @@ static void landing(run *R, int f, rt_goal *g) {
     }
 }
 
+/* Each swinging foot's horizontal miss, at the frame before f, of the pose
+ * the source's foot asks of it (its ankle on the robot's scale, the foot's
+ * offset turned as the source's): where its next contact will be pinned is
+ * planned, moved by this. */
+static void swing_lag(run *R, int f, double lag[2][2]) {
+    const kg_retarget_robot *rr = R->rr;
+    memset(lag, 0, 2 * sizeof *lag);
+    if (f == 0) return;
+    const rt_frame_source *F = &R->s.f[f - 1];
+    for (int side = 0; side < 2; side++) {
+        if (R->pin[side].down) continue;
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L;
+        double Rf[9], off[3];
+        kg_mat3_mul(Rf, F->foot_R[side], rr->rest_rot[foot]);
+        kg_mat3_vec(off, Rf, rr->foot_off[side]);
+        for (int a = 0; a < 2; a++) lag[side][a] = R->feet[f - 1][side][a] - (F->kp[ankle][a] + off[a]);
+    }
+}
+
 /* The goal of frame f. */
 static void goal_at(run *R, int f, rt_goal *g) {
     memset(g, 0, sizeof *g);
     g->src = &R->s.f[f];
     g->first = f == 0;
     int landed = set_pins(R, f);
-    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed);
+    double lag[2][2];
+    swing_lag(R, f, lag);
+    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag);
     memcpy(g->pin, R->pin, sizeof g->pin);
     landing(R, f, g);
     g->pelvis_z = NAN;

@@ -68,6 +68,10 @@ typedef struct kg_retarget_tuning {
                                  * polygon, or at its centre when narrower (0.05) */
     double zmp_step;            /* s: the ZMP is the cart-table model's on second differences of the
                                  * COM over this step (0.04); the constraint and the report use it */
+    double zmp_replan;          /* m: a swinging foot's next contact is foretold where it is planned,
+                                 * moved by the foot's miss of the source's times the fraction of
+                                 * the swing done; its ZMP references are moved again when that
+                                 * moves this much (0.005) */
     double preview_time;        /* s: the preview controller's look-ahead (1) */
     double preview_r;           /* its jerk weight against the ZMP error (1e-8) */
     /* -- the frame's solve -- */
