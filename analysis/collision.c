@@ -60,6 +60,7 @@ void kg_collision_model_free(kg_collision_model *cm) {
 int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
     memset(cm, 0, sizeof *cm);
     int cap = 0;
+    cm->nlink = m->nlink;
     cm->link_first = calloc((size_t)m->nlink + 1, sizeof *cm->link_first);
     cm->link_count = calloc((size_t)m->nlink + 1, sizeof *cm->link_count);
     if (!cm->link_first || !cm->link_count) goto fail;
@@ -227,6 +228,7 @@ struct kg_collision_work {
     double *stamp; /* [12 nlink] the link pose (position, rotation) its shapes were last placed
                     * at: the pair queries of one pose place each link once (NaN: never) */
     double *normal; /* [3 npair] per pair, kg_pair_distance's last n, or zeros: GJK's first guess */
+    double tol;     /* kg_pair_distance's absolute tolerance (m), 0 as made */
     int nlink;
 };
 
@@ -248,6 +250,10 @@ kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     for (int k = 0; k < 2 * cm->npair; k++) w->hint[k] = -1;
     for (int k = 0; k < 12 * nlink; k++) w->stamp[k] = NAN;
     return w;
+}
+
+void kg_collision_work_tolerance(kg_collision_work *w, double tol) {
+    w->tol = tol > 0 ? tol : 0;
 }
 
 void kg_collision_work_free(kg_collision_work *w) {
@@ -508,7 +514,7 @@ static int beyond(double gap2, double bound) { return bound > 0 ? gap2 >= bound 
 static void shape_distance(kg_collision_work *w, int i, int j, const double guess[3], double bound, kg_gjk_result *r) {
     placed *a = &w->s[i], *b = &w->s[j];
     const kg_gjk_shape ga = {a->c, a->r, a->p, &a->hint}, gb = {b->c, b->r, b->p, &b->hint};
-    if (kg_gjk_distance(&ga, &gb, guess, bound, r)) return; /* apart, or proven at least bound */
+    if (kg_gjk_distance(&ga, &gb, guess, bound, w->tol, r)) return; /* apart, or proven at least bound */
     ccd_t ccd;
     mpr_setup(&ccd);
     ccd_real_t depth = 0;

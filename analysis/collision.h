@@ -43,6 +43,7 @@ enum { KG_PAIR_ADJACENT, KG_PAIR_DECLARED, KG_PAIR_DEFAULT, KG_PAIR_ALWAYS, KG_P
 typedef struct kg_collision_model {
     int nshape;
     kg_convex *shape;      /* grouped by link */
+    int nlink;
     int *link_first, *link_count; /* [nlink] a link's shapes */
     int npair;             /* link pairs that both have shapes */
     int *pair_a, *pair_b;  /* links, a < b */
@@ -66,6 +67,9 @@ int kg_collision_model_declare(kg_collision_model *cm, const kg_link_pair *pairs
 typedef struct kg_collision_work kg_collision_work;
 kg_collision_work *kg_collision_work_new(const kg_collision_model *cm);
 void kg_collision_work_free(kg_collision_work *w);
+/* kg_pair_distance's distances between apart shapes to within tol (m; 0, as
+ * made: to KG_GJK_RELATIVE): an upper bound at most tol above the distance. */
+void kg_collision_work_tolerance(kg_collision_work *w, double tol);
 
 /* At the pose of d (after kg_fk): hit[p] = 1 for every pair p that collides,
  * among the pairs with check[p] set (NULL: all but adjacent ones). Returns the

@@ -181,7 +181,7 @@ static void finish(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *
     out->dist = dc - ma - mb;
 }
 
-int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond,
+int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
     const double margins = kg_convex_margin(a->c) + kg_convex_margin(b->c);
     double v[3] = {1, 0, 0};
@@ -203,6 +203,7 @@ int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double g
         size2 = fmax(size2, kg_vec3_dot(w.y, w.y));
         if (vw > 0) lower = fmax(lower, vw / sqrt(vv)); /* the plane normal to v through w separates */
         if (vv - vw <= KG_GJK_RELATIVE * vv) break;     /* |v| within the bound of the distance */
+        if (lower > 0 && sqrt(vv) - lower <= tol) break; /* within the caller's tolerance */
         if (lower > 0 && lower - margins >= beyond) break; /* far enough for the caller */
         int repeated = 0;
         for (int i = 0; i < s.n && !repeated; i++) repeated = !memcmp(s.v[i].y, w.y, sizeof w.y);

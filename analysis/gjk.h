@@ -45,8 +45,11 @@ typedef struct kg_gjk_result {
  * at least this (returns 1; out->dist is then an upper bound >= beyond, not
  * converged): a caller that only wants pairs nearer than some distance, or
  * nearer than its best so far, passes that; INFINITY for the distance itself.
- * Allocates nothing. */
-int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond,
+ * tol (m): stop once the distance is known to within tol (out->dist is then
+ * an upper bound at most tol above it): dense hulls take most of their
+ * iterations on the last digits, which a controller keeping links a margin
+ * apart does not need; 0 for KG_GJK_RELATIVE alone. Allocates nothing. */
+int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out);
 
 #endif

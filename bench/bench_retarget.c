@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     double *all = malloc((size_t)runs * sizeof *all), *clipr = malloc((size_t)runs * sizeof *clipr),
            *stream = malloc((size_t)runs * sizeof *stream), *prep = malloc((size_t)runs * sizeof *prep);
     kg_retarget_report r;
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, NULL, 0, &d);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
     if (!rr) return 1;
     for (int k = 0; k < runs; k++) { /* alternated, so that the machine's moods hit both alike */
         kg_motion *out = NULL;

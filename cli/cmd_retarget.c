@@ -459,7 +459,8 @@ static int paths(const opts *o, char **outs, char **reports) {
 }
 
 /* The robot, its map and SRDF, prepared; NULL after its diagnostics. */
-static kg_retarget_robot *prepare_robot(kg_cli *c, const opts *o, kg_model **robot, json_t **map) {
+static kg_retarget_robot *prepare_robot(kg_cli *c, const opts *o, const kg_retarget_options *ro_, kg_model **robot,
+                                        json_t **map) {
     kg_load_options lo = kg_cli_load_options(c);
     size_t before = c->diags.count;
     *robot = kg_load(o->robot, &lo, &c->diags);
@@ -482,7 +483,9 @@ static kg_retarget_robot *prepare_robot(kg_cli *c, const opts *o, kg_model **rob
         kg_cli_print_diags_from(c, stderr, KG_WARNING, before);
         return NULL;
     }
-    kg_retarget_robot *rr = kg_retarget_robot_new(*robot, o->map ? &rmap : NULL, ignore, nignore, &c->diags);
+    kg_retarget_options ro = *ro_;
+    ro.robot_map = o->map ? &rmap : NULL, ro.ignore_pairs = ignore, ro.nignore_pairs = nignore;
+    kg_retarget_robot *rr = kg_retarget_robot_new(*robot, &ro, &c->diags);
     kg_cli_print_diags_from(c, stderr, c->verbose ? KG_INFO : KG_WARNING, before);
     free(ignore);
     return rr;
@@ -666,7 +669,7 @@ int kg_cmd_retarget(int argc, char **argv) {
     rc = !outs || !reports ? KG_EXIT_ERRORS : o.print_map ? KG_EXIT_OK : paths(&o, outs, reports);
     if (rc != KG_EXIT_OK) goto done;
     rc = KG_EXIT_ERRORS;
-    if (!(rr = prepare_robot(&c, &o, &robot, &map))) goto done;
+    if (!(rr = prepare_robot(&c, &o, &ro, &robot, &map))) goto done;
     rc = o.print_map ? print_maps(&c, &o, robot, rr, map)
                      : run_clips(&c, &o, robot, rr, map, &ro, format, outs, reports);
 done:

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 #include "analysis/retarget/retarget.h"
 
 /* One side ("source" or "robot") of a map file into map: {PART: LINK} or

@@ -473,7 +473,7 @@ static int gjk(const kg_convex *a, const double Ra[9], const double pa[3], const
                const double pb[3], const double *guess, kg_gjk_result *r) {
     int ha = 0, hb = 0;
     kg_gjk_shape A = {a, Ra, pa, &ha}, B = {b, Rb, pb, &hb};
-    return kg_gjk_distance(&A, &B, guess, INFINITY, r);
+    return kg_gjk_distance(&A, &B, guess, INFINITY, 0, r);
 }
 
 /* The witnesses agree with the distance: n unit, pb = pa + dist n, and pa on

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 #include "analysis/collision.h"
 #include "analysis/preview.h"
 #include "analysis/retarget/retarget.h"
@@ -105,7 +105,7 @@ static void test_retarget_prepared(void **state) {
     kg_model *src = kg_load_clip(WALK, NULL, &clip, &d), *robot = kg_load(SAMPLE, NULL, &d);
     assert_non_null(src);
     assert_non_null(robot);
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, NULL, 0, &d);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
     assert_non_null(rr);
     assert_true(kg_retarget_robot_seconds(rr) > 0);
     kg_retarget_options ot = o;

@@ -146,26 +146,78 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
     }
 }
 
-/* Watched pairs nearer than collision_influence stay collision_safe apart. */
+/* A pair measured at the pose (GJK): its distance (reach when farther), normal
+ * and witness points, world and in their links' frames. */
+static void measure(rt_step *w, rt_pair *s, int p, double moved) {
+    const kg_retarget_robot *rr = w->rr;
+    const double reach = w->t.collision_influence + w->t.collision_lookahead;
+    const int la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
+    double d[3];
+    s->frame = w->frame, s->moved = moved;
+    s->near = kg_pair_distance(&rr->cm, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
+    if (!s->near) s->dist = reach;
+    for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
+    kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
+    for (int a = 0; a < 3; a++) d[a] = s->pb[a] - w->d->link_pos[3 * lb + a];
+    kg_mat3_tvec(s->pb_link, w->d->link_rot + 9 * lb, d);
+}
+
+/* A watched pair's distance, normal and witness points at the pose. GJK on
+ * every watched pair at every step cost most of a frame, so a pair is
+ * measured only when it may be near: when its links may have come nearer
+ * than collision_influence since it was last measured (conservative
+ * advancement on their motion bounds), or when the distance its witness
+ * points carry to first order (fixed on their links since) is within
+ * collision_influence and its links may have moved collision_remeasure since;
+ * otherwise that estimate stands. Returns 0 when the pair is not near. */
+static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
+    const kg_retarget_robot *rr = w->rr;
+    rt_pair *s = &w->pairs[k];
+    int p = rr->watch[k], la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
+    double moved = w->link_moved[la] + w->link_moved[lb], influence = w->t.collision_influence;
+    int fresh = s->frame == w->frame && s->moved == moved; /* measured at this very pose */
+    if (!fresh && (s->frame != w->frame || !s->near)) {
+        if (s->dist - (moved - s->moved) >= influence) return 0; /* cannot have come near */
+        measure(w, s, p, moved), fresh = 1;
+    }
+    if (!s->near) return 0;
+    for (;;) { /* the estimate the witness points carry; measured again when it is near */
+        kg_mat3_vec(pa, w->d->link_rot + 9 * la, s->pa_link), kg_mat3_vec(pb, w->d->link_rot + 9 * lb, s->pb_link);
+        *dist = s->dist;
+        for (int a = 0; a < 3; a++) {
+            pa[a] += w->d->link_pos[3 * la + a], pb[a] += w->d->link_pos[3 * lb + a], n[a] = s->n[a];
+            *dist += s->n[a] * ((pb[a] - s->pb[a]) - (pa[a] - s->pa[a]));
+        }
+        if (fresh || *dist >= influence || moved - s->moved < w->t.collision_remeasure) return 1;
+        measure(w, s, p, moved), fresh = 1;
+        if (!s->near) return 0;
+    }
+}
+
+/* Watched pairs nearer than collision_influence stay collision_safe apart, or
+ * half their rest distance when the robot's build holds them nearer than that
+ * (a pair kept at a distance it is built at pushed its links to and fro). */
 static void collision_rows(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
     if (!w->avoid || w->eval) return; /* the merit leaves distances out: they cost the most to measure */
     const int nx = w->nx;
     for (int k = 0, n = 0; k < rr->nwatch && n < RT_MAX_COLLISION; k++) {
-        int p = rr->watch[k];
         double dist, nv[3], pa[3], pb[3], norm = 0;
-        if (!kg_pair_distance(&rr->cm, w->d, w->cw, p, t->collision_influence, &dist, nv, pa, pb)) continue;
+        if (!pair_state(w, k, &dist, nv, pa, pb) || dist >= t->collision_influence) continue;
+        int p = rr->watch[k];
         rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
         rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
         rt_clear_marks(w);
         for (int c = 0; c < nx; c++) { /* the distance's rate: n'(J_b - J_a) */
             w->row[c] = 0;
-            for (int a = 0; a < 3; a++) w->row[c] += nv[a] * (w->J[a * nx + c] - w->J2[a * nx + c]);
+            for (int i = 0; i < 3; i++) w->row[c] += nv[i] * (w->J[i * nx + c] - w->J2[i * nx + c]);
             norm += w->row[c] * w->row[c];
         }
         if (!(norm > 1e-12)) continue; /* nothing between them moves */
-        keep_above(w, KG_SLACK_COLLISION, w->row, dist - t->collision_safe, t->collision_gain);
+        /* a pair the robot's build holds nearer than collision_safe: half its rest distance */
+        double safe = fmin(t->collision_safe, 0.5 * rr->watch_rest[k]);
+        keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe, t->collision_gain);
         n++;
     }
 }

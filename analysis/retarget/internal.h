@@ -45,15 +45,16 @@ struct kg_retarget_robot {
     double *neutral;              /* [nq] zero within limits */
     int *path_first, *path_count; /* [nlink] each link's path entries */
     rt_path_entry *path;
-    kg_collision_model cm;
+    kg_collision_model cm;        /* the meshes' hulls (exact: hits confirmed on the triangles), for the report */
     int have_cm;
+    double *link_radius;          /* [nlink] how far a link's collision shapes reach from its origin */
     int nwatch;                   /* pairs kept apart: neither adjacent, declared nor touching at rest */
     int *watch;                   /* [nwatch] pair indices in cm */
+    double *watch_rest;           /* [nwatch] their distances at the rest pose (m) */
     double seconds;               /* to prepare */
 };
 
-int rt_robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
-                   kg_retarget_robot *rr, kg_diags *dg);
+int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_robot *rr, kg_diags *dg);
 void rt_robot_clear(kg_retarget_robot *rr);
 
 /* ---- the source over the whole clip (source.c) ----------------------------------------- */

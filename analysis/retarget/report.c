@@ -217,7 +217,8 @@ static int by_value(const void *a, const void *b) {
 }
 
 /* Means, the 95th percentile, contact counts, the solve's log. */
-static void summaries(const rt_source *s, const rt_frame_log *log, acc *A, kg_retarget_report *rep) {
+static void summaries(const rt_source *s, const rt_frame_log *log, double slack_least, acc *A,
+                      kg_retarget_report *rep) {
     int n = s->nframes;
     double sum = 0;
     for (int i = 0; i < A->nangles; i++) sum += A->angles[i];
@@ -239,7 +240,7 @@ static void summaries(const rt_source *s, const rt_frame_log *log, acc *A, kg_re
         if (L->collision_depth > DEEP_COLLISION) rep->self_collision_deep_frames++;
         rep->self_collision_depth_max_mm = fmax(rep->self_collision_depth_max_mm, L->collision_depth * 1e3);
         for (int k = 0; k < KG_NSLACK; k++) {
-            rep->slack_frames[k] += L->slack[k] > 0;
+            rep->slack_frames[k] += L->slack[k] > slack_least;
             rep->slack_max[k] = fmax(rep->slack_max[k], L->slack[k]);
         }
         rep->qp_failures += L->failed;
@@ -277,7 +278,7 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
                 A.feet[f][side][2] = d->link_pos[3 * l + 2], A.feet[f][side][3] = rt_heading(Rr);
             }
         }
-        summaries(s, log, &A, rep);
+        summaries(s, log, o->tune.slack_least, &A, rep);
         balance_figures(rr, s, &o->tune, &A, rep);
     }
     kg_data_free(d);

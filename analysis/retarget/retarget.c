@@ -277,7 +277,7 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
     kg_retarget_options dflt;
     if (!o) kg_retarget_defaults(&dflt), o = &dflt;
     double t0 = rt_now();
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o->robot_map, o->ignore_pairs, o->nignore_pairs, dg);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, o, dg);
     if (!rr) {
         memset(rep, 0, sizeof *rep);
         *out = NULL;

@@ -2,7 +2,9 @@
  * constrained problem per frame.
  *
  * The stages, each in its own file of this folder:
- *   robot.c    the robot prepared once: body parts (analysis/bodymap.h), limb
+ *   map.c      body parts found by structure (map.h): the two legs end lowest,
+ *              the arms branch from the upper spine, names only break ties;
+ *   robot.c    the robot prepared once: body parts (map.c), limb
  *              lengths, soles, velocity limits, the neutral pose, the
  *              collision shapes and the link pairs to keep apart;
  *   source.c   the clip at every frame in the robot's frame (x forward at the
@@ -34,7 +36,7 @@
 #ifndef KG_RETARGET_H
 #define KG_RETARGET_H
 
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 #include "core/motion.h"
 
 /* Slack used, per kind of constraint that may give. */
@@ -79,7 +81,8 @@ typedef struct kg_retarget_tuning {
                                  * more than step_tolerance */
     int first_iterations;       /* at the first frame, from the neutral pose (60) */
     double step_tolerance;      /* a frame stops when a step moves no coordinate more than this
-                                 * (rad, m) (1e-4) */
+                                 * (rad, m) (1e-3): the feet then drift by its square, the COM by
+                                 * a fraction of a millimetre */
     double trust_angle;         /* rad: the most a joint or the root turns in one step (0.05) */
     double trust_length;        /* m: the most the root moves in one step (0.02): a step is a
                                  * linearisation, a planted foot held by it drifts by the square of
@@ -99,6 +102,8 @@ typedef struct kg_retarget_tuning {
     double w_previous;          /* each coordinate's pull to the previous frame, per frame (1e-2) */
     double w_neutral;           /* and to the neutral pose (1e-4) */
     double w_damping;           /* Levenberg-Marquardt damping of each step (1e-6) */
+    double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
+                                 * is larger (a planted foot is always off its pin by a few um) (1e-4) */
     double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
                                  * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e4,
                                  * loop 1e6): the feet on the ground give last */
@@ -110,6 +115,15 @@ typedef struct kg_retarget_tuning {
     double sole_watch;          /* m: a swinging sole's corners lower than this get ground rows (0.05) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
     double collision_influence; /* m: pairs nearer than this get a row (0.03) */
+    double collision_lookahead; /* m: a pair's distance is measured again only once its links may have
+                                 * moved this far beyond collision_influence towards each other
+                                 * (their origins' travel plus their turn times their reach): GJK on
+                                 * every watched pair every step cost most of a frame (0.05) */
+    double collision_remeasure; /* m: a near pair's distance is carried by its witness points (to first
+                                 * order) until its links may have moved this far since measured (0.01) */
+    double collision_tolerance; /* m: pair distances are measured to within this (GJK stops there:
+                                 * dense mesh hulls spend most iterations on digits a margin of
+                                 * millimetres does not need) (1e-4) */
     double collision_gain;      /* the damper's xi: a step closes at most this fraction of the gap
                                  * beyond collision_safe (0.5) */
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
@@ -172,7 +186,7 @@ typedef struct kg_retarget_report {
     int self_collision_frames;                 /* -1: no collision geometry */
     int self_collision_deep_frames;            /* deeper than 5 mm */
     double self_collision_depth_max_mm;
-    /* slack: frames where each kind gave, and the most it gave (m; the ZMP's in m too) */
+    /* slack: frames where each kind gave more than tune.slack_least, and the most it gave (m or rad) */
     int slack_frames[KG_NSLACK];
     double slack_max[KG_NSLACK];
     int infeasible_steps;                      /* QP steps solved again with slack */
@@ -213,14 +227,14 @@ int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value
 int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
                 kg_motion **out, kg_retarget_report *report, kg_diags *d);
 
-/* A robot prepared for retargeting: its body parts (map: parts given, or
- * NULL), lengths, soles, collision shapes (meshes read and hulled: most of the
- * time it takes) and the pairs to keep apart. Immutable once built: one
- * prepared robot serves any number of clips, on any number of threads, while
- * robot (which it refers to) lives. NULL after error diagnostics. */
+/* A robot prepared for retargeting: its body parts (o->robot_map: parts
+ * given, or NULL), lengths, soles, collision shapes (meshes read and hulled:
+ * most of the time it takes) and the pairs to keep apart (less o->ignore_pairs). o NULL:
+ * the defaults. Immutable once built: one prepared robot serves any number of
+ * clips, on any number of threads, while robot (which it refers to) lives.
+ * NULL after error diagnostics. */
 typedef struct kg_retarget_robot kg_retarget_robot;
-kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
-                                         int nignore, kg_diags *d);
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_retarget_options *o, kg_diags *d);
 void kg_retarget_robot_free(kg_retarget_robot *rr);
 /* How long kg_retarget_robot_new took (s). */
 double kg_retarget_robot_seconds(const kg_retarget_robot *rr);

@@ -177,25 +177,54 @@ static int paths(kg_retarget_robot *rr) {
 
 /* The pairs to keep apart: those the collision matrix says can touch - neither
  * adjacent, declared, nor touching at rest (a pair touching at rest is part of
- * the robot's build). From here on hull hits are confirmed on the meshes for
- * the report (a concave link's hull covers what the link does not). */
+ * the robot's build) - with their distances at rest (a pair the build holds
+ * nearer than collision_safe is kept apart by less: step.h). From here on
+ * hull hits are confirmed on the meshes for the report (a concave link's hull
+ * covers what the link does not). */
 static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
     kg_collision_model *cm = &rr->cm;
     unsigned char *check = malloc((size_t)cm->npair + 1), *hit = malloc((size_t)cm->npair + 1);
     kg_collision_work *cw = kg_collision_work_new(cm);
     rr->watch = malloc(((size_t)cm->npair + 1) * sizeof *rr->watch);
+    rr->watch_rest = malloc(((size_t)cm->npair + 1) * sizeof *rr->watch_rest);
     int rc = -1;
-    if (check && hit && cw && rr->watch) {
+    if (check && hit && cw && rr->watch && rr->watch_rest) {
         for (int k = 0; k < cm->npair; k++) check[k] = !cm->adjacent[k] && !cm->declared[k];
         kg_self_collisions(cm, d, cw, check, hit);
-        for (int k = 0; k < cm->npair; k++)
-            if (check[k] && !hit[k]) rr->watch[rr->nwatch++] = k;
+        for (int k = 0; k < cm->npair; k++) {
+            double n[3], pa[3], pb[3], dist = INFINITY;
+            if (!check[k] || hit[k]) continue;
+            kg_pair_distance(cm, d, cw, k, INFINITY, &dist, n, pa, pb);
+            rr->watch_rest[rr->nwatch] = dist;
+            rr->watch[rr->nwatch++] = k;
+        }
         cm->exact = 1;
         rc = 0;
     }
     free(check), free(hit);
     kg_collision_work_free(cw);
     return rc;
+}
+
+/* How far each link's collision shapes reach from its origin
+ * (their bounding boxes' corners): a link turned by an angle a moves none of
+ * its shapes' points farther than a times this. */
+static int link_radii(kg_retarget_robot *rr) {
+    const kg_collision_model *cm = &rr->cm;
+    rr->link_radius = calloc((size_t)rr->model->nlink + 1, sizeof *rr->link_radius);
+    if (!rr->link_radius) return -1;
+    for (int l = 0; l < rr->model->nlink && rr->have_cm; l++)
+        for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++) {
+            const kg_convex *c = &cm->shape[k];
+            for (int corner = 0; corner < 8; corner++) {
+                double v[3] = {corner & 1 ? c->hi[0] : c->lo[0], corner & 2 ? c->hi[1] : c->lo[1],
+                               corner & 4 ? c->hi[2] : c->lo[2]}, vl[3];
+                kg_mat3_vec(vl, c->rot, v);
+                for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+                rr->link_radius[l] = fmax(rr->link_radius[l], kg_vec3_norm(vl));
+            }
+        }
+    return 0;
 }
 
 /* Lengths, rest frames, the head's up axis, the COM at rest. */
@@ -225,8 +254,8 @@ static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
     for (int a = 0; a < 3; a++) rr->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
 }
 
-int rt_robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair *ignore, int nignore,
-                   kg_retarget_robot *rr, kg_diags *dg) {
+int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_robot *rr, kg_diags *dg) {
+    const kg_body_map *map = o->robot_map;
     memset(rr, 0, sizeof *rr);
     rr->model = r;
     rr->nx = 6 + r->dof;
@@ -243,10 +272,10 @@ int rt_robot_setup(const kg_model *r, const kg_body_map *map, const kg_link_pair
     kg_fk(r, d);
     kg_mesh_cache *mc = kg_mesh_cache_new();
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
-    if (rr->have_cm && nignore > 0) kg_collision_model_declare(&rr->cm, ignore, nignore);
+    if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
     double sole_z = soles(rr, d, dg);
     kg_mesh_cache_free(mc);
-    if (rr->have_cm && rr->cm.npair > 0 && watched_pairs(rr, d) != 0) goto oom;
+    if ((rr->have_cm && rr->cm.npair > 0 && watched_pairs(rr, d) != 0) || link_radii(rr) != 0) goto oom;
     measures(rr, d, sole_z);
     kg_data_free(d);
     return 0;
@@ -258,20 +287,21 @@ oom:
 
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
-    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch);
+    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->link_radius);
     if (rr->have_cm) kg_collision_model_free(&rr->cm);
     memset(rr, 0, sizeof *rr);
 }
 
-kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_body_map *map, const kg_link_pair *ignore,
-                                         int nignore, kg_diags *d) {
+kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_retarget_options *o, kg_diags *d) {
     double t0 = rt_now();
     kg_retarget_robot *rr = calloc(1, sizeof *rr);
     if (!rr) {
         kg_diag_add(d, KG_ERROR, "retarget.memory", robot->source, 0, NULL, "out of memory");
         return NULL;
     }
-    if (rt_robot_setup(robot, map, ignore, nignore, rr, d) != 0) {
+    kg_retarget_options dflt;
+    if (!o) kg_retarget_defaults(&dflt), o = &dflt;
+    if (rt_robot_setup(robot, o, rr, d) != 0) {
         kg_retarget_robot_free(rr);
         return NULL;
     }

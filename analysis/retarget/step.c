@@ -182,6 +182,27 @@ static void kinematics(rt_step *w) {
     kg_fk(w->m, w->d);
     kg_jacobian_twists(w->m, w->d);
     kg_com_jacobian(w->m, w->d, w->com, w->Jcom, w->scratch);
+    rt_track_links(w);
+}
+
+void rt_track_links(rt_step *w) {
+    if (!w->link_moved) return;
+    const kg_data *d = w->d;
+    const double *pb = d->base_pos, *Rb = d->base_rot;
+    for (int l = 0; l < w->m->nlink; l++) {
+        /* in the root's frame: a pair's distance depends on the links' poses relative to each
+         * other, and the body carrying both along moves neither */
+        double *last = w->link_pose + 12 * l, p[3], R[9], dp[3], turn = 0;
+        for (int a = 0; a < 3; a++) dp[a] = d->link_pos[3 * l + a] - pb[a];
+        kg_mat3_tvec(p, Rb, dp);
+        kg_mat3_mul_at(R, Rb, d->link_rot + 9 * l);
+        for (int a = 0; a < 3; a++) dp[a] = p[a] - last[a];
+        for (int i = 0; i < 9; i++) turn += (R[i] - last[3 + i]) * (R[i] - last[3 + i]);
+        /* a point at r from the origin moves at most |dp| + |R - R0|_2 r, and for
+         * rotations |R - R0|_2 = 2 sin(a/2) = |R - R0|_F / sqrt(2) */
+        w->link_moved[l] += kg_vec3_norm(dp) + sqrt(turn / 2) * w->rr->link_radius[l];
+        memcpy(last, p, sizeof p), memcpy(last + 3, R, sizeof R);
+    }
 }
 
 /* The costs and weighted violations at the current pose (links placed, the
@@ -238,6 +259,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         if (one_step(w, g, res) < w->t.step_tolerance) break;
     }
     kinematics(w);
+    w->frame++;
     merit_here(w, g); /* the violations left: the slack each kind took */
     memcpy(res->slack, w->viol, sizeof res->slack);
     memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
@@ -271,10 +293,17 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
     w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
     w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
-    if (w->avoid) w->cw = kg_collision_work_new(&rr->cm);
+    if (w->avoid) {
+        w->cw = kg_collision_work_new(&rr->cm);
+        if (w->cw) kg_collision_work_tolerance(w->cw, w->t.collision_tolerance);
+        w->link_moved = calloc((size_t)m->nlink + 1, sizeof(double));
+        w->link_pose = calloc(12 * (size_t)m->nlink + 1, sizeof(double));
+        w->pairs = calloc((size_t)rr->nwatch + 1, sizeof *w->pairs);
+        for (int k = 0; w->pairs && k < rr->nwatch; k++) w->pairs[k].frame = -1, w->pairs[k].dist = -INFINITY;
+    }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev ||
-        !w->qp || (w->avoid && !w->cw)) {
+        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->pairs))) {
         rt_step_free(w);
         return NULL;
     }
@@ -289,5 +318,6 @@ void rt_step_free(rt_step *w) {
     free(w->hint), free(w->q_prev);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
+    free(w->link_moved), free(w->link_pose), free(w->pairs);
     free(w);
 }

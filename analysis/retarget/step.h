@@ -14,6 +14,14 @@
 #define RT_MAX_COLLISION 64 /* the nearest watched pairs a step can keep apart (a cap no corpus robot
                              * reaches: G1's body has 25 pairs within 3 cm at worst) */
 
+/* A watched pair as last measured: at frame `frame`, its links' motion bounds
+ * summing to `moved`; its distance (reach when farther), normal and world
+ * witness points then, and the witness points in their links' frames. */
+typedef struct rt_pair {
+    int frame, near;
+    double moved, dist, n[3], pa[3], pb[3], pa_link[3], pb_link[3];
+} rt_pair;
+
 /* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, about its
  * origin), then the joints' (model->dof independent coordinates). */
 struct rt_step {
@@ -37,6 +45,12 @@ struct rt_step {
     int have_prev;
     double com[3];
     kg_collision_work *cw;
+    /* conservative advancement of the watched pairs: a link's cumulated motion
+     * bound (travel plus turn times reach), and per pair the distance last
+     * measured with its links' bounds then */
+    double *link_moved, *link_pose; /* [nlink], [12 nlink] the poses the bounds were last updated at */
+    rt_pair *pairs;            /* [nwatch] */
+    int frame;                 /* frames solved so far */
     int eval;                  /* evaluating the merit only (no Jacobians) */
     double merit;              /* costs and weighted violations at the pose */
     double viol[KG_NSLACK];    /* each kind's largest violation at the step's pose (m, rad) */
@@ -54,6 +68,8 @@ void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double wei
 /* Adds weight |e|^2 / 2 to the merit; 1 when only the merit is wanted. */
 int rt_merit_only(rt_step *w, const double *e, int k, double weight);
 void rt_clear_marks(rt_step *w);
+/* Adds each link's motion since the last call to its cumulated bound. */
+void rt_track_links(rt_step *w);
 
 /* The costs of a frame (costs.c) and its rows (constraints.c). */
 void rt_costs(rt_step *w, const rt_goal *g);

@@ -1,8 +1,8 @@
-/* Body parts by structure at a pose (see bodymap.h for the rules). Sections:
+/* Body parts by structure at a pose (see map.h for the rules). Sections:
  * the thresholds; names (the family, and sides and limb words for ties); the
  * body at a pose (arc lengths down the tree); limbs and their joints; mirror
  * pairs; legs or arms; left or right; the head; filling the map. */
-#include "analysis/bodymap.h"
+#include "analysis/retarget/map.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -39,8 +39,8 @@
  *   left hip and shoulder lie on the side of up x forward. A pose that does not
  *   stand or show forward leaves the sides to names ("left", "L_", "_l", ...),
  *   and failing those to a guess (warning "retarget.side_guessed"). */
-#ifndef KG_BODYMAP_H
-#define KG_BODYMAP_H
+#ifndef KG_RETARGET_MAP_H
+#define KG_RETARGET_MAP_H
 
 #include "core/diag.h"
 #include "core/model.h"
