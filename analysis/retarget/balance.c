@@ -113,11 +113,10 @@ static void clamp_window(rt_source *s, const kg_retarget_robot *rr, const kg_ret
         for (int side = 0; side < 2; side++) {
             memcpy(pose[side], F->pin[side], sizeof pose[side]);
             if (j <= last[side] && !pin[side].pivot) memcpy(pose[side], now[side], sizeof pose[side]);
-            else if (j <= last[side]) { /* turning on its pin as the source's foot turns */
-                double R0[9];
-                kg_mat3_mul(R0, F->foot_R[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-                rt_pivot_pose(rr, side, pin[side].pivot, pin[side].pivot_at, rt_heading(R0), pose[side]);
-            } else if (j <= next_end[side])
+            else if (j <= last[side]) /* turning on its pin as the source's foot turns */
+                rt_pivot_pose(rr, side, pin[side].pivot, pin[side].pivot_at, rt_pivot_yaw(&pin[side], F, side),
+                              pose[side]);
+            else if (j <= next_end[side])
                 pose[side][0] += lag[side][0], pose[side][1] += lag[side][1];
         }
         clamp_ref(F, rr, t, (const double(*)[4])pose);

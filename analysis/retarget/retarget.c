@@ -34,8 +34,48 @@ typedef struct run {
     unsigned char *check, *hit;
 } run;
 
-/* A foot the source puts down at f is pinned flat where the robot's is.
- * Returns 1 when one was. */
+/* Where a planted foot stands now, flat (pos, R): its pin, or, turning on
+ * it, the robot's foot as the frame before left it - a pivoting foot's pin
+ * keeps the pose it was set down in, and a foot cleared of that one was
+ * moved off a sole no longer there (by centimetres, then slid onto its
+ * pin). */
+static void standing_pose(const run *R, int side, double pos[3], double Rf[9]) {
+    const rt_pin *p = &R->pin[side];
+    kg_vec3_copy(pos, p->pos);
+    memcpy(Rf, p->R, 9 * sizeof *Rf);
+    if (!p->pivot) return;
+    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = R->rr->map.link[foot];
+    const kg_data *d = rt_step_data(R->step);
+    double Rr[9];
+    kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, R->rr->rest_rot[foot]);
+    pos[0] = d->link_pos[3 * l], pos[1] = d->link_pos[3 * l + 1];
+    rt_yaw_rot(Rf, rt_heading(Rr), R->rr->rest_rot[foot]);
+}
+
+/* Relative, not the source's heading itself: a foot set down turned away
+ * from the source's (the robot's legs do not reach every turn) made up the
+ * whole difference on its pivot at once (up to 0.8 rad in the mini matrix)
+ * and slid. */
+double rt_pivot_yaw(const rt_pin *p, const rt_frame_source *F, int side) {
+    return p->yaw + remainder(F->foot_yaw[side] - p->src_yaw, 2 * 3.14159265358979323846);
+}
+
+/* The height of a foot's lowest sole corner at the pose the frame before left. */
+static double sole_height(const run *R, int side) {
+    const kg_data *d = rt_step_data(R->step);
+    int l = R->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    double c[4][3], low = INFINITY;
+    rt_sole_at(R->rr, side, d->link_pos + 3 * l, d->link_rot + 9 * l, c);
+    for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]);
+    return low;
+}
+
+/* A foot the source puts down at f is pinned flat where the robot's is, once
+ * the robot's sole is within pin_height of the ground; higher (held back on
+ * its way: a stride longer than the robot's legs reach, a shin in the way),
+ * it comes straight down (landing()) and is pinned where it arrives: pinned
+ * in the air, it was dragged flat onto the ground along its pin's rows and
+ * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -46,7 +86,7 @@ static int set_pins(run *R, int f) {
             p->down = 0;
             continue;
         }
-        if (p->down) continue;
+        if (p->down || (f > 0 && sole_height(R, side) > R->o->tune.pin_height)) continue;
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0) { /* no pose yet: where the source's foot is planned */
@@ -61,9 +101,16 @@ static int set_pins(run *R, int f) {
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         p->down = 1, landed = 1;
         /* not on the other foot's sole (the robot's feet are larger than a
-         * person's, set down where the source's landed they can overlap) */
-        if (R->pin[!side].down) rt_sole_clear(rr, side, p->pos, p->R, R->pin[!side].pos, R->pin[!side].R, R->o->tune.sole_gap);
+         * person's, set down where the source's landed they can overlap);
+         * only off an overlap, not sole_gap clear as a landing aims: a foot
+         * pinned where it arrives slides as far as its pin is moved */
+        if (R->pin[!side].down) {
+            double opos[3], oR[9];
+            standing_pose(R, !side, opos, oR);
+            rt_sole_clear(rr, side, p->pos, p->R, opos, oR, 0);
+        }
         p->pivot = R->s.f[f].pivot[side];
+        p->yaw = yaw, p->src_yaw = R->s.f[f].foot_yaw[side];
         if (p->pivot) { /* the point it turns on, where it is set down */
             kg_mat3_vec(p->pivot_at, p->R, rr->sole_end[side][p->pivot - 1]);
             for (int a = 0; a < 3; a++) p->pivot_at[a] += p->pos[a];
@@ -79,6 +126,18 @@ static void landing(run *R, int f, rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         g->landing[side] = 0;
         if (R->pin[side].down) continue;
+        if (R->s.f[f].contact[side] && f > 0) { /* down at the source, not yet at the robot: straight down */
+            const double *now = R->feet[f - 1][side];
+            g->landing[side] = 1;
+            g->land_pos[side][0] = now[0], g->land_pos[side][1] = now[1], g->land_pos[side][2] = rr->foot_h[side];
+            rt_yaw_rot(g->land_R[side], now[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+            if (R->pin[!side].down) {
+                double opos[3], oR[9];
+                standing_pose(R, !side, opos, oR);
+                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, 0);
+            }
+            continue;
+        }
         for (int j = 1; j <= R->K; j++) {
             int a = f + j, b = f - j, hit = -1;
             if (a < R->s.nframes && R->s.f[a].contact[side]) hit = a;
@@ -89,9 +148,11 @@ static void landing(run *R, int f, rt_goal *g) {
             g->landing[side] = 1 - (double)j / (R->K + 1);
             g->land_pos[side][0] = pl[0], g->land_pos[side][1] = pl[1], g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            if (R->pin[!side].down)
-                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], R->pin[!side].pos, R->pin[!side].R,
-                              R->o->tune.sole_gap);
+            if (R->pin[!side].down) {
+                double opos[3], oR[9];
+                standing_pose(R, !side, opos, oR);
+                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, R->o->tune.sole_gap);
+            }
             break;
         }
     }

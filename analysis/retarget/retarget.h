@@ -65,6 +65,9 @@ typedef struct kg_retarget_tuning {
                                  * a pivot: the robot's foot turns with it on the edge of its sole
                                  * that moves least, toes or heel (0.35) */
     double speed_window;        /* s: speeds are central differences over this either side (0.02) */
+    double heading_tilt;        /* rad: a source foot tilted more than this from flat has no heading
+                                 * of its own (its axes' ground projections disagree): it keeps the
+                                 * one it had when flatter (1.05, 60 degrees) */
     /* -- balance -- */
     double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
                                  * polygon, or at its centre when narrower (0.05) */
@@ -105,7 +108,7 @@ typedef struct kg_retarget_tuning {
     double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
                                  * is larger (a planted foot is always off its pin by a few um) (1e-4) */
     double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
-                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e4,
+                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e5,
                                  * loop 1e6): the feet on the ground give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
@@ -128,6 +131,8 @@ typedef struct kg_retarget_tuning {
                                  * beyond collision_safe (0.5) */
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
+    double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is
+                                 * this near the ground; until then it keeps landing (0.01) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */

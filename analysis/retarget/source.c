@@ -304,6 +304,34 @@ static double path_length(const rt_source *s, int k, int a, int b) {
     return len;
 }
 
+/* Each foot's heading, frame by frame. A foot tilted more than heading_tilt
+ * from flat (kneeling on its instep, on the tip of its toes) has no heading
+ * of its own: its forward and sideways axes both stand steep, and their
+ * ground projections disagree by up to a right angle, so the heading taken
+ * from the longer one jumped 1.5 rad from frame to frame as they traded
+ * places (a kneeling foot read as a pivot: the robot's planted foot turned to
+ * and fro on its edge and slid 4 cm). It keeps the heading it had when last
+ * flat enough; before any such frame, the first one's. */
+static void foot_yaws(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t) {
+    const double up = cos(t->heading_tilt);
+    for (int side = 0; side < 2; side++) {
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        int first = -1;
+        double held = 0;
+        for (int f = 0; f < s->nframes; f++) {
+            rt_frame_source *F = &s->f[f];
+            double R[9];
+            kg_mat3_mul(R, F->foot_R[side], rr->rest_rot[foot]);
+            if (F->foot_R[side][8] >= up || (first < 0 && f + 1 == s->nframes)) {
+                held = rt_heading(R);
+                if (first < 0) first = f;
+            }
+            F->foot_yaw[side] = held;
+        }
+        for (int f = 0; f < first; f++) s->f[f].foot_yaw[side] = s->f[first].foot_yaw[side];
+    }
+}
+
 /* Contacts in which the source's foot turns more than pivot_turn are pivots,
  * on the toes or the heel, whichever travels less over the contact. */
 static void pivots(rt_source *s, const kg_retarget_tuning *t) {
@@ -314,9 +342,9 @@ static void pivots(rt_source *s, const kg_retarget_tuning *t) {
                 continue;
             }
             int b = a;
-            double yaw = rt_heading(s->f[a].foot_R[side]), lo = 0, hi = 0, turn = 0;
+            double yaw = s->f[a].foot_yaw[side], lo = 0, hi = 0, turn = 0;
             for (; b < s->nframes && s->f[b].contact[side]; b++) { /* the heading unwrapped */
-                double h = rt_heading(s->f[b].foot_R[side]), dh = remainder(h - yaw, 2 * 3.14159265358979323846);
+                double h = s->f[b].foot_yaw[side], dh = remainder(h - yaw, 2 * 3.14159265358979323846);
                 turn += dh, yaw = h;
                 lo = fmin(lo, turn), hi = fmax(hi, turn);
             }
@@ -343,9 +371,8 @@ static void plan_pin(rt_source *s, const kg_retarget_tuning *t, const kg_retarge
         double v = speed(s, ANKLE[side], j, h);
         if (v < vb) vb = v, best = j;
     }
-    double R0[9], R[9], off[3], pos[3], oR[9], opos[3];
-    kg_mat3_mul(R0, s->f[best].foot_R[side], rr->rest_rot[foot]);
-    double yaw = rt_heading(R0);
+    double R[9], off[3], pos[3], oR[9], opos[3];
+    double yaw = s->f[best].foot_yaw[side];
     rt_yaw_rot(R, yaw, rr->rest_rot[foot]);
     kg_mat3_vec(off, R, rr->foot_off[side]);
     pos[0] = s->f[best].kp[ANKLE[side]][0] + off[0];
@@ -391,9 +418,7 @@ static void turn_pivot_pins(rt_source *s, const kg_retarget_robot *rr) {
                 kg_mat3_vec(e, R, rr->sole_end[side][F->pivot[side] - 1]);
                 for (int a = 0; a < 3; a++) at[a] = F->pin[side][a] + e[a];
             }
-            double R0[9];
-            kg_mat3_mul(R0, F->foot_R[side], rr->rest_rot[foot]);
-            rt_pivot_pose(rr, side, F->pivot[side], at, rt_heading(R0), F->pin[side]);
+            rt_pivot_pose(rr, side, F->pivot[side], at, F->foot_yaw[side], F->pin[side]);
         }
     }
 }
@@ -439,6 +464,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
         body_frames(&s->f[f], rr);
         for (int side = 0; side < 2; side++) foot_frame(s, &s->f[f], side, ankle_R[f][side], s->f[f].foot_R[side]);
     }
+    foot_yaws(s, rr, &o->tune);
     plan_pins(s, &o->tune, rr);
     pivots(s, &o->tune);
     turn_pivot_pins(s, rr);
