@@ -114,7 +114,7 @@ static void clamp_window(rt_source *s, const kg_retarget_robot *rr, const kg_ret
             memcpy(pose[side], F->pin[side], sizeof pose[side]);
             if (j <= last[side] && !pin[side].pivot) memcpy(pose[side], now[side], sizeof pose[side]);
             else if (j <= last[side]) /* turning on its pin as the source's foot turns */
-                rt_pivot_pose(rr, side, pin[side].pivot, pin[side].pivot_at, rt_pivot_yaw(&pin[side], F, side),
+                rt_pivot_pose(rr, side, pin[side].pivot, pin[side].pivot_at, rt_pivot_yaw(&pin[side], s, side, j, t),
                               pose[side]);
             else if (j <= next_end[side])
                 pose[side][0] += lag[side][0], pose[side][1] += lag[side][1];

@@ -183,8 +183,8 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         int l = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         if (g->pin[side].down && g->pin[side].pivot) { /* turning on the ground as the source's foot does, flat */
-            double R[9], yaw = rt_pivot_yaw(&g->pin[side], g->src, side);
-            rt_yaw_rot(R, yaw, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+            double R[9];
+            rt_yaw_rot(R, g->pivot_yaw[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
             orientation_task(w, l, R, t->w_landing);
         }
         if (g->pin[side].down) continue;

@@ -122,11 +122,13 @@ typedef struct rt_pin {
     int down, pivot;
     double pos[3], R[9];
     double pivot_at[3];
-    double yaw, src_yaw;          /* pivoting: the heading it was set down with, the source's foot's then */
+    int f0;                       /* pivoting: the frame it was set down at, ... */
+    double yaw, src_yaw;          /* ... the heading it was set down with, the source's foot's then */
 } rt_pin;
-/* The heading a pivoting foot turns to at frame F: the one it was set down
- * with, turned by as much as the source's foot has turned since. */
-double rt_pivot_yaw(const rt_pin *p, const rt_frame_source *F, int side);
+/* The heading side's pivoting foot turns to at frame j: turned as the
+ * source's foot turns, the difference it was set down with closing with time
+ * constant pivot_catch_up. */
+double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const kg_retarget_tuning *t);
 
 /* What a frame asks of the robot. */
 typedef struct rt_goal {
@@ -134,6 +136,7 @@ typedef struct rt_goal {
     rt_pin pin[2];
     double landing[2];            /* 0..1: how near a swinging foot is to landing (its weight rises) */
     double land_pos[2][3], land_R[2][9]; /* where it will land */
+    double pivot_yaw[2];          /* a pivoting planted foot's heading (rt_pivot_yaw) */
     double pelvis_z;              /* the pelvis's height target (NAN: none) */
     int first;                    /* the first frame: no previous one, more iterations */
 } rt_goal;

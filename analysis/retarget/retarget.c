@@ -52,12 +52,16 @@ static void standing_pose(const run *R, int side, double pos[3], double Rf[9]) {
     rt_yaw_rot(Rf, rt_heading(Rr), R->rr->rest_rot[foot]);
 }
 
-/* Relative, not the source's heading itself: a foot set down turned away
- * from the source's (the robot's legs do not reach every turn) made up the
- * whole difference on its pivot at once (up to 0.8 rad in the mini matrix)
- * and slid. */
-double rt_pivot_yaw(const rt_pin *p, const rt_frame_source *F, int side) {
-    return p->yaw + remainder(F->foot_yaw[side] - p->src_yaw, 2 * 3.14159265358979323846);
+/* Turning as the source's foot turns, not onto its heading at once: a foot
+ * set down turned away from the source's (the robot's legs do not reach
+ * every turn) made up the whole difference on its pivot in a frame (up to
+ * 0.8 rad in the mini matrix) and slid; held, the difference kept the leg
+ * twisted for the whole contact (pose error). */
+double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const kg_retarget_tuning *t) {
+    const double two_pi = 2 * 3.14159265358979323846, src = s->f[j].foot_yaw[side];
+    double off = remainder(p->yaw - p->src_yaw, two_pi);
+    double k = t->pivot_catch_up > 0 ? exp(-(j - p->f0) * s->dt / t->pivot_catch_up) : 0;
+    return src + k * off;
 }
 
 /* The height of a foot's lowest sole corner at the pose the frame before left. */
@@ -110,7 +114,7 @@ static int set_pins(run *R, int f) {
             rt_sole_clear(rr, side, p->pos, p->R, opos, oR, 0);
         }
         p->pivot = R->s.f[f].pivot[side];
-        p->yaw = yaw, p->src_yaw = R->s.f[f].foot_yaw[side];
+        p->f0 = f, p->yaw = yaw, p->src_yaw = R->s.f[f].foot_yaw[side];
         if (p->pivot) { /* the point it turns on, where it is set down */
             kg_mat3_vec(p->pivot_at, p->R, rr->sole_end[side][p->pivot - 1]);
             for (int a = 0; a < 3; a++) p->pivot_at[a] += p->pos[a];
@@ -187,6 +191,9 @@ static void goal_at(run *R, int f, rt_goal *g) {
     swing_lag(R, f, lag);
     rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag);
     memcpy(g->pin, R->pin, sizeof g->pin);
+    for (int side = 0; side < 2; side++)
+        if (R->pin[side].down && R->pin[side].pivot)
+            g->pivot_yaw[side] = rt_pivot_yaw(&R->pin[side], &R->s, side, f, &R->o->tune);
     landing(R, f, g);
     g->pelvis_z = NAN;
     if (f > 0) { /* the pelvis rises and falls as the source's */

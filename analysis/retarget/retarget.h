@@ -65,6 +65,9 @@ typedef struct kg_retarget_tuning {
                                  * a pivot: the robot's foot turns with it on the edge of its sole
                                  * that moves least, toes or heel (0.35) */
     double speed_window;        /* s: speeds are central differences over this either side (0.02) */
+    double pivot_catch_up;      /* s: a pivoting foot set down turned away from the source's turns as the
+                                 * source's does, the difference closing with this time constant
+                                 * (0.3; 0: onto the source's heading at once) */
     double heading_tilt;        /* rad: a source foot tilted more than this from flat has no heading
                                  * of its own (its axes' ground projections disagree): it keeps the
                                  * one it had when flatter (1.05, 60 degrees) */

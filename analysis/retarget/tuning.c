@@ -16,7 +16,8 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->floor_window = 2, t->floor_percentile = 1;
     t->contact_height = 0.04, t->contact_height_off = 0.06;
     t->contact_speed = 0.5, t->contact_speed_off = 0.8;
-    t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->speed_window = 0.02, t->heading_tilt = 1.05;
+    t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->pivot_catch_up = 0.3, t->speed_window = 0.02;
+    t->heading_tilt = 1.05;
     t->zmp_margin = 0.05, t->zmp_step = 0.04, t->zmp_replan = 0.005;
     t->preview_time = 1, t->preview_r = 1e-8;
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 1e-3;
@@ -42,7 +43,8 @@ void kg_retarget_defaults(kg_retarget_options *o) {
 static const kg_tuning_field fields[] = {
     D(floor_window, "s"), D(floor_percentile, "%"), D(contact_height, "m"), D(contact_height_off, "m"),
     D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
-    D(speed_window, "s"), D(heading_tilt, "rad"), D(zmp_margin, "m"), D(zmp_step, "s"), D(zmp_replan, "m"),
+    D(pivot_catch_up, "s"), D(speed_window, "s"), D(heading_tilt, "rad"), D(zmp_margin, "m"), D(zmp_step, "s"),
+    D(zmp_replan, "m"),
     D(preview_time, "s"), D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_com, "1"), D(w_height, "1"),
