@@ -5,7 +5,8 @@
  * chest frames, the head's up direction, a swinging foot's pose (the source's
  * ankle on the robot's scale, its foot's turn, coming down flat onto the
  * ground as it lands), the hands relative to the shoulders on the robot's arm
- * scale, the COM onto the balance's reference, the pelvis rising and sinking
+ * scale, the COM onto the source's estimate without balance (with it, a row:
+ * constraints.c), the pelvis rising and sinking
  * as the source's does, a pull to the previous frame and to the neutral
  * pose, and a little damping. */
 #include <math.h>
@@ -182,9 +183,8 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         int l = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         if (g->pin[side].down && g->pin[side].pivot) { /* turning on the ground as the source's foot does, flat */
-            double R0[9], R[9];
-            kg_mat3_mul(R0, g->src->foot_R[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            rt_yaw_rot(R, rt_heading(R0), rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+            double R[9];
+            rt_yaw_rot(R, g->pivot_yaw[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
             orientation_task(w, l, R, t->w_landing);
         }
         if (g->pin[side].down) continue;
@@ -194,7 +194,7 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
         position_task(w, l, w->d->link_pos + 3 * l, -1, zero, pos, wp);
         orientation_task(w, l, R, wr);
     }
-    if (g->src) { /* the COM, x and y */
+    if (g->src && !w->balance) { /* the COM, x and y, without balance (a row with it: constraints.c) */
         double e[2] = {g->src->com_ref[0] - w->com[0], g->src->com_ref[1] - w->com[1]};
         if (rt_merit_only(w, e, 2, t->w_com)) return;
         rt_com_rows(w, w->J);

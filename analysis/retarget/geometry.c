@@ -173,3 +173,10 @@ int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const do
     pos[0] += move[0], pos[1] += move[1];
     return 1;
 }
+
+void rt_pivot_pose(const kg_retarget_robot *rr, int side, int pivot, const double at[3], double yaw, double pose[4]) {
+    double R[9], e[3];
+    rt_yaw_rot(R, yaw, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+    kg_mat3_vec(e, R, rr->sole_end[side][pivot - 1]);
+    pose[0] = at[0] - e[0], pose[1] = at[1] - e[1], pose[2] = at[2] - e[2], pose[3] = yaw;
+}

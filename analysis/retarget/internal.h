@@ -4,6 +4,7 @@
 #define KG_RETARGET_INTERNAL_H
 
 #include "analysis/collision.h"
+#include "analysis/preview.h"
 #include "analysis/retarget/retarget.h"
 #include "core/data.h"
 
@@ -68,6 +69,9 @@ typedef struct rt_frame_source {
                                    * shoulders by the arm ratio; heights from the local floor */
     double pelvis_R[9], chest_R[9]; /* body frames (x forward, y left, z up) */
     double foot_R[2][9];          /* each foot's frame (x along the foot, z up when flat) */
+    double foot_yaw[2];           /* each foot's heading as the robot's foot link takes it (rt_heading of
+                                   * foot_R times the link's rest turn); held while the foot is tilted
+                                   * more than heading_tilt from flat */
     double head_up[3];            /* unit: neck towards the top of the head (zero: no head) */
     unsigned char contact[2];     /* the foot is down (heel or toe, filtered) */
     unsigned char pivot[2];       /* a down foot turning on the ground: RT_PIVOT_* */
@@ -76,7 +80,8 @@ typedef struct rt_frame_source {
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
     double com_ref[2];            /* the balance's COM reference (x, y) */
-    double zmp_ref[2];
+    double zmp_src[2];            /* the cart-table ZMP of com_est (x, y) */
+    double zmp_ref[2];            /* zmp_src moved into the support polygon: the controller's reference */
 } rt_frame_source;
 
 typedef struct rt_source {
@@ -97,7 +102,7 @@ int rt_source_build(rt_source *s, const kg_model *src, const kg_motion *clip, co
                     const kg_retarget_robot *rr, kg_diags *dg);
 void rt_source_free(rt_source *s);
 
-/* ---- balance (balance.c) --------------------------------------------------------------- */
+/* ---- support polygons (geometry.c) ------------------------------------------------------ */
 
 /* The robot's soles' support polygon from feet at (x, y, yaw): corners,
  * counter-clockwise; returns their count (0: no foot down). */
@@ -108,9 +113,6 @@ int rt_support_polygon(const kg_retarget_robot *rr, const unsigned char down[2],
 double rt_polygon_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]);
 /* The cart-table ZMP of one COM coordinate from its values h before and after. */
 double rt_cart_table_zmp(double before, double c, double after, double h, double zc);
-/* Fills com_ref (and zmp_ref) of every frame: the preview control's, or the
- * COM estimate when balance is off. Returns 0, -1 after a diagnostic. */
-int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, kg_diags *dg);
 
 /* ---- one frame's solve (step.c) -------------------------------------------------------- */
 
@@ -123,7 +125,13 @@ typedef struct rt_pin {
     int down, pivot;
     double pos[3], R[9];
     double pivot_at[3];
+    int f0;                       /* pivoting: the frame it was set down at, ... */
+    double yaw, src_yaw;          /* ... the heading it was set down with, the source's foot's then */
 } rt_pin;
+/* The heading side's pivoting foot turns to at frame j: turned as the
+ * source's foot turns, the difference it was set down with closing with time
+ * constant pivot_catch_up. */
+double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const kg_retarget_tuning *t);
 
 /* What a frame asks of the robot. */
 typedef struct rt_goal {
@@ -131,6 +139,7 @@ typedef struct rt_goal {
     rt_pin pin[2];
     double landing[2];            /* 0..1: how near a swinging foot is to landing (its weight rises) */
     double land_pos[2][3], land_R[2][9]; /* where it will land */
+    double pivot_yaw[2];          /* a pivoting planted foot's heading (rt_pivot_yaw) */
     double pelvis_z;              /* the pelvis's height target (NAN: none) */
     int first;                    /* the first frame: no previous one, more iterations */
 } rt_goal;
@@ -153,6 +162,31 @@ const double *rt_step_com(const rt_step *w);
  * the source's pelvis for the first). */
 void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);
 
+/* ---- balance (balance.c) --------------------------------------------------------------- */
+
+/* The preview controller, run one frame at a time with the solve. */
+typedef struct rt_balancer {
+    kg_preview pv;
+    kg_preview_axis st[2];
+    int N, on;                    /* preview steps; balancing */
+    double *refs;                 /* [2 N + 2] */
+    int landing[2];               /* a swinging foot's next landing frame, and ... */
+    double moved[2][2];           /* ... how far its planned pin was moved for the references */
+} rt_balancer;
+
+/* The source's ZMP and the references in the planned polygons at every frame,
+ * com_ref the COM estimate (all of it without balance), and the controller
+ * started. Returns 0, -1 after a diagnostic. */
+int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, rt_balancer *b,
+               kg_diags *dg);
+/* Frame f's com_ref, the pins of frame f set (landed: one was set at f; lag:
+ * each swinging foot's horizontal miss of the source's foot at the frame
+ * before): the references ahead moved into their polygons, the controller
+ * stepped. */
+void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
+                      const rt_pin pin[2], int landed, const double lag[2][2]);
+void rt_balance_free(rt_balancer *b);
+
 /* ---- geometry shared by the stages ------------------------------------------------------ */
 
 void rt_normalize(double v[3]);
@@ -167,6 +201,9 @@ void rt_yaw_rot(double R[9], double yaw, const double R0[9]);
 double rt_heading(const double R[9]);
 /* The corners of side's sole in the world, its foot link at pos turned by R. */
 void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], const double R[9], double out[4][3]);
+/* The pose (x, y, z, yaw of its link) of side's foot flat on the ground,
+ * turned by yaw about the end of its sole (RT_PIVOT_*) held at `at`. */
+void rt_pivot_pose(const kg_retarget_robot *rr, int side, int pivot, const double at[3], double yaw, double pose[4]);
 /* Moves side's foot link at pos (turned by R) the least horizontal way that
  * leaves its sole gap or more from the other foot's (at opos, oR) on the
  * ground: the soles' rectangles overlap as the soles of feet set down there

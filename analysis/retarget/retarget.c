@@ -22,6 +22,7 @@ typedef struct run {
     const kg_retarget_robot *rr;
     const kg_retarget_options *o;
     rt_source s;
+    rt_balancer bal;
     rt_step *step;
     int H, K;                /* the ZMP's difference step, the landing's, in frames */
     double (*com)[2];        /* [nframes] the output's COM */
@@ -33,17 +34,63 @@ typedef struct run {
     unsigned char *check, *hit;
 } run;
 
-/* A foot the source puts down at f is pinned flat where the robot's is. */
-static void set_pins(run *R, int f) {
+/* Where a planted foot stands now, flat (pos, R): its pin, or, turning on
+ * it, the robot's foot as the frame before left it - a pivoting foot's pin
+ * keeps the pose it was set down in, and a foot cleared of that one was
+ * moved off a sole no longer there (by centimetres, then slid onto its
+ * pin). */
+static void standing_pose(const run *R, int side, double pos[3], double Rf[9]) {
+    const rt_pin *p = &R->pin[side];
+    kg_vec3_copy(pos, p->pos);
+    memcpy(Rf, p->R, 9 * sizeof *Rf);
+    if (!p->pivot) return;
+    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = R->rr->map.link[foot];
+    const kg_data *d = rt_step_data(R->step);
+    double Rr[9];
+    kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, R->rr->rest_rot[foot]);
+    pos[0] = d->link_pos[3 * l], pos[1] = d->link_pos[3 * l + 1];
+    rt_yaw_rot(Rf, rt_heading(Rr), R->rr->rest_rot[foot]);
+}
+
+/* Turning as the source's foot turns, not onto its heading at once: a foot
+ * set down turned away from the source's (the robot's legs do not reach
+ * every turn) made up the whole difference on its pivot in a frame (up to
+ * 0.8 rad in the mini matrix) and slid; held, the difference kept the leg
+ * twisted for the whole contact (pose error). */
+double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const kg_retarget_tuning *t) {
+    const double two_pi = 2 * 3.14159265358979323846, src = s->f[j].foot_yaw[side];
+    double off = remainder(p->yaw - p->src_yaw, two_pi);
+    double k = t->pivot_catch_up > 0 ? exp(-(j - p->f0) * s->dt / t->pivot_catch_up) : 0;
+    return src + k * off;
+}
+
+/* The height of a foot's lowest sole corner at the pose the frame before left. */
+static double sole_height(const run *R, int side) {
+    const kg_data *d = rt_step_data(R->step);
+    int l = R->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    double c[4][3], low = INFINITY;
+    rt_sole_at(R->rr, side, d->link_pos + 3 * l, d->link_rot + 9 * l, c);
+    for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]);
+    return low;
+}
+
+/* A foot the source puts down at f is pinned flat where the robot's is, once
+ * the robot's sole is within pin_height of the ground; higher (held back on
+ * its way: a stride longer than the robot's legs reach, a shin in the way),
+ * it comes straight down (landing()) and is pinned where it arrives: pinned
+ * in the air, it was dragged flat onto the ground along its pin's rows and
+ * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
+static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
+    int landed = 0;
     for (int side = 0; side < 2; side++) {
         rt_pin *p = &R->pin[side];
         if (!R->s.f[f].contact[side]) {
             p->down = 0;
             continue;
         }
-        if (p->down) continue;
+        if (p->down || (f > 0 && sole_height(R, side) > R->o->tune.pin_height)) continue;
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0) { /* no pose yet: where the source's foot is planned */
@@ -56,16 +103,24 @@ static void set_pins(run *R, int f) {
         }
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
-        p->down = 1;
+        p->down = 1, landed = 1;
         /* not on the other foot's sole (the robot's feet are larger than a
-         * person's, set down where the source's landed they can overlap) */
-        if (R->pin[!side].down) rt_sole_clear(rr, side, p->pos, p->R, R->pin[!side].pos, R->pin[!side].R, R->o->tune.sole_gap);
+         * person's, set down where the source's landed they can overlap);
+         * only off an overlap, not sole_gap clear as a landing aims: a foot
+         * pinned where it arrives slides as far as its pin is moved */
+        if (R->pin[!side].down) {
+            double opos[3], oR[9];
+            standing_pose(R, !side, opos, oR);
+            rt_sole_clear(rr, side, p->pos, p->R, opos, oR, 0);
+        }
         p->pivot = R->s.f[f].pivot[side];
+        p->f0 = f, p->yaw = yaw, p->src_yaw = R->s.f[f].foot_yaw[side];
         if (p->pivot) { /* the point it turns on, where it is set down */
             kg_mat3_vec(p->pivot_at, p->R, rr->sole_end[side][p->pivot - 1]);
             for (int a = 0; a < 3; a++) p->pivot_at[a] += p->pos[a];
         }
     }
+    return landed;
 }
 
 /* A swinging foot within K frames of landing (or of lifting off) comes down
@@ -75,6 +130,18 @@ static void landing(run *R, int f, rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         g->landing[side] = 0;
         if (R->pin[side].down) continue;
+        if (R->s.f[f].contact[side] && f > 0) { /* down at the source, not yet at the robot: straight down */
+            const double *now = R->feet[f - 1][side];
+            g->landing[side] = 1;
+            g->land_pos[side][0] = now[0], g->land_pos[side][1] = now[1], g->land_pos[side][2] = rr->foot_h[side];
+            rt_yaw_rot(g->land_R[side], now[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+            if (R->pin[!side].down) {
+                double opos[3], oR[9];
+                standing_pose(R, !side, opos, oR);
+                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, 0);
+            }
+            continue;
+        }
         for (int j = 1; j <= R->K; j++) {
             int a = f + j, b = f - j, hit = -1;
             if (a < R->s.nframes && R->s.f[a].contact[side]) hit = a;
@@ -85,11 +152,32 @@ static void landing(run *R, int f, rt_goal *g) {
             g->landing[side] = 1 - (double)j / (R->K + 1);
             g->land_pos[side][0] = pl[0], g->land_pos[side][1] = pl[1], g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            if (R->pin[!side].down)
-                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], R->pin[!side].pos, R->pin[!side].R,
-                              R->o->tune.sole_gap);
+            if (R->pin[!side].down) {
+                double opos[3], oR[9];
+                standing_pose(R, !side, opos, oR);
+                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, R->o->tune.sole_gap);
+            }
             break;
         }
+    }
+}
+
+/* Each swinging foot's horizontal miss, at the frame before f, of the pose
+ * the source's foot asks of it (its ankle on the robot's scale, the foot's
+ * offset turned as the source's): where its next contact will be pinned is
+ * planned, moved by this. */
+static void swing_lag(run *R, int f, double lag[2][2]) {
+    const kg_retarget_robot *rr = R->rr;
+    memset(lag, 0, 2 * sizeof *lag);
+    if (f == 0) return;
+    const rt_frame_source *F = &R->s.f[f - 1];
+    for (int side = 0; side < 2; side++) {
+        if (R->pin[side].down) continue;
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L;
+        double Rf[9], off[3];
+        kg_mat3_mul(Rf, F->foot_R[side], rr->rest_rot[foot]);
+        kg_mat3_vec(off, Rf, rr->foot_off[side]);
+        for (int a = 0; a < 2; a++) lag[side][a] = R->feet[f - 1][side][a] - (F->kp[ankle][a] + off[a]);
     }
 }
 
@@ -98,8 +186,14 @@ static void goal_at(run *R, int f, rt_goal *g) {
     memset(g, 0, sizeof *g);
     g->src = &R->s.f[f];
     g->first = f == 0;
-    set_pins(R, f);
+    int landed = set_pins(R, f);
+    double lag[2][2];
+    swing_lag(R, f, lag);
+    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag);
     memcpy(g->pin, R->pin, sizeof g->pin);
+    for (int side = 0; side < 2; side++)
+        if (R->pin[side].down && R->pin[side].pivot)
+            g->pivot_yaw[side] = rt_pivot_yaw(&R->pin[side], &R->s, side, f, &R->o->tune);
     landing(R, f, g);
     g->pelvis_z = NAN;
     if (f > 0) { /* the pelvis rises and falls as the source's */
@@ -159,7 +253,8 @@ static void trace(run *R, int f, const rt_step_result *res) {
         fprintf(t, "frame,contact_l,contact_r,src_pelvis_x,src_pelvis_y,src_pelvis_z,com_ref_x,com_ref_y,root_x,root_y,"
                    "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
                    "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
-                   "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z\n");
+                   "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z,foot_l_yaw,foot_r_yaw,zmp_ref_x,zmp_ref_y,"
+                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw\n");
     fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
             F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
             d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
@@ -171,6 +266,8 @@ static void trace(run *R, int f, const rt_step_result *res) {
         const double *a = F->kp[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
         fprintf(t, ",%.4f,%.4f,%.4f", a[0], a[1], a[2]);
     }
+    fprintf(t, ",%.4f,%.4f,%.4f,%.4f", R->feet[f][0][3], R->feet[f][1][3], F->zmp_ref[0], F->zmp_ref[1]);
+    for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", F->pin[s][0], F->pin[s][1], F->pin[s][3]);
     fputc('\n', t);
 }
 
@@ -190,6 +287,7 @@ static int run_alloc(run *R, int n) {
 
 static void run_free(run *R) {
     rt_source_free(&R->s);
+    rt_balance_free(&R->bal);
     rt_step_free(R->step);
     free(R->com), free(R->down), free(R->feet), free(R->log), free(R->check), free(R->hit);
     kg_collision_work_free(R->cw);
@@ -212,7 +310,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     memset(&R, 0, sizeof R);
     R.rr = rr, R.o = &o;
     int rc = -1, n = clip->nframes;
-    if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, dg) != 0) goto done;
+    if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, &R.bal, dg) != 0) goto done;
     R.H = (int)lround(o.tune.zmp_step / R.s.dt), R.K = (int)lround(o.tune.landing_time / R.s.dt);
     if (R.H < 1) R.H = 1;
     if (R.K < 1) R.K = 1;

@@ -14,17 +14,18 @@
  *              capture floor neither lifts nor sinks the robot), heel and toe
  *              contacts from height and speed with hysteresis;
  *   balance.c  the COM reference: the source's cart-table ZMP moved into the
- *              planned support polygons, followed by Kajita's preview control
- *              over the whole clip;
+ *              support polygons (planned, then the robot's pins as its feet
+ *              land), followed by Kajita's preview control, stepped with the
+ *              frames' solves;
  *   step.c     one frame: a few iterations of differential IK, each a
  *              quadratic program over the floating base's displacement and
  *              the joints' (analysis/qp.h): costs for the segment directions,
- *              body frames, swinging feet, hands, COM and a pull to the
+ *              body frames, swinging feet, hands and a pull to the
  *              previous frame and a neutral pose; hard constraints for joint
  *              position and velocity limits, root speed, planted soles fixed
  *              on the ground, swinging soles above it, link pairs kept apart
- *              (velocity dampers on their distances), and the COM inside the
- *              support polygon on both feet. A constraint set that cannot hold is solved
+ *              (velocity dampers on their distances), and the COM on the
+ *              balance's reference. A constraint set that cannot hold is solved
  *              again with slack variables on the constraints that may give,
  *              weighed heavily; the report says which gave and by how much.
  *              Nothing is repaired afterwards.
@@ -43,7 +44,7 @@ enum {
     KG_SLACK_STANCE,    /* a planted sole off its pin */
     KG_SLACK_GROUND,    /* a swinging sole below the ground */
     KG_SLACK_COLLISION, /* a pair nearer than collision_safe */
-    KG_SLACK_BALANCE,   /* the COM outside the support polygon with both feet down */
+    KG_SLACK_BALANCE,   /* the COM off the balance's reference (m) */
     KG_SLACK_LOOP,      /* a closed loop open */
     KG_NSLACK
 };
@@ -64,13 +65,21 @@ typedef struct kg_retarget_tuning {
                                  * a pivot: the robot's foot turns with it on the edge of its sole
                                  * that moves least, toes or heel (0.35) */
     double speed_window;        /* s: speeds are central differences over this either side (0.02) */
+    double pivot_catch_up;      /* s: a pivoting foot set down turned away from the source's turns as the
+                                 * source's does, the difference closing with this time constant
+                                 * (0.3; 0: onto the source's heading at once) */
+    double heading_tilt;        /* rad: a source foot tilted more than this from flat has no heading
+                                 * of its own (its axes' ground projections disagree): it keeps the
+                                 * one it had when flatter (1.05, 60 degrees) */
     /* -- balance -- */
     double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
                                  * polygon, or at its centre when narrower (0.05) */
     double zmp_step;            /* s: the ZMP is the cart-table model's on second differences of the
                                  * COM over this step (0.04); the constraint and the report use it */
-    double com_margin;          /* m: with both feet down, the COM is kept this far inside their
-                                 * support polygon, a constraint (0.01) */
+    double zmp_replan;          /* m: a swinging foot's next contact is foretold where it is planned,
+                                 * moved by the foot's miss of the source's times the fraction of
+                                 * the swing done; its ZMP references are moved again when that
+                                 * moves this much (0.005) */
     double preview_time;        /* s: the preview controller's look-ahead (1) */
     double preview_r;           /* its jerk weight against the ZMP error (1e-8) */
     /* -- the frame's solve -- */
@@ -94,8 +103,9 @@ typedef struct kg_retarget_tuning {
     double w_swing_turn;        /* ... orientation (1) */
     double w_landing;           /* a foot about to land: both, rising to this as it comes down (100) */
     double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
-    double w_com;               /* the COM (x, y) onto the balance's reference (1000): the ZMP of a
-                                 * sampled COM magnifies a millimetre about fifty times at 30 frames/s */
+    double w_com;               /* the COM (x, y) onto the source's estimate without balance (1000);
+                                 * with balance the COM is held on the balance's reference by a row,
+                                 * its miss weighed by w_slack[KG_SLACK_BALANCE] */
     double w_height;            /* the pelvis height on the robot's leg scale (1) */
     double w_previous;          /* each coordinate's pull to the previous frame, per frame: also what
                                  * damps the directions the tasks leave free (a hip's yaw beside the
@@ -105,7 +115,7 @@ typedef struct kg_retarget_tuning {
     double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
                                  * is larger (a planted foot is always off its pin by a few um) (1e-4) */
     double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
-                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e4,
+                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e5, balance 1e5,
                                  * loop 1e6): the feet on the ground give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
@@ -132,13 +142,15 @@ typedef struct kg_retarget_tuning {
                                  * beyond collision_safe (0.5) */
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
+    double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is
+                                 * this near the ground; until then it keeps landing (0.01) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
-    int balance;                /* the preview-control COM reference and the ZMP constraint (1) */
+    int balance;                /* the preview-control COM reference, held by a row (1) */
     int avoid_self_collision;   /* link pairs kept apart (1) */
     double source_yaw;          /* turn the source about its up axis first, rad (tests) */
     const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */

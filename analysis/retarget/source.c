@@ -304,6 +304,34 @@ static double path_length(const rt_source *s, int k, int a, int b) {
     return len;
 }
 
+/* Each foot's heading, frame by frame. A foot tilted more than heading_tilt
+ * from flat (kneeling on its instep, on the tip of its toes) has no heading
+ * of its own: its forward and sideways axes both stand steep, and their
+ * ground projections disagree by up to a right angle, so the heading taken
+ * from the longer one jumped 1.5 rad from frame to frame as they traded
+ * places (a kneeling foot read as a pivot: the robot's planted foot turned to
+ * and fro on its edge and slid 4 cm). It keeps the heading it had when last
+ * flat enough; before any such frame, the first one's. */
+static void foot_yaws(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t) {
+    const double up = cos(t->heading_tilt);
+    for (int side = 0; side < 2; side++) {
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        int first = -1;
+        double held = 0;
+        for (int f = 0; f < s->nframes; f++) {
+            rt_frame_source *F = &s->f[f];
+            double R[9];
+            kg_mat3_mul(R, F->foot_R[side], rr->rest_rot[foot]);
+            if (F->foot_R[side][8] >= up || (first < 0 && f + 1 == s->nframes)) {
+                held = rt_heading(R);
+                if (first < 0) first = f;
+            }
+            F->foot_yaw[side] = held;
+        }
+        for (int f = 0; f < first; f++) s->f[f].foot_yaw[side] = s->f[first].foot_yaw[side];
+    }
+}
+
 /* Contacts in which the source's foot turns more than pivot_turn are pivots,
  * on the toes or the heel, whichever travels less over the contact. */
 static void pivots(rt_source *s, const kg_retarget_tuning *t) {
@@ -314,9 +342,9 @@ static void pivots(rt_source *s, const kg_retarget_tuning *t) {
                 continue;
             }
             int b = a;
-            double yaw = rt_heading(s->f[a].foot_R[side]), lo = 0, hi = 0, turn = 0;
+            double yaw = s->f[a].foot_yaw[side], lo = 0, hi = 0, turn = 0;
             for (; b < s->nframes && s->f[b].contact[side]; b++) { /* the heading unwrapped */
-                double h = rt_heading(s->f[b].foot_R[side]), dh = remainder(h - yaw, 2 * 3.14159265358979323846);
+                double h = s->f[b].foot_yaw[side], dh = remainder(h - yaw, 2 * 3.14159265358979323846);
                 turn += dh, yaw = h;
                 lo = fmin(lo, turn), hi = fmax(hi, turn);
             }
@@ -328,36 +356,69 @@ static void pivots(rt_source *s, const kg_retarget_tuning *t) {
         }
 }
 
-/* Each contact's planned stance: the foot flat where the source's ankle is
- * slowest over its first landing_time, turned as the source's foot there. */
+/* Contact f of side's planned stance: the foot flat where the source's ankle
+ * is slowest over its first landing_time, turned as the source's foot there,
+ * and moved clear of the other foot's planned sole when that one is down
+ * (sole_gap): the driver sets the robot's foot down clear of the other's, so
+ * the balance plans on the polygon the robot will stand on. */
+static void plan_pin(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr, int side, int g, int K,
+                     int h) {
+    rt_frame_source *F = &s->f[g];
+    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, other = side ? KG_PART_FOOT_L : KG_PART_FOOT_R;
+    int best = g;
+    double vb = speed(s, ANKLE[side], g, h);
+    for (int j = g + 1; j <= g + K && j < s->nframes && s->f[j].contact[side]; j++) {
+        double v = speed(s, ANKLE[side], j, h);
+        if (v < vb) vb = v, best = j;
+    }
+    double R[9], off[3], pos[3], oR[9], opos[3];
+    double yaw = s->f[best].foot_yaw[side];
+    rt_yaw_rot(R, yaw, rr->rest_rot[foot]);
+    kg_mat3_vec(off, R, rr->foot_off[side]);
+    pos[0] = s->f[best].kp[ANKLE[side]][0] + off[0];
+    pos[1] = s->f[best].kp[ANKLE[side]][1] + off[1];
+    pos[2] = rr->foot_h[side];
+    if (F->contact[!side] && (g == 0 || s->f[g - 1].contact[!side])) { /* the other one stands: clear of it */
+        const double *op = F->pin[!side];
+        rt_yaw_rot(oR, op[3], rr->rest_rot[other]);
+        opos[0] = op[0], opos[1] = op[1], opos[2] = op[2];
+        rt_sole_clear(rr, side, pos, R, opos, oR, t->sole_gap);
+    }
+    F->pin[side][0] = pos[0], F->pin[side][1] = pos[1], F->pin[side][2] = pos[2], F->pin[side][3] = yaw;
+}
+
+/* Each contact's planned stance (plan_pin), held over the contact; frame by
+ * frame, so a landing foot sees where the other's contact was planned. */
 static void plan_pins(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
     int K = (int)lround(t->landing_time / s->dt), h = (int)lround(t->speed_window / s->dt);
     if (K < 1) K = 1;
     if (h < 1) h = 1;
-    for (int side = 0; side < 2; side++) {
-        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
-        for (int g = 0; g < s->nframes; g++) {
+    for (int g = 0; g < s->nframes; g++)
+        for (int side = 0; side < 2; side++) {
             rt_frame_source *F = &s->f[g];
             if (!F->contact[side]) continue;
-            if (g > 0 && s->f[g - 1].contact[side]) {
-                memcpy(F->pin[side], s->f[g - 1].pin[side], sizeof F->pin[side]);
-                continue;
+            if (g > 0 && s->f[g - 1].contact[side]) memcpy(F->pin[side], s->f[g - 1].pin[side], sizeof F->pin[side]);
+            else plan_pin(s, t, rr, side, g, K, h);
+        }
+}
+
+/* A pivot's planned stance turns: its foot flat, turned as the source's at
+ * each frame, about the end of its sole where it was planned to land (the
+ * driver holds that point and turns the foot as the source's). */
+static void turn_pivot_pins(rt_source *s, const kg_retarget_robot *rr) {
+    for (int side = 0; side < 2; side++) {
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        double at[3];
+        for (int f = 0; f < s->nframes; f++) {
+            rt_frame_source *F = &s->f[f];
+            if (!F->contact[side] || !F->pivot[side]) continue;
+            if (f == 0 || !s->f[f - 1].contact[side]) { /* the point it turns on */
+                double R[9], e[3];
+                rt_yaw_rot(R, F->pin[side][3], rr->rest_rot[foot]);
+                kg_mat3_vec(e, R, rr->sole_end[side][F->pivot[side] - 1]);
+                for (int a = 0; a < 3; a++) at[a] = F->pin[side][a] + e[a];
             }
-            int best = g;
-            double vb = speed(s, ANKLE[side], g, h);
-            for (int j = g + 1; j <= g + K && j < s->nframes && s->f[j].contact[side]; j++) {
-                double v = speed(s, ANKLE[side], j, h);
-                if (v < vb) vb = v, best = j;
-            }
-            double R0[9], R[9], off[3];
-            kg_mat3_mul(R0, s->f[best].foot_R[side], rr->rest_rot[foot]);
-            double yaw = rt_heading(R0);
-            rt_yaw_rot(R, yaw, rr->rest_rot[foot]);
-            kg_mat3_vec(off, R, rr->foot_off[side]);
-            F->pin[side][0] = s->f[best].kp[ANKLE[side]][0] + off[0];
-            F->pin[side][1] = s->f[best].kp[ANKLE[side]][1] + off[1];
-            F->pin[side][2] = rr->foot_h[side];
-            F->pin[side][3] = yaw;
+            rt_pivot_pose(rr, side, F->pivot[side], at, F->foot_yaw[side], F->pin[side]);
         }
     }
 }
@@ -403,8 +464,10 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
         body_frames(&s->f[f], rr);
         for (int side = 0; side < 2; side++) foot_frame(s, &s->f[f], side, ankle_R[f][side], s->f[f].foot_R[side]);
     }
+    foot_yaws(s, rr, &o->tune);
     plan_pins(s, &o->tune, rr);
     pivots(s, &o->tune);
+    turn_pivot_pins(s, rr);
     rc = 0;
 done:
     if (rc != 0 && !dg->count) kg_diag_add(dg, KG_ERROR, "retarget.memory", m->source, 0, NULL, "out of memory");

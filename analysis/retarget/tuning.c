@@ -16,8 +16,9 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->floor_window = 2, t->floor_percentile = 1;
     t->contact_height = 0.04, t->contact_height_off = 0.06;
     t->contact_speed = 0.5, t->contact_speed_off = 0.8;
-    t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->speed_window = 0.02;
-    t->zmp_margin = 0.05, t->zmp_step = 0.04, t->com_margin = 0.01;
+    t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->pivot_catch_up = 0.3, t->speed_window = 0.02;
+    t->heading_tilt = 1.05;
+    t->zmp_margin = 0.05, t->zmp_step = 0.04, t->zmp_replan = 0.005;
     t->preview_time = 1, t->preview_r = 1e-8;
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5;
     t->trust_angle = 0.05, t->trust_length = 0.02;
@@ -26,14 +27,14 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->w_hand = 0.3, t->w_com = 1000, t->w_height = 1;
     t->w_previous = 0.3, t->w_neutral = 1e-4, t->w_damping = 1e-6;
     t->w_slack[KG_SLACK_STANCE] = 1e6, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e5;
-    t->w_slack[KG_SLACK_BALANCE] = 1e4, t->w_slack[KG_SLACK_LOOP] = 1e6;
+    t->w_slack[KG_SLACK_BALANCE] = 1e5, t->w_slack[KG_SLACK_LOOP] = 1e6;
     t->slack_least = 1e-4;
     t->joint_speed_default = 8, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
     t->sole_watch = 0.05;
     t->collision_safe = 0.005, t->collision_influence = 0.03, t->collision_gain = 0.5;
     t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
     t->collision_remeasure = 0.01;
-    t->landing_time = 0.1, t->sole_gap = 0.01;
+    t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01;
 }
 
 #define D(f, u) {#f, offsetof(kg_retarget_tuning, f), 0, u}
@@ -42,15 +43,18 @@ void kg_retarget_defaults(kg_retarget_options *o) {
 static const kg_tuning_field fields[] = {
     D(floor_window, "s"), D(floor_percentile, "%"), D(contact_height, "m"), D(contact_height_off, "m"),
     D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
-    D(speed_window, "s"), D(zmp_margin, "m"), D(zmp_step, "s"), D(com_margin, "m"), D(preview_time, "s"),
-    D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"), D(trust_shrink, "1"),
+    D(pivot_catch_up, "s"), D(speed_window, "s"), D(heading_tilt, "rad"), D(zmp_margin, "m"), D(zmp_step, "s"),
+    D(zmp_replan, "m"),
+    D(preview_time, "s"), D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
+    D(trust_shrink, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_com, "1"), D(w_height, "1"),
     D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
     S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
     S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(collision_safe, "m"),
-    D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"), D(collision_remeasure, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"),
+    D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"),
+    D(collision_remeasure, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"), D(pin_height, "m"),
 };
 #undef D
 #undef I
