@@ -13,9 +13,15 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 
-/* A sole is the lowest face of the foot's collision shapes: the corners within
- * this height of the lowest one span its rectangle. */
+/* A sole is the lowest face of the foot's collision shapes: their lowest
+ * points within this height of the lowest one span its rectangle. */
 #define SOLE_FACE 0.02 /* m */
+/* A shape's lowest points: its support along straight down and along down
+ * tilted this much (tan) towards each of the four horizontal diagonals, so a
+ * box gives its bottom corners, a sphere the point it stands on (not its
+ * bounding box's corner, 7 mm out for G1's 5 mm sole spheres: a foot turned
+ * on that corner slid on its real ones) and a mesh its lowest vertices. */
+#define SOLE_LEAN 0.1
 /* Without collision geometry under the ankle, a sole of this size is assumed
  * at the foot link's origin (a warning says so). */
 static const double DEFAULT_SOLE[4] = {-0.08, 0.12, -0.05, 0.05}; /* x lo, hi, y lo, hi (m) */
@@ -37,9 +43,9 @@ static int is_below(const kg_model *m, int l, int anc) {
     return 0;
 }
 
-/* The corners, in the foot link's frame, of the collision shapes' bounding
- * boxes of every link below the ankle: pts gets up to max of them. */
-static int foot_corners(const kg_retarget_robot *rr, const kg_data *d, int side, double (*pts)[3], int max) {
+/* The lowest points (SOLE_LEAN), in the foot link's frame, of the collision
+ * shapes of every link below the ankle: pts gets up to max of them. */
+static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, double (*pts)[3], int max) {
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
@@ -47,11 +53,16 @@ static int foot_corners(const kg_retarget_robot *rr, const kg_data *d, int side,
     int np = 0;
     for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
         if (!is_below(r, l, ankle)) continue;
-        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 8 <= max; k++) {
+        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++) {
             const kg_convex *c = &rr->cm.shape[k];
-            for (int corner = 0; corner < 8; corner++) {
-                double v[3] = {corner & 1 ? c->hi[0] : c->lo[0], corner & 2 ? c->hi[1] : c->lo[1],
-                               corner & 4 ? c->hi[2] : c->lo[2]}, vl[3], w[3], dw[3];
+            double Rs[9];
+            kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
+            static const double lean[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+            for (int dir = 0; dir < 5; dir++) {
+                double down[3] = {SOLE_LEAN * lean[dir][0], SOLE_LEAN * lean[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
+                int hint = -1;
+                kg_mat3_tvec(ds, Rs, down);
+                kg_convex_support(c, ds, &hint, v);
                 kg_mat3_vec(vl, c->rot, v);
                 for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
                 kg_mat3_vec(w, d->link_rot + 9 * l, vl);
@@ -72,7 +83,7 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
     for (int s = 0; s < 2; s++) {
         int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         double pts[256][3], lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zmin = INFINITY;
-        int np = foot_corners(rr, d, s, pts, 256);
+        int np = foot_points(rr, d, s, pts, 256);
         for (int i = 0; i < np; i++) zmin = fmin(zmin, pts[i][2]);
         for (int i = 0; i < np; i++)
             if (pts[i][2] <= zmin + SOLE_FACE)
@@ -95,11 +106,13 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
         double fwd[3], lat[3], x[3] = {1, 0, 0}, y[3] = {0, s ? 1 : -1, 0};
         kg_mat3_tvec(fwd, d->link_rot + 9 * foot, x);
         kg_mat3_tvec(lat, d->link_rot + 9 * foot, y);
-        for (int e = 0; e < 2; e++) {
+        for (int e = 0; e < 2; e++) { /* a point it stands on: of the face's, or the rectangle's corners */
             double best = -INFINITY;
-            for (int k = 0; k < 4; k++) {
-                double t = (e ? -1 : 1) * kg_vec3_dot(rr->sole[s][k], fwd) + 1e-3 * kg_vec3_dot(rr->sole[s][k], lat);
-                if (t > best) best = t, kg_vec3_copy(rr->sole_end[s][e], rr->sole[s][k]);
+            for (int k = 0; k < (np > 0 && zmin != 0 ? np : 4); k++) {
+                const double *pk = np > 0 && zmin != 0 ? pts[k] : rr->sole[s][k];
+                if (np > 0 && zmin != 0 && pts[k][2] > zmin + SOLE_FACE) continue;
+                double t = (e ? -1 : 1) * kg_vec3_dot(pk, fwd) + 1e-3 * kg_vec3_dot(pk, lat);
+                if (t > best) best = t, kg_vec3_copy(rr->sole_end[s][e], pk), rr->sole_end[s][e][2] = zmin;
             }
         }
         const double *pf = d->link_pos + 3 * foot;
