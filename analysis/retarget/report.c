@@ -37,8 +37,8 @@ typedef struct acc {
     double slip_run[2];         /* the current run's travel */
     int run_len[2];
     double slip_sum;
-    double corners_prev[2][4][3];
-    int touching_prev[2][4];
+    double corners_prev[2][6][3];
+    int touching_prev[2][6];
     double *angles;             /* [nframes * KG_NSEGMENT] */
     int nangles;
     double seg_sum[KG_NSEGMENT];
@@ -125,10 +125,17 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
     double lowest_any = INFINITY;
     for (int side = 0; side < 2; side++) {
         int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-        double c[4][3], low = INFINITY;
-        int touch[4];
-        rt_sole_at(rr, side, d->link_pos + 3 * l, d->link_rot + 9 * l, c);
-        for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]), touch[k] = c[k][2] < ON_GROUND;
+        /* the sole's corners and the points a foot turns on (of its shapes: the rectangle's
+         * corners need not be, and a foot turned on one of them moves all four) */
+        const double *pl = d->link_pos + 3 * l;
+        double c[6][3], low = INFINITY;
+        int touch[6];
+        rt_sole_at(rr, side, pl, d->link_rot + 9 * l, c);
+        for (int e = 0; e < 2; e++) {
+            kg_mat3_vec(c[4 + e], d->link_rot + 9 * l, rr->sole_end[side][e]);
+            for (int a = 0; a < 3; a++) c[4 + e][a] += pl[a];
+        }
+        for (int k = 0; k < 6; k++) low = fmin(low, c[k][2]), touch[k] = c[k][2] < ON_GROUND;
         lowest_any = fmin(lowest_any, low);
         if (F->contact[side]) rep->float_max_mm = fmax(rep->float_max_mm, low * 1e3);
         rep->penetration_max_mm = fmax(rep->penetration_max_mm, -low * 1e3);
@@ -136,7 +143,7 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         if (on) {
             if (A->run_len[side] > 0) { /* the least travel of the points touching in both frames */
                 double step = INFINITY;
-                for (int k = 0; k < 4; k++)
+                for (int k = 0; k < 6; k++)
                     if (touch[k] && A->touching_prev[side][k])
                         step = fmin(step, hypot(c[k][0] - A->corners_prev[side][k][0],
                                                 c[k][1] - A->corners_prev[side][k][1]));
