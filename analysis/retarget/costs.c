@@ -87,7 +87,7 @@ static void swing_target(const rt_step *w, const rt_goal *g, int side, double po
     double off[3];
     kg_mat3_mul(R, F->foot_R[side], rr->rest_rot[foot]);
     kg_mat3_vec(off, R, rr->foot_off[side]);
-    for (int a = 0; a < 3; a++) pos[a] = F->kp[ankle][a] + off[a];
+    for (int a = 0; a < 3; a++) pos[a] = F->kp[ankle][a] + off[a] + (a < 2 ? g->shift[a] : 0);
     double u = g->landing[side];
     if (u <= 0) return;
     double Rd[9], wv[3], Ru[9], R0[9];

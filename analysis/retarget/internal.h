@@ -141,6 +141,8 @@ typedef struct rt_goal {
     double land_pos[2][3], land_R[2][9]; /* where it will land */
     double pivot_yaw[2];          /* a pivoting planted foot's heading (rt_pivot_yaw) */
     double pelvis_z;              /* the pelvis's height target (NAN: none) */
+    double shift[2];              /* the robot's footholds' offset from the source's (x, y): a swinging
+                                   * foot aims at the source's plus this */
     int first;                    /* the first frame: no previous one, more iterations */
 } rt_goal;
 
@@ -184,7 +186,7 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
  * before): the references ahead moved into their polygons, the controller
  * stepped. */
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
-                      const rt_pin pin[2], int landed, const double lag[2][2]);
+                      const rt_pin pin[2], int landed, const double lag[2][2], const double shift[2]);
 void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */

@@ -29,6 +29,7 @@ typedef struct run {
     unsigned char (*down)[2];
     double (*feet)[2][4];    /* [nframes] the pinned feet: x, y, z, yaw */
     rt_pin pin[2];
+    double shift[2];         /* the robot's footholds' offset from the source's, at the last landing */
     rt_frame_log *log;
     kg_collision_work *cw;
     unsigned char *check, *hit;
@@ -104,6 +105,10 @@ static int set_pins(run *R, int f) {
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         p->down = 1, landed = 1;
+        /* the next steps are the source's from where the robot now stands: aimed at the source's
+         * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
+         * fell further behind, its swinging foot stretched towards targets out of reach */
+        for (int a = 0; a < 2 && f > 0; a++) R->shift[a] = p->pos[a] - R->s.f[f].pin[side][a];
         /* not on the other foot's sole (the robot's feet are larger than a
          * person's, set down where the source's landed they can overlap);
          * only off an overlap, not sole_gap clear as a landing aims: a foot
@@ -149,8 +154,10 @@ static void landing(run *R, int f, rt_goal *g) {
             if (hit < 0) continue;
             /* landing: turned as planned; lifting off: as it stood */
             const double *pl = hit > f ? R->s.f[hit].pin[side] : R->feet[hit][side];
+            const double *sh = hit > f ? R->shift : (const double[2]){0, 0};
             g->landing[side] = 1 - (double)j / (R->K + 1);
-            g->land_pos[side][0] = pl[0], g->land_pos[side][1] = pl[1], g->land_pos[side][2] = rr->foot_h[side];
+            g->land_pos[side][0] = pl[0] + sh[0], g->land_pos[side][1] = pl[1] + sh[1];
+            g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
             if (R->pin[!side].down) {
                 double opos[3], oR[9];
@@ -164,8 +171,8 @@ static void landing(run *R, int f, rt_goal *g) {
 
 /* Each swinging foot's horizontal miss, at the frame before f, of the pose
  * the source's foot asks of it (its ankle on the robot's scale, the foot's
- * offset turned as the source's): where its next contact will be pinned is
- * planned, moved by this. */
+ * offset turned as the source's, moved by the footholds' shift): where its
+ * next contact will be pinned is planned, moved by the shift and this. */
 static void swing_lag(run *R, int f, double lag[2][2]) {
     const kg_retarget_robot *rr = R->rr;
     memset(lag, 0, 2 * sizeof *lag);
@@ -177,7 +184,7 @@ static void swing_lag(run *R, int f, double lag[2][2]) {
         double Rf[9], off[3];
         kg_mat3_mul(Rf, F->foot_R[side], rr->rest_rot[foot]);
         kg_mat3_vec(off, Rf, rr->foot_off[side]);
-        for (int a = 0; a < 2; a++) lag[side][a] = R->feet[f - 1][side][a] - (F->kp[ankle][a] + off[a]);
+        for (int a = 0; a < 2; a++) lag[side][a] = R->feet[f - 1][side][a] - (F->kp[ankle][a] + off[a] + R->shift[a]);
     }
 }
 
@@ -186,11 +193,16 @@ static void goal_at(run *R, int f, rt_goal *g) {
     memset(g, 0, sizeof *g);
     g->src = &R->s.f[f];
     g->first = f == 0;
+    /* the shift fades (the robot makes up what it can: absolute targets are the source's path) and
+     * is set again by each landing (what it could not make up) */
+    const double fade = R->o->tune.shift_fade > 0 ? exp(-R->s.dt / R->o->tune.shift_fade) : 0;
+    R->shift[0] *= fade, R->shift[1] *= fade;
     int landed = set_pins(R, f);
     double lag[2][2];
     swing_lag(R, f, lag);
-    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag);
+    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag, R->shift);
     memcpy(g->pin, R->pin, sizeof g->pin);
+    memcpy(g->shift, R->shift, sizeof g->shift);
     for (int side = 0; side < 2; side++)
         if (R->pin[side].down && R->pin[side].pivot)
             g->pivot_yaw[side] = rt_pivot_yaw(&R->pin[side], &R->s, side, f, &R->o->tune);

@@ -140,6 +140,11 @@ typedef struct kg_retarget_tuning {
                                  * millimetres does not need) (1e-4) */
     double collision_gain;      /* the damper's xi: a step closes at most this fraction of the gap
                                  * beyond collision_safe (0.5) */
+    double shift_fade;          /* s: a swinging foot aims at the source's foothold moved by the offset the
+                                 * robot's own footholds took at its last landing (a robot that cannot
+                                 * make a stride falls behind, and aimed at the source's footholds it only
+                                 * stretched for them); that offset fades with this time constant, so a
+                                 * robot that can catch up does (0: absolute footholds) (1) */
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
     double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is

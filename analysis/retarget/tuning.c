@@ -34,7 +34,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->collision_safe = 0.005, t->collision_influence = 0.03, t->collision_gain = 0.5;
     t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
     t->collision_remeasure = 0.01;
-    t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01;
+    t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01;
 }
 
 #define D(f, u) {#f, offsetof(kg_retarget_tuning, f), 0, u}
@@ -54,7 +54,7 @@ static const kg_tuning_field fields[] = {
     S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(collision_safe, "m"),
     D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"),
-    D(collision_remeasure, "m"), D(collision_gain, "1"), D(landing_time, "s"), D(sole_gap, "m"), D(pin_height, "m"),
+    D(collision_remeasure, "m"), D(collision_gain, "1"), D(shift_fade, "s"), D(landing_time, "s"), D(sole_gap, "m"), D(pin_height, "m"),
 };
 #undef D
 #undef I
