@@ -192,15 +192,28 @@ static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3]
 
 /* Watched pairs nearer than collision_influence stay collision_safe apart, or
  * half their rest distance when the robot's build holds them nearer than that
- * (a pair kept at a distance it is built at pushed its links to and fro). */
+ * (a pair kept at a distance it is built at pushed its links to and fro): the
+ * first collision_rows of them in watch order (w->collision_capped counts
+ * the others). Evaluating the merit, the violations only. */
 static void collision_rows(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
-    if (!w->avoid || w->eval) return; /* the merit leaves distances out: they cost the most to measure */
+    if (!w->avoid) return;
     const int nx = w->nx;
-    for (int k = 0, n = 0; k < rr->nwatch && n < RT_MAX_COLLISION; k++) {
+    for (int k = 0, n = 0; k < rr->nwatch; k++) {
         double dist, nv[3], pa[3], pb[3], norm = 0;
         if (!pair_state(w, k, &dist, nv, pa, pb) || dist >= t->collision_influence) continue;
+        /* a pair the robot's build holds nearer than collision_safe: half its rest distance
+         * (overlapping at rest, as the coarse hulls may: half as much again) */
+        double rest = rr->watch_rest[k], safe = fmin(t->collision_safe, rest - 0.5 * fabs(rest));
+        if (w->eval) {
+            keep_above(w, KG_SLACK_COLLISION, NULL, dist - safe, t->collision_gain);
+            continue;
+        }
+        if (n == t->collision_rows) {
+            w->collision_capped = 1;
+            break;
+        }
         int p = rr->watch[k];
         rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
         rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
@@ -211,9 +224,6 @@ static void collision_rows(rt_step *w) {
             norm += w->row[c] * w->row[c];
         }
         if (!(norm > 1e-12)) continue; /* nothing between them moves */
-        /* a pair the robot's build holds nearer than collision_safe: half its rest distance
-         * (overlapping at rest, as the coarse hulls may: half as much again) */
-        double rest = rr->watch_rest[k], safe = fmin(t->collision_safe, rest - 0.5 * fabs(rest));
         keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe, t->collision_gain);
         n++;
     }

@@ -149,6 +149,7 @@ typedef struct rt_goal {
 typedef struct rt_step_result {
     int iterations;
     int capped;                   /* the steps stopped at the cap, not converged */
+    int collision_capped;         /* a step had more near pairs than collision_rows */
     int failed;                   /* steps the QP could not solve (the pose held) */
     double slack[KG_NSLACK];      /* each kind's violation left at the frame's end (m, rad) */
 } rt_step_result;
@@ -221,6 +222,7 @@ typedef struct rt_frame_log {
     double slack[KG_NSLACK];
     int failed;
     int iterations, capped;       /* the solve's steps; stopped by the cap, not converged */
+    int collision_capped;         /* near pairs left out of a step (more than collision_rows) */
 } rt_frame_log;
 
 /* The figures of the whole clip from the output motion, the source and the

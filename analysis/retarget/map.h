@@ -70,7 +70,7 @@ typedef struct kg_body_map {
 
 /* Fills map at the pose q (model->nq values, e.g. a clip's frame where the body
  * stands; NULL: the rest pose). Parts already set (link >= 0, how "map") keep
- * their link (their point is reset to the link's origin: a map names links).
+ * their link and point (a map entry may give {"link", "point"}).
  * Returns the number of parts not found: an error "retarget.part_missing"
  * names each (a missing head is only a warning and not counted: it is
  * optional); a model that is not a humanoid gets one error

@@ -253,6 +253,7 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         rep->qp_failures += L->failed;
         rep->iterations_mean += (double)L->iterations / n;
         rep->capped_frames += L->capped;
+        rep->collision_capped_frames += L->collision_capped;
     }
 }
 

@@ -250,7 +250,7 @@ static void record(run *R, int f, kg_motion *out, const rt_step_result *res) {
     rt_frame_log *lg = &R->log[f];
     memcpy(lg->slack, res->slack, sizeof lg->slack);
     lg->failed = res->failed;
-    lg->iterations = res->iterations, lg->capped = res->capped;
+    lg->iterations = res->iterations, lg->capped = res->capped, lg->collision_capped = res->collision_capped;
     lg->collision_depth = overlap(R);
 }
 

@@ -25,14 +25,17 @@
  *              position and velocity limits, root speed, planted soles fixed
  *              on the ground, swinging soles above it, link pairs kept apart
  *              (velocity dampers on their distances), and the COM on the
- *              balance's reference. A constraint set that cannot hold is solved
- *              again with slack variables on the constraints that may give,
- *              weighed heavily; the report says which gave and by how much.
+ *              balance's reference. Every row is met by standing still, so the
+ *              problem always has a solution; a violation (a bound passed, a
+ *              target not reached) is corrected by a heavy cost on it, its
+ *              slack, and the report says which kind gave and by how much.
  *              Nothing is repaired afterwards.
  *   report.c   the figures of the whole clip, computed from the output.
  *   retarget.c the driver: the stages above in order.
  * Every number the method uses is a field of kg_retarget_tuning, with its unit
- * and meaning below; none depends on a robot or a clip. */
+ * and meaning below; none depends on a robot or a clip. (The report's bars -
+ * 5 mm on the ground, 2 cm hover, 5 mm deep, 4 m/s - are the definitions of its
+ * figures, in report.c.) */
 #ifndef KG_RETARGET_H
 #define KG_RETARGET_H
 
@@ -101,12 +104,14 @@ typedef struct kg_retarget_tuning {
     double w_head;              /* the head's up direction (0.3) */
     double w_swing;             /* a swinging foot's position (10) and ... */
     double w_swing_turn;        /* ... orientation (1) */
-    double w_landing;           /* a foot about to land: both, rising to this as it comes down (100) */
+    double w_landing;           /* a foot about to land: both, rising to this as it comes down; also a
+                                 * pivoting planted foot's heading (100) */
     double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
     double w_com;               /* the COM (x, y) onto the source's estimate without balance (1000);
                                  * with balance the COM is held on the balance's reference by a row,
                                  * its miss weighed by w_slack[KG_SLACK_BALANCE] */
-    double w_height;            /* the pelvis height on the robot's leg scale (1) */
+    double w_height;            /* the pelvis's height: the frame before's plus the source pelvis's rise
+                                 * or fall (1) */
     double w_previous;          /* each coordinate's pull to the previous frame, per frame: also what
                                  * damps the directions the tasks leave free (a hip's yaw beside the
                                  * pelvis' turn) so the steps converge (0.3) */
@@ -122,6 +127,17 @@ typedef struct kg_retarget_tuning {
     double root_speed;          /* m/s: the root's largest speed (4) */
     double root_turn_speed;     /* rad/s: and turning rate (12) */
     double limit_margin;        /* rad or m kept inside position limits (1e-6) */
+    double sole_face;           /* m: a sole is the foot's shapes' lowest points within this of the lowest
+                                 * (0.02) */
+    double sole_lean;           /* a shape's lowest points are its supports along straight down and down
+                                 * tilted this much (tan) towards the four horizontal diagonals: a box
+                                 * gives its bottom corners, a sphere the point it stands on (its box's
+                                 * corner was 7 mm out on G1's 5 mm sole spheres, and a foot turned on it
+                                 * slid on the real ones), a mesh its lowest vertices (0.1) */
+    double default_sole_back, default_sole_front, default_sole_half_width;
+                                /* m: without collision geometry under the ankle, a sole reaching this far
+                                 * behind, in front of and to each side of the foot link's origin (a
+                                 * warning says so) (0.08, 0.12, 0.05) */
     double sole_watch;          /* m: a swinging sole's corners lower than this get ground rows (0.05) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
     double collision_influence; /* m: pairs nearer than this get a row (0.03) */
@@ -138,6 +154,10 @@ typedef struct kg_retarget_tuning {
     double collision_tolerance; /* m: pair distances are measured to within this (GJK stops there:
                                  * dense mesh hulls spend most iterations on digits a margin of
                                  * millimetres does not need) (1e-4) */
+    int collision_rows;         /* the most watched pairs a step keeps apart, the first near ones in watch
+                                 * order; a frame that had more is counted in the report
+                                 * (collision_capped_frames) (64: G1's body has 25 pairs within 3 cm at
+                                 * worst) */
     double collision_gain;      /* the damper's xi: a step closes at most this fraction of the gap
                                  * beyond collision_safe (0.5) */
     double shift_fade;          /* s: a swinging foot aims at the source's foothold moved by the offset the
@@ -198,7 +218,8 @@ typedef struct kg_retarget_report {
     double pose_segment_mean_deg[10];          /* per segment, kg_retarget_segment_name order (NAN:
                                                 * not measured: no head) */
     /* balance: the cart-table ZMP of the output's COM (zmp_step differences) */
-    double zmp_outside_percent;                /* of frames with a foot down */
+    double zmp_outside_percent;                /* of frames with a foot down, but the first and last
+                                                * zmp_step (no central difference there) */
     double zmp_margin_min_mm;                  /* signed distance into the polygon (< 0: out) */
     double com_outside_double_percent;         /* of double-support frames: the COM out of the polygon */
     double com_outside_percent;                /* of frames with a foot down */
@@ -210,11 +231,12 @@ typedef struct kg_retarget_report {
     /* slack: frames where each kind gave more than tune.slack_least, and the most it gave (m or rad) */
     int slack_frames[KG_NSLACK];
     double slack_max[KG_NSLACK];
-    int infeasible_steps;                      /* QP steps solved again with slack */
     int qp_failures;                           /* steps the QP could not solve at all (the step is skipped) */
     double iterations_mean;                    /* QP steps per frame */
     int capped_frames;                         /* frames whose steps stopped at the cap (tune.iterations)
                                                 * before they converged (step_tolerance) */
+    int collision_capped_frames;               /* frames where a step had more watched pairs near than
+                                                * tune.collision_rows: the others were not kept apart */
     double seconds;                            /* in all */
     double setup_seconds;                      /* of which: the robot's preparation and the source's
                                                 * clip-level stages */

@@ -13,18 +13,10 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 
-/* A sole is the lowest face of the foot's collision shapes: their lowest
- * points within this height of the lowest one span its rectangle. */
-#define SOLE_FACE 0.02 /* m */
-/* A shape's lowest points: its support along straight down and along down
- * tilted this much (tan) towards each of the four horizontal diagonals, so a
- * box gives its bottom corners, a sphere the point it stands on (not its
- * bounding box's corner, 7 mm out for G1's 5 mm sole spheres: a foot turned
- * on that corner slid on its real ones) and a mesh its lowest vertices. */
-#define SOLE_LEAN 0.1
-/* Without collision geometry under the ankle, a sole of this size is assumed
- * at the foot link's origin (a warning says so). */
-static const double DEFAULT_SOLE[4] = {-0.08, 0.12, -0.05, 0.05}; /* x lo, hi, y lo, hi (m) */
+/* A sole is the lowest face of the foot's collision shapes (tuning
+ * sole_face, sole_lean); without collision geometry under the ankle, one of
+ * the tuning's default_sole_* size is assumed at the foot link's origin (a
+ * warning says so). */
 
 double rt_now(void) {
     struct timespec t;
@@ -45,7 +37,7 @@ static int is_below(const kg_model *m, int l, int anc) {
 
 /* The lowest points (SOLE_LEAN), in the foot link's frame, of the collision
  * shapes of every link below the ankle: pts gets up to max of them. */
-static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, double (*pts)[3], int max) {
+static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, double lean, double (*pts)[3], int max) {
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
@@ -57,9 +49,9 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, 
             const kg_convex *c = &rr->cm.shape[k];
             double Rs[9];
             kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
-            static const double lean[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+            static const double diag[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
             for (int dir = 0; dir < 5; dir++) {
-                double down[3] = {SOLE_LEAN * lean[dir][0], SOLE_LEAN * lean[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
+                double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
                 int hint = -1;
                 kg_mat3_tvec(ds, Rs, down);
                 kg_convex_support(c, ds, &hint, v);
@@ -76,25 +68,27 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, 
 
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
  * heights and offsets; returns the sole plane's height at rest. */
-static double soles(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
+static double soles(kg_retarget_robot *rr, const kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
     const kg_model *r = rr->model;
+    const double dflt[4] = {-t->default_sole_back, t->default_sole_front, -t->default_sole_half_width,
+                            t->default_sole_half_width}; /* x lo, hi, y lo, hi */
     const int *L = rr->map.link;
     double sole_z = INFINITY;
     for (int s = 0; s < 2; s++) {
         int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         double pts[256][3], lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zmin = INFINITY;
-        int np = foot_points(rr, d, s, pts, 256);
+        int np = foot_points(rr, d, s, t->sole_lean, pts, 256);
         for (int i = 0; i < np; i++) zmin = fmin(zmin, pts[i][2]);
         for (int i = 0; i < np; i++)
-            if (pts[i][2] <= zmin + SOLE_FACE)
+            if (pts[i][2] <= zmin + t->sole_face)
                 for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[i][a]), hi[a] = fmax(hi[a], pts[i][a]);
         if (np == 0 || !(hi[0] > lo[0]) || !(hi[1] > lo[1])) {
             kg_diag_add(dg, KG_WARNING, "retarget.no_sole", r->source, 0, NULL,
                         "the %s foot of '%s' has no collision geometry: a %.0f x %.0f cm sole at its link's origin "
                         "is assumed", s ? "right" : "left", r->name ? r->name : "",
-                        100 * (DEFAULT_SOLE[1] - DEFAULT_SOLE[0]), 100 * (DEFAULT_SOLE[3] - DEFAULT_SOLE[2]));
-            lo[0] = DEFAULT_SOLE[0], hi[0] = DEFAULT_SOLE[1], lo[1] = DEFAULT_SOLE[2], hi[1] = DEFAULT_SOLE[3];
-            zmin = 0;
+                        100 * (dflt[1] - dflt[0]), 100 * (dflt[3] - dflt[2]));
+            lo[0] = dflt[0], hi[0] = dflt[1], lo[1] = dflt[2], hi[1] = dflt[3];
+            zmin = 0, np = 0; /* the rectangle's corners are its points */
         }
         for (int k = 0; k < 4; k++) {
             rr->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
@@ -108,11 +102,11 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
         kg_mat3_tvec(lat, d->link_rot + 9 * foot, y);
         for (int e = 0; e < 2; e++) { /* a point it stands on: of the face's, or the rectangle's corners */
             double best = -INFINITY;
-            for (int k = 0; k < (np > 0 && zmin != 0 ? np : 4); k++) {
-                const double *pk = np > 0 && zmin != 0 ? pts[k] : rr->sole[s][k];
-                if (np > 0 && zmin != 0 && pts[k][2] > zmin + SOLE_FACE) continue;
-                double t = (e ? -1 : 1) * kg_vec3_dot(pk, fwd) + 1e-3 * kg_vec3_dot(pk, lat);
-                if (t > best) best = t, kg_vec3_copy(rr->sole_end[s][e], pk), rr->sole_end[s][e][2] = zmin;
+            for (int k = 0; k < (np > 0 ? np : 4); k++) {
+                const double *pk = np > 0 ? pts[k] : rr->sole[s][k];
+                if (np > 0 && pts[k][2] > zmin + t->sole_face) continue;
+                double v = (e ? -1 : 1) * kg_vec3_dot(pk, fwd) + 1e-3 * kg_vec3_dot(pk, lat);
+                if (v > best) best = v, kg_vec3_copy(rr->sole_end[s][e], pk), rr->sole_end[s][e][2] = zmin;
             }
         }
         const double *pf = d->link_pos + 3 * foot;
@@ -315,7 +309,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     kg_mesh_cache *mc = kg_mesh_cache_new();
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
-    double sole_z = soles(rr, d, dg);
+    double sole_z = soles(rr, d, &o->tune, dg);
     kg_mesh_cache_free(mc);
     if (driven_columns(rr) != 0) goto oom;
     if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||

@@ -272,6 +272,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     }
     int iters = g->first ? w->t.first_iterations : w->t.iterations;
     res->capped = 1;
+    w->collision_capped = 0;
     for (int i = 0; i < w->nx; i++) w->trust[i] = 1, w->x_last[i] = 0;
     for (int it = 0; it < iters && res->capped; it++) {
         res->iterations++;
@@ -281,6 +282,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     w->frame++;
     merit_here(w, g); /* the violations left: the slack each kind took */
     memcpy(res->slack, w->viol, sizeof res->slack);
+    res->collision_capped = w->collision_capped;
     memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
     kg_vec3_copy(w->base_prev, w->d->base_pos), kg_mat3_copy(w->base_prev + 3, w->d->base_rot);
     w->have_prev = 1;
@@ -298,7 +300,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->balance = o->balance, w->avoid = o->avoid_self_collision && rr->nwatch > 0;
     w->nx = rr->nx;
     w->meq = RT_MAX_EQ + 6 * m->nloop;
-    w->min = RT_MAX_IN + 12 * m->nloop;
+    w->min = RT_MAX_IN + 12 * m->nloop + (o->tune.collision_rows > 0 ? o->tune.collision_rows : 0);
     const size_t nx = (size_t)w->nx;
     w->d = kg_data_new(m);
     w->H = malloc(nx * nx * sizeof(double)), w->g = malloc(nx * sizeof(double)), w->x = malloc(nx * sizeof(double));

@@ -8,11 +8,10 @@
 
 /* Most rows a step can have, beyond the ones counted from the model. */
 #define RT_MAX_EQ 12        /* two planted feet held (6 rows each) */
-#define RT_MAX_IN (24 + 8 + 2 + RT_MAX_COLLISION + 8)
+#define RT_MAX_IN (24 + 8 + 4)
                             /* feet approaching their pins (two rows a component), soles' corners,
-                             * legs' reach, watched pairs, support polygon edges */
-#define RT_MAX_COLLISION 64 /* the nearest watched pairs a step can keep apart (a cap no corpus robot
-                             * reaches: G1's body has 25 pairs within 3 cm at worst) */
+                             * the COM approaching its reference (two rows an axis); plus the
+                             * tuning's collision_rows */
 
 /* A watched pair as last measured: at frame `frame`, its links' motion bounds
  * summing to `moved`; its distance (reach when farther), normal and world
@@ -54,6 +53,7 @@ struct rt_step {
     rt_pair *pairs;            /* [nwatch] */
     int frame;                 /* frames solved so far */
     int eval;                  /* evaluating the merit only (no Jacobians) */
+    int collision_capped;      /* a step this frame left near pairs out (more than collision_rows) */
     double merit;              /* costs and weighted violations at the pose */
     double viol[KG_NSLACK];    /* each kind's largest violation at the step's pose (m, rad) */
 };
