@@ -78,8 +78,9 @@ void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
 /* Forward dynamics: a [nv] = M^-1 (tau - C v - g + sum J_i^T fext_i). tau, v:
  * [nv], NULL meaning zero. Returns 0, or the number of joints whose articulated
  * inertia is singular (a moving subtree without mass: a virtual link, a massless
- * end frame on a joint); their accelerations are those of the pseudo-inverse
- * direction (zero along the singular directions). */
+ * end frame on a joint); the singular pivots of their joint's LDL^T are
+ * dropped (no acceleration along those directions), so the answer is then one
+ * choice among many, not an error. */
 int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *tau,
                const double *fext, double *a);
 
