@@ -12,6 +12,7 @@ echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $
 if [ -f "$g1" ]; then
     "$bin/bench_fk" "$g1" | tee "$out/fk_kinegraph_g1.json"
     "$bin/bench_jacobian" "$g1" left_rubber_hand | tee "$out/jacobian_kinegraph_g1.json"
+    "$bin/bench_dynamics" "$g1" | tee "$out/dynamics_g1.json"
     [ -x "$bin/peers_fk" ] && "$bin/peers_fk" "$g1" 20000 left_rubber_hand 2>/dev/null | tee "$out/fk_peers_g1.json"
 else
     echo "NOTICE: $data absent; the G1 benchmarks are skipped"

@@ -1,0 +1,167 @@
+/* The dynamics workspace, and what depends on the pose alone: each link's
+ * inertia and each joint's motion subspace in world axes about the child's
+ * origin (the conventions are in internal.h), plus the joints' velocity
+ * products that every recursive algorithm needs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dynamics/internal.h"
+#include "core/arena.h"
+
+const kg_dyn_options kg_dyn_default = {{0, 0, -9.81}};
+
+kg_dyn *kg_dyn_new(const kg_model *m) {
+    kg_dyn *w = kg_xcalloc(1, sizeof *w);
+    const size_t L = (size_t)m->nlink, V = (size_t)m->nv + 1;
+    w->nlink = m->nlink;
+    w->nv = m->nv;
+    w->joint_link = kg_xcalloc(L, sizeof *w->joint_link);
+    /* one block for the doubles: each array's size in doubles */
+    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
+                            6 * V, 6 * V, V};
+    double **slots[] = {&w->pos, &w->r, &w->rb, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
+                        &w->U, &w->Dinv, &w->u};
+    size_t total = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += sizes[k];
+    double *block = kg_xcalloc(total, sizeof *block);
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        *slots[k] = block;
+        block += sizes[k];
+    }
+    for (int i = 0; i < m->nlink; i++) w->joint_link[i] = m->link[i].joint;
+    return w;
+}
+
+void kg_dyn_free(kg_dyn *w) {
+    if (!w) return;
+    free(w->pos); /* the first slot owns the block */
+    free(w->joint_link);
+    free(w);
+}
+
+/* A unit rotation about a through the point o, seen at p: (a; a x (p - o)). */
+static void unit_rotation(double *s, const double a[3], const double o[3], const double p[3]) {
+    double d[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
+    kg_vec3_copy(s, a);
+    kg_vec3_cross(s + 3, a, d);
+}
+
+static void unit_translation(double *s, const double a[3]) {
+    s[0] = s[1] = s[2] = 0;
+    kg_vec3_copy(s + 3, a);
+}
+
+/* The columns of joint j's motion subspace (6 doubles each, at its vadr). */
+static void joint_subspace(const kg_model *m, const kg_data *d, int j, double *S) {
+    const kg_joint *J = &m->joint[j];
+    const int i = J->child;
+    const kg_kin *k = &m->kin[i];
+    const double *Rp = d->link_rot + 9 * k->parent, *Ri = d->link_rot + 9 * i, *pi = d->link_pos + 3 * i;
+    double a[3], F[9];
+    switch (J->type) {
+    case KG_JOINT_REVOLUTE:
+    case KG_JOINT_CONTINUOUS:
+        kg_mat3_vec(a, Ri, J->axis);
+        unit_rotation(S, a, pi, pi);
+        break;
+    case KG_JOINT_PRISMATIC:
+        kg_mat3_vec(a, Ri, J->axis);
+        unit_translation(S, a);
+        break;
+    case KG_JOINT_PLANAR:
+        kg_mat3_vec(a, Rp, k->u0);
+        unit_translation(S, a);
+        kg_mat3_vec(a, Rp, k->v0);
+        unit_translation(S + 6, a);
+        kg_mat3_vec(a, Ri, J->axis);
+        unit_rotation(S + 12, a, pi, pi);
+        break;
+    case KG_JOINT_FLOATING: /* translations along, then rotations about, the joint frame's axes */
+        kg_mat3_mul(F, Rp, k->r0);
+        for (int c = 0; c < 3; c++) {
+            double e[3] = {F[c], F[3 + c], F[6 + c]};
+            unit_translation(S + 6 * c, e);
+            unit_rotation(S + 18 + 6 * c, e, pi, pi);
+        }
+        break;
+    case KG_JOINT_COMPOUND: { /* replay the axes: each acts in the frame the ones before left */
+        const double *pp = d->link_pos + 3 * k->parent, *q = d->q + J->qadr;
+        double R[9], o[3], t[3];
+        kg_mat3_mul(R, Rp, k->r0);
+        kg_mat3_vec(t, Rp, k->p0);
+        for (int c = 0; c < 3; c++) o[c] = pp[c] + t[c];
+        for (int x = 0; x < J->naxis; x++) {
+            const kg_axis *ax = &m->axis[J->axis_first + x];
+            kg_mat3_vec(a, R, ax->dir);
+            if (ax->kind == KG_AXIS_TRANSLATION) {
+                unit_translation(S + 6 * ax->coord, a);
+                for (int c = 0; c < 3; c++) o[c] += q[ax->coord] * a[c];
+            } else {
+                double r[9], nr[9];
+                unit_rotation(S + 6 * ax->coord, a, o, pi);
+                kg_rot_axis_angle(r, ax->dir, q[ax->coord]);
+                kg_mat3_mul(nr, R, r);
+                kg_mat3_copy(R, nr);
+            }
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Link i's inertia about its origin in world axes: I = R Ic R^T + m (c.c E - c c^T). */
+static void link_inertia(const kg_link *L, const double *R, double *rb) {
+    const double m = L->mass;
+    double c[3], Iw[9];
+    kg_mat3_vec(c, R, L->com);
+    kg_inertia_rotate(Iw, R, L->inertia);
+    const double cc = kg_vec3_dot(c, c);
+    rb[RB_M] = m;
+    for (int a = 0; a < 3; a++) rb[RB_H + a] = m * c[a];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) rb[RB_I + 3 * a + b] = Iw[3 * a + b] + m * ((a == b ? cc : 0) - c[a] * c[b]);
+}
+
+void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w) {
+    memcpy(w->pos, d->link_pos, 3 * (size_t)m->nlink * sizeof *w->pos);
+    for (int i = 0; i < m->nlink; i++) {
+        const int p = m->link[i].parent;
+        double *r = w->r + 3 * i;
+        if (p < 0) r[0] = r[1] = r[2] = 0;
+        else
+            for (int a = 0; a < 3; a++) r[a] = d->link_pos[3 * i + a] - d->link_pos[3 * p + a];
+        link_inertia(&m->link[i], d->link_rot + 9 * i, w->rb + RB_SIZE * i);
+    }
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].nv > 0) joint_subspace(m, d, j, w->S + 6 * m->joint[j].vadr);
+}
+
+void dyn_joint_velocity(const kg_model *m, const kg_dyn *w, int j, const double *vp, const double *qd, double *vJ,
+                        double *zeta) {
+    const kg_joint *J = &m->joint[j];
+    const double *S = w->S + 6 * J->vadr;
+    sv_zero(vJ);
+    if (J->type != KG_JOINT_COMPOUND) {
+        for (int c = 0; c < J->nv; c++)
+            for (int e = 0; e < 6; e++) vJ[e] += S[6 * c + e] * qd[c];
+        double t[3];
+        sv_cross_motion(zeta, vp, vJ);
+        kg_vec3_cross(t, vJ + 3, vJ);
+        zeta[3] += t[0], zeta[4] += t[1], zeta[5] += t[2];
+        return;
+    }
+    /* each axis is fixed in the frame the axes before it leave: its subspace
+     * changes at (velocity of that frame) x (its motion) */
+    double vk[6], z[6];
+    for (int e = 0; e < 6; e++) vk[e] = vp[e];
+    sv_zero(zeta);
+    for (int x = 0; x < J->naxis; x++) {
+        const int c = m->axis[J->axis_first + x].coord;
+        double s[6];
+        for (int e = 0; e < 6; e++) s[e] = S[6 * c + e] * qd[c];
+        sv_cross_motion(z, vk, s);
+        for (int e = 0; e < 6; e++) zeta[e] += z[e], vk[e] += s[e], vJ[e] += s[e];
+    }
+}
