@@ -115,7 +115,7 @@ double rt_polygon_distance(const double (*p)[2], int n, const double x[2], doubl
     int out = 0;
     for (int i = 0; i < n; i++) {
         const double *a = p[i], *b = p[(i + 1) % n];
-        double len = hypot(b[0] - a[0], b[1] - a[1]);
+        double len = sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]));
         if (len <= 0) continue;
         double side = ((b[0] - a[0]) * (x[1] - a[1]) - (b[1] - a[1]) * (x[0] - a[0])) / len; /* > 0: inside */
         inside = fmin(inside, side);
@@ -127,15 +127,23 @@ double rt_polygon_distance(const double (*p)[2], int n, const double x[2], doubl
     if (!in) return dist;
     in[0] = x[0], in[1] = x[1];
     if (dist >= margin) return dist;
-    /* towards the centroid until margin inside (bisection on the fraction of the way) */
-    double c[2] = {0, 0}, lo = 0, hi = 1;
+    /* towards the centroid until margin inside: the least fraction t of the way
+     * that puts y = x + t (c - x) margin inside every edge (each edge's side is
+     * linear in t), the centroid itself when none does */
+    double c[2] = {0, 0}, t = 0;
     for (int i = 0; i < n; i++) c[0] += p[i][0] / n, c[1] += p[i][1] / n;
-    for (int it = 0; it < 40; it++) {
-        double mid = 0.5 * (lo + hi), y[2] = {x[0] + mid * (c[0] - x[0]), x[1] + mid * (c[1] - x[1])};
-        if (rt_polygon_distance(p, n, y, 0, NULL) >= margin) hi = mid;
-        else lo = mid;
+    for (int i = 0; i < n && n >= 3; i++) {
+        const double *a = p[i], *b = p[(i + 1) % n];
+        double ex = b[0] - a[0], ey = b[1] - a[1], len = sqrt(ex * ex + ey * ey);
+        if (len <= 0) continue;
+        double s0 = (ex * (x[1] - a[1]) - ey * (x[0] - a[0])) / len; /* the side at x, > 0 inside */
+        double ds = (ex * (c[1] - x[1]) - ey * (c[0] - x[0])) / len; /* its change along x -> c */
+        if (s0 >= margin) continue;
+        t = ds > 0 ? fmax(t, (margin - s0) / ds) : 1;
     }
-    in[0] = x[0] + hi * (c[0] - x[0]), in[1] = x[1] + hi * (c[1] - x[1]);
+    if (n < 3) t = 1;
+    t = fmin(t, 1);
+    in[0] = x[0] + t * (c[0] - x[0]), in[1] = x[1] + t * (c[1] - x[1]);
     return dist;
 }
 
