@@ -12,7 +12,9 @@ static const char help[] =
     "usage: kinegraph convert IN OUT [--to FORMAT] [--ledger FILE.json] [--force] [options]\n"
     "\n"
     "Reads IN and writes OUT in the format its extension names (or --to): urdf, dae (COLLADA\n"
-    "1.5), bvh, csv, json. URDF and COLLADA are written from any model; BVH keeps the\n"
+    "1.5), bvh, csv, json, xml (MJCF, MuJoCo's format). URDF, COLLADA and MJCF are written\n"
+    "from any model (MJCF meshes that MuJoCo cannot read go beside it as STL); gltf and glb\n"
+    "(glTF 2.0) hold the link tree, visual geometry and the motion as an animation; BVH keeps the\n"
     "hierarchy, channel order and frame\n"
     "time; CSV and JSON are trajectories: one row per frame with time, root position, root\n"
     "orientation (quaternion w x y z) and every joint coordinate by name (see the README).\n"
@@ -23,7 +25,7 @@ static const char help[] =
     "is not converted unless --force.\n"
     "\n"
     "options:\n"
-    "  --to FORMAT            urdf, dae, bvh, csv or json, whatever OUT's extension\n"
+    "  --to FORMAT            urdf, dae, bvh, csv, json, mjcf, gltf or glb, whatever OUT's extension\n"
     "  --ledger FILE.json     write the conversion ledger there\n"
     "  --force                convert even when the input has errors\n";
 
@@ -86,11 +88,12 @@ int kg_cmd_convert(int argc, char **argv) {
     }
     if (!in || !out) return kg_cli_usage_error("convert", "give IN and OUT");
     if (!to && !kg_output_format(out))
-        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json or --to)",
+        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf, .glb or --to)",
                                   out);
     if (to && !strcmp(to, "dae")) to = "collada";
-    if (to && strcmp(to, "urdf") && strcmp(to, "collada") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json"))
-        return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv or json");
+    if (to && strcmp(to, "urdf") && strcmp(to, "collada") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json") &&
+        strcmp(to, "mjcf") && strcmp(to, "gltf") && strcmp(to, "glb"))
+        return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv, json, mjcf, gltf or glb");
     c.model_path = in;
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     int rc = 0;

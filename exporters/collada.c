@@ -51,6 +51,7 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
+#include "exporters/primitives.h"
 #include "formats/mesh.h"
 #include "formats/number.h"
 
@@ -235,97 +236,6 @@ static void int_list(cw *x, const int *v, int n) {
     end(x);
 }
 
-/* A triangle list under construction (primitives). */
-typedef struct tris {
-    double *v;
-    int *t;
-    int nv, nt, capv, capt;
-} tris;
-
-static int tv(tris *s, double x0, double y0, double z0) {
-    if (s->nv == s->capv) {
-        s->capv = s->capv ? 2 * s->capv : 64;
-        s->v = realloc(s->v, (size_t)s->capv * 3 * sizeof *s->v);
-    }
-    double *o = s->v + 3 * s->nv;
-    o[0] = x0, o[1] = y0, o[2] = z0;
-    return s->nv++;
-}
-
-static void tt(tris *s, int a, int b, int c) {
-    if (s->nt == s->capt) {
-        s->capt = s->capt ? 2 * s->capt : 64;
-        s->t = realloc(s->t, (size_t)s->capt * 3 * sizeof *s->t);
-    }
-    int *o = s->t + 3 * s->nt++;
-    o[0] = a, o[1] = b, o[2] = c;
-}
-
-enum { SEGMENTS = 32, RINGS = 16 };
-
-/* A surface of revolution about z: rings of (radius, z) from bottom to top, the
- * first and last radius 0 (poles). */
-static void revolve(tris *s, const double (*ring)[2], int nring) {
-    int first = s->nv;
-    for (int r = 0; r < nring; r++)
-        for (int k = 0; k < SEGMENTS; k++) {
-            double a = 2 * KG_PI * k / SEGMENTS;
-            tv(s, ring[r][0] * cos(a), ring[r][0] * sin(a), ring[r][1]);
-        }
-    for (int r = 0; r + 1 < nring; r++)
-        for (int k = 0; k < SEGMENTS; k++) {
-            int a = first + r * SEGMENTS + k, b = first + r * SEGMENTS + (k + 1) % SEGMENTS;
-            int c = a + SEGMENTS, d = b + SEGMENTS;
-            if (ring[r][0] > 0) tt(s, a, b, d);
-            if (ring[r + 1][0] > 0) tt(s, a, d, c);
-        }
-}
-
-/* Triangles of a primitive geom (counter-clockwise seen from outside). */
-static void primitive_tris(const kg_geom *G, tris *s) {
-    double (*ring)[2] = malloc((2 * RINGS + 4) * sizeof *ring);
-    int n = 0;
-    switch (G->type) {
-    case KG_GEOM_BOX: {
-        static const int face[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
-        for (int i = 0; i < 8; i++)
-            tv(s, (i & 1 ? 0.5 : -0.5) * G->size[0], (i & 2 ? 0.5 : -0.5) * G->size[1], (i & 4 ? 0.5 : -0.5) * G->size[2]);
-        for (int f = 0; f < 6; f++) {
-            tt(s, face[f][0], face[f][1], face[f][2]);
-            tt(s, face[f][0], face[f][2], face[f][3]);
-        }
-        break;
-    }
-    case KG_GEOM_CYLINDER: {
-        double r = G->size[0], h = G->size[1] / 2;
-        double cyl[4][2] = {{0, -h}, {r, -h}, {r, h}, {0, h}};
-        revolve(s, cyl, 4);
-        break;
-    }
-    case KG_GEOM_SPHERE:
-    case KG_GEOM_CAPSULE: {
-        double r = G->size[0], h = G->type == KG_GEOM_CAPSULE ? G->size[1] / 2 : 0;
-        for (int i = 0; i <= RINGS; i++) { /* bottom hemisphere, then top */
-            double a = -KG_PI / 2 + KG_PI * i / RINGS;
-            double z = r * sin(a);
-            if (i == RINGS / 2 && h > 0) {
-                ring[n][0] = r, ring[n++][1] = -h;
-                ring[n][0] = r, ring[n++][1] = h;
-                continue;
-            }
-            ring[n][0] = i == 0 || i == RINGS ? 0 : r * cos(a);
-            ring[n++][1] = z + (i < RINGS / 2 ? -h : i > RINGS / 2 ? h : 0);
-        }
-        revolve(s, (const double (*)[2])ring, n);
-        break;
-    }
-    default:
-        break;
-    }
-    free(ring);
-}
-
-
 /* Does geom b have the same source as geom a (and so share its <geometry>)? */
 static int same_source(const kg_geom *a, const kg_geom *b) {
     if (a->type != b->type) return 0;
@@ -478,8 +388,8 @@ static void library_geometries(cw *x) {
             free(v);
             free(t);
         } else {
-            tris s = {0};
-            if (G->type != KG_GEOM_MESH) primitive_tris(G, &s);
+            kg_tris s = {0};
+            if (G->type != KG_GEOM_MESH) kg_primitive_tris(G, &s);
             mesh_element(x, k, s.v, s.nv, s.t, NULL, 0, s.nt);
             free(s.v);
             free(s.t);

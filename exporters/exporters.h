@@ -48,6 +48,15 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
 /* COLLADA 1.5 (kinematics, articulated systems, physics, visual scene). */
 int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d);
+/* MJCF (MuJoCo 2.2.2 and later) from any model: bodies, joints, inertials, geoms
+ * (meshes MuJoCo cannot read written as STL beside path), motors from effort
+ * limits, contact exclusions, loops and couplings as equalities. */
+int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                   kg_diags *d);
+/* glTF 2.0 (.glb, or .gltf with "<name>.bin" beside path): link nodes, visual
+ * geometry with materials, the motion as an animation. */
+int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                   kg_diags *d);
 /* URDF 1.0 from any model: loops, compound joints and the like are reported. */
 int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d);

@@ -17,6 +17,9 @@ static const struct {
     {"csv", ".csv", kg_export_csv},
     {"json", ".json", kg_export_json},
     {"lafan1", ".lafan1.csv", kg_export_csv_lafan1}, /* by name only: .csv is the first's */
+    {"mjcf", ".xml", kg_export_mjcf},
+    {"gltf", ".gltf", kg_export_gltf}, /* the buffer beside it */
+    {"glb", ".glb", kg_export_gltf},
 };
 
 const char *kg_output_format(const char *path) {
@@ -57,6 +60,6 @@ int kg_save_with(const char *path, const char *format, const kg_model *m, const 
         return 0;
     }
     kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
-                "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv or .json)", path);
+                "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf or .glb)", path);
     return -1;
 }

@@ -1,0 +1,235 @@
+/* glTF 2.0 export (exporters/gltf.c): the Khronos validator (npm gltf-validator,
+ * run by tests/gltf_validate.js under node; skipped with a notice when it is
+ * not installed) finds 0 errors, and assimp reads the file back with every
+ * link node where FK puts the link (1e-6 of the model's size: glTF stores
+ * float32), at the rest pose and, for a motion, at sampled frames of its
+ * animation. On the sample humanoid, the sample walk (a BVH clip, .gltf with
+ * its .bin) and every corpus URDF that loads without errors. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#define _DEFAULT_SOURCE   /* mkdtemp */
+#include "testutil.h"
+
+#include <assimp/cimport.h>
+#include <assimp/scene.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "core/fk.h"
+#include "core/motion.h"
+#include "formats/load.h"
+#include "formats/save.h"
+
+static char tmpdir[] = "/tmp/kg_gltf_XXXXXX";
+
+static const struct aiNode *find(const struct aiNode *n, const char *name) {
+    if (!strcmp(n->mName.data, name)) return n;
+    for (unsigned k = 0; k < n->mNumChildren; k++) {
+        const struct aiNode *c = find(n->mChildren[k], name);
+        if (c) return c;
+    }
+    return NULL;
+}
+
+/* A node's local transform: its animation's key f when it has one, else its own. */
+static struct aiMatrix4x4 local(const struct aiScene *s, const struct aiNode *n, int f) {
+    for (unsigned a = 0; s->mNumAnimations && a < s->mAnimations[0]->mNumChannels; a++) {
+        const struct aiNodeAnim *c = s->mAnimations[0]->mChannels[a];
+        if (strcmp(c->mNodeName.data, n->mName.data)) continue;
+        struct aiMatrix3x3 r;
+        aiMatrix3FromQuaternion(&r, &c->mRotationKeys[f].mValue);
+        struct aiVector3D p = c->mPositionKeys[f].mValue;
+        struct aiMatrix4x4 m = {r.a1, r.a2, r.a3, p.x, r.b1, r.b2, r.b3, p.y, r.c1, r.c2, r.c3, p.z, 0, 0, 0, 1};
+        return m;
+    }
+    return n->mTransformation;
+}
+
+/* Largest difference between assimp's link poses (relative to the root link's
+ * parent node) and FK in d, positions over scale. */
+static double pose_error(const struct aiScene *s, const kg_model *m, const kg_data *d, int f, double scale) {
+    double worst = 0;
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real >= 0) continue;
+        const struct aiNode *n = find(s->mRootNode, m->link[i].name);
+        if (!n) fail_msg("no node '%s'", m->link[i].name);
+        struct aiMatrix4x4 T = local(s, n, f);
+        for (const struct aiNode *p = n; strcmp(p->mName.data, m->link[0].name) && p->mParent; p = p->mParent) {
+            struct aiMatrix4x4 P = local(s, p->mParent, f);
+            aiMultiplyMatrix4(&P, &T);
+            T = P;
+        }
+        const double *R = d->link_rot + 9 * i, *x = d->link_pos + 3 * i;
+        const float *t = &T.a1;
+        for (int r = 0; r < 3; r++) {
+            worst = fmax(worst, fabs(t[4 * r + 3] - x[r]) / scale);
+            for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(t[4 * r + c] - R[3 * r + c]));
+        }
+    }
+    return worst;
+}
+
+static double model_scale(const kg_model *m, kg_data *d) {
+    kg_fk(m, d);
+    double s = 1;
+    for (int i = 0; i < 3 * m->nlink; i++) s = fmax(s, fabs(d->link_pos[i]));
+    return s;
+}
+
+/* Writes m (and mo) to name, reads it back with assimp; returns the worst pose error. */
+static double round_trip(const kg_model *m, const kg_motion *mo, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    int rc = kg_save(path, NULL, m, mo, &l, &d);
+    if (rc) kg_test_print_diags(&d);
+    assert_int_equal(rc, 0);
+    const struct aiScene *s = aiImportFile(path, 0);
+    if (!s) fail_msg("assimp cannot read %s: %s", path, aiGetErrorString());
+    kg_data *kd = kg_data_new(m);
+    double scale = model_scale(m, kd), worst = 0;
+    if (mo && mo->nframes > 1) {
+        assert_int_equal(s->mNumAnimations, 1);
+        int frames[] = {0, mo->nframes / 3, mo->nframes / 2, mo->nframes - 1};
+        for (int k = 0; k < 4; k++) {
+            kg_motion_pose(mo, frames[k], kd);
+            kg_fk(m, kd);
+            worst = fmax(worst, pose_error(s, m, kd, frames[k], scale));
+        }
+    } else {
+        if (mo) kg_motion_pose(mo, 0, kd);
+        kg_fk(m, kd);
+        worst = pose_error(s, m, kd, 0, scale);
+    }
+    aiReleaseImport(s);
+    kg_data_free(kd);
+    kg_ledger_clear(&l);
+    kg_diags_clear(&d);
+    return worst;
+}
+
+static void test_samples(void **state) {
+    (void)state;
+    kg_model *m = kg_test_load(KG_SOURCE_DIR "/samples/humanoid.urdf");
+    double e = round_trip(m, NULL, "humanoid.glb");
+    printf("humanoid.glb: link poses %.1e\n", e);
+    assert_true(e <= 1e-6);
+    kg_model_free(m);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *mo = NULL;
+    m = kg_load_clip(KG_SOURCE_DIR "/samples/walk.bvh", NULL, &mo, &d);
+    assert_non_null(m);
+    assert_non_null(mo);
+    e = round_trip(m, mo, "walk.gltf");
+    printf("walk.gltf: link poses at 4 frames of %d: %.1e\n", mo->nframes, e);
+    assert_true(e <= 1e-6);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+static int corpus_files;
+
+static int export_urdf(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)ftw;
+    size_t n = strlen(path);
+    if (flag != FTW_F || n < 5 || strcasecmp(path + n - 5, ".urdf")) return 0;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(path, NULL, &d);
+    int errors = 0;
+    for (size_t k = 0; k < d.count; k++) errors += d.items[k].severity >= KG_ERROR;
+    kg_diags_clear(&d);
+    if (m && !errors) {
+        char name[300];
+        snprintf(name, sizeof name, "corpus_%d.glb", corpus_files++);
+        double e = round_trip(m, NULL, name);
+        printf("%-40s %s: link poses %.1e\n", strrchr(path, '/') + 1, name, e);
+        if (!(e <= 1e-6)) fail_msg("%s: %g", path, e);
+    }
+    kg_model_free(m);
+    return 0;
+}
+
+static void test_corpus(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/urdf", data);
+    assert_int_equal(nftw(dir, export_urdf, 16, FTW_PHYS), 0);
+    assert_true(corpus_files > 20);
+}
+
+/* Every file written above, through the Khronos validator. */
+static void test_validator(void **state) {
+    (void)state;
+    const char *mod = getenv("KINEGRAPH_GLTF_VALIDATOR"); /* a node_modules folder holding gltf-validator */
+    char paths[3][4096], cmd[16384];
+    snprintf(paths[0], sizeof paths[0], "%s", mod ? mod : "");
+    snprintf(paths[1], sizeof paths[1], "%s/npm/node_modules", KG_BINARY_DIR);
+    FILE *p = popen("npm root -g 2>/dev/null", "r");
+    paths[2][0] = 0;
+    if (p) {
+        if (fgets(paths[2], sizeof paths[2], p)) paths[2][strcspn(paths[2], "\n")] = 0;
+        pclose(p);
+    }
+    const char *found = NULL;
+    for (int k = 0; k < 3 && !found; k++) {
+        char probe[4200 + 4096];
+        snprintf(probe, sizeof probe, "%.4000s/gltf-validator/package.json", paths[k]);
+        if (paths[k][0] && access(probe, R_OK) == 0) found = paths[k];
+    }
+    if (!found || system("node --version >/dev/null 2>&1") != 0) {
+        printf("SKIPPED: the Khronos glTF validator is not installed (npm install gltf-validator, then set "
+               "KINEGRAPH_GLTF_VALIDATOR to its node_modules folder)\n");
+        skip();
+    }
+    snprintf(cmd, sizeof cmd, "cd '%s' && NODE_PATH='%s' node '%s/tests/gltf_validate.js' *.glb *.gltf > report.jsonl",
+             tmpdir, found, KG_SOURCE_DIR);
+    assert_int_equal(system(cmd), 0);
+    char report[4200];
+    snprintf(report, sizeof report, "%s/report.jsonl", tmpdir);
+    FILE *f = fopen(report, "r");
+    assert_non_null(f);
+    char line[65536];
+    int files = 0, errors = 0, warnings = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_t *j = json_loads(line, 0, NULL);
+        assert_non_null(j);
+        int e = (int)json_integer_value(json_object_get(j, "errors"));
+        if (e) printf("%s: %s\n", json_string_value(json_object_get(j, "file")), line);
+        errors += e != 0, warnings += (int)json_integer_value(json_object_get(j, "warnings"));
+        files++;
+        json_decref(j);
+    }
+    fclose(f);
+    printf("gltf-validator: %d files, %d with errors, %d warnings in all\n", files, errors, warnings);
+    assert_int_equal(errors, 0);
+    assert_true(files >= 2);
+}
+
+static int setup(void **state) {
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    kg_test_remove_dir(tmpdir);
+    return 0;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_validator),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
