@@ -274,9 +274,14 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     res->capped = 1;
     w->collision_capped = 0;
     for (int i = 0; i < w->nx; i++) w->trust[i] = 1, w->x_last[i] = 0;
+    /* converged when a step moves no coordinate step_tolerance, or when the steps shrink so
+     * that the next one would not (the tail converges linearly: one solve fewer a frame) */
+    double last = 0;
     for (int it = 0; it < iters && res->capped; it++) {
         res->iterations++;
-        res->capped = one_step(w, g, res) >= w->t.step_tolerance;
+        double big = one_step(w, g, res), next = last > 0 && big < last ? big * big / last : INFINITY;
+        res->capped = big >= w->t.step_tolerance && next >= w->t.step_tolerance;
+        last = big;
     }
     kinematics(w);
     w->frame++;
