@@ -106,6 +106,7 @@ typedef struct node {
     int line;
     double offset[3];
     int has_offset;
+    int has_channels; /* a CHANNELS line was read (CHANNELS 0 included) */
     int nchan;
     int chan[6];
 } node;
@@ -276,6 +277,14 @@ static int read_hierarchy(bvh *p) {
                 return -1;
             }
             node *n = &p->nodes[stack[depth - 1]];
+            /* a second CHANNELS line would leave the per-frame count (p->nchannels)
+             * disagreeing with the joints' channels, and which line the frame
+             * values follow is ambiguous: refuse it rather than guess */
+            if (n->has_channels) {
+                err(p, "bvh.bad_channels", "CHANNELS", "joint '%s' has a second CHANNELS line", n->name);
+                return -1;
+            }
+            n->has_channels = 1;
             char *q = rest, *e;
             long count = strtol(q, &e, 10);
             if (e == q || count < 0 || count > 6) {

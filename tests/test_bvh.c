@@ -451,6 +451,10 @@ static void test_errors(void **state) {
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 2 Xrotation Wrotation\n}\nMOTION\n", "bvh.bad_channels", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation\n}\nMOTION\n", "bvh.bad_channels", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0\n}\nMOTION\n", "bvh.bad_number", 4},
+        /* issue 26: a second CHANNELS line made a wild heap write when reading frames */
+        {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n CHANNELS 3 Xrotation Yrotation Zrotation\n}\n"
+         "MOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3 4\n", "bvh.bad_channels", 6},
+        {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 0\n CHANNELS 0\n}\nMOTION\n", "bvh.bad_channels", 6},
         {"HIERARCHY\nROOT a\n{\n CHANNELS 0\n}\nMOTION\n", "bvh.no_offset", 2},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\nMOTION\n", "bvh.syntax", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n}\n}\n", "bvh.syntax", 6},

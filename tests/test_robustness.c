@@ -308,6 +308,13 @@ static void test_generated_extremes(void **state) {
     exercise("bin.urdf", "\x00\x01\x02\xff<robot", 10);
     exercise("decl.urdf", "<?xml version='1.0'?>", 21);
     exercise("utf16.urdf", "\xff\xfe<\0r\0o\0b\0o\0t\0/\0>\0", 16);
+    /* issue 26: two CHANNELS lines on one joint wrote outside the frame (ASan) */
+    format = "bvh";
+    const char *two = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n"
+                      " CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                      "1e9 2e9 3e9 4e9 5e9 6e9\n1 2 3 4 5 6\n";
+    exercise("two_channels.bvh", two, strlen(two));
+    format = "urdf";
 
     /* a 20 000-link chain: no recursion may depend on the depth of the tree */
     sbuf b = {0};
