@@ -17,6 +17,13 @@
  * default, 256, is below what a 130-link chain written as COLLADA needs: each
  * link is two levels, <attachment_full><link>). */
 #define KG_LIMIT_XML_DEPTH (2 * KG_LIMIT_DEPTH + 64)
+/* Frames of a COLLADA animation, sampled on the keys' time grid (10^6 frames
+ * of a 30-joint skeleton are 240 MB of motion); more is an error and the
+ * first ones are kept. */
+#define KG_LIMIT_COLLADA_FRAMES 1000000
+/* <animation>s nested in <animation>s (kinegraph writes them flat; read by
+ * recursion, one small frame a level). */
+#define KG_LIMIT_ANIMATION_DEPTH 256
 /* Written files are indented by depth only this far: deeper levels keep this
  * indentation, so a file's size stays linear in the number of links (a
  * 10 000-link chain indented in full is 700 MB of blanks). */

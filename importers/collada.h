@@ -135,6 +135,7 @@ typedef struct cd_anim {
     int nch;
     double t0, t1;     /* the clip's range (t1 <= t0: none) */
     int odd_interp;
+    int too_deep;      /* nested animations past the limit were met (said once) */
 } cd_anim;
 
 /* The channels of the first animation clip, or of every animation. */
