@@ -107,10 +107,15 @@ int kg_cmd_convert(int argc, char **argv) {
         kg_ledger ledger;
         kg_ledger_init(&ledger);
         if (kg_save(out, to, m, c.motion, &ledger, &c.diags) != 0) {
-            for (size_t k = before; k < c.diags.count; k++)
-                fprintf(stderr, "%s: error: %s [%s]\n", c.diags.items[k].file ? c.diags.items[k].file : out,
-                        c.diags.items[k].message, c.diags.items[k].code);
-            rc = strncmp(c.diags.items[c.diags.count - 1].code, "io.", 3) == 0 ? KG_EXIT_OUTPUT : KG_EXIT_ERRORS;
+            /* exit 3 when the output could not be written (an io. error among
+             * what kg_save added), else 1; kg_save adds at least one error */
+            rc = KG_EXIT_ERRORS;
+            for (size_t k = before; k < c.diags.count; k++) {
+                const kg_diag *g = &c.diags.items[k];
+                fprintf(stderr, "%s: %s: %s [%s]\n", g->file ? g->file : out, kg_severity_name(g->severity), g->message,
+                        g->code);
+                if (g->severity == KG_ERROR && !strncmp(g->code, "io.", 3)) rc = KG_EXIT_OUTPUT;
+            }
         } else {
             fprintf(stderr, "kinegraph convert: wrote %s (%d links, %d coordinates, %d frames)\n", out,
                     m->nlink - m->nloop, m->nq, c.motion ? c.motion->nframes : 0);

@@ -1,4 +1,5 @@
 /* kinegraph: convert, check and analyse robot models and motion. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,10 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
     openblas_set_num_threads(1);
+    /* past a file size limit (ulimit -f) a write fails with EFBIG and is
+     * reported, and the temporary file removed, instead of the process being
+     * killed with the half-written file left behind */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return KG_EXIT_USAGE;

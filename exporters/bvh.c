@@ -31,6 +31,7 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
+#include "formats/limits.h"
 #include "formats/number.h"
 
 static const char *const names[2][3] = {{"Xrotation", "Yrotation", "Zrotation"},
@@ -76,13 +77,9 @@ typedef struct bw {
     kg_data *kd;
     bnode *nodes;    /* in the order written */
     int n;
+    int *first, *next; /* real children of each link, in link order (-1 ends) */
+    int *order;        /* per link: its rotation channel order (orders[]) */
 } bw;
-
-static int is_leaf(const kg_model *m, int link) {
-    for (int c = link + 1; c < m->nlink; c++)
-        if (m->link[c].parent == link && m->link[c].real < 0) return 0;
-    return 1;
-}
 
 static int translates(const kg_model *m, const kg_joint *J) {
     if (J->type == KG_JOINT_PRISMATIC || J->type == KG_JOINT_PLANAR || J->type == KG_JOINT_FLOATING) return 1;
@@ -139,8 +136,42 @@ static void pose_frame(const kg_model *m, const kg_motion *mo, int fr, kg_data *
     kg_fk(m, kd); /* applies mimic couplings too */
 }
 
+/* Per link, the rotation order whose middle angle stays farthest from 90
+ * degrees over the motion: one FK per frame for all links (per link it would
+ * be quadratic in the number of links). */
+static void rotation_orders(bw *w) {
+    const kg_model *m = w->m;
+    int nframes = w->mo ? w->mo->nframes : 1;
+    double *worst = calloc(6 * (size_t)m->nlink + 1, sizeof *worst), r[9], t[3];
+    w->order = calloc((size_t)m->nlink + 1, sizeof *w->order);
+    for (int fr = 0; fr < nframes; fr++) {
+        pose_frame(m, w->mo, fr, w->kd);
+        for (int i = 0; i < m->nlink; i++) {
+            local_pose(m, w->kd, i, r, t);
+            for (int o = 0; o < 6; o++) worst[6 * i + o] = fmax(worst[6 * i + o], middle_sin(r, o));
+        }
+    }
+    for (int i = 0; i < m->nlink; i++)
+        for (int o = 1; o < 6; o++)
+            if (worst[6 * i + o] < worst[6 * i + w->order[i]] - 1e-9) w->order[i] = o;
+    free(worst);
+}
+
+/* The children lists: one pass, so a deep or wide model is not quadratic. */
+static void children(bw *w) {
+    const kg_model *m = w->m;
+    w->first = malloc(((size_t)m->nlink + 1) * sizeof *w->first);
+    w->next = malloc(((size_t)m->nlink + 1) * sizeof *w->next);
+    for (int i = 0; i < m->nlink; i++) w->first[i] = w->next[i] = -1;
+    for (int c = m->nlink - 1; c > 0; c--)
+        if (m->link[c].real < 0 && m->link[c].parent >= 0) {
+            w->next[c] = w->first[m->link[c].parent];
+            w->first[m->link[c].parent] = c;
+        }
+}
+
 static void indent(FILE *f, int depth) {
-    for (int i = 0; i < depth; i++) fputc('\t', f);
+    for (int i = 0; i < depth && i < KG_LIMIT_INDENT; i++) fputc('\t', f);
 }
 
 static void offset(FILE *f, int depth, const double off[3]) {
@@ -149,15 +180,16 @@ static void offset(FILE *f, int depth, const double off[3]) {
     fprintf(f, "OFFSET %s %s %s\n", kg_format_number(x, off[0]), kg_format_number(y, off[1]), kg_format_number(z, off[2]));
 }
 
-/* Writes the node of `link` (root: a ROOT with six channels from the base pose). */
-static void write_node(bw *w, int link, int depth, int root, kg_ledger *l) {
+/* Writes the head of the node of `link` (root: a ROOT with six channels from
+ * the base pose), up to its CHANNELS; returns its index in w->nodes. */
+static int open_node(bw *w, int link, int depth, int root, kg_ledger *l) {
     const kg_model *m = w->m;
     FILE *f = w->f;
     const kg_joint *J = link > 0 ? &m->joint[m->link[link].joint] : NULL;
     bnode b = {link, 0, 0, 0, 0, 0, 0};
     double off[3] = {0, 0, 0};
     if (J) kg_vec3_copy(off, J->pos);
-    if (!root && m->root_body != 0 && J && J->type == KG_JOINT_FIXED && identity_rotation(J->rot) && is_leaf(m, link)) {
+    if (!root && m->root_body != 0 && J && J->type == KG_JOINT_FIXED && identity_rotation(J->rot) && w->first[link] < 0) {
         b.end_site = 1; /* a skeleton's leaf: an End Site, as BVH importers read them */
     } else if (J && native(m, J) && !(root && J->nq == 0)) {
         b.native = 1;
@@ -169,24 +201,14 @@ static void write_node(bw *w, int link, int depth, int root, kg_ledger *l) {
     } else {
         b.pos = root || translates(m, J);
         b.rot = root || rotates(m, J);
-        if (b.rot) { /* the order whose middle angle stays farthest from 90 degrees over the motion */
-            double worst[6] = {0, 0, 0, 0, 0, 0}, r[9], t[3];
-            int nframes = w->mo ? w->mo->nframes : 1;
-            for (int fr = 0; fr < nframes; fr++) {
-                pose_frame(m, w->mo, fr, w->kd);
-                local_pose(m, w->kd, link, r, t);
-                for (int o = 0; o < 6; o++) worst[o] = fmax(worst[o], middle_sin(r, o));
-            }
-            for (int o = 1; o < 6; o++)
-                if (worst[o] < worst[b.order] - 1e-9) b.order = o;
-        }
+        if (b.rot) b.order = w->order[link];
         if (J && J->type != KG_JOINT_FIXED)
             kg_ledger_add(l, KG_APPROXIMATED, "joint", J->name, m->source, J->line,
                           "%s joint written as BVH %s%s%s channels computed from its motion (its axis is not kept)",
                           kg_joint_type_name(J->type), b.pos ? "position" : "", b.pos && b.rot ? " and " : "",
                           b.rot ? "rotation" : "");
     }
-    b.add_end = !b.end_site && !b.native && is_leaf(m, link); /* a BVH file's own leaf joints stay as they were */
+    b.add_end = !b.end_site && !b.native && w->first[link] < 0; /* a BVH file's own leaf joints stay as they were */
     w->nodes[w->n++] = b;
     indent(f, depth);
     char end_name[600];
@@ -210,8 +232,15 @@ static void write_node(bw *w, int link, int depth, int root, kg_ledger *l) {
         }
         fputc('\n', f);
     }
-    for (int c = link + 1; c < m->nlink; c++)
-        if (m->link[c].parent == link && m->link[c].real < 0) write_node(w, c, depth + 1, 0, l);
+    return w->n - 1;
+}
+
+/* Closes node k of w->nodes (at depth): its added End Site, its '}'. */
+static void close_node(bw *w, int k, int depth, kg_ledger *l) {
+    const kg_model *m = w->m;
+    FILE *f = w->f;
+    const bnode b = w->nodes[k];
+    int link = b.link;
     if (b.add_end) {
         double zero[3] = {0, 0, 0};
         indent(f, depth + 1);
@@ -228,16 +257,58 @@ static void write_node(bw *w, int link, int depth, int root, kg_ledger *l) {
     fprintf(f, "}\n");
 }
 
+/* Writes the hierarchy under `root` depth first, with a stack of its own: a
+ * chain of 10^5 links must not need 10^5 C stack frames. */
+static void write_tree(bw *w, int root, kg_ledger *l) {
+    typedef struct { int node, child; } frame; /* child: the next child to write */
+    frame *st = malloc(((size_t)w->m->nlink + 1) * sizeof *st);
+    int top = 0;
+    st[top++] = (frame){open_node(w, root, 0, 1, l), w->first[root]};
+    while (top > 0) {
+        frame *t = &st[top - 1];
+        if (t->child >= 0) {
+            int c = t->child;
+            t->child = w->next[c];
+            st[top] = (frame){open_node(w, c, top, 0, l), w->first[c]};
+            top++;
+        } else {
+            close_node(w, t->node, top - 1, l);
+            top--;
+        }
+    }
+    free(st);
+}
+
+/* The number of nodes the file would have (links, added End Sites): a file the
+ * BVH reader would refuse is not written. */
+static long count_nodes(const bw *w) {
+    long n = 0;
+    for (int i = 1; i < w->m->nlink; i++)
+        if (w->m->link[i].real < 0) n += 1 + (w->first[i] < 0);
+    return n + 2;
+}
+
 int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                   kg_diags *d) {
     kg_ledger_model_only(m, l, "BVH");
-    bw w = {m, f, mo, kg_data_new(m), calloc((size_t)m->nlink + 1, sizeof(bnode)), 0};
+    bw w = {m, f, mo, NULL, NULL, 0, NULL, NULL, NULL};
+    children(&w);
+    if (count_nodes(&w) > KG_LIMIT_BVH_NODES) {
+        kg_diag_add(d, KG_ERROR, "bvh.too_many_joints", m->source, 0, NULL,
+                    "%ld BVH joints and End Sites; a BVH file holds at most %d (KG_LIMIT_BVH_NODES)", count_nodes(&w),
+                    KG_LIMIT_BVH_NODES);
+        free(w.first);
+        free(w.next);
+        return -1;
+    }
+    w.kd = kg_data_new(m);
+    rotation_orders(&w);
+    w.nodes = calloc((size_t)m->nlink + 1, sizeof(bnode));
     fprintf(f, "HIERARCHY\n");
     if (m->root_body != 0) { /* a static world: its children are the hierarchies */
-        for (int c = 1; c < m->nlink; c++)
-            if (m->link[c].parent == 0 && m->link[c].real < 0) write_node(&w, c, 0, 1, l);
+        for (int c = w.first[0]; c >= 0; c = w.next[c]) write_tree(&w, c, l);
     } else {
-        write_node(&w, 0, 0, 1, l);
+        write_tree(&w, 0, l);
     }
     int nframes = mo ? mo->nframes : 1;
     if (!mo)
@@ -279,8 +350,10 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
     free(deg);
     free(angles);
     free(w.nodes);
+    free(w.first);
+    free(w.next);
+    free(w.order);
     kg_data_free(kd);
     (void)o;
-    (void)d;
     return ferror(f) ? -1 : 0;
 }

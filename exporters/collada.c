@@ -53,6 +53,7 @@
 #include "exporters/exporters.h"
 #include "exporters/primitives.h"
 #include "formats/mesh.h"
+#include "formats/limits.h"
 #include "formats/number.h"
 
 /* A <geometry> written once and instanced by every geom with the same source. */
@@ -74,7 +75,30 @@ typedef struct cw {
     const kg_motion *mo;
     char *buf;    /* number arrays are built here */
     size_t cap;
+    int *first, *next; /* children of each link (virtual ones too), in link order; -1 ends */
 } cw;
+
+/* The children lists, in one pass (a scan per link is quadratic); returns the
+ * depth of the deepest link. */
+static int children(cw *x) {
+    const kg_model *m = x->m;
+    x->first = malloc(((size_t)m->nlink + 1) * sizeof *x->first);
+    x->next = malloc(((size_t)m->nlink + 1) * sizeof *x->next);
+    int *depth = calloc((size_t)m->nlink + 1, sizeof *depth), deepest = 0;
+    for (int i = 0; i < m->nlink; i++) x->first[i] = x->next[i] = -1;
+    for (int c = m->nlink - 1; c > 0; c--) {
+        int p = m->link[c].parent;
+        if (p < 0) continue;
+        x->next[c] = x->first[p];
+        x->first[p] = c;
+    }
+    for (int c = 1; c < m->nlink; c++) { /* parents come before their children */
+        if (m->link[c].parent >= 0) depth[c] = depth[m->link[c].parent] + 1;
+        if (depth[c] > deepest) deepest = depth[c];
+    }
+    free(depth);
+    return deepest;
+}
 
 static void start(cw *x, const char *e) { xmlTextWriterStartElement(x->w, BAD_CAST e); }
 static void end(cw *x) { xmlTextWriterEndElement(x->w); }
@@ -598,29 +622,17 @@ static void library_joints(cw *x) {
     end(x);
 }
 
-static void kin_link(cw *x, int i) {
-    const kg_model *m = x->m;
+/* Opens link i of the kinematics model: <link> and its attachment_start ends
+ * (loops); attachment_full children are written by kin_links. */
+static void kin_link_open(cw *x, int i) {
     start(x, "link");
     attrf(x, "sid", "l%d", i);
-    attr(x, "name", m->link[i].name);
-    for (int c = i + 1; c < m->nlink; c++) {
-        if (m->link[c].parent != i) continue;
-        const kg_joint *J = &m->joint[m->link[c].joint];
-        char ref[64];
-        snprintf(ref, sizeof ref, "kmodel/j%d", m->link[c].joint);
-        if (m->link[c].real >= 0) { /* a loop: this end here, the other on the real link */
-            start(x, "attachment_start");
-            attr(x, "joint", ref);
-            pose_elements(x, J->pos, J->rot);
-            end(x);
-            continue;
-        }
-        start(x, "attachment_full");
-        attr(x, "joint", ref);
-        pose_elements(x, J->pos, J->rot);
-        kin_link(x, c);
-        end(x);
-    }
+    attr(x, "name", x->m->link[i].name);
+}
+
+/* Closes link i: the attachment_end of loops closing onto it, </link>. */
+static void kin_link_close(cw *x, int i) {
+    const kg_model *m = x->m;
     for (int k = 0; k < m->nloop; k++)
         if (m->loop[k].real_link == i) {
             char ref[64];
@@ -633,6 +645,42 @@ static void kin_link(cw *x, int i) {
             end(x);
         }
     end(x);
+}
+
+/* The link tree from the root, depth first in link order, with a stack of its
+ * own: a chain of 10^5 links must not need 10^5 C stack frames. A child joined
+ * by a loop's cut joint is an attachment_start; any other an attachment_full
+ * holding the child's <link>. */
+static void kin_links(cw *x) {
+    const kg_model *m = x->m;
+    typedef struct { int link, child; } frame; /* child: the next child to look at */
+    frame *st = malloc(((size_t)m->nlink + 1) * sizeof *st);
+    int top = 0;
+    kin_link_open(x, 0);
+    st[top++] = (frame){0, x->first[0]};
+    while (top > 0) {
+        frame *t = &st[top - 1];
+        int c = t->child;
+        if (c < 0) {
+            kin_link_close(x, t->link);
+            if (--top > 0) end(x); /* the attachment_full holding it */
+            continue;
+        }
+        t->child = x->next[c];
+        const kg_joint *J = &m->joint[m->link[c].joint];
+        char ref[64];
+        snprintf(ref, sizeof ref, "kmodel/j%d", m->link[c].joint);
+        start(x, m->link[c].real >= 0 ? "attachment_start" : "attachment_full"); /* a loop: this end here */
+        attr(x, "joint", ref);
+        pose_elements(x, J->pos, J->rot);
+        if (m->link[c].real >= 0) {
+            end(x);
+            continue;
+        }
+        kin_link_open(x, c);
+        st[top++] = (frame){c, x->first[c]};
+    }
+    free(st);
 }
 
 static void formula(cw *x, int k) {
@@ -771,7 +819,7 @@ static void library_kinematics_models(cw *x) {
         attrf(x, "sid", "j%d", j);
         end(x);
     }
-    kin_link(x, 0);
+    kin_links(x);
     for (int k = 0; k < m->nmimic; k++) formula(x, k);
     end(x);
     collada_extras(x, "kinematics_model");
@@ -925,9 +973,9 @@ static void library_kinematics_scenes(cw *x) {
     end(x);
 }
 
-/* The node tree: each link a node at its joint origin, its joint's axes as
- * transforms with sids the scene binds. */
-static void visual_node(cw *x, int i) {
+/* Opens the node of link i: at its joint origin, its joint's axes as
+ * transforms with sids the scene binds, its visual geometry. */
+static void visual_node_open(cw *x, int i) {
     const kg_model *m = x->m;
     start(x, "node");
     attrf(x, "id", "n%d", i);
@@ -980,9 +1028,31 @@ static void visual_node(cw *x, int i) {
         geom_node_extra(x, G);
         end(x);
     }
-    for (int c = i + 1; c < m->nlink; c++)
-        if (m->link[c].parent == i && m->link[c].real < 0) visual_node(x, c);
-    end(x);
+}
+
+/* The node tree, depth first in link order, with a stack of its own (as
+ * kin_links); the virtual links of loops have no node. */
+static void visual_nodes(cw *x) {
+    const kg_model *m = x->m;
+    typedef struct { int link, child; } frame;
+    frame *st = malloc(((size_t)m->nlink + 1) * sizeof *st);
+    int top = 0;
+    visual_node_open(x, 0);
+    st[top++] = (frame){0, x->first[0]};
+    while (top > 0) {
+        frame *t = &st[top - 1];
+        int c = t->child;
+        if (c < 0) {
+            end(x);
+            top--;
+            continue;
+        }
+        t->child = x->next[c];
+        if (m->link[c].real >= 0) continue;
+        visual_node_open(x, c);
+        st[top++] = (frame){c, x->first[c]};
+    }
+    free(st);
 }
 
 /* Collision geometry as rigid-body shapes: primitives as such, meshes instancing
@@ -1345,16 +1415,30 @@ static void scene(cw *x) {
 
 int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
+    cw x = {.m = m, .l = l, .d = d, .mo = mo, .skip_meshes = o && o->skip_meshes};
+    int deepest = children(&x);
+    if (deepest > KG_LIMIT_DEPTH) { /* the COLLADA reader would refuse it */
+        kg_diag_add(d, KG_ERROR, "collada.too_deep", m->source, 0, NULL,
+                    "links nested %d deep; COLLADA is written up to %d (KG_LIMIT_DEPTH)", deepest, KG_LIMIT_DEPTH);
+        free(x.first);
+        free(x.next);
+        return -1;
+    }
     xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
     xmlTextWriterPtr w = out ? xmlNewTextWriter(out) : NULL;
     if (!w) {
         kg_diag_add(d, KG_ERROR, "io.write", NULL, 0, NULL, "cannot start an XML writer");
+        free(x.first);
+        free(x.next);
         return -1;
     }
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    cw x = {.w = w, .m = m, .l = l, .d = d, .meshes = own ? own : o->meshes, .mo = mo, .skip_meshes = o && o->skip_meshes};
+    x.w = w;
+    x.meshes = own ? own : o->meshes;
     collect_geometry(&x);
-    xmlTextWriterSetIndent(w, 1);
+    /* indentation grows with the depth: past KG_LIMIT_INDENT links deep it is
+     * left out, so the file's size stays linear in the number of links */
+    xmlTextWriterSetIndent(w, deepest <= KG_LIMIT_INDENT);
     xmlTextWriterSetIndentString(w, BAD_CAST " ");
     xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
     start(&x, "COLLADA");
@@ -1383,7 +1467,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     start(&x, "visual_scene");
     attr(&x, "id", "vscene");
     attr(&x, "name", m->name);
-    visual_node(&x, 0);
+    visual_nodes(&x);
     end(&x);
     end(&x);
     library_joints(&x);
@@ -1399,5 +1483,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     free(x.geoms);
     free(x.geom_of);
     free(x.buf);
+    free(x.first);
+    free(x.next);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

@@ -49,8 +49,16 @@ int kg_save_with(const char *path, const char *format, const kg_model *m, const 
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;
         }
+        size_t errors = kg_diags_count(d, KG_ERROR);
+        errno = 0;
         if (writers[i].write(m, mo, &eo, out.f, l, d) != 0) {
+            /* a writer that failed on its stream (disk full, file size limit)
+             * says nothing itself: the caller still gets an error to show */
+            int e = errno, failed = ferror(out.f);
             kg_out_abort(&out);
+            if (kg_diags_count(d, KG_ERROR) == errors)
+                kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path,
+                            failed && e ? strerror(e) : "write error");
             return -1;
         }
         if (kg_out_commit(&out) != 0) {

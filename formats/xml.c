@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "formats/limits.h"
 #include "formats/number.h"
 
 typedef struct err_sink {
@@ -24,7 +26,11 @@ static void on_error(void *ud, xmlErrorPtr e) {
     snprintf(msg, sizeof msg, "%s", e->message ? e->message : "XML error");
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
-    if (e->level == XML_ERR_FATAL) {
+    if (e->level == XML_ERR_FATAL && strstr(msg, "Excessive depth")) { /* libxml2 names its own option */
+        s->fatal = 1;
+        kg_diag_add(s->diags, KG_ERROR, "xml.too_deep", s->file, e->line, NULL,
+                    "elements nested deeper than %d levels (KG_LIMIT_XML_DEPTH)", KG_LIMIT_XML_DEPTH);
+    } else if (e->level == XML_ERR_FATAL) {
         s->fatal = 1;
         kg_diag_add(s->diags, KG_ERROR, "xml.malformed", s->file, e->line, NULL,
                     "not well-formed XML: %s", msg);
@@ -110,6 +116,11 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
         return -1;
     }
     xmlSetStructuredErrorFunc(&sink, on_error);
+    /* libxml2 2.9 keeps its depth limit in a global (256, or none with
+     * XML_PARSE_HUGE, which also lifts its entity amplification checks); its
+     * parser and xmlFreeDoc do not recurse, so a deep document costs memory
+     * only. Every parse sets the same value. */
+    xmlParserMaxDepth = KG_LIMIT_XML_DEPTH;
     /* No network, no external entities, no DTD loading; line numbers past 65535. */
     int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);

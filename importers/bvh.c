@@ -32,12 +32,11 @@
 #include "core/builder.h"
 #include "core/spatial.h"
 #include "core/strmap.h"
+#include "formats/limits.h"
 #include "formats/number.h"
 #include "importers/importers.h"
 
-#define BVH_MAX_DEPTH 256
 #define BVH_MAX_NAME 512
-#define BVH_MAX_NODES 100000
 #define BVH_MAX_FRAMES 100000000
 #define BVH_MAX_LINE (64u << 20)
 
@@ -106,6 +105,7 @@ typedef struct node {
     int line;
     double offset[3];
     int has_offset;
+    int has_channels; /* a CHANNELS line was read (CHANNELS 0 included) */
     int nchan;
     int chan[6];
 } node;
@@ -121,6 +121,8 @@ typedef struct bvh {
     char **names;  /* per node: its unique link (and joint) name in the model */
     char **owned;
     int nowned;
+    int *stack; /* the open joints while reading HIERARCHY */
+    int stack_cap;
 } bvh;
 
 static void err(bvh *p, const char *code, const char *element, const char *fmt, const char *arg) {
@@ -137,8 +139,9 @@ static int channel_index(const char *s, size_t n) {
 }
 
 static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_site) {
-    if (p->nnodes == BVH_MAX_NODES) {
-        err(p, "bvh.too_many_joints", "JOINT", "more than 100000 joints%s", NULL);
+    if (p->nnodes == KG_LIMIT_BVH_NODES) {
+        kg_diag_add(p->d, KG_ERROR, "bvh.too_many_joints", p->file, p->r.line, "JOINT",
+                    "more than %d joints and End Sites (KG_LIMIT_BVH_NODES)", KG_LIMIT_BVH_NODES);
         return NULL;
     }
     if (p->nnodes == p->cap) {
@@ -156,10 +159,21 @@ static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_
     return n;
 }
 
-/* Reads HIERARCHY up to and including the MOTION line. Returns 0 on success. */
+/* Puts node `n` at level `depth` of the stack of open joints. */
+static void push(bvh *p, int depth, int n) {
+    if (depth == p->stack_cap) {
+        p->stack_cap = p->stack_cap ? 2 * p->stack_cap : 64;
+        p->stack = kg_xrealloc(p->stack, (size_t)p->stack_cap * sizeof *p->stack);
+    }
+    p->stack[depth] = n;
+}
+
+/* Reads HIERARCHY up to and including the MOTION line. Returns 0 on success.
+ * The open joints are on a stack of their own (p->stack), as deep as the file
+ * nests: no depth limit but the joint count (a level is a joint). */
 static int read_hierarchy(bvh *p) {
     char *line;
-    int stack[BVH_MAX_DEPTH + 1], depth = 0, pending = -1, seen_header = 0;
+    int depth = 0, pending = -1, seen_header = 0;
     while ((line = next_line(&p->r))) {
         char *s = skip_space(line);
         if (!seen_header) {
@@ -217,7 +231,7 @@ static int read_hierarchy(bvh *p) {
                 err(p, "bvh.syntax", word, "%s outside any ROOT", end_site ? "End Site" : "JOINT");
                 return -1;
             }
-            if (depth > 0 && p->nodes[stack[depth - 1]].end_site) {
+            if (depth > 0 && p->nodes[p->stack[depth - 1]].end_site) {
                 err(p, "bvh.syntax", word, "an End Site cannot have children%s", NULL);
                 return -1;
             }
@@ -225,11 +239,11 @@ static int read_hierarchy(bvh *p) {
                 err(p, "bvh.syntax", word, "expected '{' after the previous joint%s", NULL);
                 return -1;
             }
-            node *n = add_node(p, rest, len, depth ? stack[depth - 1] : -1, end_site);
+            node *n = add_node(p, rest, len, depth ? p->stack[depth - 1] : -1, end_site);
             if (!n) return -1;
             pending = p->nnodes - 1;
             if (brace) {
-                stack[depth++] = pending;
+                push(p, depth++, pending);
                 pending = -1;
             }
         } else if (wlen == 1 && word[0] == '{') {
@@ -237,18 +251,14 @@ static int read_hierarchy(bvh *p) {
                 err(p, "bvh.syntax", "{", "'{' without a joint%s", NULL);
                 return -1;
             }
-            if (depth == BVH_MAX_DEPTH) {
-                err(p, "bvh.too_deep", "{", "joints nested deeper than 256 levels%s", NULL);
-                return -1;
-            }
-            stack[depth++] = pending;
+            push(p, depth++, pending);
             pending = -1;
         } else if (wlen == 1 && word[0] == '}') {
             if (depth == 0 || pending >= 0) {
                 err(p, "bvh.syntax", "}", "unbalanced '}'%s", NULL);
                 return -1;
             }
-            node *n = &p->nodes[stack[--depth]];
+            node *n = &p->nodes[p->stack[--depth]];
             if (!n->has_offset) {
                 kg_diag_add(p->d, KG_ERROR, "bvh.no_offset", p->file, n->line, "OFFSET",
                             "joint '%s' has no OFFSET", n->name);
@@ -259,7 +269,7 @@ static int read_hierarchy(bvh *p) {
                 err(p, "bvh.syntax", "OFFSET", "OFFSET outside a joint%s", NULL);
                 return -1;
             }
-            node *n = &p->nodes[stack[depth - 1]];
+            node *n = &p->nodes[p->stack[depth - 1]];
             const char *q = rest;
             for (int k = 0; k < 3; k++) {
                 q = q ? kg_parse_number(skip_space((char *)q), &n->offset[k]) : NULL;
@@ -271,11 +281,19 @@ static int read_hierarchy(bvh *p) {
             }
             n->has_offset = 1;
         } else if (wlen == 8 && strncmp(word, "CHANNELS", 8) == 0) {
-            if (depth == 0 || pending >= 0 || p->nodes[stack[depth - 1]].end_site) {
+            if (depth == 0 || pending >= 0 || p->nodes[p->stack[depth - 1]].end_site) {
                 err(p, "bvh.syntax", "CHANNELS", "CHANNELS outside a joint%s", NULL);
                 return -1;
             }
-            node *n = &p->nodes[stack[depth - 1]];
+            node *n = &p->nodes[p->stack[depth - 1]];
+            /* a second CHANNELS line would leave the per-frame count (p->nchannels)
+             * disagreeing with the joints' channels, and which line the frame
+             * values follow is ambiguous: refuse it rather than guess */
+            if (n->has_channels) {
+                err(p, "bvh.bad_channels", "CHANNELS", "joint '%s' has a second CHANNELS line", n->name);
+                return -1;
+            }
+            n->has_channels = 1;
             char *q = rest, *e;
             long count = strtol(q, &e, 10);
             if (e == q || count < 0 || count > 6) {
@@ -534,6 +552,7 @@ kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load
     for (int i = 0; i < p.nowned; i++) free(p.owned[i]);
     free(p.owned);
     free(p.names);
+    free(p.stack);
     free(p.r.buf);
     if (motion) *motion = mo;
     else kg_motion_free(mo);

@@ -87,16 +87,37 @@ xmlNodePtr cd_by_url(cd *c, const char *url) {
     return i >= 0 ? c->idnodes[i] : NULL;
 }
 
-static void index_ids(cd *c, xmlNodePtr n, int depth) {
-    for (; n; n = n->next) {
-        if (n->type != XML_ELEMENT_NODE) continue;
-        const char *id = kg_xml_attr(&c->x, n, "id");
-        if (id && *id && kg_strmap_get(&c->ids, id) < 0) {
-            c->idnodes = kg_xrealloc(c->idnodes, (size_t)(c->nids + 1) * sizeof *c->idnodes);
-            c->idnodes[c->nids] = n;
-            kg_strmap_put(&c->ids, id, c->nids++);
+/* A <newparam>'s sid (the first one in document order wins). */
+static void index_param(cd *c, xmlNodePtr n) {
+    const char *sid = kg_xml_is(n, "newparam") ? kg_xml_attr(&c->x, n, "sid") : NULL;
+    if (!sid || kg_strmap_get(&c->params, sid) >= 0) return;
+    c->paramnodes = kg_xrealloc(c->paramnodes, (size_t)(c->nparams + 1) * sizeof *c->paramnodes);
+    c->paramnodes[c->nparams] = n;
+    kg_strmap_put(&c->params, sid, c->nparams++);
+}
+
+/* Every element's id, and every newparam's sid, at any depth, first in
+ * document order wins (looked up per reference, a search of the document would
+ * be quadratic): walked with the tree's parent links, so the C stack does not
+ * grow with the depth. */
+static void index_ids(cd *c, xmlNodePtr root) {
+    xmlNodePtr n = root;
+    while (n) {
+        if (n->type == XML_ELEMENT_NODE) {
+            const char *id = kg_xml_attr(&c->x, n, "id");
+            if (id && *id && kg_strmap_get(&c->ids, id) < 0) {
+                c->idnodes = kg_xrealloc(c->idnodes, (size_t)(c->nids + 1) * sizeof *c->idnodes);
+                c->idnodes[c->nids] = n;
+                kg_strmap_put(&c->ids, id, c->nids++);
+            }
+            if (n != root) index_param(c, n);
+            if (n->children) {
+                n = n->children;
+                continue;
+            }
         }
-        if (depth < 256) index_ids(c, n->children, depth + 1);
+        while (n && n != root && !n->next) n = n->parent;
+        n = n && n != root ? n->next : NULL;
     }
 }
 
@@ -227,9 +248,8 @@ static int split_path(char *buf, char **parts, int max) {
 }
 
 static jinst *find_joint(cd *c, const char *sid) {
-    for (int i = 0; i < c->njoints; i++)
-        if (!strcmp(c->joints[i].sid, sid)) return &c->joints[i];
-    return NULL;
+    int i = kg_strmap_get(&c->joint_sids, sid);
+    return i >= 0 ? &c->joints[i] : NULL;
 }
 
 /* A SIDREF to a joint ("kmodel/joint0", "kmodel/joint0/axis0"): the joint and,
@@ -281,6 +301,7 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         jinst *j = &c->joints[c->njoints++];
         memset(j, 0, sizeof *j);
         j->sid = sid;
+        kg_strmap_put(&c->joint_sids, sid, c->njoints - 1);
         j->def = define_joint(c, def);
         j->active = 1;
         if (!name) name = j->def->name;
@@ -390,12 +411,9 @@ static int commutes(const cjoint *def, const pose *L) {
     return sqrt(off) <= 1e-12 * fmax(1, kg_vec3_norm(p));
 }
 
-static void walk_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin, xmlNodePtr at,
-                      int depth) {
-    if (depth > MAX_LINK_DEPTH) {
-        cd_diag(c, KG_ERROR, "collada.too_deep", link, "links nested deeper than 512%s%s", NULL, NULL);
-        return;
-    }
+/* Adds <link> `link` (joined to `parent` by `via` at `origin`; the root when
+ * via is NULL) to the model; returns its index in c->links. */
+static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin, xmlNodePtr at) {
     const char *name = link_name(c, link);
     pose own_t;
     cd_read_pose(c, link, &own_t);
@@ -449,10 +467,30 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
     c->links[c->nlinks].drawn = 0;
     int self = c->nlinks;
     kg_strmap_put(&c->link_names, name, c->nlinks++);
-    for (xmlNodePtr k = kg_xml_first(link); k; k = kg_xml_next(k)) {
+    return self;
+}
+
+/* The link tree under a root <link>, depth first in document order, with a
+ * stack of its own (a chain of 10^5 links must not need 10^5 C stack frames):
+ * attachment_full children are entered, attachment_start and attachment_end
+ * mark the ends of loops. Deeper than KG_LIMIT_DEPTH is an error. */
+static void walk_link(cd *c, xmlNodePtr root) {
+    typedef struct { xmlNodePtr k; int self; } frame; /* k: the next child element to look at */
+    frame *st = kg_xmalloc(64 * sizeof *st);
+    int top = 0, cap = 64;
+    st[top++] = (frame){kg_xml_first(root), enter_link(c, root, NULL, -1, NULL, NULL, NULL)};
+    while (top > 0) {
+        frame *t = &st[top - 1];
+        xmlNodePtr k = t->k;
+        if (!k) {
+            top--;
+            continue;
+        }
+        t->k = kg_xml_next(k);
         int full = kg_xml_is(k, "attachment_full"), start = kg_xml_is(k, "attachment_start"),
             end = kg_xml_is(k, "attachment_end");
         if (!full && !start && !end) continue;
+        const char *name = c->links[t->self].name;
         const char *ref = kg_xml_attr(&c->x, k, "joint");
         jinst *j = ref ? resolve_joint(c, ref, NULL) : NULL;
         if (!j) {
@@ -461,23 +499,31 @@ static void walk_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
         }
         pose o;
         cd_read_pose(c, k, &o);
-        if (full) {
-            xmlNodePtr child = kg_xml_child(k, "link");
-            if (!child) {
-                cd_diag(c, KG_ERROR, "collada.syntax", k, "<attachment_full> without a <link>%s%s", NULL, NULL);
-                continue;
-            }
-            walk_link(c, child, name, self, j, &o, k, depth + 1);
-        } else if (start) {
+        if (start) {
             j->start_link = (char *)name;
             j->start = o;
             j->start_line = cd_line_of(k);
-        } else {
+        } else if (end) {
             j->end_link = (char *)name;
             j->end = o;
             j->end_line = cd_line_of(k);
+        } else if (!kg_xml_child(k, "link")) {
+            cd_diag(c, KG_ERROR, "collada.syntax", k, "<attachment_full> without a <link>%s%s", NULL, NULL);
+        } else if (top > KG_LIMIT_DEPTH) {
+            char limit[16];
+            snprintf(limit, sizeof limit, "%d", KG_LIMIT_DEPTH);
+            cd_diag(c, KG_ERROR, "collada.too_deep", k, "links nested deeper than %s (KG_LIMIT_DEPTH); the rest is "
+                    "ignored%s", limit, NULL);
+            t->k = NULL; /* one error, not one per sibling */
+        } else {
+            xmlNodePtr child = kg_xml_child(k, "link");
+            int up = t->self; /* t moves when the stack grows */
+            if (top == cap) st = kg_xrealloc(st, (size_t)(cap *= 2) * sizeof *st);
+            st[top] = (frame){kg_xml_first(child), enter_link(c, child, name, up, j, &o, k)};
+            top++;
         }
     }
+    free(st);
 }
 
 /* attachment_start / attachment_end pairs become loop closures. */
@@ -978,26 +1024,21 @@ static xmlNodePtr by_path(cd *c, const char *path) {
     return e;
 }
 
-/* A <newparam> anywhere, by sid. */
-static xmlNodePtr find_newparam(cd *c, xmlNodePtr n, const char *sid, int depth) {
-    for (xmlNodePtr k = n ? kg_xml_first(n) : NULL; k && depth < 64; k = kg_xml_next(k)) {
-        const char *s = kg_xml_attr(&c->x, k, "sid");
-        if (kg_xml_is(k, "newparam") && s && !strcmp(s, sid)) return k;
-        xmlNodePtr r = find_newparam(c, k, sid, depth + 1);
-        if (r) return r;
-    }
-    return NULL;
+/* A <newparam> anywhere, by sid (indexed by index_ids). */
+static xmlNodePtr find_newparam(cd *c, const char *sid) {
+    int i = kg_strmap_get(&c->params, sid);
+    return i >= 0 ? c->paramnodes[i] : NULL;
 }
 
 /* The joint axis a bind_joint_axis <param> stands for: newparam SIDREFs are
  * followed (kinematics scene -> motion system -> kinematics system) to a path
  * ending in ".../joint/axis". */
-static jinst *param_joint(cd *c, xmlNodePtr root, const char *param, int *axis) {
+static jinst *param_joint(cd *c, const char *param, int *axis) {
     char ref[512];
     snprintf(ref, sizeof ref, "%s", param);
     for (int hop = 0; hop < 12; hop++) {
         const char *last = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
-        xmlNodePtr np = find_newparam(c, root, last, 0), sr = np ? kg_xml_child(np, "SIDREF") : NULL;
+        xmlNodePtr np = find_newparam(c, last), sr = np ? kg_xml_child(np, "SIDREF") : NULL;
         if (!sr) break;
         snprintf(ref, sizeof ref, "%s", cd_text(c, sr));
     }
@@ -1017,7 +1058,7 @@ static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
         xmlNodePtr el = by_path(c, kg_xml_attr(&c->x, b, "target")), ax = kg_xml_child(b, "axis");
         xmlNodePtr p = ax ? kg_xml_child(ax, "param") : NULL;
         int k = 0;
-        jinst *j = p ? param_joint(c, root, cd_text(c, p), &k) : NULL;
+        jinst *j = p ? param_joint(c, cd_text(c, p), &k) : NULL;
         if (!el || !j || !j->made || !(kg_xml_is(el, "rotate") || kg_xml_is(el, "translate"))) continue;
         bd->axis = kg_xrealloc(bd->axis, (size_t)(bd->naxis + 1) * sizeof *bd->axis);
         bd->axis[bd->naxis].el = el;
@@ -1105,7 +1146,7 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
         cd_diag(c, KG_ERROR, "collada.not_collada", root, "the root element is <%s>; a COLLADA file has <COLLADA>%s", cd_tag(root), NULL);
         return NULL;
     }
-    index_ids(c, root, 0);
+    index_ids(c, root);
     c->unit = 1;
     xmlNodePtr asset = kg_xml_child(root, "asset");
     xmlNodePtr unit = asset ? kg_xml_child(asset, "unit") : NULL;
@@ -1143,7 +1184,7 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
                      "only the first is read%s%s", NULL, NULL);
                 continue;
             }
-            walk_link(c, l, NULL, -1, NULL, NULL, NULL, 0);
+            walk_link(c, l);
         }
     close_loops(c);
     read_formulas(c, tc);
@@ -1178,11 +1219,16 @@ kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const
     if (motion) *motion = NULL;
     cd c = {.file = file, .d = d, .o = o};
     kg_strmap_init(&c.ids);
+    kg_strmap_init(&c.params);
+    kg_strmap_init(&c.joint_sids);
     kg_model *m = NULL;
     if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c, motion);
     kg_xml_close(&c.x);
     kg_strmap_free(&c.ids);
+    kg_strmap_free(&c.params);
+    kg_strmap_free(&c.joint_sids);
     free(c.idnodes);
+    free(c.paramnodes);
     for (int i = 0; i < c.ndefs; i++) free(c.defs[i]);
     free(c.defs);
     free(c.joints);

@@ -10,11 +10,11 @@
 #include "core/builder.h"
 #include "core/motion.h"
 #include "core/strmap.h"
+#include "formats/limits.h"
 #include "formats/load.h"
 #include "formats/xml.h"
 
 #define MAX_AXES 6
-#define MAX_LINK_DEPTH 512
 
 typedef struct pose {
     double r[9], p[3];
@@ -55,6 +55,10 @@ typedef struct cd {
     kg_strmap ids;      /* id -> index in idnodes */
     xmlNodePtr *idnodes;
     int nids;
+    kg_strmap params;   /* <newparam> sid -> index in paramnodes (the first in document order) */
+    xmlNodePtr *paramnodes;
+    int nparams;
+    kg_strmap joint_sids; /* joint sid -> index in joints (the first) */
     cjoint **defs; /* each allocated once: jinst points at them */
     int ndefs;
     jinst *joints;
@@ -131,6 +135,7 @@ typedef struct cd_anim {
     int nch;
     double t0, t1;     /* the clip's range (t1 <= t0: none) */
     int odd_interp;
+    int too_deep;      /* nested animations past the limit were met (said once) */
 } cd_anim;
 
 /* The channels of the first animation clip, or of every animation. */

@@ -24,8 +24,6 @@
 #include "formats/number.h"
 #include "importers/collada.h"
 
-#define MAX_DEPTH 256
-#define MAX_FRAMES 1000000
 
 enum { I_LINEAR, I_STEP, I_BEZIER };
 
@@ -206,7 +204,14 @@ static void read_channel(cd *c, cd_anim *a, xmlNodePtr chn) {
 }
 
 static void read_animation(cd *c, cd_anim *a, xmlNodePtr an, int depth) {
-    if (depth > MAX_DEPTH) return;
+    if (depth > KG_LIMIT_ANIMATION_DEPTH) { /* said once: the caller's loop goes on with the siblings */
+        char limit[16];
+        snprintf(limit, sizeof limit, "%d", KG_LIMIT_ANIMATION_DEPTH);
+        if (!a->too_deep++)
+            cd_diag(c, KG_ERROR, "collada.too_deep", an, "animations nested deeper than %s "
+                    "(KG_LIMIT_ANIMATION_DEPTH); the deeper ones are not read%s", limit, NULL);
+        return;
+    }
     for (xmlNodePtr k = kg_xml_first(an); k; k = kg_xml_next(k)) {
         if (kg_xml_is(k, "channel")) read_channel(c, a, k);
         else if (kg_xml_is(k, "animation")) read_animation(c, a, k, depth + 1);
@@ -371,5 +376,14 @@ int cd_anim_grid(cd *c, const cd_anim *a, double *start, double *step) {
     if (span > 0) dt = span / fmax(1, nearbyint(span / dt));
     *start = lo;
     *step = dt;
-    return (int)fmin(nearbyint(span / dt) + 1, MAX_FRAMES);
+    double frames = nearbyint(span / dt) + 1;
+    if (frames > KG_LIMIT_COLLADA_FRAMES) { /* a cut motion is data dropped: an error, never silent */
+        char n[32], limit[32];
+        kg_format_number(n, frames);
+        snprintf(limit, sizeof limit, "%d", KG_LIMIT_COLLADA_FRAMES);
+        cd_diag(c, KG_ERROR, "collada.too_many_frames", a->nch ? a->ch[0].el : NULL, "the animations make %s frames; only the first %s are "
+                "read (KG_LIMIT_COLLADA_FRAMES)", n, limit);
+        return KG_LIMIT_COLLADA_FRAMES;
+    }
+    return (int)frames;
 }

@@ -21,7 +21,6 @@
 #include "core/spatial.h"
 #include "importers/collada.h"
 
-#define MAX_NODE_DEPTH 256
 
 /* The <technique profile="kinegraph"> of n's extras, or NULL. */
 static xmlNodePtr kinegraph_technique(cd *c, xmlNodePtr n) {
@@ -179,46 +178,84 @@ typedef struct walk {
     xmlNodePtr first_outside;
 } walk;
 
-/* node: a <node> (inst_name: the name of the <instance_node> that brought it);
- * cur: the link whose frame rel is relative to (-1: none yet). */
-static void walk_node(cd *c, walk *w, xmlNodePtr node, const char *inst_name, int cur, const pose *rel, int depth) {
-    if (depth > MAX_NODE_DEPTH) {
-        cd_diag(c, KG_ERROR, "collada.too_deep", node, "visual-scene nodes nested deeper than %s (or instancing each "
-                "other in a cycle); the rest is ignored%s", "256", NULL);
-        return;
-    }
+/* A <node> being walked: k is its next child element to look at. */
+typedef struct wframe {
+    xmlNodePtr k;
+    int cur;            /* the link whose frame `here` is relative to (-1: none yet) */
+    pose here;          /* this node's frame in link cur's */
+    const char *holder; /* the node's name when it is not a link's node */
+} wframe;
+
+/* Enters <node> `node` (inst_name: the name of the <instance_node> that brought
+ * it) below the frame `up` (NULL at the top): the link it is, or its pose. */
+static void enter_node(cd *c, xmlNodePtr node, const char *inst_name, const wframe *up, wframe *f) {
     const char *name = inst_name ? inst_name : kg_xml_attr(&c->x, node, "name");
-    int L = name ? kg_strmap_get(&c->link_names, name) : -1;
-    pose here;
-    const char *holder = NULL;
+    int L = name ? kg_strmap_get(&c->link_names, name) : -1, cur = up ? up->cur : -1;
+    f->k = kg_xml_first(node);
+    f->holder = NULL;
     if (L >= 0 && !c->links[L].drawn && c->links[L].parent == cur) {
         c->links[L].drawn = 1;
-        cur = L;
-        cd_pose_identity(&here);
+        f->cur = L;
+        cd_pose_identity(&f->here);
     } else {
-        pose local;
+        pose local, id;
+        cd_pose_identity(&id);
         cd_read_pose(c, node, &local);
-        cd_pose_mul(&here, rel, &local);
-        holder = name;
+        cd_pose_mul(&f->here, up ? &up->here : &id, &local);
+        f->cur = cur;
+        f->holder = name;
     }
-    for (xmlNodePtr k = kg_xml_first(node); k; k = kg_xml_next(k)) {
+}
+
+/* A top <node> and what it holds, depth first in document order, with a stack
+ * of its own (a chain of 10^5 links must not need 10^5 C stack frames).
+ * Deeper than KG_LIMIT_DEPTH (instance_node cycles too) is an error. */
+static void walk_node(cd *c, walk *w, xmlNodePtr top_node) {
+    int top = 0, cap = 64;
+    wframe *st = kg_xmalloc((size_t)cap * sizeof *st);
+    enter_node(c, top_node, NULL, NULL, &st[top++]);
+    while (top > 0) {
+        wframe *t = &st[top - 1];
+        xmlNodePtr k = t->k, into = NULL;
+        if (!k) {
+            top--;
+            continue;
+        }
+        t->k = kg_xml_next(k);
         if (kg_xml_is(k, "instance_geometry")) {
-            if (cur < 0) {
+            if (t->cur < 0) {
                 if (!w->outside++) w->first_outside = k;
                 continue;
             }
             const char *url = kg_xml_attr(&c->x, k, "url");
-            kg_geom *g = cd_add_geometry(c, url, k, c->links[cur].link, KG_VISUAL, &here, holder);
-            if (g) cd_bind_material(c, node, k, url, g);
-        } else if (kg_xml_is(k, "node")) {
-            walk_node(c, w, k, NULL, cur, &here, depth + 1);
+            kg_geom *g = cd_add_geometry(c, url, k, c->links[t->cur].link, KG_VISUAL, &t->here, t->holder);
+            if (g) cd_bind_material(c, k->parent, k, url, g);
+            continue;
+        }
+        const char *inst_name = NULL;
+        if (kg_xml_is(k, "node")) {
+            into = k;
         } else if (kg_xml_is(k, "instance_node")) {
             xmlNodePtr target = cd_by_url(c, kg_xml_attr(&c->x, k, "url"));
-            if (target && kg_xml_is(target, "node")) walk_node(c, w, target, kg_xml_attr(&c->x, k, "name"), cur, &here, depth + 1);
+            if (target && kg_xml_is(target, "node")) into = target, inst_name = kg_xml_attr(&c->x, k, "name");
             else cd_diag(c, KG_WARNING, "collada.bad_ref", k, "<instance_node url='%s'> names no node; ignored%s",
                          kg_xml_attr(&c->x, k, "url"), NULL);
         }
+        if (!into) continue;
+        if (top > KG_LIMIT_DEPTH) {
+            char limit[16];
+            snprintf(limit, sizeof limit, "%d", KG_LIMIT_DEPTH);
+            cd_diag(c, KG_ERROR, "collada.too_deep", k, "visual-scene nodes nested deeper than %s (KG_LIMIT_DEPTH), or "
+                    "instancing each other in a cycle; the rest is ignored%s", limit, NULL);
+            t->k = NULL; /* one error, not one per sibling */
+            continue;
+        }
+        if (top == cap) st = kg_xrealloc(st, (size_t)(cap *= 2) * sizeof *st);
+        t = &st[top - 1];
+        enter_node(c, into, inst_name, t, &st[top]);
+        top++;
     }
+    free(st);
 }
 
 /* The visual scene the <scene> instantiates, else the first. */
@@ -243,10 +280,8 @@ void cd_read_visual_scene(cd *c, xmlNodePtr root) {
     xmlNodePtr vs = cd_visual_scene(c, root);
     if (!vs) return;
     walk w = {0, NULL};
-    pose id;
-    cd_pose_identity(&id);
     for (xmlNodePtr n = kg_xml_first(vs); n; n = kg_xml_next(n))
-        if (kg_xml_is(n, "node")) walk_node(c, &w, n, NULL, -1, &id, 0);
+        if (kg_xml_is(n, "node")) walk_node(c, &w, n);
     if (w.outside) {
         char count[16];
         snprintf(count, sizeof count, "%d", w.outside);

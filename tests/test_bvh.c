@@ -451,6 +451,10 @@ static void test_errors(void **state) {
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 2 Xrotation Wrotation\n}\nMOTION\n", "bvh.bad_channels", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation\n}\nMOTION\n", "bvh.bad_channels", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0\n}\nMOTION\n", "bvh.bad_number", 4},
+        /* issue 26: a second CHANNELS line made a wild heap write when reading frames */
+        {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n CHANNELS 3 Xrotation Yrotation Zrotation\n}\n"
+         "MOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3 4\n", "bvh.bad_channels", 6},
+        {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 0\n CHANNELS 0\n}\nMOTION\n", "bvh.bad_channels", 6},
         {"HIERARCHY\nROOT a\n{\n CHANNELS 0\n}\nMOTION\n", "bvh.no_offset", 2},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\nMOTION\n", "bvh.syntax", 5},
         {"HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n}\n}\n", "bvh.syntax", 6},
@@ -469,15 +473,26 @@ static void test_errors(void **state) {
         }
         kg_diags_clear(&d);
     }
-    /* nesting deeper than 256, and a name longer than 512 */
-    size_t cap = 1 << 16;
+    /* nesting has no limit of its own (issue 26: kinegraph wrote 3000-deep chains
+     * it then refused past 256): 3000 levels read; unclosed they are an error */
+    size_t cap = 1 << 18;
     char *deep = malloc(cap);
     size_t n = (size_t)snprintf(deep, cap, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\n");
-    for (int i = 0; i < 300; i++) n += (size_t)snprintf(deep + n, cap - n, "JOINT j%d\n{\nOFFSET 0 0 0\n", i);
+    for (int i = 0; i < 3000; i++) n += (size_t)snprintf(deep + n, cap - n, "JOINT j%d\n{\nOFFSET 0 0 1\n", i);
     kg_diags d;
     kg_motion *mo;
     assert_null(load_text(deep, &mo, &d));
-    assert_non_null(kg_test_find(&d, "bvh.too_deep"));
+    assert_non_null(kg_test_find(&d, "bvh.no_motion"));
+    kg_diags_clear(&d);
+    n += (size_t)snprintf(deep + n, cap - n, "End Site\n{\nOFFSET 0 0 1\n}\n");
+    for (int i = 0; i <= 3000; i++) n += (size_t)snprintf(deep + n, cap - n, "}\n");
+    snprintf(deep + n, cap - n, "MOTION\nFrames: 0\nFrame Time: 1\n");
+    kg_model *m = load_text(deep, &mo, &d);
+    assert_non_null(m);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    assert_int_equal(m->nlink, 3003);
+    kg_model_free(m);
+    kg_motion_free(mo);
     kg_diags_clear(&d);
     n = (size_t)snprintf(deep, cap, "HIERARCHY\nROOT ");
     for (int i = 0; i < 600; i++) deep[n++] = 'n';

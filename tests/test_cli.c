@@ -783,6 +783,32 @@ static void test_retarget_batch(void **state) {
     free(one), free(again);
 }
 
+/* Issue 26: a write that fails (disk full, here a file size limit) made
+ * convert read the diagnostics with a count of 0 and crash. Now: exit 3, the
+ * reason on stderr, no file and no temporary file left. */
+static void test_convert_write_fails(void **state) {
+    (void)state;
+    char args[2048], *out, *err;
+    /* ulimit -f counts 1024-byte blocks: 8 KB, far less than the sample's COLLADA */
+    snprintf(args, sizeof args, "convert '%s' '%s/full.dae'", SAMPLE, tmpdir);
+    char shell[2400];
+    /* run() puts the binary first: a harmless --version, then the limited subshell */
+    snprintf(shell, sizeof shell, "--version >/dev/null; (ulimit -f 8; '%s/kinegraph' %s)", KG_BINARY_DIR, args);
+    int st = run(shell, &out, &err);
+    if (st != 3) fail_msg("exit %d, expected 3; stderr: %s", st, err);
+    assert_non_null(strstr(err, "[io.write]"));
+    assert_non_null(strstr(err, "full.dae"));
+    free(out);
+    free(err);
+    /* nothing left: neither the target nor a temporary beside it */
+    snprintf(shell, sizeof shell, "ls -A '%s' | grep -c full > '%s/count'", tmpdir, tmpdir);
+    assert_int_equal(system(shell) != -1, 1);
+    snprintf(shell, sizeof shell, "%s/count", tmpdir);
+    char *count = kg_test_slurp(shell);
+    assert_string_equal(count, "0\n");
+    free(count);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
@@ -792,7 +818,7 @@ int main(void) {
         cmocka_unit_test(test_retarget_batch),
         cmocka_unit_test(test_jacobian_json), cmocka_unit_test(test_mass_from_geometry),
         cmocka_unit_test(test_workspace_json), cmocka_unit_test(test_collisions_json),
-        cmocka_unit_test(test_ik_json),
+        cmocka_unit_test(test_ik_json), cmocka_unit_test(test_convert_write_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

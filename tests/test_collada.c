@@ -566,6 +566,55 @@ static void test_animations_against_assimp(void **state) {
     assert_int_equal(n, 7);
 }
 
+/* Replaces the first `from` in *text by `to` (a new string; the old is freed). */
+static void replace_first(char **text, const char *from, const char *to) {
+    char *at = strstr(*text, from);
+    assert_non_null(at);
+    size_t n = strlen(*text) + strlen(to) + 1, head = (size_t)(at - *text);
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)head, *text, to, at + strlen(from));
+    free(*text);
+    *text = out;
+}
+
+/* Issue 26: an animation making more than 10^6 frames was cut there without a
+ * word. Now the cut is an error with its code (the first 10^6 are kept). */
+static void test_frame_cap_said(void **state) {
+    (void)state;
+    const char *clip = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xrotation\n End Site\n {\n  OFFSET 0 0 1\n }\n}\n"
+                       "MOTION\nFrames: 3\nFrame Time: 0.5\n1\n2\n3\n";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "bvh";
+    kg_motion *mo = NULL;
+    kg_model *m = kg_load_clip_buffer("tiny.bvh", clip, strlen(clip), &o, &mo, &d);
+    assert_non_null(m);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_int_equal(kg_export_collada(m, mo, NULL, f, NULL, &d), 0);
+    fclose(f);
+    kg_model_free(m);
+    kg_motion_free(mo);
+    /* keys at 0, 1 ms and 2000 s: a 1 ms grid over 2000 s, 2 000 001 frames */
+    replace_first(&text, ">0 0.5 1</float_array>", ">0 0.001 2000</float_array>");
+    replace_first(&text, "start=\"0\" end=\"1\"", "start=\"0\" end=\"3000\"");
+    o.format = "collada";
+    m = kg_load_clip_buffer("big.dae", text, strlen(text), &o, &mo, &d);
+    free(text);
+    assert_non_null(m);
+    assert_non_null(mo);
+    const kg_diag *g = kg_test_find(&d, "collada.too_many_frames");
+    assert_non_null(g);
+    assert_int_equal(g->severity, KG_ERROR);
+    assert_true(g->line > 0);
+    assert_int_equal(mo->nframes, 1000000);
+    kg_model_free(m);
+    kg_motion_free(mo);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openrave_robots),
@@ -574,6 +623,7 @@ int main(void) {
         cmocka_unit_test(test_fk_against_visual_scene),
         cmocka_unit_test(test_refused_not_crashed),
         cmocka_unit_test(test_animations_against_assimp),
+        cmocka_unit_test(test_frame_cap_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * UndefinedBehaviorSanitizer (label "sanitize"): whatever the bytes, the importer
  * returns a model or NULL with an error, never crashes, leaks or hangs. Mutations
  * are drawn from fixed seeds, so every run tests the same inputs. */
+#define _GNU_SOURCE /* open_memstream */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -308,6 +309,13 @@ static void test_generated_extremes(void **state) {
     exercise("bin.urdf", "\x00\x01\x02\xff<robot", 10);
     exercise("decl.urdf", "<?xml version='1.0'?>", 21);
     exercise("utf16.urdf", "\xff\xfe<\0r\0o\0b\0o\0t\0/\0>\0", 16);
+    /* issue 26: two CHANNELS lines on one joint wrote outside the frame (ASan) */
+    format = "bvh";
+    const char *two = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n"
+                      " CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                      "1e9 2e9 3e9 4e9 5e9 6e9\n1 2 3 4 5 6\n";
+    exercise("two_channels.bvh", two, strlen(two));
+    format = "urdf";
 
     /* a 20 000-link chain: no recursion may depend on the depth of the tree */
     sbuf b = {0};
@@ -387,6 +395,79 @@ static void test_generated_extremes(void **state) {
     free(b.s);
 }
 
+/* Writes m with `export` into memory and reads it back as `format`. */
+static kg_model *write_and_read(const kg_model *m, const char *as, const char *name,
+                                int (*export)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *,
+                                              kg_ledger *, kg_diags *),
+                                size_t *size, kg_diags *d) {
+    char *text = NULL;
+    FILE *f = open_memstream(&text, size);
+    kg_export_options eo = {.skip_meshes = 1};
+    assert_int_equal(export(m, NULL, &eo, f, NULL, d), 0);
+    fclose(f);
+    kg_load_options o = {0};
+    o.format = as;
+    o.resolver.ignore_env = 1;
+    kg_motion *mo = NULL;
+    kg_model *back = kg_load_clip_buffer(name, text, *size, &o, &mo, d);
+    kg_motion_free(mo);
+    free(text);
+    return back;
+}
+
+/* Issue 26: the BVH and COLLADA writers recursed per link (a 10 000-link chain
+ * overflowed the stack) and the readers refused what the writers wrote past 256
+ * levels. Both ways are iterative now; the files stay linear in size (the
+ * indentation stops growing). */
+static void test_deep_chain_round_trip(void **state) {
+    (void)state;
+    char line[256];
+    const int n = 10000;
+    sbuf b = {0};
+    put(&b, "<robot name='chain'>\n");
+    for (int i = 0; i < n; i++) {
+        snprintf(line, sizeof line, "<link name='l%d'/>\n", i);
+        put(&b, line);
+        if (!i) continue;
+        snprintf(line, sizeof line,
+                 "<joint name='j%d' type='continuous'><parent link='l%d'/><child link='l%d'/>"
+                 "<origin xyz='0 0 0.01'/><axis xyz='0 1 0'/></joint>\n",
+                 i, i - 1, i);
+        put(&b, line);
+    }
+    put(&b, "</robot>\n");
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load_buffer("chain.urdf", b.s, b.n, NULL, &d);
+    free(b.s);
+    assert_non_null(m);
+    struct {
+        const char *format, *name;
+        int (*export)(const kg_model *, const kg_motion *, const kg_export_options *, FILE *, kg_ledger *, kg_diags *);
+        int extra_links; /* BVH: a static world above, an End Site below */
+    } kinds[] = {{"bvh", "chain.bvh", kg_export_bvh, 2}, {"collada", "chain.dae", kg_export_collada, 0}};
+    for (size_t k = 0; k < 2; k++) {
+        size_t size = 0;
+        kg_model *back = write_and_read(m, kinds[k].format, kinds[k].name, kinds[k].export, &size, &d);
+        if (!back || kg_diags_count(&d, KG_ERROR)) kg_test_print_diags(&d);
+        assert_non_null(back);
+        assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+        assert_int_equal(back->nlink, n + kinds[k].extra_links);
+        assert_true(size < (size_t)n * 2000); /* indented in full: 100 times more */
+        kg_data *kd = kg_data_new(back);
+        kg_fk(back, kd);
+        int last = -1;
+        for (int i = 0; i < back->nlink; i++)
+            if (!strcmp(back->link[i].name, "l9999")) last = i;
+        assert_true(last >= 0);
+        KG_ASSERT_NEAR(kd->link_pos[3 * last + 2], 99.99, 1e-9);
+        kg_data_free(kd);
+        kg_model_free(back);
+        kg_diags_clear(&d);
+    }
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mutated_sample),
@@ -394,6 +475,7 @@ int main(void) {
         cmocka_unit_test(test_mutated_bvh),
         cmocka_unit_test(test_mutated_collada),
         cmocka_unit_test(test_generated_extremes),
+        cmocka_unit_test(test_deep_chain_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

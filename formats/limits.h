@@ -1,0 +1,32 @@
+/* Limits on what is read and written, named in one place (the README's
+ * "Limits" lists them with their defaults). A limit is never silent: passing
+ * one is an error diagnostic with its code, file and line. A reader's limit is
+ * never below what the writers write: a writer refuses a model it could not
+ * read back. */
+#ifndef KG_LIMITS_H
+#define KG_LIMITS_H
+
+/* Joints and End Sites of a BVH hierarchy, and so also its nesting depth (each
+ * level is a joint). 10^6 nodes are about 100 MB of model. */
+#define KG_LIMIT_BVH_NODES 1000000
+/* Nesting of a kinematic tree (COLLADA <link>s) or of visual-scene nodes
+ * (instance_node included, which is also what stops instancing cycles): 10^5
+ * levels, a chain of 10^5 links. The writers refuse a deeper model. */
+#define KG_LIMIT_DEPTH 100000
+/* XML elements nested deeper than this are refused by the parser (libxml2's own
+ * default, 256, is below what a 130-link chain written as COLLADA needs: each
+ * link is two levels, <attachment_full><link>). */
+#define KG_LIMIT_XML_DEPTH (2 * KG_LIMIT_DEPTH + 64)
+/* Frames of a COLLADA animation, sampled on the keys' time grid (10^6 frames
+ * of a 30-joint skeleton are 240 MB of motion); more is an error and the
+ * first ones are kept. */
+#define KG_LIMIT_COLLADA_FRAMES 1000000
+/* <animation>s nested in <animation>s (kinegraph writes them flat; read by
+ * recursion, one small frame a level). */
+#define KG_LIMIT_ANIMATION_DEPTH 256
+/* Written files are indented by depth only this far: deeper levels keep this
+ * indentation, so a file's size stays linear in the number of links (a
+ * 10 000-link chain indented in full is 700 MB of blanks). */
+#define KG_LIMIT_INDENT 32
+
+#endif
