@@ -15,6 +15,7 @@
  * closed, a swinging sole's corners above the ground, watched link pairs
  * collision_safe apart, and the COM on the balance's reference. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/retarget/step.h"
@@ -190,43 +191,57 @@ static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3]
     return 0;
 }
 
-/* Watched pairs nearer than collision_influence stay collision_safe apart, or
- * half their rest distance when the robot's build holds them nearer than that
- * (a pair kept at a distance it is built at pushed its links to and fro): the
- * first collision_rows of them in watch order (w->collision_capped counts
- * the others). Evaluating the merit, the violations only. */
+/* The distance a watched pair is kept at: collision_safe, or half its rest
+ * distance when the robot's build holds it nearer than that (a pair kept at a
+ * distance it is built at pushed its links to and fro); overlapping at rest, as
+ * the coarse hulls may, half as much again. */
+static double safe_distance(const rt_step *w, int k) {
+    double rest = w->rr->watch_rest[k];
+    return fmin(w->t.collision_safe, rest - 0.5 * fabs(rest));
+}
+
+static int by_margin(const void *a, const void *b) {
+    double x = ((const rt_near *)a)->margin, y = ((const rt_near *)b)->margin;
+    return (x > y) - (x < y);
+}
+
+/* A row keeping watched pair k its safe distance apart (velocity damper). */
+static void pair_row(rt_step *w, int k) {
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx, p = rr->watch[k];
+    double dist, nv[3], pa[3], pb[3], norm = 0;
+    pair_state(w, k, &dist, nv, pa, pb); /* as just measured: carried, not measured again */
+    rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
+    rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
+    rt_clear_marks(w);
+    for (int c = 0; c < nx; c++) { /* the distance's rate: n'(J_b - J_a) */
+        w->row[c] = 0;
+        for (int i = 0; i < 3; i++) w->row[c] += nv[i] * (w->J[i * nx + c] - w->J2[i * nx + c]);
+        norm += w->row[c] * w->row[c];
+    }
+    if (norm > 1e-12) /* else nothing between them moves */
+        keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe_distance(w, k), w->t.collision_gain);
+}
+
+/* Watched pairs nearer than collision_influence stay their safe distance
+ * apart: at most collision_rows of them, the nearest to it (w->collision_capped
+ * says when some were left out). Evaluating the merit, the violations only. */
 static void collision_rows(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
     if (!w->avoid) return;
-    const int nx = w->nx;
-    for (int k = 0, n = 0; k < rr->nwatch; k++) {
-        double dist, nv[3], pa[3], pb[3], norm = 0;
+    int nn = 0;
+    for (int k = 0; k < rr->nwatch; k++) {
+        double dist, nv[3], pa[3], pb[3];
         if (!pair_state(w, k, &dist, nv, pa, pb) || dist >= t->collision_influence) continue;
-        /* a pair the robot's build holds nearer than collision_safe: half its rest distance
-         * (overlapping at rest, as the coarse hulls may: half as much again) */
-        double rest = rr->watch_rest[k], safe = fmin(t->collision_safe, rest - 0.5 * fabs(rest));
-        if (w->eval) {
-            keep_above(w, KG_SLACK_COLLISION, NULL, dist - safe, t->collision_gain);
-            continue;
-        }
-        if (n == t->collision_rows) {
-            w->collision_capped = 1;
-            break;
-        }
-        int p = rr->watch[k];
-        rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
-        rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
-        rt_clear_marks(w);
-        for (int c = 0; c < nx; c++) { /* the distance's rate: n'(J_b - J_a) */
-            w->row[c] = 0;
-            for (int i = 0; i < 3; i++) w->row[c] += nv[i] * (w->J[i * nx + c] - w->J2[i * nx + c]);
-            norm += w->row[c] * w->row[c];
-        }
-        if (!(norm > 1e-12)) continue; /* nothing between them moves */
-        keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe, t->collision_gain);
-        n++;
+        if (w->eval) keep_above(w, KG_SLACK_COLLISION, NULL, dist - safe_distance(w, k), t->collision_gain);
+        else w->near[nn++] = (rt_near){k, dist - safe_distance(w, k)};
     }
+    if (nn > t->collision_rows) {
+        qsort(w->near, (size_t)nn, sizeof *w->near, by_margin);
+        nn = t->collision_rows, w->collision_capped = 1;
+    }
+    for (int i = 0; i < nn; i++) pair_row(w, w->near[i].k);
 }
 
 /* The COM (x, y) onto the balance's reference: approached, never left, its

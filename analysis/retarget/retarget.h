@@ -143,7 +143,9 @@ typedef struct kg_retarget_tuning {
                                  * warning says so) (0.08, 0.12, 0.05) */
     double sole_watch;          /* m: a swinging sole's corners lower than this get ground rows (0.05) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
-    double collision_influence; /* m: pairs nearer than this get a row (0.03) */
+    double collision_influence; /* m: pairs nearer than this get a row: about what a step can close
+                                 * (trust_angle on a metre of limb); at 0.03 a swinging shank passed
+                                 * through the standing one in one step (0.06) */
     double collision_lookahead; /* m: a pair's distance is measured again only once its links may have
                                  * moved this far beyond collision_influence towards each other
                                  * (their origins' travel plus their turn times their reach): GJK on
@@ -157,10 +159,8 @@ typedef struct kg_retarget_tuning {
     double collision_tolerance; /* m: pair distances are measured to within this (GJK stops there:
                                  * dense mesh hulls spend most iterations on digits a margin of
                                  * millimetres does not need) (1e-4) */
-    int collision_rows;         /* the most watched pairs a step keeps apart, the first near ones in watch
-                                 * order; a frame that had more is counted in the report
-                                 * (collision_capped_frames) (64: G1's body has 25 pairs within 3 cm at
-                                 * worst) */
+    int collision_rows;         /* the most watched pairs a step keeps apart, the nearest; a frame that had
+                                 * more near is counted in the report (collision_capped_frames) (64) */
     double collision_gain;      /* the damper's xi: a step closes at most this fraction of the gap
                                  * beyond collision_safe (0.5) */
     double shift_fade;          /* s: a swinging foot aims at the source's foothold moved by the offset the

@@ -326,11 +326,12 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         w->link_moved = calloc((size_t)m->nlink + 1, sizeof(double));
         w->link_pose = calloc(12 * (size_t)m->nlink + 1, sizeof(double));
         w->pairs = calloc((size_t)rr->nwatch + 1, sizeof *w->pairs);
+        w->near = malloc(((size_t)rr->nwatch + 1) * sizeof *w->near);
         for (int k = 0; w->pairs && k < rr->nwatch; k++) w->pairs[k].frame = -1, w->pairs[k].dist = -INFINITY;
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->trust || !w->x_last ||
-        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->pairs))) {
+        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->pairs || !w->near))) {
         rt_step_free(w);
         return NULL;
     }
@@ -345,6 +346,6 @@ void rt_step_free(rt_step *w) {
     free(w->hint), free(w->q_prev), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
-    free(w->link_moved), free(w->link_pose), free(w->pairs);
+    free(w->link_moved), free(w->link_pose), free(w->pairs), free(w->near);
     free(w);
 }

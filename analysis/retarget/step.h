@@ -16,6 +16,11 @@
 /* A watched pair as last measured: at frame `frame`, its links' motion bounds
  * summing to `moved`; its distance (reach when farther), normal and world
  * witness points then, and the witness points in their links' frames. */
+typedef struct rt_near {
+    int k;                     /* a watched pair near */
+    double margin;             /* its distance beyond its safe one (m) */
+} rt_near;
+
 typedef struct rt_pair {
     int frame, near;
     double moved, dist, n[3], pa[3], pb[3], pa_link[3], pb_link[3];
@@ -51,6 +56,7 @@ struct rt_step {
      * measured with its links' bounds then */
     double *link_moved, *link_pose; /* [nlink], [12 nlink] the poses the bounds were last updated at */
     rt_pair *pairs;            /* [nwatch] */
+    rt_near *near;             /* [nwatch] the step's near pairs */
     int frame;                 /* frames solved so far */
     int eval;                  /* evaluating the merit only (no Jacobians) */
     int collision_capped;      /* a step this frame left near pairs out (more than collision_rows) */
