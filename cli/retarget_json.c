@@ -110,6 +110,12 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     for (int k = 0; k < KG_NSEGMENT; k++)
         json_object_set_new(seg, kg_retarget_segment_name(k), num_or_null(r->pose_segment_mean_deg[k]));
     json_object_set_new(o, "pose_error_segments_mean_deg", seg);
+    json_object_set_new(o, "pose_off_percent", kg_json_num(r->pose_off_percent));
+    json_object_set_new(o, "pose_off_at_limit_percent", kg_json_num(r->pose_held_percent));
+    json_t *held = json_object();
+    for (int k = 0; k < KG_NSEGMENT; k++)
+        json_object_set_new(held, kg_retarget_segment_name(k), num_or_null(r->pose_segment_held_percent[k]));
+    json_object_set_new(o, "pose_off_at_limit_segments_percent", held);
     json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
     json_object_set_new(o, "narrowed_stances", json_integer(0));
     json_object_set_new(o, "widened_stances", json_integer(0));

@@ -428,6 +428,48 @@ static void test_pose_error(void **state) {
     clip_free(&c);
 }
 
+/* Is a joint between the root and part k's link at q within 1e-3 of a
+ * position limit? From the model's joints up the tree (not the report's
+ * columns). */
+static int held_at(const double *q, int k) {
+    for (int l = robot->map.link[k]; l > 0; l = model->link[l].parent) {
+        const kg_joint *J = &model->joint[model->link[l].joint];
+        if (J->qadr < 0 || J->mimic >= 0 || J->type == KG_JOINT_FIXED) continue;
+        if (q[J->qadr] <= J->lower + 1e-3 || q[J->qadr] >= J->upper - 1e-3) return 1;
+    }
+    return 0;
+}
+
+/* The robot's left elbow bent to -1 rad, its right one at rest (0: its upper
+ * limit), both forearms of the source turned 40 degrees from the robot's:
+ * the two forearms are off on every frame (20 of the 100 segment-frames), the
+ * right one held by a limit, the left one as its path's joints say. */
+static void test_pose_at_limit(void **state) {
+    (void)state;
+    const int n = 10;
+    clip c;
+    clip_new(&c, n, DT);
+    for (int f = 0; f < n; f++) c.out->q[f * model->nq + coord("l_elbow")] = -1.0;
+    source_from_output(&c);
+    for (int f = 0; f < n; f++) {
+        turn_segment(&c.s.f[f], KG_PART_ELBOW_L, KG_PART_WRIST_L, 40 * DEG);
+        turn_segment(&c.s.f[f], KG_PART_ELBOW_R, KG_PART_WRIST_R, 40 * DEG);
+    }
+    run_report(&c);
+    const kg_retarget_report *r = &c.rep;
+    int held_l = held_at(c.out->q, KG_PART_WRIST_L), held_r = held_at(c.out->q, KG_PART_WRIST_R);
+    assert_true(held_r); /* the elbow at 0, its upper limit */
+    KG_ASSERT_NEAR(r->pose_off_percent, 20, 1e-9);
+    KG_ASSERT_NEAR(r->pose_held_percent, 50.0 * (held_l + held_r), 1e-9);
+    for (int k = 0; k < KG_NSEGMENT; k++) {
+        const char *name = kg_retarget_segment_name(k);
+        if (!strcmp(name, "left_forearm")) KG_ASSERT_NEAR(r->pose_segment_held_percent[k], 100.0 * held_l, 1e-9);
+        else if (!strcmp(name, "right_forearm")) KG_ASSERT_NEAR(r->pose_segment_held_percent[k], 100, 1e-9);
+        else assert_true(isnan(r->pose_segment_held_percent[k]));
+    }
+    clip_free(&c);
+}
+
 /* The robot's limbs bent (hanging straight, they would not turn) and the
  * whole source turned a quarter turn about the vertical: each pose angle is
  * measured in its own heading frame, so none changes; the keypoints, in the
@@ -615,7 +657,7 @@ int main(void) {
         cmocka_unit_test(test_slip_on_ground),  cmocka_unit_test(test_pivot_is_not_slip),
         cmocka_unit_test(test_penetration),     cmocka_unit_test(test_hover_and_float),
         cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_pose_error),      cmocka_unit_test(test_pose_in_heading_frame),
+        cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit),      cmocka_unit_test(test_pose_in_heading_frame),
         cmocka_unit_test(test_zmp),             cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),

@@ -19,6 +19,9 @@
 #define NEAR_GROUND 0.02    /* m: hover: no sole this near the ground while the source stands */
 #define DEEP_COLLISION 0.005 /* m: an overlap deeper than this */
 #define LIMIT_TOL 1e-9      /* rad, m, relative for speeds: rounding */
+#define POSE_OFF 20.0       /* deg: a segment this far off its source's direction is "off" ... */
+#define AT_LIMIT 1e-3       /* rad, m: ... and held by a limit when a joint between the pelvis and it
+                             * is this near one of its position limits */
 
 const char *kg_retarget_segment_name(int k) {
     static const char *const names[KG_NSEGMENT] = {
@@ -43,6 +46,7 @@ typedef struct acc {
     int nangles;
     double seg_sum[KG_NSEGMENT];
     int seg_n[KG_NSEGMENT];
+    int seg_off[KG_NSEGMENT], seg_held[KG_NSEGMENT]; /* segment-frames off; of them held by a limit */
     double (*com)[2];
     double (*feet)[2][4];       /* [nframes] each foot link's x, y, z, yaw */
     int zmp_frames, zmp_out, double_out, com_out, hover;
@@ -73,6 +77,27 @@ static double angle_deg(const double a[3], const double b[3]) {
     return acos(c > 1 ? 1 : c < -1 ? -1 : c) * (180 / 3.14159265358979323846);
 }
 
+/* Is a joint on the way from the root to link l (its path's columns) within
+ * AT_LIMIT of a position limit? (Joints above the pelvis turn the whole body,
+ * which the heading frames leave out; they are rarely at a limit.) */
+static int held_by_limit(const kg_retarget_robot *rr, const kg_data *d, int l) {
+    for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) {
+        int c = rr->path[rr->path_first[l] + e].col - 6, qi = c >= 0 ? rr->qidx[c] : -1;
+        if (qi < 0) continue;
+        double q = d->q[qi];
+        if (q <= rr->lower[c] + AT_LIMIT || q >= rr->upper[c] - AT_LIMIT) return 1;
+    }
+    return 0;
+}
+
+/* The link whose joints above it turn segment k: its distal part's (the trunk: both shoulders'). */
+static int held_segment(const kg_retarget_robot *rr, const kg_data *d, int k) {
+    if (k < 8) return held_by_limit(rr, d, rr->map.link[SEG[k][1]]);
+    if (k == 8) return held_by_limit(rr, d, rr->map.link[KG_PART_SHOULDER_L]) ||
+                       held_by_limit(rr, d, rr->map.link[KG_PART_SHOULDER_R]);
+    return held_by_limit(rr, d, rr->map.link[KG_PART_HEAD]);
+}
+
 /* The pose figures of one frame. */
 static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_frame_source *F, acc *A) {
     double hl[3], hr[3], slat[3], rlat[3], u[3], v[3], su[3], ru[3];
@@ -101,6 +126,7 @@ static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         double ang = angle_deg(su, ru);
         A->angles[A->nangles++] = ang;
         A->seg_sum[k] += ang, A->seg_n[k]++;
+        if (ang > POSE_OFF) A->seg_off[k]++, A->seg_held[k] += held_segment(rr, d, k);
     }
 }
 
@@ -232,7 +258,14 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
     rep->pose_mean_deg = A->nangles ? sum / A->nangles : 0;
     qsort(A->angles, (size_t)A->nangles, sizeof *A->angles, by_value);
     rep->pose_p95_deg = A->nangles ? A->angles[(int)floor(0.95 * (A->nangles - 1))] : 0;
-    for (int k = 0; k < KG_NSEGMENT; k++) rep->pose_segment_mean_deg[k] = A->seg_n[k] ? A->seg_sum[k] / A->seg_n[k] : NAN;
+    int off = 0, held = 0;
+    for (int k = 0; k < KG_NSEGMENT; k++) {
+        rep->pose_segment_mean_deg[k] = A->seg_n[k] ? A->seg_sum[k] / A->seg_n[k] : NAN;
+        rep->pose_segment_held_percent[k] = A->seg_off[k] ? 100.0 * A->seg_held[k] / A->seg_off[k] : NAN;
+        off += A->seg_off[k], held += A->seg_held[k];
+    }
+    rep->pose_off_percent = A->nangles ? 100.0 * off / A->nangles : 0;
+    rep->pose_held_percent = off ? 100.0 * held / off : 0;
     rep->slip_mean_mm = rep->stance_runs ? A->slip_sum / rep->stance_runs : 0;
     rep->keypoint_mean_mm = A->kp_n ? A->kp_sum / (double)A->kp_n : 0;
     rep->hover_percent = n ? 100.0 * A->hover / n : 0;

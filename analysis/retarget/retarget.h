@@ -220,6 +220,11 @@ typedef struct kg_retarget_report {
                                                 * the robot's scale (a pose differs in proportions: mm) */
     double pose_segment_mean_deg[10];          /* per segment, kg_retarget_segment_name order (NAN:
                                                 * not measured: no head) */
+    double pose_off_percent;                   /* of segment-frames, those more than 20 deg off */
+    double pose_held_percent;                  /* of those, the ones with a joint between the pelvis and
+                                                * the segment within 1e-3 of a position limit: the robot
+                                                * could not follow there (joint ranges below a person's) */
+    double pose_segment_held_percent[10];      /* the same per segment (NAN: none off) */
     /* balance: the cart-table ZMP of the output's COM (zmp_step differences) */
     double zmp_outside_percent;                /* of frames with a foot down, but the first and last
                                                 * zmp_step (no central difference there) */
