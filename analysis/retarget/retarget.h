@@ -151,7 +151,7 @@ typedef struct kg_retarget_tuning {
                                  * (their origins' travel plus their turn times their reach): GJK on
                                  * every watched pair every step cost most of a frame (0.05) */
     double collision_remeasure; /* m: a near pair's distance is carried by its witness points (to first
-                                 * order) until its links may have moved this far since measured (0.01) */
+                                 * order) until its links may have moved this far since measured (0.03) */
     double collision_hull_width; /* m: the solver measures a mesh's hull without the vertices within this
                                  * of the hull of the others, swelled to hold them all (kg_convex_coarse):
                                  * its distances are lower bounds, at most about this under the mesh
