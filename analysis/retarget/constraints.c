@@ -128,21 +128,35 @@ static void stance_rows(rt_step *w, const rt_goal *g) {
         pose_target(w, KG_SLACK_LOOP, w->m->loop[k].virtual_link, w->m->loop[k].real_link, NULL, NULL);
 }
 
-/* A swinging sole's corners near the ground stay on or above it. */
+/* A point of link l at height p[2] stays on or above the ground. */
+static void above_ground(rt_step *w, int l, const double p[3]) {
+    if (!w->eval) {
+        rt_point_jacobian(w, l, p, w->J, NULL);
+        rt_clear_marks(w);
+    }
+    keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, p[2], 1);
+}
+
+/* A swinging foot near the ground stays on or above it: its sole's corners,
+ * and each of its shapes' lowest point where that is lower still (a foot
+ * turned toes down reaches below its sole's corners). The corners always:
+ * a shape's lowest point jumps from one end to the other as the foot levels,
+ * and rows on it alone sent a foot to and fro. */
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
         if (g->pin[side].down) continue;
         int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-        double c[4][3];
+        double c[4][3], low = INFINITY;
         rt_sole_at(rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
         for (int k = 0; k < 4; k++) {
-            if (c[k][2] >= w->t.sole_watch) continue;
-            if (!w->eval) {
-                rt_point_jacobian(w, l, c[k], w->J, NULL);
-                rt_clear_marks(w);
-            }
-            keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, c[k][2], 1);
+            low = fmin(low, c[k][2]);
+            if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
+        }
+        for (int k = 0; k < rr->nfoot_shape[side]; k++) {
+            double p[3];
+            int s = rr->foot_shape[side][k];
+            if (rt_shape_lowest(&rr->coarse, w->d, s, p) < fmin(low, w->t.sole_watch)) above_ground(w, rr->coarse.shape[s].link, p);
         }
     }
 }

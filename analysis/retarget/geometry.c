@@ -213,3 +213,18 @@ double rt_segment_distance(const double p0[3], const double p1[3], const double 
     for (int k = 0; k < 3; k++) d[k] = p0[k] + s * d1[k] - q0[k] - t * d2[k];
     return kg_vec3_norm(d);
 }
+
+double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]) {
+    const kg_convex *c = &cm->shape[k];
+    const double *Rl = d->link_rot + 9 * c->link, down[3] = {0, 0, -1};
+    double Rs[9], ds[3], v[3], vl[3];
+    int hint = -1;
+    kg_mat3_mul(Rs, Rl, c->rot);
+    kg_mat3_tvec(ds, Rs, down);
+    kg_convex_support(c, ds, &hint, v);
+    kg_mat3_vec(vl, c->rot, v);
+    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+    kg_mat3_vec(p, Rl, vl);
+    for (int a = 0; a < 3; a++) p[a] += d->link_pos[3 * c->link + a];
+    return p[2];
+}

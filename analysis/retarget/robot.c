@@ -66,6 +66,21 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, 
     return np;
 }
 
+/* Each foot's collision shapes: its ankle link's and those of the links below. */
+static int foot_shapes(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    for (int side = 0; side < 2; side++) {
+        int ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], n = 0;
+        rr->foot_shape[side] = malloc(((size_t)rr->cm.nshape + 1) * sizeof(int));
+        if (!rr->foot_shape[side]) return -1;
+        for (int l = ankle; rr->have_cm && ankle >= 0 && l < r->nlink; l++)
+            for (int k = rr->cm.link_first[l]; is_below(r, l, ankle) && k < rr->cm.link_first[l] + rr->cm.link_count[l]; k++)
+                rr->foot_shape[side][n++] = k;
+        rr->nfoot_shape[side] = n;
+    }
+    return 0;
+}
+
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
  * heights and offsets; returns the sole plane's height at rest. */
 static double soles(kg_retarget_robot *rr, const kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
@@ -383,7 +398,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
                         (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
         goto oom;
-    if (link_bounds(rr) != 0) goto oom;
+    if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;
     measures(rr, d, sole_z);
     kg_data_free(d);
     return 0;
@@ -396,6 +411,7 @@ oom:
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
     free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius), free(rr->capsule);
+    free(rr->foot_shape[0]), free(rr->foot_shape[1]);
     if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
 }
