@@ -13,10 +13,14 @@
 #include "formats/mesh.h"
 
 enum { MAX_POINTS = 4096 };
-#define SQRT1_2 0.70710678118654752440
 
-/* A shape's candidate lowest points, in its geom frame: up to 32 of them. */
-static int shape_points(const kg_model *m, const kg_geom *g, kg_mesh_cache *mc, kg_diags *dg, double (*p)[3]) {
+/* A shape's candidate lowest points, in its geom frame, for `down` (world -z
+ * in that frame): up to 16 of them. Boxes: their corners; meshes: their
+ * bounding boxes' corners; spheres and capsules: the points their ends' balls
+ * stand on; cylinders: the same on their rims (a standing one's whole lower
+ * rim, sampled every 45 degrees). */
+static int shape_points(const kg_model *m, const kg_geom *g, const double down[3], kg_mesh_cache *mc, kg_diags *dg,
+                        double (*p)[3]) {
     int n = 0;
     switch (g->type) {
     case KG_GEOM_BOX:
@@ -32,33 +36,26 @@ static int shape_points(const kg_model *m, const kg_geom *g, kg_mesh_cache *mc, 
         break;
     }
     case KG_GEOM_SPHERE:
-    case KG_GEOM_CYLINDER:
-    case KG_GEOM_CAPSULE: {
-        /* rings every 45 degrees: a cylinder's rims; a sphere's (or a capsule end's)
-         * bottom and its rings at 45 degrees below and above the equator */
-        const double r = g->size[0], half = g->type == KG_GEOM_SPHERE ? 0 : 0.5 * g->size[1];
-        const int round = g->type != KG_GEOM_CYLINDER;
-        for (int end = -1; end <= 1; end += 2) {
-            if (round) {
-                p[n][0] = p[n][1] = 0;
-                p[n][2] = end * (half + r);
-                n++;
+        for (int a = 0; a < 3; a++) p[0][a] = g->size[0] * down[a];
+        n = 1;
+        break;
+    case KG_GEOM_CAPSULE: /* axis z, length between the balls' centres */
+        for (int end = -1; end <= 1; end += 2, n++)
+            for (int a = 0; a < 3; a++) p[n][a] = g->size[0] * down[a] + (a == 2 ? end * 0.5 * g->size[1] : 0);
+        break;
+    case KG_GEOM_CYLINDER: { /* axis z */
+        const double r = g->size[0], half = 0.5 * g->size[1], dp = hypot(down[0], down[1]);
+        if (dp > 1e-6) /* lying or leaning: the lowest line or point of each rim */
+            for (int end = -1; end <= 1; end += 2, n++) {
+                p[n][0] = r * down[0] / dp, p[n][1] = r * down[1] / dp;
+                p[n][2] = end * half;
             }
-            const double ring = round ? r * SQRT1_2 : r, z = end * (half + (round ? r * SQRT1_2 : 0));
-            for (int k = 0; k < 8; k++) {
-                p[n][0] = ring * cos(k * KG_PI / 4);
-                p[n][1] = ring * sin(k * KG_PI / 4);
-                p[n][2] = z;
-                n++;
+        else /* standing: its lower rim */
+            for (int k = 0; k < 8; k++, n++) {
+                p[n][0] = r * cos(k * KG_PI / 4);
+                p[n][1] = r * sin(k * KG_PI / 4);
+                p[n][2] = down[2] < 0 ? half : -half;
             }
-            if (g->type == KG_GEOM_SPHERE && end < 0)
-                for (int k = 0; k < 4; k++) { /* the equator, once */
-                    p[n][0] = r * cos(k * KG_PI / 2);
-                    p[n][1] = r * sin(k * KG_PI / 2);
-                    p[n][2] = 0;
-                    n++;
-                }
-        }
         break;
     }
     }
@@ -79,10 +76,12 @@ static int foot_points(const kg_model *m, const kg_data *d, int ankle, int foot,
     int np = 0;
     for (int gi = 0; gi < m->ngeom; gi++) {
         const kg_geom *g = &m->geom[gi];
-        if ((int)g->role != role || !is_below(m, g->link, ankle) || np + 32 > MAX_POINTS) continue;
-        double p[32][3];
-        int n = shape_points(m, g, mc, dg, p);
-        const double *Rl = d->link_rot + 9 * g->link, *pl = d->link_pos + 3 * g->link;
+        if ((int)g->role != role || !is_below(m, g->link, ankle) || np + 16 > MAX_POINTS) continue;
+        const double *Rl = d->link_rot + 9 * g->link, *pl = d->link_pos + 3 * g->link, wdown[3] = {0, 0, -1};
+        double p[16][3], Rg[9], down[3];
+        kg_mat3_mul(Rg, Rl, g->rot);
+        kg_mat3_tvec(down, Rg, wdown);
+        int n = shape_points(m, g, down, mc, dg, p);
         for (int k = 0; k < n; k++) {
             double a[3], b[3], w[3];
             kg_mat3_vec(a, g->rot, p[k]);
@@ -123,7 +122,7 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
         for (int k = 0; k < np; k++) {
             double w[3];
             kg_mat3_vec(w, Rf, pts[k]);
-            if (w[2] > zmin + 0.005) continue;
+            if (w[2] > zmin + 0.001) continue;
             for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[k][a]), hi[a] = fmax(hi[a], pts[k][a]);
             zf += pts[k][2], nface++;
         }
@@ -140,6 +139,10 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
             feet->corner[s][k][1] = k & 2 ? hi[1] : lo[1];
             feet->corner[s][k][2] = zf;
         }
+        kg_diag_add(dg, KG_INFO, "dynamics.sole", m->source, 0, NULL,
+                    "the %s sole: on '%s', x %.4g to %.4g, y %.4g to %.4g, z %.4g m in its frame (%s)",
+                    s ? "right" : "left", m->link[foot].name, lo[0], hi[0], lo[1], hi[1], zf,
+                    feet->from_geometry[s] ? "from its shapes" : "assumed");
     }
     free(pts);
     kg_mesh_cache_free(mc);

@@ -69,10 +69,10 @@ typedef struct kg_feet {
  * end, KG_PART_FOOT_*) and a sole under each. A sole is the rectangle, in the
  * foot link's axes, around the lowest points of the collision shapes (or
  * visual ones when there are none) on the links from the ankle down, at the
- * rest pose: boxes' corners, meshes' bounding boxes' corners, spheres',
- * cylinders' and capsules' points sampled every 45 degrees; the points within
- * 5 mm of the lowest make the face (robots stand on flat feet at rest). Its
- * height is the lowest point's. Returns 0, or -1 when the model is not a
+ * rest pose: boxes' corners, meshes' bounding boxes' corners, the points
+ * spheres and capsules stand on, cylinders' lowest rim points; the points
+ * within 1 mm of the lowest make the face (robots stand on flat feet at rest),
+ * its height their mean. Returns 0, or -1 when the model is not a
  * humanoid (the body map's errors are in d). */
 int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *d);
 
