@@ -167,6 +167,11 @@ static void test_rates(void **state) {
             KG_ASSERT_NEAR(ab[3 + e], axis[e] * alpha, 1e-6);
         }
     }
+    /* one frame: no rates */
+    mo->nframes = 1;
+    kg_motion_rates(m, mo, 0, vb, ab, v, a);
+    for (int e = 0; e < 6; e++) KG_ASSERT_NEAR(fabs(vb[e]) + fabs(ab[e]), 0, 0);
+    KG_ASSERT_NEAR(fabs(v[c0]) + fabs(a[c0]), 0, 0);
     free(v), free(a);
     kg_motion_free(mo);
     kg_model_free(m);
@@ -341,6 +346,68 @@ static void test_standing(void **state) {
     kg_model_free(m);
 }
 
+/* Standing, the whole robot accelerating forwards at a (its joints still, the
+ * feet flagged down): the ground must push M a forwards. Within friction
+ * (a = 0.05 g, the ZMP 4 cm ahead of the COM) the contacts make it exactly;
+ * at a = 0.8 g no forces within the cones can (the pyramid inscribed in
+ * mu = 0.5 holds 0.35 M g along x): each corner's force stays in its pyramid
+ * and the frame is unbalanced, its ZMP outside. */
+static void test_pushed(void **state) {
+    (void)state;
+    kg_model *m = kg_test_load(SAMPLE);
+    kg_feet feet;
+    kg_diags dg;
+    kg_diags_init(&dg);
+    assert_int_equal(kg_feet_find(m, &feet, &dg), 0);
+    const double M = total_mass(m), g = 9.81, h = 0.01;
+    const int n = 7;
+    for (int hard = 0; hard < 2; hard++) {
+        const double acc = (hard ? 0.8 : 0.05) * g;
+        kg_motion *mo = standing(m, &feet, NULL, 0, n);
+        for (int f = 0; f < n; f++) mo->base[7 * f] += 0.5 * acc * (f * h) * (f * h);
+        mo->frame_time = h;
+        unsigned char contacts[2 * 7];
+        memset(contacts, 1, sizeof contacts);
+        kg_torque_options o;
+        kg_torque_defaults(&o);
+        kg_motion_torques t;
+        kg_torque_frame fr[7];
+        assert_int_equal(kg_motion_torques_compute(m, mo, contacts, &feet, &o, &t, fr, &dg), 0);
+        for (int f = 0; f < n; f++) {
+            const kg_torque_frame *r = &fr[f];
+            KG_ASSERT_NEAR(r->required[0], M * acc, 1e-6 * M * g);
+            KG_ASSERT_NEAR(r->required[2], M * g, 1e-6 * M * g);
+            double F[3] = {0, 0, 0};
+            for (int s = 0; s < KG_NFOOT; s++)
+                for (int k = 0; k < KG_SOLE_CORNERS; k++) {
+                    const double *c = r->force[s][k];
+                    assert_true(c[2] >= -1e-9 * M * g);
+                    assert_true(fabs(c[0]) <= o.friction / sqrt(2) * c[2] + 1e-9 * M * g);
+                    assert_true(fabs(c[1]) <= o.friction / sqrt(2) * c[2] + 1e-9 * M * g);
+                    for (int e = 0; e < 3; e++) F[e] += c[e];
+                }
+            /* the ZMP: the COM's projection moved back by its height times a / g */
+            KG_ASSERT_NEAR(r->zmp[0], r->com[0] - r->com[2] * acc / g, 1e-6);
+            if (!hard) {
+                assert_true(r->balanced && !r->zmp_outside);
+                KG_ASSERT_NEAR(F[0], M * acc, 1e-9 * M * g);
+                KG_ASSERT_NEAR(F[2], M * g, 1e-9 * M * g);
+                KG_ASSERT_NEAR(r->residual_force, 0, 1e-9 * M * g);
+            } else {
+                assert_true(!r->balanced && r->zmp_outside);
+                assert_true(F[0] <= o.friction / sqrt(2) * F[2] + 1e-9 * M * g);
+                assert_true(r->residual_force > 0.1 * M * g);
+            }
+        }
+        assert_int_equal(t.unbalanced_frames, hard ? n : 0);
+        KG_ASSERT_NEAR(t.zmp_outside_percent, hard ? 100 : 0, 0);
+        kg_motion_torques_free(&t);
+        kg_motion_free(mo);
+    }
+    kg_diags_clear(&dg);
+    kg_model_free(m);
+}
+
 /* ---- a pendulum whose pivot shakes ------------------------------------------------ */
 
 static const char pendulum[] =
@@ -458,8 +525,8 @@ static void test_read_csv(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_floating_root), cmocka_unit_test(test_rates),    cmocka_unit_test(test_standing),
-        cmocka_unit_test(test_pendulum),      cmocka_unit_test(test_read_csv),
+        cmocka_unit_test(test_floating_root), cmocka_unit_test(test_rates),   cmocka_unit_test(test_standing),
+        cmocka_unit_test(test_pushed),        cmocka_unit_test(test_pendulum), cmocka_unit_test(test_read_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
