@@ -408,6 +408,87 @@ static void test_pushed(void **state) {
     kg_model_free(m);
 }
 
+/* Newton and Euler on the whole body, for a smooth 3-D motion of the sample
+ * (every joint and the base on sinusoids, no contacts): the wrench the base
+ * needs is the rate of the body's momentum less its weight. Both sides apart:
+ * W from the library's rates and floating-root RNEA; the momentum from the
+ * links' poses alone (each link's COM velocity and angular velocity by
+ * central differences of its pose, m v and I w + m (c - G) x v summed), its
+ * rate by central differences again. They agree to the differences' O(h^2). */
+static void test_momentum(void **state) {
+    (void)state;
+    kg_model *m = kg_test_load(SAMPLE);
+    const double h = 0.002;
+    const int n = 41, L = m->nlink;
+    kg_motion *mo = kg_motion_new(m->nq, h, n);
+    mo->base = calloc(7 * (size_t)n, sizeof *mo->base);
+    double amp[64], freq[64], phase[64];
+    for (int k = 0; k < m->nq; k++) amp[k] = uniform(0.1, 0.4), freq[k] = uniform(2, 8), phase[k] = uniform(0, 6);
+    const double axis[3] = {0.6, 0, 0.8};
+    for (int f = 0; f < n; f++) {
+        const double t = f * h;
+        double *q = kg_motion_append(mo, NULL), R[9], *b = mo->base + 7 * f;
+        for (int k = 0; k < m->nq; k++) q[k] = amp[k] * sin(freq[k] * t + phase[k]);
+        b[0] = 0.3 * sin(3 * t), b[1] = 0.2 * cos(2 * t), b[2] = 0.7 + 0.05 * sin(5 * t);
+        kg_rot_axis_angle(R, axis, 0.5 * sin(4 * t));
+        kg_rot_to_quat(R, b + 3);
+    }
+    kg_torque_frame *fr = calloc((size_t)n, sizeof *fr);
+    kg_motion_torques t;
+    kg_diags dg;
+    kg_diags_init(&dg);
+    assert_int_equal(kg_motion_torques_compute(m, mo, NULL, NULL, NULL, &t, fr, &dg), 0);
+    /* per frame: the links' rotations and COMs, the whole COM */
+    double *R = malloc(sizeof(double) * 9 * L * n), *C = malloc(sizeof(double) * 3 * L * n), *G = calloc(3 * (size_t)n, sizeof *G);
+    double *P = calloc(3 * (size_t)n, sizeof *P), *H = calloc(3 * (size_t)n, sizeof *H);
+    const double M = total_mass(m), g = 9.81;
+    kg_data *d = kg_data_new(m);
+    for (int f = 0; f < n; f++) {
+        kg_motion_pose(mo, f, d);
+        kg_fk(m, d);
+        memcpy(R + 9 * (size_t)f * L, d->link_rot, 9 * (size_t)L * sizeof *R);
+        for (int i = 0; i < L; i++) link_com(m, d, i, C + 3 * ((size_t)f * L + i));
+        com_of(m, d, G + 3 * f);
+    }
+    /* momenta at frames 1 .. n-2: linear (kg m/s) and angular about the COM */
+    for (int f = 1; f < n - 1; f++)
+        for (int i = 0; i < L; i++) {
+            const double mi = m->link[i].mass;
+            double D[9], w[3], v[3], r[3], x[3], Iw[9], Iwx[3];
+            kg_mat3_mul_bt(D, R + 9 * ((size_t)(f + 1) * L + i), R + 9 * ((size_t)(f - 1) * L + i));
+            kg_rot_log(D, w);
+            for (int a = 0; a < 3; a++) {
+                w[a] /= 2 * h;
+                v[a] = (C[3 * ((size_t)(f + 1) * L + i) + a] - C[3 * ((size_t)(f - 1) * L + i) + a]) / (2 * h);
+                r[a] = C[3 * ((size_t)f * L + i) + a] - G[3 * f + a];
+            }
+            kg_inertia_rotate(Iw, R + 9 * ((size_t)f * L + i), m->link[i].inertia);
+            kg_mat3_vec(Iwx, Iw, w);
+            kg_vec3_cross(x, r, v);
+            for (int a = 0; a < 3; a++) P[3 * f + a] += mi * v[a], H[3 * f + a] += Iwx[a] + mi * x[a];
+        }
+    double fscale = M * g, nscale = 0;
+    for (int f = 2; f < n - 2; f++) nscale = fmax(nscale, kg_vec3_norm(fr[f].required + 3));
+    for (int f = 2; f < n - 2; f++) {
+        double NG[3], x[3];
+        kg_vec3_cross(x, fr[f].com, fr[f].required);
+        for (int a = 0; a < 3; a++) NG[a] = fr[f].required[3 + a] - x[a];
+        KG_ASSERT_NEAR(fr[f].com[0], G[3 * f], 1e-12);
+        for (int a = 0; a < 3; a++) {
+            const double dP = (P[3 * (f + 1) + a] - P[3 * (f - 1) + a]) / (2 * h) - (a == 2 ? -M * g : 0);
+            const double dH = (H[3 * (f + 1) + a] - H[3 * (f - 1) + a]) / (2 * h);
+            KG_ASSERT_NEAR(fr[f].required[a], dP, 1e-4 * fscale);
+            KG_ASSERT_NEAR(NG[a], dH, 1e-4 * fmax(nscale, 1));
+        }
+    }
+    kg_data_free(d);
+    free(R), free(C), free(G), free(P), free(H), free(fr);
+    kg_motion_torques_free(&t);
+    kg_motion_free(mo);
+    kg_diags_clear(&dg);
+    kg_model_free(m);
+}
+
 /* ---- a pendulum whose pivot shakes ------------------------------------------------ */
 
 static const char pendulum[] =
@@ -527,6 +608,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floating_root), cmocka_unit_test(test_rates),   cmocka_unit_test(test_standing),
         cmocka_unit_test(test_pushed),        cmocka_unit_test(test_pendulum), cmocka_unit_test(test_read_csv),
+        cmocka_unit_test(test_momentum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
