@@ -44,9 +44,10 @@
  * Effort ratio: max |tau| / effort (URDF <limit effort>); a joint without a
  * positive finite effort has none (NAN).
  *
- * Models with a floating or planar joint somewhere in the tree, or with
- * closed loops, are beyond this: kg_motion_torques says so (the closed
- * chains' torques are item 2 of the issue). */
+ * Models with a floating joint in the tree (the root link is the floating
+ * base; a quaternion is not differenced coordinate by coordinate) are refused
+ * by kg_motion_torques_compute; closed loops get a warning and the spanning
+ * tree's torques (the closed chains' torques are item 2 of the issue). */
 #ifndef KG_TORQUES_H
 #define KG_TORQUES_H
 
