@@ -14,7 +14,7 @@
 static const char *field(const char *s, char *buf, size_t size, int *more) {
     size_t n = 0;
     if (*s == '"') {
-        for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+        for (s++; *s && *s != '\n' && !(*s == '"' && s[1] != '"'); s++) { /* a field stays on its line */
             if (*s == '"') s++;
             if (n + 1 < size) buf[n++] = *s;
         }

@@ -598,6 +598,31 @@ static void test_read_csv(void **state) {
     KG_ASSERT_NEAR(back->q[2 * m->nq + m->joint[kg_model_joint(m, "r_knee")].qadr], 0.3, 0);
     free(contacts);
     kg_motion_free(back);
+    /* broken files: an error each, no motion */
+    static const char *const bad[][2] = {
+        {"time,root_x\n", "trajectory.empty"},
+        {"", "trajectory.empty"},
+        {"time,root_x,r_knee\n0,1,2\n0.1,1\n", "trajectory.columns"},
+        {"time,root_x,r_knee\n0,1,nan\n", "trajectory.number"},
+        {"time,root_x,r_knee\n0,1,1e999\n", "trajectory.number"},
+        {"time,\"root_x,r_knee\n0,1,2\n", "trajectory.columns"},
+        {"time,r_knee\n0,1\n0,2\n", "trajectory.time"},
+        {"1,2,3\n", "trajectory.columns"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        f = fopen(cpath, "w");
+        fputs(bad[k][0], f);
+        fclose(f);
+        kg_diags bd;
+        kg_diags_init(&bd);
+        back = kg_import_trajectory_csv(m, cpath, 0, &contacts, &bd);
+        if (back || !kg_test_find(&bd, bad[k][1])) {
+            kg_test_print_diags(&bd);
+            fail_msg("bad file %zu: expected %s", k, bad[k][1]);
+        }
+        assert_null(contacts);
+        kg_diags_clear(&bd);
+    }
     remove(cpath);
     kg_motion_free(mo);
     kg_model_free(m);
