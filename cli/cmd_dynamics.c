@@ -90,15 +90,6 @@ static int number(kg_cli *c, const char *opt, const char *text, double lo, doubl
     return -1;
 }
 
-/* The name of actuated coordinate c (a velocity index). */
-static const char *coord_name(const kg_model *m, int c, char *buf, size_t size) {
-    for (int j = 0; j < m->njoint; j++) {
-        const kg_joint *J = &m->joint[j];
-        if (c >= J->vadr && c < J->vadr + J->nv) return J->nv == 1 ? J->name : kg_coord_name(m, J->qadr + c - J->vadr, buf, size);
-    }
-    return "";
-}
-
 static void csv_name(FILE *f, const char *s) {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
@@ -119,7 +110,7 @@ static int write_torques(const char *path, const kg_model *m, const kg_motion *m
     fputs("time", out.f);
     for (int k = 0; k < t->nact; k++) {
         fputc(',', out.f);
-        csv_name(out.f, coord_name(m, t->act[k], name, sizeof name));
+        csv_name(out.f, kg_velocity_name(m, t->act[k], name, sizeof name));
     }
     fputc('\n', out.f);
     for (int f = 0; f < t->nframes; f++) {
@@ -180,7 +171,7 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "contact_height", json_real(to->contact_height));
     for (int k = 0; k < t->nact; k++) {
         json_t *j = json_object();
-        const char *nm = coord_name(m, t->act[k], name, sizeof name);
+        const char *nm = kg_velocity_name(m, t->act[k], name, sizeof name);
         json_object_set_new(j, "name", kg_json_str(nm));
         json_object_set_new(j, "tau_max", json_real(t->tau_max[k]));
         json_object_set_new(j, "frame_max", json_integer(t->frame_max[k]));
@@ -194,7 +185,7 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "joints_without_effort", none);
     json_object_set_new(r, "ratio_max", kg_json_num(t->ratio_max_all));
     json_object_set_new(r, "ratio_max_joint", t->ratio_max_coord >= 0
-                                                   ? kg_json_str(coord_name(m, t->act[t->ratio_max_coord], name, sizeof name))
+                                                   ? kg_json_str(kg_velocity_name(m, t->act[t->ratio_max_coord], name, sizeof name))
                                                    : json_null());
     json_object_set_new(r, "contact_frames", json_integer(t->contact_frames));
     json_object_set_new(r, "double_support_frames", json_integer(t->double_support_frames));
@@ -215,7 +206,7 @@ static void print_table(const kg_model *m, const kg_motion *mo, const kg_motion_
     for (int k = 0; k < t->nact; k++) {
         char e[32] = "-", r[32] = "-";
         if (!isnan(t->effort[k])) snprintf(e, sizeof e, "%.6g", t->effort[k]), snprintf(r, sizeof r, "%.3f", t->ratio_max[k]);
-        printf("%-32s %12.6g %12s %8s %10.4f\n", coord_name(m, t->act[k], name, sizeof name), t->tau_max[k], e, r,
+        printf("%-32s %12.6g %12s %8s %10.4f\n", kg_velocity_name(m, t->act[k], name, sizeof name), t->tau_max[k], e, r,
                mo->start_time + t->frame_max[k] * mo->frame_time);
     }
 }
@@ -288,7 +279,7 @@ int kg_cmd_dynamics(int argc, char **argv) {
                 "kinegraph dynamics: %d frames, largest torque ratio %.3g (%s), ZMP outside support on %.1f %% of %d "
                 "contact frames, %d frames the contacts could not balance\n",
                 t.nframes, t.ratio_max_all,
-                t.ratio_max_coord >= 0 ? coord_name(m, t.act[t.ratio_max_coord], name, sizeof name) : "no effort limits",
+                t.ratio_max_coord >= 0 ? kg_velocity_name(m, t.act[t.ratio_max_coord], name, sizeof name) : "no effort limits",
                 t.zmp_outside_percent, t.contact_frames, t.unbalanced_frames);
     }
     if (rc == 0) rc = kg_cli_status(&c);
