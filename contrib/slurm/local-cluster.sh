@@ -10,8 +10,8 @@
 #
 # start exits 0 once the node is idle, 1 (saying why, the logs' tails on
 # stderr) when a daemon cannot start or the node does not come up; it stops what
-# it started then. Ports: $KG_SLURM_PORT (slurmctld, default 6917) and the next
-# one (slurmd).
+# it started then. Ports: $KG_SLURM_PORT (slurmctld) and the next one (slurmd);
+# by default the first pair from 6917 on where nothing listens.
 set -uo pipefail
 
 cmd=${1:-}
@@ -66,7 +66,14 @@ for p in munged mungekey slurmctld slurmd sinfo; do
 done
 stop # what an earlier run in DIR left
 
-port=${KG_SLURM_PORT:-6917}
+listening() { (: >"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=${KG_SLURM_PORT:-}
+if [ -z "$port" ]; then
+    for p in $(seq 6917 2 6999); do
+        listening "$p" || listening $((p + 1)) || { port=$p; break; }
+    done
+    [ -n "$port" ] || fail "no free port pair in 6917-7000"
+fi
 host=$(hostname -s)
 cpus=$(nproc)
 mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.8)}' /proc/meminfo)
@@ -120,13 +127,19 @@ CONF
 : >"$dir/cgroup.conf"
 export SLURM_CONF="$dir/slurm.conf"
 
+alive() { [ -s "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
+# each daemon forks and writes its pid file once it is set up
 slurmctld -i -f "$SLURM_CONF" >/dev/null 2>&1 || fail "slurmctld did not start"
+for _ in $(seq 50); do alive slurmctld && break; sleep 0.1; done
 slurmd -f "$SLURM_CONF" >/dev/null 2>&1 || fail "slurmd did not start"
 
-# the node idle within 30 s
-for _ in $(seq 60); do
-    state=$(sinfo -h -N -o %T 2>/dev/null | head -1)
-    case "$state" in idle*) echo "export SLURM_CONF=$SLURM_CONF"; exit 0 ;; esac
+# the node idle within 30 s; a daemon that died is said at once
+SECONDS=0
+state=""
+while [ $SECONDS -lt 30 ]; do
     sleep 0.5
+    for d in munged slurmctld slurmd; do alive $d || fail "$d stopped (state: ${state:-none})"; done
+    state=$(timeout 5 sinfo -h -N -o %T 2>/dev/null | head -1)
+    case "$state" in idle*) echo "export SLURM_CONF=$SLURM_CONF"; exit 0 ;; esac
 done
 fail "the node did not become idle within 30 s (state: ${state:-none})"
