@@ -192,7 +192,7 @@ static void test_plan(void **state) {
 
 /* The bar of issue 30 on the corpus: the largest part within 10 % of the mean
  * frames, for 2 to 4 parts (5 and more: the longest clip, 6 116 frames, is
- * more than the mean, 31 304 / N). */
+ * more than the mean, 25 044 / N). */
 static void test_corpus_balance(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
