@@ -304,6 +304,61 @@ static void test_retarget_merge(void **state) {
     free(expect(2, "merge -o x.json")); /* no SUMMARY */
 }
 
+/* A real kill: a part of 40 clips SIGKILLed once a few reports are written
+ * (wherever it then is: between a motion and its report, in a temporary
+ * file), resumed with --skip-existing: its merge is the one-process report. */
+static void test_killed_part(void **state) {
+    (void)state;
+    char *walk = kg_test_slurp(WALK), args[65536], *clips = calloc(1, 40 * 900);
+    assert_int_equal(system(strcat(strcat(strcpy(args, "mkdir -p "), tmpdir), "/k/one")), 0);
+    for (int k = 0; k < 40; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "k/c%02d.bvh", k);
+        write_text(name, walk);
+        snprintf(clips + strlen(clips), 40 * 900 - strlen(clips), "'%s' ", path_of(name));
+    }
+    free(walk);
+    snprintf(args, sizeof args, "retarget --json %s --robot '%s' -o '%s/k/one/%%s.csv'", clips, SAMPLE, tmpdir);
+    char *one = expect(0, args);
+    write_text("k/one.json", one);
+    free(one);
+    const char *part = "retarget %s --robot '%s' -o '%s/k/%%s.csv' --report '%s/k/%%s.json' --shard 1/1 "
+                       "--summary '%s/k/s.json'%s";
+    char cmd[70000], shell[71000];
+    snprintf(cmd, sizeof cmd, part, clips, SAMPLE, tmpdir, tmpdir, tmpdir, "");
+    /* run() puts the binary first: a harmless --version, then the shell that kills */
+    snprintf(shell, sizeof shell,
+             "--version >/dev/null; ('%s/kinegraph' %s 2>/dev/null & pid=$!; n=0; "
+             "while [ $(ls '%s'/k/c*.json 2>/dev/null | wc -l) -lt 5 ] && [ $n -lt 3000 ]; do n=$((n+1)); sleep 0.005; "
+             "done; kill -9 $pid; wait $pid; echo killed $?)",
+             KG_BINARY_DIR, cmd, tmpdir);
+    char *out, *err;
+    run(shell, &out, &err);
+    assert_non_null(strstr(out, "killed 137")); /* SIGKILL, not finished first */
+    free(out), free(err);
+    assert_int_not_equal(access(path_of("k/s.json"), F_OK), 0); /* no summary: not finished */
+    snprintf(cmd, sizeof cmd, part, clips, SAMPLE, tmpdir, tmpdir, tmpdir, " --skip-existing");
+    assert_int_equal(run(cmd, &out, &err), 0);
+    int skipped = 0, wrote = 0;
+    for (char *p = strstr(err, "skipped "); p; p = strstr(p + 1, "skipped ")) skipped++;
+    for (char *p = strstr(err, ": wrote "); p; p = strstr(p + 1, ": wrote ")) wrote++;
+    printf("killed midway; resumed: %d clips skipped, %d retargeted\n", skipped, wrote);
+    assert_true(skipped >= 5 && skipped < 40 && skipped + wrote == 40);
+    free(out), free(err);
+    snprintf(args, sizeof args, "merge '%s/k/s.json' -o '%s/k/merged.json'", tmpdir, tmpdir);
+    free(expect(0, args));
+    assert_same_json(path_of("k/one.json"), path_of("k/merged.json"), retarget_timings);
+    for (int k = 0; k < 40; k++) {
+        char a[900], b[900];
+        snprintf(a, sizeof a, "%s/k/one/c%02d.csv", tmpdir, k);
+        snprintf(b, sizeof b, "%s/k/c%02d.csv", tmpdir, k);
+        char *ma = kg_test_slurp(a), *mb = kg_test_slurp(b);
+        assert_true(ma[0] && !strcmp(ma, mb));
+        free(ma), free(mb);
+    }
+    free(clips);
+}
+
 /* check in 3 parts, merged: the one-process JSON, JUnit and HTML (timings
  * aside); a result file broken is checked again on --skip-existing. Over the
  * samples and the test data, and the corpus when there but for
@@ -392,7 +447,8 @@ static void test_help(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan),         cmocka_unit_test(test_corpus_balance),
-        cmocka_unit_test(test_retarget_merge), cmocka_unit_test(test_check_merge),
+        cmocka_unit_test(test_retarget_merge), cmocka_unit_test(test_killed_part),
+        cmocka_unit_test(test_check_merge),
         cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
