@@ -2,26 +2,25 @@
 # kinegraph set-up: installs the Debian packages the build needs (apt-get, only
 # those missing; idempotent), configures and builds into build/, then does what
 # was asked:
-#   ./setup.sh           install and build
+#   ./setup.sh           install what the library and the command need, and build them
 #   ./setup.sh demo      ... and run the main job on the built-in sample (samples/)
+#   (the modes below also install the test peers and build the tests and peer programs)
 #   ./setup.sh test      ... and run every test (ctest, all labels)
 #   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
 #   ./setup.sh references  regenerate tests/reference/ from the peer tools
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Build: libxml2, libzip (.zae), OpenBLAS + LAPACKE, jansson, cmocka, assimp (meshes),
-# zlib (PNG), libccd and qhull (collision). Peers for
-# references and benchmarks: KDL with kdl_parser and urdfdom, MuJoCo, check_urdf,
-# assimp, collada_urdf (urdf_to_collada, collada_to_urdf), opencolladavalidator.
-PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-dev
-          liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
-          libmujoco-dev libassimp-dev libzip-dev libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev
-          collada-urdf-tools opencollada-tools assimp-utils)
-# Test-only peers (./setup.sh test): a single-node Slurm for test_slurm (label
-# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd).
-TEST_PACKAGES=(slurm-wlm munge)
-
+# What the library and the command need: libxml2, libzip (.zae), OpenBLAS + LAPACKE,
+# jansson, assimp (meshes), zlib (PNG), libccd and qhull (collision). `./setup.sh` and
+# `./setup.sh demo` install only these.
+PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libassimp-dev libzip-dev
+          libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev)
+# What the tests, references and benchmarks need besides: cmocka, and the peers they are
+# checked against: KDL with kdl_parser and urdfdom, MuJoCo, check_urdf, assimp,
+# collada_urdf (urdf_to_collada, collada_to_urdf), opencolladavalidator.
+PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
+               libmujoco-dev collada-urdf-tools opencollada-tools assimp-utils)
 install_packages() {
     local missing=()
     for p in "$@"; do
@@ -35,13 +34,17 @@ install_packages() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# build ON|OFF: with the tests and the peer programs, or without (the demo's)
 build() {
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_TESTS="$1" -DKG_PEERS="$1" >/dev/null
     cmake --build build -j"$(nproc)"
 }
 
 install_packages "${PACKAGES[@]}"
-build
+case "${1:-}" in
+"" | demo) build OFF ;;
+*) install_packages "${PEER_PACKAGES[@]}" && build ON ;;
+esac
 
 case "${1:-}" in
 "") ;;
