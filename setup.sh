@@ -21,6 +21,9 @@ PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libassimp-
 # collada_urdf (urdf_to_collada, collada_to_urdf), opencolladavalidator.
 PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
                libmujoco-dev collada-urdf-tools opencollada-tools assimp-utils)
+# Test-only, optional (./setup.sh test): a single-node Slurm for test_slurm (label
+# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd).
+TEST_PACKAGES=(slurm-wlm munge)
 install_packages() {
     local missing=()
     for p in "$@"; do
