@@ -44,7 +44,7 @@ int kg_save_with(const char *path, const char *format, const kg_model *m, const 
         kg_out out;
         kg_export_options eo = {0};
         if (o) eo = *o;
-        eo.path = path;
+        eo.path = strcmp(path, "-") ? path : NULL; /* nothing can go "beside" standard output */
         if (kg_out_open(&out, path) != 0) {
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
             return -1;
