@@ -18,15 +18,21 @@ typedef struct err_sink {
     const char *file;
     kg_diags *diags;
     int fatal;
+    int quiet; /* a second pass: only what makes it fail is said */
 } err_sink;
 
 static void on_error(void *ud, xmlErrorPtr e) {
     err_sink *s = ud;
+    if (s->quiet && e->level != XML_ERR_FATAL) return;
     char msg[512];
     snprintf(msg, sizeof msg, "%s", e->message ? e->message : "XML error");
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
-    if (e->level == XML_ERR_FATAL && strstr(msg, "Excessive depth")) { /* libxml2 names its own option */
+    if (e->level == XML_ERR_FATAL && e->code == XML_ERR_ENTITY_LOOP) { /* also its amplification check */
+        s->fatal = 1;
+        kg_diag_add(s->diags, KG_ERROR, "xml.entity_expansion", s->file, e->line, NULL,
+                    "entity references nest or expand too far (%s)", msg);
+    } else if (e->level == XML_ERR_FATAL && strstr(msg, "Excessive depth")) { /* libxml2 names its own option */
         s->fatal = 1;
         kg_diag_add(s->diags, KG_ERROR, "xml.too_deep", s->file, e->line, NULL,
                     "elements nested deeper than %d levels (KG_LIMIT_XML_DEPTH)", KG_LIMIT_XML_DEPTH);
@@ -96,6 +102,110 @@ static void fix_declaration(char *buf, size_t len, const char *file, kg_diags *d
         if (buf[k] != '\n' && buf[k] != '\r') buf[k] = ' ';
 }
 
+/* ---- entities ----
+ * Without XML_PARSE_NOENT libxml2 leaves each entity reference in the tree and
+ * every reader of the text expands it again (xmlNodeListGetString, by repeated
+ * concatenation: quadratic). libxml2 2.9 stops nested amplification ("billion
+ * laughs") while parsing, but not one large entity referenced many times: 115
+ * KB of URDF made a gigabyte of text and ran for minutes. So the expanded size
+ * of a document that references entities is measured first (each entity's size
+ * once, kept in its _private), refused above KG_LIMIT_XML_ENTITY_EXPANSION, and
+ * else the document is parsed again with the entities substituted, once: no
+ * reader expands anything afterwards, and extras copied from it carry text,
+ * not references to a DTD the written file does not have. */
+
+typedef struct expansion {
+    xmlDocPtr doc;
+    unsigned long long total, cap;
+    long refs;
+    xmlNodePtr where; /* the reference that passed the cap */
+} expansion;
+
+static unsigned long long list_size(expansion *e, xmlNodePtr first, xmlNodePtr stop, int depth);
+
+/* An entity's expanded size (memoised in _private as size + 2; 1 while being
+ * measured: a loop, which libxml2 reports itself, counts as too large). */
+static unsigned long long entity_size(expansion *e, xmlEntityPtr ent, int depth) {
+    if (!ent || ent->etype != XML_INTERNAL_GENERAL_ENTITY) return 0; /* external ones are never loaded */
+    uintptr_t memo = (uintptr_t)ent->_private;
+    if (memo == 1 || depth > 64) return e->cap + 1;
+    if (memo) return (unsigned long long)(memo - 2);
+    ent->_private = (void *)1;
+    unsigned long long n = ent->children ? list_size(e, ent->children, (xmlNodePtr)ent, depth + 1)
+                                         : (unsigned long long)(ent->length > 0 ? ent->length : 0);
+    if (n > e->cap) n = e->cap + 1;
+    ent->_private = (void *)(uintptr_t)(n + 2);
+    return n;
+}
+
+static unsigned long long node_size(expansion *e, xmlNodePtr n, int depth) {
+    if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) return n->content ? strlen((char *)n->content) : 0;
+    if (n->type != XML_ENTITY_REF_NODE) return 0;
+    if (depth == 0) e->refs++;
+    return entity_size(e, xmlGetDocEntity(e->doc, n->name), depth);
+}
+
+/* The text of the list `first` and everything below it (attribute values
+ * included), walked without recursion (documents nest 2 x 10^5 deep); stop is
+ * the list's parent. Stops once past the cap. */
+static unsigned long long list_size(expansion *e, xmlNodePtr first, xmlNodePtr stop, int depth) {
+    unsigned long long sum = 0;
+    for (xmlNodePtr n = first; n && sum <= e->cap;) {
+        unsigned long long k = node_size(e, n, depth);
+        if (n->type == XML_ELEMENT_NODE)
+            for (xmlAttrPtr a = n->properties; a; a = a->next)
+                for (xmlNodePtr v = a->children; v; v = v->next) k += node_size(e, v, depth);
+        sum += k;
+        if (depth == 0 && sum > e->cap && !e->where) e->where = n;
+        /* an entity reference's children are its declaration: not entered */
+        if (n->children && (n->type == XML_ELEMENT_NODE || n->type == XML_DOCUMENT_NODE)) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != stop && !n->next) n = n->parent;
+        n = n && n != stop ? n->next : NULL;
+    }
+    return sum;
+}
+
+/* External entities are never loaded, even when substituting: a refusing
+ * loader for kinegraph's own parsers, libxml2's for everyone else's. */
+static xmlExternalEntityLoader default_loader;
+static char kg_parser_mark;
+
+static xmlParserInputPtr refuse_external(const char *url, const char *id, xmlParserCtxtPtr ctxt) {
+    if (ctxt && ctxt->_private == &kg_parser_mark) return NULL;
+    return default_loader(url, id, ctxt);
+}
+
+static xmlDocPtr parse(const char *copy, size_t len, const char *file, int opts, err_sink *sink) {
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) return NULL;
+    ctxt->_private = &kg_parser_mark;
+    xmlSetStructuredErrorFunc(sink, on_error);
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);
+    xmlSetStructuredErrorFunc(NULL, NULL);
+    xmlFreeParserCtxt(ctxt);
+    return doc;
+}
+
+/* 0 when the document has no entity reference, 1 when it has (and can be
+ * substituted), -1 after an error (too much text). */
+static int check_entities(xmlDocPtr doc, const char *file, kg_diags *d) {
+    if (!doc->intSubset) return 0; /* no DTD, no entity */
+    expansion e = {.doc = doc, .cap = KG_LIMIT(KG_LIMIT_XML_ENTITY_EXPANSION)};
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    list_size(&e, root, (xmlNodePtr)doc, 0);
+    if (e.where) {
+        kg_diag_add(d, KG_ERROR, "xml.entity_expansion", file, kg_xml_line(e.where),
+                    e.where->type == XML_ELEMENT_NODE ? (const char *)e.where->name : NULL,
+                    "entity references expand to more than %llu characters (KG_LIMIT_XML_ENTITY_EXPANSION); "
+                    "the document is refused", e.cap);
+        return -1;
+    }
+    return e.refs > 0;
+}
+
 int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_diags *d) {
     memset(x, 0, sizeof *x);
     x->file = file;
@@ -108,14 +218,11 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     memcpy(copy, buf, len);
     copy[len] = 0;
     fix_declaration(copy, len, file, d);
-    err_sink sink = {file, d, 0};
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) {
-        free(copy);
-        kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "cannot create an XML parser");
-        return -1;
+    err_sink sink = {file, d, 0, 0};
+    if (!default_loader) {
+        default_loader = xmlGetExternalEntityLoader();
+        xmlSetExternalEntityLoader(refuse_external);
     }
-    xmlSetStructuredErrorFunc(&sink, on_error);
     /* libxml2 2.9 keeps its depth limit in a global (256, or none with
      * XML_PARSE_HUGE, which also lifts its entity amplification checks); its
      * parser and xmlFreeDoc do not recurse, so a deep document costs memory
@@ -123,13 +230,20 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     xmlParserMaxDepth = KG_LIMIT_XML_DEPTH;
     /* No network, no external entities, no DTD loading; line numbers past 65535. */
     int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);
-    xmlSetStructuredErrorFunc(NULL, NULL);
-    xmlFreeParserCtxt(ctxt);
+    xmlDocPtr doc = parse(copy, len, file, opts, &sink);
+    int ents = doc && !sink.fatal && xmlDocGetRootElement(doc) ? check_entities(doc, file, d) : 0;
+    if (ents != 0 && doc) {
+        xmlFreeDoc(doc);
+        doc = NULL;
+    }
+    if (ents > 0) { /* again, substituted; what the first pass said is not repeated */
+        sink.quiet = 1;
+        doc = parse(copy, len, file, opts | XML_PARSE_NOENT, &sink);
+    }
     free(copy);
     if (!doc || sink.fatal) {
         if (doc) xmlFreeDoc(doc);
-        if (!sink.fatal)
+        if (!sink.fatal && ents >= 0)
             kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "not a readable XML document");
         return -1;
     }
