@@ -6,6 +6,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,11 @@ static xmlParserInputPtr refuse_external(const char *url, const char *id, xmlPar
     return default_loader(url, id, ctxt);
 }
 
+static void install_loader(void) {
+    default_loader = xmlGetExternalEntityLoader();
+    xmlSetExternalEntityLoader(refuse_external);
+}
+
 static xmlDocPtr parse(const char *copy, size_t len, const char *file, int opts, err_sink *sink) {
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) return NULL;
@@ -219,10 +225,8 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     copy[len] = 0;
     fix_declaration(copy, len, file, d);
     err_sink sink = {file, d, 0, 0};
-    if (!default_loader) {
-        default_loader = xmlGetExternalEntityLoader();
-        xmlSetExternalEntityLoader(refuse_external);
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT; /* `check` parses on several threads */
+    pthread_once(&once, install_loader);
     /* libxml2 2.9 keeps its depth limit in a global (256, or none with
      * XML_PARSE_HUGE, which also lifts its entity amplification checks); its
      * parser and xmlFreeDoc do not recurse, so a deep document costs memory
