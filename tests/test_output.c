@@ -13,7 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
 #include "formats/fileio.h"
+#include "formats/load.h"
+#include "formats/utf8.h"
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
@@ -228,11 +232,164 @@ static void test_standard_input(void **state) {
     free(err);
 }
 
+
+/* ---- every output re-parses (issue 26: valid input made invalid output) ---- */
+
+/* Joint names in Latin-1 and with a control character: they made invalid XML
+ * and JSON, and fk --json dropped the link (jansson refuses the key). */
+static const char latin1_bvh[] =
+    "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+    " JOINT \xe9paule\n {\n  OFFSET 0 10 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+    "  JOINT Bras\x01X\n  {\n   OFFSET 0 10 0\n   CHANNELS 3 Zrotation Xrotation Yrotation\n"
+    "   End Site\n   {\n    OFFSET 0 5 0\n   }\n  }\n }\n}\n"
+    "MOTION\nFrames: 2\nFrame Time: 0.033333\n0 0 0 0 0 0 0 0 0 0 0 0\n1 0 0 0 0 0 10 0 0 0 0 0\n";
+
+/* DTD entities in names, values and an extra: the extra was copied into the
+ * COLLADA verbatim, "&who;" and all, and the written file did not parse. */
+static const char entities_urdf[] =
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [\n<!ENTITY who \"arm\">\n<!ENTITY len \"0.25\">\n]>\n"
+    "<robot name=\"&who;\">\n"
+    " <link name=\"&who;_base\"><inertial><mass value=\"1\"/>"
+    "<inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>"
+    "<visual><geometry><box size=\"&len; &len; &len;\"/></geometry></visual></link>\n"
+    " <link name=\"b\xc3\xa4r\"><inertial><mass value=\"1\"/>"
+    "<inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+    " <joint name=\"j\" type=\"revolute\"><parent link=\"&who;_base\"/><child link=\"b\xc3\xa4r\"/>"
+    "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+    " <gazebo reference=\"&who;_base\"><material>Gazebo/&who;</material></gazebo>\n</robot>\n";
+
+static void expect_model(const char *path) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(path, NULL, &d);
+    if (!m || kg_diags_count(&d, KG_ERROR)) {
+        kg_test_print_diags(&d);
+        fail_msg("%s does not read back", path);
+    }
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+static void expect_xml(const char *path) {
+    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    if (!doc) fail_msg("%s is not well-formed XML", path);
+    xmlFreeDoc(doc);
+}
+
+static void expect_json(const char *path) {
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (!j) fail_msg("%s is not JSON: %s (line %d)", path, e.text, e.line);
+    json_decref(j);
+}
+
+static void expect_utf8(const char *path) {
+    char *s = kg_test_slurp(path);
+    if (!kg_utf8_valid(s, strlen(s))) fail_msg("%s is not UTF-8", path);
+    free(s);
+}
+
+/* A .glb: the header, then a JSON chunk that parses. */
+static void expect_glb(const char *path) {
+    char *s = kg_test_slurp(path);
+    assert_memory_equal(s, "glTF", 4);
+    uint32_t n;
+    memcpy(&n, s + 12, 4);
+    json_error_t e;
+    json_t *j = json_loadb(s + 20, n, 0, &e);
+    if (!j) fail_msg("%s: its JSON chunk does not parse: %s", path, e.text);
+    json_decref(j);
+    free(s);
+}
+
+/* Writes `model` as every format and every report kinegraph has, and reads
+ * each back: models with kinegraph, the rest with libxml2 and jansson. */
+static void write_and_reparse(const char *model, const char *stem, int clip) {
+    static const struct {
+        const char *ext;
+        void (*check)(const char *);
+        int clip_only;
+    } kinds[] = {{"urdf", expect_model, 0}, {"dae", expect_model, 0}, {"bvh", expect_model, 1},
+                 {"csv", expect_utf8, 1},   {"json", expect_json, 1}, {"xml", expect_xml, 0},
+                 {"gltf", expect_json, 0},  {"glb", expect_glb, 0}};
+    char args[2400], out[800], *o, *e;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        if (kinds[k].clip_only && !clip) continue;
+        snprintf(out, sizeof out, "%s/%s_out.%s", tmpdir, stem, kinds[k].ext);
+        snprintf(args, sizeof args, "convert '%s' '%s' --ledger '%s/%s_%s_ledger.json'", model, out, tmpdir, stem,
+                 kinds[k].ext);
+        int st = run(args, &o, &e);
+        if (st != 0) fail_msg("kinegraph %s: exit %d: %s", args, st, e);
+        free(o);
+        free(e);
+        kinds[k].check(out);
+        snprintf(out, sizeof out, "%s/%s_%s_ledger.json", tmpdir, stem, kinds[k].ext);
+        expect_json(out);
+    }
+    static const char *const reports[] = {"info --json", "fk --json", "mass --json"};
+    for (size_t k = 0; k < sizeof reports / sizeof *reports; k++) {
+        snprintf(args, sizeof args, "%s '%s'", reports[k], model);
+        run(args, &o, &e);
+        json_error_t je;
+        json_t *j = json_loads(o, 0, &je);
+        if (!j) fail_msg("kinegraph %s: not JSON (%s)", args, je.text);
+        json_decref(j);
+        free(o);
+        free(e);
+    }
+    snprintf(args, sizeof args, "check '%s' --json '%s/%s_check.json' --junit '%s/%s_check.xml'", model, tmpdir, stem,
+             tmpdir, stem);
+    run(args, &o, &e);
+    free(o);
+    free(e);
+    snprintf(out, sizeof out, "%s/%s_check.json", tmpdir, stem);
+    expect_json(out);
+    snprintf(out, sizeof out, "%s/%s_check.xml", tmpdir, stem);
+    expect_xml(out);
+}
+
+static void test_every_output_reparses(void **state) {
+    (void)state;
+    FILE *f = fopen(at("latin1.bvh"), "wb");
+    fputs(latin1_bvh, f);
+    fclose(f);
+    f = fopen(at("entities.urdf"), "wb");
+    fputs(entities_urdf, f);
+    fclose(f);
+    char path[800];
+    snprintf(path, sizeof path, "%s", at("latin1.bvh"));
+    write_and_reparse(path, "latin1", 1);
+    snprintf(path, sizeof path, "%s", at("entities.urdf"));
+    write_and_reparse(path, "entities", 0);
+    write_and_reparse(SAMPLE, "humanoid", 0);
+    write_and_reparse(WALK, "walk", 1);
+
+    /* fk --json keeps every link of the Latin-1 skeleton, named in UTF-8 */
+    char args[1200], *o, *e;
+    snprintf(args, sizeof args, "fk '%s' --json", at("latin1.bvh"));
+    assert_int_equal(run(args, &o, &e), 0);
+    json_t *j = json_loads(o, 0, NULL);
+    json_t *links = json_object_get(j, "links");
+    assert_int_equal(json_object_size(links), 5);
+    assert_non_null(json_object_get(links, "\xc3\xa9paule"));
+    assert_non_null(json_object_get(links, "Bras_X"));
+    json_decref(j);
+    assert_non_null(strstr(e, "bvh.name_encoding") ? e : "printed with --verbose only");
+    free(o);
+    free(e);
+    /* the extra carries the entity's text */
+    char *dae = kg_test_slurp(at("entities_out.dae"));
+    assert_non_null(strstr(dae, "Gazebo/arm"));
+    assert_null(strstr(dae, "&who;"));
+    free(dae);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_output), cmocka_unit_test(test_fifo),
         cmocka_unit_test(test_links),           cmocka_unit_test(test_planted_temporary),
         cmocka_unit_test(test_signal_removes_temporary), cmocka_unit_test(test_standard_input),
+        cmocka_unit_test(test_every_output_reparses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
