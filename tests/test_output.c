@@ -384,12 +384,43 @@ static void test_every_output_reparses(void **state) {
     free(dae);
 }
 
+/* Two masses of 1e308 overflow the total: the "mass" key vanished from the
+ * JSON (jansson refuses inf). Now: null, and error mass.overflow. */
+static void test_mass_overflow(void **state) {
+    (void)state;
+    FILE *f = fopen(at("heavy.urdf"), "w");
+    fputs("<robot name=\"heavy\">\n"
+          "<link name=\"a\"><inertial><origin xyz=\"1 0 0\"/><mass value=\"1e308\"/>"
+          "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+          "<link name=\"b\"><inertial><origin xyz=\"2 0 0\"/><mass value=\"1e308\"/>"
+          "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+          "<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+          f);
+    fclose(f);
+    static const char *const cmds[] = {"mass --json", "info --json"};
+    for (int k = 0; k < 2; k++) {
+        char args[1200], *o, *e;
+        snprintf(args, sizeof args, "%s '%s'", cmds[k], at("heavy.urdf"));
+        assert_int_equal(run(args, &o, &e), 1);
+        json_error_t je;
+        json_t *j = json_loads(o, 0, &je);
+        if (!j) fail_msg("kinegraph %s: not JSON (%s)", args, je.text);
+        json_t *mass = json_object_get(j, "mass");
+        assert_non_null(mass);
+        assert_true(json_is_null(mass));
+        assert_non_null(strstr(k ? o : e, "mass.overflow"));
+        json_decref(j);
+        free(o);
+        free(e);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_output), cmocka_unit_test(test_fifo),
         cmocka_unit_test(test_links),           cmocka_unit_test(test_planted_temporary),
         cmocka_unit_test(test_signal_removes_temporary), cmocka_unit_test(test_standard_input),
-        cmocka_unit_test(test_every_output_reparses),
+        cmocka_unit_test(test_every_output_reparses), cmocka_unit_test(test_mass_overflow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
