@@ -415,12 +415,88 @@ static void test_mass_overflow(void **state) {
     }
 }
 
+/* A binary STL tetrahedron (4 triangles) at path. */
+static void write_tetrahedron(const char *path) {
+    static const float v[4][3] = {{0, 0, 0}, {0.1f, 0, 0}, {0, 0.1f, 0}, {0, 0, 0.1f}};
+    static const int t[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char head[80] = {0};
+    uint32_t n = 4;
+    fwrite(head, 1, 80, f);
+    fwrite(&n, 4, 1, f);
+    for (int i = 0; i < 4; i++) {
+        float normal[3] = {0, 0, 0};
+        uint16_t attr = 0;
+        fwrite(normal, 4, 3, f);
+        for (int k = 0; k < 3; k++) fwrite(v[t[i][k]], 4, 3, f);
+        fwrite(&attr, 2, 1, f);
+    }
+    fclose(f);
+}
+
+/* URDF -> DAE -> URDF outside the robot's folder dropped the collision meshes
+ * ("mesh inside r.dae cannot be read": assimp only builds the geometries the
+ * visual scene instances). The DAE carries them inline: they must come back. */
+static void test_inline_collision_meshes_survive(void **state) {
+    (void)state;
+    char args[2400], *o, *e;
+    snprintf(args, sizeof args, "--version >/dev/null; mkdir -p '%s/robot/meshes' '%s/away'", tmpdir, tmpdir);
+    assert_int_equal(run(args, &o, &e), 0);
+    free(o);
+    free(e);
+    write_tetrahedron(at("robot/meshes/tet.stl"));
+    FILE *f = fopen(at("robot/r.urdf"), "w");
+    fputs("<robot name=\"r\"><link name=\"a\"><collision><geometry><mesh filename=\"meshes/tet.stl\"/></geometry>"
+          "</collision><visual><geometry><box size=\"0.1 0.1 0.1\"/></geometry></visual></link></robot>\n",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "convert '%s' '%s'", at("robot/r.urdf"), at("away/r.dae"));
+    assert_int_equal(run(args, &o, &e), 0);
+    free(o);
+    free(e);
+    snprintf(args, sizeof args, "--version >/dev/null; mv '%s/robot' '%s/gone'", tmpdir, tmpdir); /* not beside it any more */
+    assert_int_equal(run(args, &o, &e), 0);
+    free(o);
+    free(e);
+    snprintf(args, sizeof args, "convert '%s' '%s' --ledger '%s'", at("away/r.dae"), at("away/back.urdf"),
+             at("away/ledger.json"));
+    assert_int_equal(run(args, &o, &e), 0);
+    free(o);
+    free(e);
+    json_t *ledger = json_load_file(at("away/ledger.json"), 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(ledger, "summary"), "dropped")), 0);
+    json_decref(ledger);
+    kg_model *m = kg_test_load(at("away/back.urdf"));
+    int collision_meshes = 0;
+    for (int g = 0; g < m->ngeom; g++) collision_meshes += m->geom[g].role == KG_COLLISION && m->geom[g].type == KG_GEOM_MESH;
+    assert_int_equal(collision_meshes, 1);
+    kg_model_free(m);
+    /* the STL written beside it holds the four triangles */
+    snprintf(args, sizeof args, "--version >/dev/null; ls '%s/away/back_meshes'", tmpdir);
+    assert_int_equal(run(args, &o, &e), 0);
+    char stl[800];
+    o[strcspn(o, "\n")] = 0;
+    snprintf(stl, sizeof stl, "%s/away/back_meshes/%s", tmpdir, o);
+    free(o);
+    free(e);
+    FILE *sf = fopen(stl, "rb");
+    assert_non_null(sf);
+    unsigned char head[84];
+    assert_int_equal(fread(head, 1, 84, sf), 84);
+    fclose(sf);
+    uint32_t n;
+    memcpy(&n, head + 80, 4);
+    assert_int_equal(n, 4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_output), cmocka_unit_test(test_fifo),
         cmocka_unit_test(test_links),           cmocka_unit_test(test_planted_temporary),
         cmocka_unit_test(test_signal_removes_temporary), cmocka_unit_test(test_standard_input),
         cmocka_unit_test(test_every_output_reparses), cmocka_unit_test(test_mass_overflow),
+        cmocka_unit_test(test_inline_collision_meshes_survive),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
