@@ -284,3 +284,21 @@ void kg_out_abort(kg_out *o) {
     }
     out_free(o);
 }
+
+void kg_files_add(kg_files *f, const char *path) {
+    if (!f) return;
+    f->path = kg_xrealloc(f->path, (size_t)(f->n + 1) * sizeof *f->path);
+    f->path[f->n++] = kg_xstrdup(path);
+}
+
+void kg_files_remove(kg_files *f) {
+    for (int i = f->n - 1; i >= 0; i--) /* newest first: a folder after the files made in it */
+        if (unlink(f->path[i]) != 0 && (errno == EISDIR || errno == EPERM)) rmdir(f->path[i]); /* if empty */
+}
+
+void kg_files_clear(kg_files *f) {
+    for (int i = 0; i < f->n; i++) free(f->path[i]);
+    free(f->path);
+    f->path = NULL;
+    f->n = 0;
+}

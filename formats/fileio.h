@@ -41,4 +41,18 @@ int kg_out_open(kg_out *o, const char *path);
 int kg_out_commit(kg_out *o);
 void kg_out_abort(kg_out *o);
 
+/* Files written beside an output (meshes as STL, a glTF buffer): when the
+ * output itself fails they are removed too, so that a conversion is whole or
+ * absent. */
+typedef struct kg_files {
+    char **path;
+    int n;
+} kg_files;
+
+/* Records path, a file or a folder made for them (f may be NULL: nothing is kept). */
+void kg_files_add(kg_files *f, const char *path);
+/* Removes every recorded file, newest first, and each recorded folder that is then empty. */
+void kg_files_remove(kg_files *f);
+void kg_files_clear(kg_files *f);
+
 #endif

@@ -227,7 +227,11 @@ static void test_standard_input(void **state) {
     free(out);
     free(err);
     /* nothing on standard input: an error, not a hang or a crash */
-    assert_int_equal(run("info - < /dev/null", &out, &err), 1);
+    FILE *f = fopen(at("empty"), "w"); /* not /dev/null: a machine's can be a regular file */
+    fclose(f);
+    snprintf(args, sizeof args, "info - < '%s'", at("empty"));
+    int st_empty = run(args, &out, &err);
+    if (st_empty != 1) fail_msg("info - < empty file: exit %d; out: %s; err: %s", st_empty, out, err);
     free(out);
     free(err);
 }
@@ -488,6 +492,23 @@ static void test_inline_collision_meshes_survive(void **state) {
     uint32_t n;
     memcpy(&n, head + 80, 4);
     assert_int_equal(n, 4);
+
+    /* the STL cannot be written (a file where its folder goes): the URDF was
+     * written anyway, pointing at nothing; now neither is, exit 3 */
+    f = fopen(at("away/fail_meshes"), "w");
+    fclose(f);
+    snprintf(args, sizeof args, "convert '%s' '%s'", at("away/r.dae"), at("away/fail.urdf"));
+    int st = run(args, &o, &e);
+    if (st != 3) fail_msg("exit %d, expected 3: %s", st, e);
+    assert_non_null(strstr(e, "[io.write]"));
+    free(o);
+    free(e);
+    assert_int_equal(access(at("away/fail.urdf"), F_OK), -1);
+    snprintf(args, sizeof args, "--version >/dev/null; ls -A '%s/away' | grep -c tmp", tmpdir);
+    run(args, &o, &e);
+    assert_string_equal(o, "0\n");
+    free(o);
+    free(e);
 }
 
 int main(void) {
