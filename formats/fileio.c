@@ -259,20 +259,17 @@ int kg_out_open(kg_out *o, const char *path) {
 }
 
 int kg_out_commit(kg_out *o) {
-    int rc = 0;
-    if (fflush(o->f) != 0 || ferror(o->f)) rc = -1;
-    int e = errno;
-    if (fclose(o->f) != 0) rc = -1;
-    if (rc != 0) errno = e ? e : errno;
+    int e = 0; /* the first failure's errno, for the caller's message */
+    if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+    if (fclose(o->f) != 0 && !e) e = errno;
     if (o->tmp) {
-        if (rc == 0 && rename(o->tmp, o->dest) != 0) rc = -1;
-        e = errno;
-        if (rc != 0) unlink(o->tmp);
+        if (!e && rename(o->tmp, o->dest) != 0) e = errno;
+        if (e) unlink(o->tmp);
         untrack_temp(o->tmp);
-        errno = e;
     }
     out_free(o);
-    return rc;
+    errno = e;
+    return e ? -1 : 0;
 }
 
 void kg_out_abort(kg_out *o) {

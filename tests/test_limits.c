@@ -87,6 +87,9 @@ static void test_entities_read(void **state) {
     assert_int_equal(kg_model_link(m, "arm_base"), 0);
     KG_ASSERT_NEAR(m->link[0].mass, 0.5, 0);
     assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    /* the extra holds the text, and nothing of the external file */
+    assert_int_equal(m->nextra, 1);
+    assert_string_equal(m->extra[0].xml, "<gazebo/>");
     kg_model_free(m);
     kg_diags_clear(&d);
 
