@@ -19,12 +19,10 @@ typedef struct err_sink {
     const char *file;
     kg_diags *diags;
     int fatal;
-    int quiet; /* a second pass: only what makes it fail is said */
 } err_sink;
 
 static void on_error(void *ud, xmlErrorPtr e) {
     err_sink *s = ud;
-    if (s->quiet && e->level != XML_ERR_FATAL) return;
     char msg[512];
     snprintf(msg, sizeof msg, "%s", e->message ? e->message : "XML error");
     size_t n = strlen(msg);
@@ -108,12 +106,15 @@ static void fix_declaration(char *buf, size_t len, const char *file, kg_diags *d
  * every reader of the text expands it again (xmlNodeListGetString, by repeated
  * concatenation: quadratic). libxml2 2.9 stops nested amplification ("billion
  * laughs") while parsing, but not one large entity referenced many times: 115
- * KB of URDF made a gigabyte of text and ran for minutes. So the expanded size
- * of a document that references entities is measured first (each entity's size
- * once, kept in its _private), refused above KG_LIMIT_XML_ENTITY_EXPANSION, and
- * else the document is parsed again with the entities substituted, once: no
- * reader expands anything afterwards, and extras copied from it carry text,
- * not references to a DTD the written file does not have. */
+ * KB of URDF made a gigabyte of text and ran for minutes. Substituting with
+ * XML_PARSE_NOENT is no cure: libxml2 appends each substituted text to the one
+ * before it by reallocation, quadratic again (the fuzzer found 15 MB of text
+ * taking 12 s). So the expanded size of a document that references entities is
+ * measured first (each entity's size once, kept in its _private), refused above
+ * KG_LIMIT_XML_ENTITY_EXPANSION, and else each reference is replaced in the
+ * tree by its text, built once in a growing buffer: no reader expands anything
+ * afterwards, and extras copied from the document carry text, not references
+ * to a DTD the written file does not have. */
 
 typedef struct expansion {
     xmlDocPtr doc;
@@ -195,6 +196,123 @@ static xmlDocPtr parse(const char *copy, size_t len, const char *file, int opts,
     return doc;
 }
 
+/* ---- substitution ---- */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        while (b->n + n + 1 > b->cap) b->cap = b->cap ? 2 * b->cap : 256;
+        b->s = kg_xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static int expand_list(xmlDocPtr doc, xmlNodePtr first, sbuf *b, int depth);
+
+/* Appends the text of node n, entities expanded; -1 when it holds an element
+ * (an entity with markup: copied as nodes instead). External entities are
+ * never loaded and add nothing. Bounded: the document passed the cap. */
+static int expand_node(xmlDocPtr doc, xmlNodePtr n, sbuf *b, int depth) {
+    if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+        if (n->content) sb_put(b, (const char *)n->content, strlen((const char *)n->content));
+        return 0;
+    }
+    if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE) return 0;
+    if (n->type != XML_ENTITY_REF_NODE) return -1;
+    xmlEntityPtr ent = xmlGetDocEntity(doc, n->name);
+    if (!ent || depth > 64) return 0;
+    if (ent->etype == XML_INTERNAL_GENERAL_ENTITY && ent->children) return expand_list(doc, ent->children, b, depth + 1);
+    if ((ent->etype == XML_INTERNAL_GENERAL_ENTITY || ent->etype == XML_INTERNAL_PREDEFINED_ENTITY) && ent->content)
+        sb_put(b, (const char *)ent->content, strlen((const char *)ent->content));
+    return 0;
+}
+
+static int expand_list(xmlDocPtr doc, xmlNodePtr first, sbuf *b, int depth) {
+    for (xmlNodePtr n = first; n; n = n->next)
+        if (expand_node(doc, n, b, depth) != 0) return -1;
+    return 0;
+}
+
+static int has_refs(xmlNodePtr first) {
+    for (xmlNodePtr n = first; n; n = n->next)
+        if (n->type == XML_ENTITY_REF_NODE) return 1;
+    return 0;
+}
+
+/* An attribute value made of text and references becomes one text node. */
+static void substitute_attr(xmlDocPtr doc, xmlAttrPtr a) {
+    if (!has_refs(a->children)) return;
+    sbuf b = {0};
+    expand_list(doc, a->children, &b, 0); /* attribute entities hold no markup */
+    xmlNodePtr t = xmlNewDocTextLen(doc, BAD_CAST(b.s ? b.s : ""), (int)b.n);
+    free(b.s);
+    xmlFreeNodeList(a->children);
+    a->children = a->last = t;
+    t->parent = (xmlNodePtr)a;
+}
+
+/* Puts the list `first` where `at` is (linked by hand: libxml2's insertion
+ * merges adjacent text by reallocation, the quadratic case again). */
+static void put_instead(xmlNodePtr at, xmlNodePtr first) {
+    xmlNodePtr last = first;
+    for (xmlNodePtr n = first; n; n = n->next) {
+        n->parent = at->parent;
+        last = n;
+    }
+    first->prev = at->prev;
+    last->next = at->next;
+    if (at->prev) at->prev->next = first;
+    else at->parent->children = first;
+    if (at->next) at->next->prev = last;
+    else at->parent->last = last;
+    at->prev = at->next = NULL;
+    at->parent = NULL;
+    xmlFreeNode(at);
+}
+
+/* The element's attributes and the references among its children; what an
+ * entity with markup puts in is walked later like any other element. */
+static void substitute_element(xmlDocPtr doc, xmlNodePtr el) {
+    for (xmlAttrPtr a = el->properties; a; a = a->next) substitute_attr(doc, a);
+    for (xmlNodePtr c = el->children, next; c; c = next) {
+        next = c->next;
+        if (c->type != XML_ENTITY_REF_NODE) continue;
+        xmlEntityPtr ent = xmlGetDocEntity(doc, c->name);
+        sbuf b = {0};
+        xmlNodePtr with = NULL;
+        int text = expand_node(doc, c, &b, 0) == 0;
+        if (text && b.n) with = xmlNewDocTextLen(doc, BAD_CAST b.s, (int)b.n);
+        else if (!text && ent && ent->children) with = xmlDocCopyNodeList(doc, ent->children);
+        free(b.s);
+        if (with) {
+            put_instead(c, with);
+        } else { /* nothing in its place (an empty or external entity) */
+            xmlUnlinkNode(c);
+            xmlFreeNode(c);
+        }
+    }
+}
+
+/* Every reference in the document replaced by its text (or its nodes). */
+static void substitute_entities(xmlDocPtr doc) {
+    xmlNodePtr root = xmlDocGetRootElement(doc), stop = (xmlNodePtr)doc;
+    for (xmlNodePtr n = root; n;) {
+        if (n->type == XML_ELEMENT_NODE) substitute_element(doc, n);
+        if (n->children && n->type == XML_ELEMENT_NODE) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != stop && !n->next) n = n->parent;
+        n = n && n != stop ? n->next : NULL;
+    }
+}
+
 /* 0 when the document has no entity reference, 1 when it has (and can be
  * substituted), -1 after an error (too much text). */
 static int check_entities(xmlDocPtr doc, const char *file, kg_diags *d) {
@@ -224,7 +342,7 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     memcpy(copy, buf, len);
     copy[len] = 0;
     fix_declaration(copy, len, file, d);
-    err_sink sink = {file, d, 0, 0};
+    err_sink sink = {file, d, 0};
     static pthread_once_t once = PTHREAD_ONCE_INIT; /* `check` parses on several threads */
     pthread_once(&once, install_loader);
     /* libxml2 2.9 keeps its depth limit in a global (256, or none with
@@ -236,13 +354,11 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
     xmlDocPtr doc = parse(copy, len, file, opts, &sink);
     int ents = doc && !sink.fatal && xmlDocGetRootElement(doc) ? check_entities(doc, file, d) : 0;
-    if (ents != 0 && doc) {
+    if (ents < 0) {
         xmlFreeDoc(doc);
         doc = NULL;
-    }
-    if (ents > 0) { /* again, substituted; what the first pass said is not repeated */
-        sink.quiet = 1;
-        doc = parse(copy, len, file, opts | XML_PARSE_NOENT, &sink);
+    } else if (ents > 0) {
+        substitute_entities(doc);
     }
     free(copy);
     if (!doc || sink.fatal) {
