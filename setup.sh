@@ -8,6 +8,8 @@
 #   ./setup.sh test      ... and run every test (ctest, all labels)
 #   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
 #   ./setup.sh references  regenerate tests/reference/ from the peer tools
+#   ./setup.sh fuzz [SECONDS]  build the libFuzzer harnesses (fuzz/, clang) in build-fuzz/ and run
+#                        each for SECONDS (default 60); exit 1 on a finding
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -92,8 +94,16 @@ bench)
 references)
     tests/peers/make_references.sh
     ;;
+fuzz)
+    # clang and its runtime libraries (libFuzzer) only here: the normal build uses gcc
+    PACKAGES=(clang libclang-rt-14-dev)
+    install_packages
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_FUZZ=ON -DKG_PEERS=OFF >/dev/null
+    cmake --build build-fuzz -j"$(nproc)" --target fuzz_urdf fuzz_collada fuzz_zae fuzz_bvh fuzz_export fuzz_map
+    fuzz/run.sh build-fuzz "${2:-60}"
+    ;;
 *)
-    echo "usage: $0 [demo|test|bench|references]" >&2
+    echo "usage: $0 [demo|test|bench|references|fuzz [SECONDS]]" >&2
     exit 2
     ;;
 esac

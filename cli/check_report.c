@@ -81,7 +81,7 @@ json_t *kg_check_file_json(const kg_check_result *x) {
         } else {
             json_object_set_new(o, "model", json_null());
         }
-        json_object_set_new(o, "seconds", json_real(x->seconds));
+        json_object_set_new(o, "seconds", kg_json_num(x->seconds));
     }
     return o;
 }
@@ -108,7 +108,7 @@ int kg_check_write_json(const char *path, const kg_check_result *r, int n, doubl
     json_object_set_new(s, "warnings", json_integer((json_int_t)t.count[KG_WARNING]));
     json_object_set_new(s, "notes", json_integer((json_int_t)t.count[KG_INFO]));
     json_object_set_new(s, "codes", codes);
-    json_object_set_new(s, "seconds", json_real(seconds));
+    json_object_set_new(s, "seconds", kg_json_num(seconds));
     json_object_set_new(s, "jobs", json_integer(jobs));
     json_object_set_new(s, "shard", kg_json_str(shard));
     json_object_set_new(root, "files", files);

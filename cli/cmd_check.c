@@ -162,6 +162,10 @@ static void add_folder(opts *o, const char *dir, int depth) {
 /* A PATH argument: 0, or -1 (usage error printed) when it names nothing. */
 static int expand(kg_cli *c, opts *o, const char *arg) {
     struct stat st;
+    if (!strcmp(arg, "-")) { /* standard input */
+        add_path(o, arg);
+        return 0;
+    }
     if (stat(arg, &st) == 0) {
         if (S_ISDIR(st.st_mode)) add_folder(o, arg, 0);
         else add_path(o, arg);

@@ -202,7 +202,7 @@ int kg_cmd_collisions(int argc, char **argv) {
                 json_object_set_new(x, "b", kg_json_str(m->link[cm.pair_b[p]].name));
                 json_object_set_new(x, "class", json_string(kg_pair_class_name(a.cls[p])));
                 json_object_set_new(x, "hits", cm.adjacent[p] ? json_null() : json_integer(a.hits[p]));
-                json_object_set_new(x, "p_upper", json_real(a.p_upper[p]));
+                json_object_set_new(x, "p_upper", kg_json_num(a.p_upper[p]));
                 json_array_append_new(pairs, x);
             }
             json_object_set_new(j, "pairs", pairs);
@@ -212,7 +212,7 @@ int kg_cmd_collisions(int argc, char **argv) {
             json_object_set_new(j, "hull_vertices", json_integer(cm.hull_vertices));
             json_object_set_new(j, "sampled_joints", json_integer(a.nsampled));
             json_object_set_new(j, "seed", json_integer((json_int_t)ao.seed));
-            json_object_set_new(j, "seconds", json_real(secs));
+            json_object_set_new(j, "seconds", kg_json_num(secs));
             rc = kg_json_print(j);
         } else if (rc == 0) {
             printf("%d pairs of links with collision geometry (%d shapes, %d hull vertices); %ld samples in %d rounds, "

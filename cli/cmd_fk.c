@@ -45,7 +45,7 @@ int kg_cmd_fk(int argc, char **argv) {
                 json_t *l = json_object();
                 json_object_set_new(l, "cut_joint", kg_json_str(m->joint[m->loop[k].cut_joint].name));
                 json_object_set_new(l, "position_error", kg_json_vec(dp, 3));
-                json_object_set_new(l, "rotation_error", json_real(da));
+                json_object_set_new(l, "rotation_error", kg_json_num(da));
                 json_array_append_new(loops, l);
             }
             json_object_set_new(o, "loops", loops);

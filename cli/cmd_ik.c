@@ -151,14 +151,14 @@ int kg_cmd_ik(int argc, char **argv) {
             json_object_set_new(out, "success", json_boolean(r.success));
             json_object_set_new(out, "iterations", json_integer(r.iterations));
             json_object_set_new(out, "restarts", json_integer(r.restarts));
-            json_object_set_new(out, "position_error", json_real(r.pos_error));
-            json_object_set_new(out, "rotation_error", json_real(r.rot_error));
-            json_object_set_new(out, "seconds", json_real(r.seconds));
+            json_object_set_new(out, "position_error", kg_json_num(r.pos_error));
+            json_object_set_new(out, "rotation_error", kg_json_num(r.rot_error));
+            json_object_set_new(out, "seconds", kg_json_num(r.seconds));
             for (int j = 0; j < m->njoint; j++) {
                 const kg_joint *J = &m->joint[j];
                 if (!kg_joint_is_independent(m, j)) continue;
                 json_object_set_new(joints, J->name,
-                                    J->nq == 1 ? json_real(d->q[J->qadr]) : kg_json_vec(d->q + J->qadr, J->nq));
+                                    J->nq == 1 ? kg_json_num(d->q[J->qadr]) : kg_json_vec(d->q + J->qadr, J->nq));
             }
             json_object_set_new(out, "joints", joints);
             json_object_set_new(tip, "position", kg_json_vec(p, 3));

@@ -84,12 +84,12 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
         json_t *x = json_object();
         json_object_set_new(x, "joint", kg_json_str(m->joint[mm->follower].name));
         json_object_set_new(x, "leader", kg_json_str(m->joint[mm->leader].name));
-        json_object_set_new(x, "multiplier", json_real(mm->multiplier));
-        json_object_set_new(x, "offset", json_real(mm->offset));
+        json_object_set_new(x, "multiplier", kg_json_num(mm->multiplier));
+        json_object_set_new(x, "offset", kg_json_num(mm->offset));
         json_array_append_new(mimic, x);
     }
     json_object_set_new(o, "mimic", mimic);
-    json_object_set_new(o, "mass", json_real(mass));
+    json_object_set_new(o, "mass", kg_json_num(mass));
     int nvis = 0, ncol = 0, nmesh = 0, nunres = 0;
     for (int g = 0; g < m->ngeom; g++) {
         if (m->geom[g].role == KG_VISUAL) nvis++;
@@ -131,11 +131,11 @@ static json_t *info_json(const kg_model *m, const kg_cli *c, double mass) {
     clip_info ci = clip_of(m, c);
     if (ci.present) {
         json_object_set_new(o, "frames", json_integer(c->motion->nframes));
-        json_object_set_new(o, "frame_time", json_real(c->motion->frame_time));
+        json_object_set_new(o, "frame_time", kg_json_num(c->motion->frame_time));
         json_object_set_new(o, "channels", json_integer(m->nq));
-        json_object_set_new(o, "height", json_real(ci.height));
+        json_object_set_new(o, "height", kg_json_num(ci.height));
         json_object_set_new(o, "unit_guess", json_string(ci.unit));
-        json_object_set_new(o, "duration", json_real(c->motion->nframes * c->motion->frame_time));
+        json_object_set_new(o, "duration", kg_json_num(c->motion->nframes * c->motion->frame_time));
     }
     json_object_set_new(o, "diagnostics", kg_json_diags(&c->diags));
     return o;
@@ -208,6 +208,7 @@ int kg_cmd_info(int argc, char **argv) {
     kg_fk(m, d);
     kg_mass_props mp;
     kg_mass_properties(m, d, &mp, NULL);
+    if (kg_cli_mass_overflow(&c, &mp)) status = KG_EXIT_ERRORS;
     if (c.json) {
         rc = kg_json_print(info_json(m, &c, mp.mass));
     } else {

@@ -131,9 +131,9 @@ int kg_cmd_jacobian(int argc, char **argv) {
             json_object_set_new(out, "joints", names);
             for (int r = 0; r < 6; r++) json_array_append_new(rows, kg_json_vec(Js + r * ncol, ncol));
             json_object_set_new(out, "J", rows);
-            json_object_set_new(out, "manipulability", json_real(mp.w));
+            json_object_set_new(out, "manipulability", kg_json_num(mp.w));
             json_object_set_new(out, "singular_values", kg_json_vec(mp.sigma, mp.nsigma));
-            json_object_set_new(out, "inverse_condition", json_real(mp.inverse_condition));
+            json_object_set_new(out, "inverse_condition", kg_json_num(mp.inverse_condition));
             json_t *ell = json_object();
             json_object_set_new(ell, "translation", ellipsoid_json(&mp.translation));
             json_object_set_new(ell, "rotation", ellipsoid_json(&mp.rotation));
@@ -141,7 +141,7 @@ int kg_cmd_jacobian(int argc, char **argv) {
             if (m->nloop) {
                 json_t *cj = json_object(), *dep = json_array();
                 json_object_set_new(cj, "rank", json_integer(cl.rank));
-                json_object_set_new(cj, "residual", json_real(cl.residual));
+                json_object_set_new(cj, "residual", kg_json_num(cl.residual));
                 for (int k = 0, g = 0; k < n; k++) {
                     if (g < cl.ngen && cl.gen[g] == k) {
                         g++;

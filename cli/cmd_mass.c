@@ -107,8 +107,8 @@ static json_t *link_geometry_json(const geometric *g, int i) {
     json_t *o = json_object();
     json_object_set_new(o, "source", kg_json_str(kg_geom_role_name(ls->role)));
     json_object_set_new(o, "geoms", json_integer(ls->ngeom));
-    json_object_set_new(o, "volume", json_real(ls->solid.volume));
-    json_object_set_new(o, "mass", json_real(g->mass[i]));
+    json_object_set_new(o, "volume", kg_json_num(ls->solid.volume));
+    json_object_set_new(o, "mass", kg_json_num(g->mass[i]));
     json_object_set_new(o, "centroid", ls->solid.volume > 0 ? kg_json_vec(ls->solid.centroid, 3) : json_null());
     json_object_set_new(o, "inertia", kg_json_mat3(g->inertia + 9 * i));
     double unc = ls->solid.volume > 0 ? ls->uncertainty / ls->solid.volume : 0;
@@ -175,16 +175,19 @@ int kg_cmd_mass(int argc, char **argv) {
         kg_mass_props mp;
         double *lc = malloc((size_t)m->nlink * 3 * sizeof *lc);
         kg_mass_properties(m, d, &mp, lc);
+        size_t before = c.diags.count;
+        if (!kg_cli_mass_overflow(&c, &mp) && o.from_geometry) kg_cli_mass_overflow(&c, &g.total); /* exit 1 */
+        kg_cli_print_diags_from(&c, stderr, KG_ERROR, before);
         if (c.json) {
             json_t *out = json_object(), *links = json_array();
-            json_object_set_new(out, "mass", json_real(mp.mass));
+            json_object_set_new(out, "mass", kg_json_num(mp.mass));
             json_object_set_new(out, "com", mp.mass > 0 ? kg_json_vec(mp.com, 3) : json_null());
             json_object_set_new(out, "inertia", kg_json_mat3(mp.inertia));
             for (int i = 0; i < m->nlink; i++) {
                 if (m->link[i].real >= 0) continue;
                 json_t *l = json_object();
                 json_object_set_new(l, "name", kg_json_str(m->link[i].name));
-                json_object_set_new(l, "mass", json_real(m->link[i].mass));
+                json_object_set_new(l, "mass", kg_json_num(m->link[i].mass));
                 json_object_set_new(l, "com", kg_json_vec(lc + 3 * i, 3));
                 if (o.from_geometry) {
                     kg_inertial_check k;
@@ -197,10 +200,10 @@ int kg_cmd_mass(int argc, char **argv) {
             json_object_set_new(out, "links", links);
             if (o.from_geometry) {
                 json_t *go = json_object();
-                json_object_set_new(go, "density", json_real(g.density));
+                json_object_set_new(go, "density", kg_json_num(g.density));
                 json_object_set_new(go, "prefer", json_string(kg_geom_role_name(g.prefer)));
-                json_object_set_new(go, "volume", json_real(g.volume));
-                json_object_set_new(go, "mass", json_real(g.total.mass));
+                json_object_set_new(go, "volume", kg_json_num(g.volume));
+                json_object_set_new(go, "mass", kg_json_num(g.total.mass));
                 json_object_set_new(go, "com", g.total.mass > 0 ? kg_json_vec(g.total.com, 3) : json_null());
                 json_object_set_new(go, "inertia", kg_json_mat3(g.total.inertia));
                 int missing = 0, none = 0;

@@ -191,16 +191,16 @@ int kg_cmd_workspace(int argc, char **argv) {
             json_object_set_new(j, "tip", kg_json_str(m->link[wo.tip].name));
             json_object_set_new(j, "base", wo.base >= 0 ? kg_json_str(m->link[wo.base].name) : json_null());
             json_object_set_new(j, "samples", json_integer(w.samples));
-            json_object_set_new(j, "voxel", json_real(wo.voxel));
+            json_object_set_new(j, "voxel", kg_json_num(wo.voxel));
             json_object_set_new(j, "voxels", json_integer(w.nvoxel));
-            json_object_set_new(j, "volume", json_real(w.volume));
-            json_object_set_new(j, "voxel_volume", json_real(w.voxel_volume));
+            json_object_set_new(j, "volume", kg_json_num(w.volume));
+            json_object_set_new(j, "voxel_volume", kg_json_num(w.voxel_volume));
             json_object_set_new(bb, "min", kg_json_vec(w.lo, 3));
             json_object_set_new(bb, "max", kg_json_vec(w.hi, 3));
             json_object_set_new(j, "bounding_box", bb);
-            json_object_set_new(wj, "min", wo.manipulability ? json_real(w.w_min) : json_null());
-            json_object_set_new(wj, "max", wo.manipulability ? json_real(w.w_max) : json_null());
-            json_object_set_new(wj, "mean", wo.manipulability ? json_real(w.w_mean) : json_null());
+            json_object_set_new(wj, "min", wo.manipulability ? kg_json_num(w.w_min) : json_null());
+            json_object_set_new(wj, "max", wo.manipulability ? kg_json_num(w.w_max) : json_null());
+            json_object_set_new(wj, "mean", wo.manipulability ? kg_json_num(w.w_mean) : json_null());
             json_object_set_new(j, "manipulability", wj);
             for (int k = 0; k < w.ncurve; k++) {
                 json_t *pt = json_object();
@@ -212,7 +212,7 @@ int kg_cmd_workspace(int argc, char **argv) {
             json_object_set_new(j, "sampled_joints", json_integer(w.nsampled));
             json_object_set_new(j, "sequence", json_string(wo.sequence == KG_SAMPLE_HALTON ? "halton" : "random"));
             json_object_set_new(j, "seed", json_integer((json_int_t)wo.seed));
-            json_object_set_new(j, "seconds", json_real(secs));
+            json_object_set_new(j, "seconds", kg_json_num(secs));
             rc = kg_json_print(j);
         } else if (rc == 0) {
             printf("workspace of '%s'%s%s: %ld samples of %d joint coordinates in %.2f s\n", m->link[wo.tip].name,

@@ -8,6 +8,7 @@
 
 #include "core/fk.h"
 #include "core/spatial.h"
+#include "analysis/mass.h"
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
@@ -255,6 +256,18 @@ json_t *kg_json_str(const char *s) {
     j = json_string(copy);
     free(copy);
     return j;
+}
+
+int kg_cli_mass_overflow(kg_cli *c, const struct kg_mass_props *mp) {
+    int ok = isfinite(mp->mass);
+    for (int k = 0; k < 3; k++) ok = ok && (!(mp->mass > 0) || isfinite(mp->com[k]));
+    for (int k = 0; k < 9; k++) ok = ok && isfinite(mp->inertia[k]);
+    if (ok) return 0;
+    /* doubles overflow past 1.8e308: a mass of 1e308 twice, or m d^2 of one */
+    kg_diag_add(&c->diags, KG_ERROR, "mass.overflow", c->model_path, 0, NULL,
+                "the model's mass properties overflow (masses or inertias near the largest double): "
+                "the total mass, centre of mass or inertia is not a finite number (null in JSON)");
+    return 1;
 }
 
 json_t *kg_json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }

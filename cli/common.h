@@ -82,6 +82,9 @@ int kg_cli_apply_q(kg_cli *c, const kg_model *m, kg_data *d);
 json_t *kg_json_str(const char *s);
 /* Numbers; null for NaN and infinities (JSON has neither). */
 json_t *kg_json_num(double v);
+struct kg_mass_props;
+/* Adds error "mass.overflow" when the mass properties are not finite (returns 1). */
+int kg_cli_mass_overflow(kg_cli *c, const struct kg_mass_props *mp);
 json_t *kg_json_vec(const double *v, int n);
 json_t *kg_json_mat3(const double *r);
 json_t *kg_json_diags(const kg_diags *d);

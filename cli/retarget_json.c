@@ -146,7 +146,7 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "slack_frames", sf);
     json_object_set_new(o, "slack_max", sm);
     json_object_set_new(o, "qp_failures", json_integer(r->qp_failures));
-    json_object_set_new(o, "iterations_mean", json_real(r->iterations_mean));
+    json_object_set_new(o, "iterations_mean", kg_json_num(r->iterations_mean));
     json_object_set_new(o, "capped_frames", json_integer(r->capped_frames));
     json_object_set_new(o, "collision_capped_frames", json_integer(r->collision_capped_frames));
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));

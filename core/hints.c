@@ -86,7 +86,10 @@ static const hint hints[] = {
     {"urdf.version", "URDF has version 1.0 only"},
     {"xml.bad_number", "write plain decimal numbers separated by spaces"},
     {"xml.declaration", "write the first line as <?xml version=\"1.0\"?>"},
+    {"xml.entity_expansion", "write the text out instead of DTD entities, or raise KG_LIMIT_XML_ENTITY_EXPANSION (environment)"},
     {"xml.malformed", "fix the XML at the line shown (a missing '>' or quote, a tag not closed)"},
+    {"zae.ratio", "unpack the archive and read the .dae, or raise KG_LIMIT_ZAE_RATIO (environment) if you trust it"},
+    {"zae.too_large", "unpack the archive and read the .dae, or raise KG_LIMIT_ZAE_SIZE (environment)"},
 };
 
 static const hint families[] = {

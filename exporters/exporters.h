@@ -12,6 +12,7 @@
 #include "core/diag.h"
 #include "core/model.h"
 #include "core/motion.h"
+#include "formats/fileio.h"
 #include "formats/ledger.h"
 #include "formats/mesh.h"
 
@@ -31,6 +32,8 @@ typedef struct kg_export_options {
      * from their leaders): a robot's motion as its actuated joints, as motion
      * datasets list them. */
     int skip_followers;
+    /* The companion files written (kg_save removes them when the output fails). */
+    kg_files *companions;
 } kg_export_options;
 
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of

@@ -46,6 +46,7 @@ typedef struct gw {
     kg_diags *d;
     kg_mesh_cache *meshes;
     int skip_meshes;
+    kg_files *companions; /* the .bin written beside a .gltf (kg_export_options) */
     json_t *root, *nodes, *meshes_json, *materials, *accessors, *views;
     unsigned char *bin;   /* the buffer */
     size_t nbin, capbin;
@@ -344,6 +345,7 @@ static int write_bin_beside(gw *x, const char *path, json_t *buffer) {
         kg_diag_add(x->d, KG_ERROR, "io.write", file, 0, NULL, "cannot write '%s'", file);
         return -1;
     }
+    kg_files_add(x->companions, file);
     json_object_set_new(buffer, "uri", json_string(rel));
     return 0;
 }
@@ -386,7 +388,8 @@ static int write_file(gw *x, const kg_export_options *o, FILE *f) {
 int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                    kg_diags *d) {
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    gw x = {.m = m, .l = l, .d = d, .meshes = own ? own : o->meshes, .skip_meshes = o && o->skip_meshes};
+    gw x = {.m = m, .l = l, .d = d, .meshes = own ? own : o->meshes, .skip_meshes = o && o->skip_meshes,
+            .companions = o ? o->companions : NULL};
     x.root = json_pack("{s:{s:s, s:s}}", "asset", "version", "2.0", "generator", "kinegraph");
     json_object_set_new(x.root, "nodes", x.nodes = json_array());
     json_object_set_new(x.root, "meshes", x.meshes_json = json_array());

@@ -67,6 +67,7 @@ typedef struct writer {
     const char *path;     /* the MJCF being written, or NULL */
     kg_mesh_cache *meshes;
     int skip_meshes;
+    kg_files *companions; /* the STL files written (kg_export_options) */
     char **mesh_file;     /* geom -> the file its mesh asset reads, or NULL (no asset) */
     int *mesh_asset;      /* geom -> index of its mesh asset (the first geom with the same file and scale) */
     int *first_child, *next_sibling; /* the link tree */
@@ -195,11 +196,14 @@ static char *write_stl(writer *x, int g) {
             *c = '_';
     snprintf(full, sizeof full, "%s/%s.stl", dir, name);
     snprintf(rel, sizeof rel, "%s/%s.stl", strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir, name);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(dir, 0777) == 0) {
+        kg_files_add(x->companions, dir);
+    } else if (errno != EEXIST) {
         kg_diag_add(x->d, KG_ERROR, "io.write", dir, 0, NULL, "cannot make folder '%s': %s", dir, strerror(errno));
         return NULL;
     }
-    if (kg_mesh_write_stl(me, full, x->d) != 0) return NULL;
+    if (kg_mesh_write_stl(me, full, x->d) != 0) return NULL; /* an io.write error: kg_save fails the whole */
+    kg_files_add(x->companions, full);
     int colours = 0;
     for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
     kg_ledger_add(x->l, KG_APPROXIMATED, "mesh", what, m->source, G->line,
@@ -610,7 +614,7 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
                    kg_diags *d) {
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
     writer x = {.m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o->meshes,
-                .skip_meshes = o && o->skip_meshes};
+                .skip_meshes = o && o->skip_meshes, .companions = o ? o->companions : NULL};
     setup(&x);
     xmlBufferPtr body_buf = xmlBufferCreate();
     x.w = xmlNewTextWriterMemory(body_buf, 0);

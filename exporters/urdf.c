@@ -40,6 +40,7 @@ typedef struct writer {
     kg_mesh_cache *meshes;
     char **written;       /* geom -> the relative file its embedded mesh went to, or NULL */
     int skip_meshes;      /* dry run: embedded meshes are not read nor written (kg_export_options) */
+    kg_files *companions; /* the STL files written (kg_export_options) */
 } writer;
 
 static void attr_num(writer *x, const char *name, double v) {
@@ -349,11 +350,14 @@ static void write_embedded_meshes(writer *x) {
                 *c = '_';
         snprintf(rel, sizeof rel, "%s_meshes/%s.stl", stem, name);
         snprintf(full, sizeof full, "%s/%s.stl", dir, name);
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(dir, 0777) == 0) {
+            kg_files_add(x->companions, dir);
+        } else if (errno != EEXIST) {
             kg_diag_add(x->d, KG_ERROR, "io.write", dir, 0, NULL, "cannot make folder '%s': %s", dir, strerror(errno));
             continue;
         }
-        if (kg_mesh_write_stl(me, full, x->d) != 0) continue;
+        if (kg_mesh_write_stl(me, full, x->d) != 0) continue; /* an io.write error: kg_save fails the whole */
+        kg_files_add(x->companions, full);
         x->written[g] = kg_xstrdup(rel);
         int colours = 0;
         for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
@@ -377,7 +381,8 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         return -1;
     }
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o->meshes, NULL, o && o->skip_meshes};
+    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o->meshes, NULL, o && o->skip_meshes,
+                o ? o->companions : NULL};
     write_embedded_meshes(&x);
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST "  ");

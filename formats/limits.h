@@ -2,9 +2,15 @@
  * "Limits" lists them with their defaults). A limit is never silent: passing
  * one is an error diagnostic with its code, file and line. A reader's limit is
  * never below what the writers write: a writer refuses a model it could not
- * read back. */
+ * read back. The limits read through kg_limit() can be raised at run time by
+ * the environment variable of the same name (KG_LIMIT_ZAE_SIZE=4000000000). */
 #ifndef KG_LIMITS_H
 #define KG_LIMITS_H
+
+/* The value of limit `name`: the environment variable of that name when it is
+ * a positive integer, else `value` (its default). */
+unsigned long long kg_limit(const char *name, unsigned long long value);
+#define KG_LIMIT(name) kg_limit(#name, name)
 
 /* Joints and End Sites of a BVH hierarchy, and so also its nesting depth (each
  * level is a joint). 10^6 nodes are about 100 MB of model. */
@@ -28,5 +34,19 @@
  * indentation, so a file's size stays linear in the number of links (a
  * 10 000-link chain indented in full is 700 MB of blanks). */
 #define KG_LIMIT_INDENT 32
+
+/* Bytes of a document unpacked from a .zae archive (the COLLADA inside and
+ * its manifest). Raise with the environment variable. */
+#define KG_LIMIT_ZAE_SIZE (256ull << 20)
+/* Unpacked size over packed size of an archive entry, checked once the entry
+ * is over 1 MB: COLLADA text packs 5 to 20 times; 1 MB unpacking to 3 GB is a
+ * zip bomb. Raise with the environment variable. */
+#define KG_LIMIT_ZAE_RATIO 200ull
+/* Characters that XML entity references may expand to in a whole document
+ * (attribute values and text together): a DTD's internal entities nested
+ * in each other or used many times ("billion laughs", and the quadratic
+ * variant: one large entity referenced many times) would otherwise take
+ * minutes and gigabytes. Raise with the environment variable. */
+#define KG_LIMIT_XML_ENTITY_EXPANSION (16ull << 20)
 
 #endif

@@ -96,8 +96,28 @@ kg_model *kg_load_buffer(const char *name, const char *buf, size_t len, const kg
     return kg_load_clip_buffer(name, buf, len, o, NULL, d);
 }
 
+/* "-": all of standard input, then as a buffer (a zip is a .zae). */
+static kg_model *load_stdin(const kg_load_options *o, kg_motion **motion, kg_diags *d) {
+    size_t len;
+    char *buf = kg_read_stdin(&len, d);
+    if (!buf) return NULL;
+    kg_model *m = NULL;
+    if (len >= 4 && memcmp(buf, "PK\3\4", 4) == 0) {
+        size_t n;
+        char *inner = NULL, *doc = kg_zae_read_buffer(KG_STDIN_NAME, buf, len, &n, &inner, d);
+        if (doc) m = kg_import_collada(KG_STDIN_NAME, doc, n, o, motion, d);
+        free(doc);
+        free(inner);
+    } else {
+        m = kg_load_clip_buffer(KG_STDIN_NAME, buf, len, o, motion, d);
+    }
+    free(buf);
+    return m;
+}
+
 kg_model *kg_load_clip(const char *path, const kg_load_options *o, kg_motion **motion, kg_diags *d) {
     if (motion) *motion = NULL;
+    if (!strcmp(path, "-")) return load_stdin(o, motion, d);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         /* kg_read_file words the error */

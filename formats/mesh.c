@@ -10,6 +10,7 @@
 
 #include "formats/fileio.h"
 #include "formats/mesh.h"
+#include "formats/mesh_dae.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -366,6 +367,31 @@ static void flatten(acc *a, const struct aiScene *s, const struct aiNode *n, con
     }
 }
 
+/* A COLLADA geometry assimp left out (only a physics shape instances it): read
+ * directly, its vertices joined like assimp's. 0 when it gave triangles. */
+static int add_dae_geometry(acc *a, const char *path, const char *part) {
+    const char *dot = strrchr(path, '.');
+    kg_dae_mesh g;
+    if (!dot || strcasecmp(dot, ".dae") || kg_dae_geometry(path, part, &g) != 0) return -1;
+    kg_mesh *m = a->m;
+    int *map = malloc((size_t)g.nvert * sizeof *map);
+    m->tri = malloc((size_t)g.ntri * 3 * sizeof *m->tri);
+    a->failed = !map || !m->tri;
+    for (int i = 0; i < g.nvert && !a->failed; i++)
+        if ((map[i] = join_vertex(a, g.vert + 3 * i)) < 0) a->failed = 1;
+    for (int t = 0; t < 3 * g.ntri && !a->failed; t++) m->tri[t] = map[g.tri[t]];
+    if (!a->failed) m->ntri = g.ntri;
+    m->group = a->failed ? NULL : calloc(1, sizeof *m->group);
+    if (m->group) { /* one group, no material: the geometry's colours are the visual scene's */
+        m->ngroup = 1;
+        m->group[0].ntri = m->ntri;
+    }
+    free(map);
+    free(g.vert);
+    free(g.tri);
+    return 0;
+}
+
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d, const char *ref_file,
                            int ref_line) {
     for (int i = 0; i < c->nmeshes; i++) {
@@ -396,8 +422,10 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
         int found = 0;
         for (unsigned i = 0; i < s->mNumMeshes; i++)
             if (!strcmp(s->mMeshes[i]->mName.data, part)) add_mesh(&a, s, s->mMeshes[i], r, p), found = 1;
-        if (!found) {
+        if (!found && add_dae_geometry(&a, path, part) != 0) {
             kg_diag_add(d, KG_WARNING, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
+            free(a.slot);
+            free(a.map);
             return NULL;
         }
     }

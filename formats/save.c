@@ -36,37 +36,56 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
     return kg_save_with(path, format, m, mo, NULL, l, d);
 }
 
+/* An io.write error among the diagnostics from `first` on: a companion file (a
+ * mesh beside a URDF) that could not be written. */
+static int io_error_since(const kg_diags *d, size_t first) {
+    for (size_t k = first; k < d->count; k++)
+        if (d->items[k].severity == KG_ERROR && !strcmp(d->items[k].code, "io.write")) return 1;
+    return 0;
+}
+
+static int write_with(int i, const char *path, const kg_model *m, const kg_motion *mo, const kg_export_options *o,
+                      kg_ledger *l, kg_diags *d) {
+    kg_out out;
+    kg_files companions = {0};
+    kg_export_options eo = {0};
+    if (o) eo = *o;
+    eo.path = strcmp(path, "-") ? path : NULL; /* nothing can go "beside" standard output */
+    eo.companions = &companions;
+    if (kg_out_open(&out, path) != 0) {
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    size_t errors = kg_diags_count(d, KG_ERROR), first = d->count;
+    errno = 0;
+    int rc = writers[i].write(m, mo, &eo, out.f, l, d);
+    if (rc != 0 || io_error_since(d, first)) {
+        /* a writer that failed on its stream (disk full, file size limit)
+         * says nothing itself: the caller still gets an error to show */
+        int e = errno, failed = ferror(out.f);
+        kg_out_abort(&out);
+        if (kg_diags_count(d, KG_ERROR) == errors)
+            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path,
+                        failed && e ? strerror(e) : "write error");
+        else if (rc == 0) /* the output is fine, a file beside it is not: neither is kept */
+            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL,
+                        "'%s' not written: a file it refers to could not be written", path);
+        rc = -1;
+    } else if (kg_out_commit(&out) != 0) {
+        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) kg_files_remove(&companions);
+    kg_files_clear(&companions);
+    return rc;
+}
+
 int kg_save_with(const char *path, const char *format, const kg_model *m, const kg_motion *mo,
                  const kg_export_options *o, kg_ledger *l, kg_diags *d) {
     if (!format) format = kg_output_format(path);
-    for (unsigned i = 0; format && i < sizeof writers / sizeof *writers; i++) {
-        if (strcmp(format, writers[i].name) != 0 && strcmp(format, writers[i].ext + 1) != 0) continue; /* "dae" too */
-        kg_out out;
-        kg_export_options eo = {0};
-        if (o) eo = *o;
-        eo.path = path;
-        if (kg_out_open(&out, path) != 0) {
-            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
-            return -1;
-        }
-        size_t errors = kg_diags_count(d, KG_ERROR);
-        errno = 0;
-        if (writers[i].write(m, mo, &eo, out.f, l, d) != 0) {
-            /* a writer that failed on its stream (disk full, file size limit)
-             * says nothing itself: the caller still gets an error to show */
-            int e = errno, failed = ferror(out.f);
-            kg_out_abort(&out);
-            if (kg_diags_count(d, KG_ERROR) == errors)
-                kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path,
-                            failed && e ? strerror(e) : "write error");
-            return -1;
-        }
-        if (kg_out_commit(&out) != 0) {
-            kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
+    for (int i = 0; format && i < (int)(sizeof writers / sizeof *writers); i++)
+        if (!strcmp(format, writers[i].name) || !strcmp(format, writers[i].ext + 1)) /* "dae" too */
+            return write_with(i, path, m, mo, o, l, d);
     kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
                 "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf or .glb)", path);
     return -1;

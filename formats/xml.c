@@ -6,6 +6,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,11 @@ static void on_error(void *ud, xmlErrorPtr e) {
     snprintf(msg, sizeof msg, "%s", e->message ? e->message : "XML error");
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
-    if (e->level == XML_ERR_FATAL && strstr(msg, "Excessive depth")) { /* libxml2 names its own option */
+    if (e->level == XML_ERR_FATAL && e->code == XML_ERR_ENTITY_LOOP) { /* also its amplification check */
+        s->fatal = 1;
+        kg_diag_add(s->diags, KG_ERROR, "xml.entity_expansion", s->file, e->line, NULL,
+                    "entity references nest or expand too far (%s)", msg);
+    } else if (e->level == XML_ERR_FATAL && strstr(msg, "Excessive depth")) { /* libxml2 names its own option */
         s->fatal = 1;
         kg_diag_add(s->diags, KG_ERROR, "xml.too_deep", s->file, e->line, NULL,
                     "elements nested deeper than %d levels (KG_LIMIT_XML_DEPTH)", KG_LIMIT_XML_DEPTH);
@@ -96,6 +101,235 @@ static void fix_declaration(char *buf, size_t len, const char *file, kg_diags *d
         if (buf[k] != '\n' && buf[k] != '\r') buf[k] = ' ';
 }
 
+/* ---- entities ----
+ * Without XML_PARSE_NOENT libxml2 leaves each entity reference in the tree and
+ * every reader of the text expands it again (xmlNodeListGetString, by repeated
+ * concatenation: quadratic). libxml2 2.9 stops nested amplification ("billion
+ * laughs") while parsing, but not one large entity referenced many times: 115
+ * KB of URDF made a gigabyte of text and ran for minutes. Substituting with
+ * XML_PARSE_NOENT is no cure: libxml2 appends each substituted text to the one
+ * before it by reallocation, quadratic again (the fuzzer found 15 MB of text
+ * taking 12 s). So the expanded size of a document that references entities is
+ * measured first (each entity's size once, kept in its _private), refused above
+ * KG_LIMIT_XML_ENTITY_EXPANSION, and else each reference is replaced in the
+ * tree by its text, built once in a growing buffer: no reader expands anything
+ * afterwards, and extras copied from the document carry text, not references
+ * to a DTD the written file does not have. */
+
+typedef struct expansion {
+    xmlDocPtr doc;
+    unsigned long long total, cap;
+    long refs;
+    xmlNodePtr where; /* the reference that passed the cap */
+} expansion;
+
+static unsigned long long list_size(expansion *e, xmlNodePtr first, xmlNodePtr stop, int depth);
+
+/* An entity's expanded size (memoised in _private as size + 2; 1 while being
+ * measured: a loop, which libxml2 reports itself, counts as too large). */
+static unsigned long long entity_size(expansion *e, xmlEntityPtr ent, int depth) {
+    if (!ent || ent->etype != XML_INTERNAL_GENERAL_ENTITY) return 0; /* external ones are never loaded */
+    uintptr_t memo = (uintptr_t)ent->_private;
+    if (memo == 1 || depth > 64) return e->cap + 1;
+    if (memo) return (unsigned long long)(memo - 2);
+    ent->_private = (void *)1;
+    unsigned long long n = ent->children ? list_size(e, ent->children, (xmlNodePtr)ent, depth + 1)
+                                         : (unsigned long long)(ent->length > 0 ? ent->length : 0);
+    if (n > e->cap) n = e->cap + 1;
+    ent->_private = (void *)(uintptr_t)(n + 2);
+    return n;
+}
+
+static unsigned long long node_size(expansion *e, xmlNodePtr n, int depth) {
+    if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) return n->content ? strlen((char *)n->content) : 0;
+    if (n->type != XML_ENTITY_REF_NODE) return 0;
+    if (depth == 0) e->refs++;
+    return entity_size(e, xmlGetDocEntity(e->doc, n->name), depth);
+}
+
+/* The text of the list `first` and everything below it (attribute values
+ * included), walked without recursion (documents nest 2 x 10^5 deep); stop is
+ * the list's parent. Stops once past the cap. */
+static unsigned long long list_size(expansion *e, xmlNodePtr first, xmlNodePtr stop, int depth) {
+    unsigned long long sum = 0;
+    for (xmlNodePtr n = first; n && sum <= e->cap;) {
+        unsigned long long k = node_size(e, n, depth);
+        if (n->type == XML_ELEMENT_NODE)
+            for (xmlAttrPtr a = n->properties; a; a = a->next)
+                for (xmlNodePtr v = a->children; v; v = v->next) k += node_size(e, v, depth);
+        sum += k;
+        if (depth == 0 && sum > e->cap && !e->where) e->where = n;
+        /* an entity reference's children are its declaration: not entered */
+        if (n->children && (n->type == XML_ELEMENT_NODE || n->type == XML_DOCUMENT_NODE)) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != stop && !n->next) n = n->parent;
+        n = n && n != stop ? n->next : NULL;
+    }
+    return sum;
+}
+
+/* External entities are never loaded, even when substituting: a refusing
+ * loader for kinegraph's own parsers, libxml2's for everyone else's. */
+static xmlExternalEntityLoader default_loader;
+static char kg_parser_mark;
+
+static xmlParserInputPtr refuse_external(const char *url, const char *id, xmlParserCtxtPtr ctxt) {
+    if (ctxt && ctxt->_private == &kg_parser_mark) return NULL;
+    return default_loader(url, id, ctxt);
+}
+
+static void install_loader(void) {
+    default_loader = xmlGetExternalEntityLoader();
+    xmlSetExternalEntityLoader(refuse_external);
+}
+
+static xmlDocPtr parse(const char *copy, size_t len, const char *file, int opts, err_sink *sink) {
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) return NULL;
+    ctxt->_private = &kg_parser_mark;
+    xmlSetStructuredErrorFunc(sink, on_error);
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);
+    xmlSetStructuredErrorFunc(NULL, NULL);
+    xmlFreeParserCtxt(ctxt);
+    return doc;
+}
+
+/* ---- substitution ---- */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        while (b->n + n + 1 > b->cap) b->cap = b->cap ? 2 * b->cap : 256;
+        b->s = kg_xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static int expand_list(xmlDocPtr doc, xmlNodePtr first, sbuf *b, int depth);
+
+/* Appends the text of node n, entities expanded; -1 when it holds an element
+ * (an entity with markup: copied as nodes instead). External entities are
+ * never loaded and add nothing. Bounded: the document passed the cap. */
+static int expand_node(xmlDocPtr doc, xmlNodePtr n, sbuf *b, int depth) {
+    if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+        if (n->content) sb_put(b, (const char *)n->content, strlen((const char *)n->content));
+        return 0;
+    }
+    if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE) return 0;
+    if (n->type != XML_ENTITY_REF_NODE) return -1;
+    xmlEntityPtr ent = xmlGetDocEntity(doc, n->name);
+    if (!ent || depth > 64) return 0;
+    if (ent->etype == XML_INTERNAL_GENERAL_ENTITY && ent->children) return expand_list(doc, ent->children, b, depth + 1);
+    if ((ent->etype == XML_INTERNAL_GENERAL_ENTITY || ent->etype == XML_INTERNAL_PREDEFINED_ENTITY) && ent->content)
+        sb_put(b, (const char *)ent->content, strlen((const char *)ent->content));
+    return 0;
+}
+
+static int expand_list(xmlDocPtr doc, xmlNodePtr first, sbuf *b, int depth) {
+    for (xmlNodePtr n = first; n; n = n->next)
+        if (expand_node(doc, n, b, depth) != 0) return -1;
+    return 0;
+}
+
+static int has_refs(xmlNodePtr first) {
+    for (xmlNodePtr n = first; n; n = n->next)
+        if (n->type == XML_ENTITY_REF_NODE) return 1;
+    return 0;
+}
+
+/* An attribute value made of text and references becomes one text node. */
+static void substitute_attr(xmlDocPtr doc, xmlAttrPtr a) {
+    if (!has_refs(a->children)) return;
+    sbuf b = {0};
+    expand_list(doc, a->children, &b, 0); /* attribute entities hold no markup */
+    xmlNodePtr t = xmlNewDocTextLen(doc, BAD_CAST(b.s ? b.s : ""), (int)b.n);
+    free(b.s);
+    xmlFreeNodeList(a->children);
+    a->children = a->last = t;
+    t->parent = (xmlNodePtr)a;
+}
+
+/* Puts the list `first` where `at` is (linked by hand: libxml2's insertion
+ * merges adjacent text by reallocation, the quadratic case again). */
+static void put_instead(xmlNodePtr at, xmlNodePtr first) {
+    xmlNodePtr last = first;
+    for (xmlNodePtr n = first; n; n = n->next) {
+        n->parent = at->parent;
+        last = n;
+    }
+    first->prev = at->prev;
+    last->next = at->next;
+    if (at->prev) at->prev->next = first;
+    else at->parent->children = first;
+    if (at->next) at->next->prev = last;
+    else at->parent->last = last;
+    at->prev = at->next = NULL;
+    at->parent = NULL;
+    xmlFreeNode(at);
+}
+
+/* The element's attributes and the references among its children; what an
+ * entity with markup puts in is walked later like any other element. */
+static void substitute_element(xmlDocPtr doc, xmlNodePtr el) {
+    for (xmlAttrPtr a = el->properties; a; a = a->next) substitute_attr(doc, a);
+    for (xmlNodePtr c = el->children, next; c; c = next) {
+        next = c->next;
+        if (c->type != XML_ENTITY_REF_NODE) continue;
+        xmlEntityPtr ent = xmlGetDocEntity(doc, c->name);
+        sbuf b = {0};
+        xmlNodePtr with = NULL;
+        int text = expand_node(doc, c, &b, 0) == 0;
+        if (text && b.n) with = xmlNewDocTextLen(doc, BAD_CAST b.s, (int)b.n);
+        else if (!text && ent && ent->children) with = xmlDocCopyNodeList(doc, ent->children);
+        free(b.s);
+        if (with) {
+            put_instead(c, with);
+        } else { /* nothing in its place (an empty or external entity) */
+            xmlUnlinkNode(c);
+            xmlFreeNode(c);
+        }
+    }
+}
+
+/* Every reference in the document replaced by its text (or its nodes). */
+static void substitute_entities(xmlDocPtr doc) {
+    xmlNodePtr root = xmlDocGetRootElement(doc), stop = (xmlNodePtr)doc;
+    for (xmlNodePtr n = root; n;) {
+        if (n->type == XML_ELEMENT_NODE) substitute_element(doc, n);
+        if (n->children && n->type == XML_ELEMENT_NODE) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != stop && !n->next) n = n->parent;
+        n = n && n != stop ? n->next : NULL;
+    }
+}
+
+/* 0 when the document has no entity reference, 1 when it has (and can be
+ * substituted), -1 after an error (too much text). */
+static int check_entities(xmlDocPtr doc, const char *file, kg_diags *d) {
+    if (!doc->intSubset) return 0; /* no DTD, no entity */
+    expansion e = {.doc = doc, .cap = KG_LIMIT(KG_LIMIT_XML_ENTITY_EXPANSION)};
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    list_size(&e, root, (xmlNodePtr)doc, 0);
+    if (e.where) {
+        kg_diag_add(d, KG_ERROR, "xml.entity_expansion", file, kg_xml_line(e.where),
+                    e.where->type == XML_ELEMENT_NODE ? (const char *)e.where->name : NULL,
+                    "entity references expand to more than %llu characters (KG_LIMIT_XML_ENTITY_EXPANSION); "
+                    "the document is refused", e.cap);
+        return -1;
+    }
+    return e.refs > 0;
+}
+
 int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_diags *d) {
     memset(x, 0, sizeof *x);
     x->file = file;
@@ -109,13 +343,8 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     copy[len] = 0;
     fix_declaration(copy, len, file, d);
     err_sink sink = {file, d, 0};
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) {
-        free(copy);
-        kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "cannot create an XML parser");
-        return -1;
-    }
-    xmlSetStructuredErrorFunc(&sink, on_error);
+    static pthread_once_t once = PTHREAD_ONCE_INIT; /* `check` parses on several threads */
+    pthread_once(&once, install_loader);
     /* libxml2 2.9 keeps its depth limit in a global (256, or none with
      * XML_PARSE_HUGE, which also lifts its entity amplification checks); its
      * parser and xmlFreeDoc do not recurse, so a deep document costs memory
@@ -123,13 +352,18 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     xmlParserMaxDepth = KG_LIMIT_XML_DEPTH;
     /* No network, no external entities, no DTD loading; line numbers past 65535. */
     int opts = XML_PARSE_NONET | XML_PARSE_BIG_LINES;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, copy, (int)len, file, NULL, opts);
-    xmlSetStructuredErrorFunc(NULL, NULL);
-    xmlFreeParserCtxt(ctxt);
+    xmlDocPtr doc = parse(copy, len, file, opts, &sink);
+    int ents = doc && !sink.fatal && xmlDocGetRootElement(doc) ? check_entities(doc, file, d) : 0;
+    if (ents < 0) {
+        xmlFreeDoc(doc);
+        doc = NULL;
+    } else if (ents > 0) {
+        substitute_entities(doc);
+    }
     free(copy);
     if (!doc || sink.fatal) {
         if (doc) xmlFreeDoc(doc);
-        if (!sink.fatal)
+        if (!sink.fatal && ents >= 0)
             kg_diag_add(d, KG_ERROR, "xml.malformed", file, 0, NULL, "not a readable XML document");
         return -1;
     }

@@ -7,6 +7,28 @@
 
 #include "core/arena.h"
 #include "formats/fileio.h"
+#include "formats/limits.h"
+
+/* The archive's word on an entry's size is checked before anything is
+ * unpacked, and only that many bytes are ever read (libzip stops there and
+ * checks the CRC): a zip bomb is refused up front, whatever its headers. */
+static int entry_fits(const zip_stat_t *st, const char *path, kg_diags *d) {
+    unsigned long long max = KG_LIMIT(KG_LIMIT_ZAE_SIZE), ratio = KG_LIMIT(KG_LIMIT_ZAE_RATIO);
+    if (max > KG_MAX_INPUT_SIZE) max = KG_MAX_INPUT_SIZE;
+    if (st->size > max) {
+        kg_diag_add(d, KG_ERROR, "zae.too_large", path, 0, NULL,
+                    "'%s' in the archive unpacks to %llu bytes, more than %llu (KG_LIMIT_ZAE_SIZE)", st->name,
+                    (unsigned long long)st->size, max);
+        return 0;
+    }
+    if ((st->valid & ZIP_STAT_COMP_SIZE) && st->size > (1u << 20) && st->size / ratio > st->comp_size) {
+        kg_diag_add(d, KG_ERROR, "zae.ratio", path, 0, NULL,
+                    "'%s' in the archive unpacks %llu bytes to %llu, more than %llu times (KG_LIMIT_ZAE_RATIO): "
+                    "a zip bomb?", st->name, (unsigned long long)st->comp_size, (unsigned long long)st->size, ratio);
+        return 0;
+    }
+    return 1;
+}
 
 static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *path, kg_diags *d) {
     zip_stat_t st;
@@ -14,11 +36,7 @@ static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *pa
         kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "cannot read an entry of the archive");
         return NULL;
     }
-    if (st.size > KG_MAX_INPUT_SIZE) {
-        kg_diag_add(d, KG_ERROR, "io.too_large", path, 0, NULL, "'%s' in the archive is larger than %zu bytes",
-                    st.name, KG_MAX_INPUT_SIZE);
-        return NULL;
-    }
+    if (!entry_fits(&st, path, d)) return NULL;
     zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)index, 0);
     if (!f) {
         kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "cannot open '%s' in the archive: %s", st.name,
@@ -52,6 +70,8 @@ static char *manifest_root(const char *text) {
     return s;
 }
 
+static char *read_root(zip_t *z, const char *path, size_t *len, char **inner, kg_diags *d);
+
 char *kg_zae_read(const char *path, size_t *len, char **inner, kg_diags *d) {
     int err = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY, &err);
@@ -63,6 +83,27 @@ char *kg_zae_read(const char *path, size_t *len, char **inner, kg_diags *d) {
         zip_error_fini(&ze);
         return NULL;
     }
+    return read_root(z, path, len, inner, d);
+}
+
+char *kg_zae_read_buffer(const char *name, const char *data, size_t size, size_t *len, char **inner, kg_diags *d) {
+    zip_error_t ze;
+    zip_error_init(&ze);
+    *inner = NULL;
+    zip_source_t *src = zip_source_buffer_create(data, size, 0, &ze);
+    zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
+    if (!z) {
+        kg_diag_add(d, KG_ERROR, "zae.read", name, 0, NULL, "not a readable zip archive: %s", zip_error_strerror(&ze));
+        if (src) zip_source_free(src);
+        zip_error_fini(&ze);
+        return NULL;
+    }
+    zip_error_fini(&ze);
+    return read_root(z, name, len, inner, d);
+}
+
+/* The root document (see zae.h); closes z. */
+static char *read_root(zip_t *z, const char *path, size_t *len, char **inner, kg_diags *d) {
     zip_int64_t root = -1, n = zip_get_num_entries(z, 0), ndae = 0, dae = -1;
     zip_int64_t manifest = zip_name_locate(z, "manifest.xml", ZIP_FL_NOCASE);
     if (manifest >= 0) {

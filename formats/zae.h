@@ -12,5 +12,7 @@
  * buffer; *inner gets its name inside the archive (malloc'd). NULL on failure,
  * with an error diagnostic. */
 char *kg_zae_read(const char *path, size_t *len, char **inner, kg_diags *d);
+/* The same for an archive in memory (standard input); `name` for diagnostics. */
+char *kg_zae_read_buffer(const char *name, const char *data, size_t size, size_t *len, char **inner, kg_diags *d);
 
 #endif

@@ -33,6 +33,7 @@
 #include "core/spatial.h"
 #include "core/strmap.h"
 #include "formats/limits.h"
+#include "formats/utf8.h"
 #include "formats/number.h"
 #include "importers/importers.h"
 
@@ -150,9 +151,13 @@ static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_
     }
     node *n = &p->nodes[p->nnodes++];
     memset(n, 0, sizeof *n);
-    n->name = kg_xmalloc(len + 1);
-    memcpy(n->name, name, len);
-    n->name[len] = 0;
+    /* BVH says nothing of its encoding: names must still make valid XML and
+     * JSON (and JSON keys, which jansson refuses otherwise) */
+    int changed;
+    n->name = kg_utf8_clean(name, len, &changed);
+    if (changed)
+        kg_diag_add(p->d, KG_WARNING, "bvh.name_encoding", p->file, p->r.line, end_site ? "End" : "JOINT",
+                    "joint name '%s': bytes that are not UTF-8 text were read as Latin-1, control characters as '_'", n->name);
     n->parent = parent;
     n->end_site = end_site;
     n->line = p->r.line;
@@ -391,7 +396,11 @@ static kg_model *build_model(bvh *p) {
     kg_strmap_init(&names);
     kg_strmap_put(&names, world, 0);
     const char *base = strrchr(p->file, '/');
-    kg_builder_set_name(b, base ? base + 1 : p->file);
+    base = base ? base + 1 : p->file;
+    int changed;
+    char *model_name = kg_utf8_clean(base, strlen(base), &changed); /* file names have no encoding either */
+    kg_builder_set_name(b, model_name);
+    free(model_name);
     kg_builder_add_link(b, world, 1);
     for (int i = 0; i < p->nnodes; i++) {
         node *n = &p->nodes[i];

@@ -420,21 +420,24 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
     double id[9];
     kg_mat3_identity(id);
     int moved = memcmp(own_t.r, id, sizeof id) || own_t.p[0] || own_t.p[1] || own_t.p[2];
-    if (!via && moved) {
-        /* a root placed away from the model's origin: a static "world" link holds it
-         * there, so the root's frame is the file's too */
-        const char *world = link_name(c, NULL);
-        kg_strmap_put(&c->link_names, world, -1);
-        kg_builder_add_link(c->b, world, cd_line_of(link));
+    if (!via && (moved || c->forest)) {
+        /* a root placed away from the model's origin, or one of several: a static
+         * "world" link (one for all) holds it there, so the root's frame is the
+         * file's too, and the roots make one tree */
+        if (!c->world) {
+            c->world = link_name(c, NULL);
+            kg_strmap_put(&c->link_names, c->world, -1);
+            kg_builder_add_link(c->b, c->world, cd_line_of(link));
+        }
         char jn[640];
         snprintf(jn, sizeof jn, "%s.origin", name);
-        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, world, name, cd_line_of(link));
+        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, c->world, name, cd_line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
     }
     kg_link *made = kg_builder_add_link(c->b, name, cd_line_of(link));
-    if (!via) kg_builder_set_root_body(c->b, made);
+    if (!via && c->nlinks == 0) kg_builder_set_root_body(c->b, made); /* the first root's pose is the body's */
     if (!via) {
         /* the root's own transform went into the world joint above */
     } else if (commutes(via->def, &own_t)) {
@@ -1176,16 +1179,19 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
     kg_builder_set_name(c->b, name ? name : "");
     kg_strmap_init(&c->link_names);
     collect_joints(c, tc);
+    /* several root <link>s (the schema allows them; CATIA writes them): a forest,
+     * each root fixed to one static world link */
     int nroots = 0;
+    for (xmlNodePtr l = kg_xml_first(tc); l; l = kg_xml_next(l)) nroots += kg_xml_is(l, "link");
+    c->forest = nroots > 1;
+    if (c->forest) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", nroots);
+        cd_diag(c, KG_INFO, "collada.several_roots", tc, "the kinematics model has %s root <link>s; each is fixed "
+                "to a static world link%s", n, NULL);
+    }
     for (xmlNodePtr l = kg_xml_first(tc); l; l = kg_xml_next(l))
-        if (kg_xml_is(l, "link")) {
-            if (nroots++) {
-                cd_diag(c, KG_ERROR, "collada.several_roots", l, "the kinematics model has more than one root <link>; "
-                     "only the first is read%s%s", NULL, NULL);
-                continue;
-            }
-            walk_link(c, l);
-        }
+        if (kg_xml_is(l, "link")) walk_link(c, l);
     close_loops(c);
     read_formulas(c, tc);
     if (ch.ksystem) {

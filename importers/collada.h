@@ -71,6 +71,8 @@ typedef struct cd {
         int drawn;     /* a visual-scene node has been bound to it */
     } *links;
     int nlinks;
+    int forest;        /* the kinematics model has several root <link>s */
+    const char *world; /* the static link holding the roots (placed or several), once made */
     const kg_load_options *o;
     struct {
         xmlNodePtr node;

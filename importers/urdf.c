@@ -144,7 +144,11 @@ static void read_color(urdf_ctx *c, xmlNodePtr mat, kg_material *m) {
     xmlNodePtr tex = kg_xml_child(mat, "texture");
     if (tex) {
         const char *f = kg_xml_attr(&c->x, tex, "filename");
-        if (!f) missing(c, tex, "filename", "a material");
+        /* an empty <texture/> says nothing: widely used humanoids have one, and
+         * refusing the whole robot over it helps no one */
+        if (!f || !*f)
+            kg_diag_add(c->d, KG_WARNING, "material.texture_empty", c->file, line_of(tex), "texture",
+                        "<texture> of material '%s' has no filename; ignored", m->name ? m->name : "");
         else m->texture = kg_builder_strdup(c->b, f);
     }
 }

@@ -615,6 +615,54 @@ static void test_frame_cap_said(void **state) {
     kg_diags_clear(&d);
 }
 
+/* Issue 26: two root <link>s in one kinematics model (a CATIA export) gave
+ * error collada.several_roots and the second was dropped. Now both load, each
+ * fixed to one static world link (a note says so). */
+static void test_two_roots_make_a_forest(void **state) {
+    (void)state;
+    const char *urdf = "<robot name=\"two\"><link name=\"base\"/><link name=\"arm\"/>"
+                       "<joint name=\"j\" type=\"revolute\"><parent link=\"base\"/><child link=\"arm\"/>"
+                       "<origin xyz=\"0 0 1\"/><axis xyz=\"0 0 1\"/>"
+                       "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint></robot>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("two.urdf", urdf, &d);
+    assert_non_null(m);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_int_equal(kg_export_collada(m, NULL, NULL, f, NULL, &d), 0);
+    fclose(f);
+    kg_model_free(m);
+    replace_first(&text, "   </technique_common>\n  </kinematics_model>",
+                  "    <link sid=\"l9\" name=\"stand\"><translate>2 0 0</translate></link>\n"
+                  "   </technique_common>\n  </kinematics_model>");
+    kg_diags_clear(&d);
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    m = kg_load_buffer("forest.dae", text, strlen(text), &o, &d);
+    free(text);
+    assert_non_null(m);
+    if (kg_diags_count(&d, KG_ERROR)) kg_test_print_diags(&d);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    const kg_diag *g = kg_test_find(&d, "collada.several_roots");
+    assert_non_null(g);
+    assert_int_equal(g->severity, KG_INFO);
+    int stand = kg_model_link(m, "stand"), arm = kg_model_link(m, "arm"), base = kg_model_link(m, "base");
+    assert_true(stand > 0 && arm > 0 && base > 0);
+    assert_int_equal(m->link[stand].parent, 0);
+    assert_int_equal(m->link[base].parent, 0);
+    assert_string_equal(m->link[0].name, "world");
+    kg_data *kd = kg_data_new(m);
+    kg_fk(m, kd);
+    KG_ASSERT_NEAR(kd->link_pos[3 * stand], 2, 1e-12);
+    KG_ASSERT_NEAR(kd->link_pos[3 * arm + 2], 1, 1e-12);
+    kg_data_free(kd);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openrave_robots),
@@ -624,6 +672,7 @@ int main(void) {
         cmocka_unit_test(test_refused_not_crashed),
         cmocka_unit_test(test_animations_against_assimp),
         cmocka_unit_test(test_frame_cap_said),
+        cmocka_unit_test(test_two_roots_make_a_forest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

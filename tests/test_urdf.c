@@ -391,11 +391,37 @@ static void test_package_resolution(void **state) {
     assert_int_equal(kg_test_remove_dir(root), 0);
 }
 
+/* Issue 26: a <texture/> without filename (a widely used humanoid has one)
+ * was an error and refused the robot; now a warning, and the colour stays. */
+static void test_texture_without_filename(void **state) {
+    (void)state;
+    const char *text = "<robot name=\"t\">\n"
+                       "  <material name=\"m\"><color rgba=\"1 0 0 1\"/><texture/></material>\n"
+                       "  <link name=\"a\"><visual><geometry><box size=\"1 1 1\"/></geometry>"
+                       "<material name=\"m\"/></visual></link>\n</robot>\n";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("texture.urdf", text, &d);
+    assert_non_null(m);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    const kg_diag *g = kg_test_find(&d, "material.texture_empty");
+    assert_non_null(g);
+    assert_int_equal(g->severity, KG_WARNING);
+    assert_int_equal(g->line, 2);
+    int k = kg_model_material(m, "m");
+    assert_true(k >= 0);
+    assert_true(m->material[k].has_color);
+    assert_null(m->material[k].texture);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_element),     cmocka_unit_test(test_declaration_typo),
         cmocka_unit_test(test_errors_have_lines), cmocka_unit_test(test_loop_in_urdf),
         cmocka_unit_test(test_tolerated_oddities), cmocka_unit_test(test_package_resolution),
+        cmocka_unit_test(test_texture_without_filename),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,48 @@
+#include "formats/utf8.h"
+
+#include <string.h>
+
+#include "core/arena.h"
+
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 when malformed. */
+static size_t sequence(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || len > n) return 0;
+    unsigned cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
+}
+
+int kg_utf8_valid(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = sequence(p + i, n - i);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+char *kg_utf8_clean(const char *s, size_t n, int *changed) {
+    int utf8 = kg_utf8_valid(s, n);
+    char *out = kg_xmalloc(2 * n + 1), *o = out; /* Latin-1 takes at most two bytes a character */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7F) *o++ = '_';
+        else if (c < 0x80 || utf8) *o++ = (char)c;
+        else if (c < 0xA0) *o++ = '_'; /* C1 controls: no character in XML either */
+        else {
+            *o++ = (char)(0xC0 | (c >> 6));
+            *o++ = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    *o = 0;
+    *changed = (size_t)(o - out) != n || memcmp(out, s, n) != 0;
+    return out;
+}

@@ -1,0 +1,12 @@
+/* libFuzzer: the bytes as zae. */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    kg_motion *mo = NULL;
+    kg_model *m = kg_fuzz_load("zae", data, size, &mo);
+    kg_model_free(m);
+    kg_motion_free(mo);
+    return 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer harness for SECONDS (default 60): fuzz/run.sh BUILD_DIR [SECONDS]
+# Seeds: samples/, the shared corpus (../shared/data or $KINEGRAPH_DATA, files up to
+# 64 KB) and tests/data/fuzz-regressions/NAME/. New inputs go to BUILD_DIR/corpus/NAME,
+# findings to BUILD_DIR/artifacts/NAME/ (copy them to tests/data/fuzz-regressions/
+# NAME/ so ctest runs them). Exit 1 when any harness found something.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build="${1:?build dir}"
+seconds="${2:-60}"
+data="${KINEGRAPH_DATA:-../shared/data}"
+
+# name  dictionary  file patterns for seeds
+harnesses=(
+    "urdf urdf.dict *.urdf"
+    "collada collada.dict *.dae"
+    "zae collada.dict *.zae"
+    "bvh bvh.dict *.bvh"
+    "export urdf.dict *.urdf,*.dae,*.bvh"
+    "map map.dict *.json"
+)
+
+seed() { # NAME PATTERNS (comma-separated): copies small seed files into BUILD/seeds/NAME
+    local dir="$build/seeds/$1" p pats
+    IFS=, read -ra pats <<<"$2"
+    mkdir -p "$dir"
+    for root in samples "$data" "tests/data/fuzz-regressions/$1"; do
+        [ -d "$root" ] || continue
+        for p in "${pats[@]}"; do
+            find "$root" -type f -name "$p" -size -64k -print0 2>/dev/null |
+                while IFS= read -r -d '' f; do cp -f "$f" "$dir/$(printf '%s' "$f" | md5sum | cut -c1-16)"; done
+        done
+    done
+    # regressions are seeds whatever their size or name
+    [ -d "tests/data/fuzz-regressions/$1" ] && cp -f "tests/data/fuzz-regressions/$1"/* "$dir/" 2>/dev/null
+    return 0
+}
+
+status=0
+summary=()
+for h in "${harnesses[@]}"; do
+    read -r name dict pattern <<<"$h"
+    seed "$name" "$pattern"
+    mkdir -p "$build/corpus/$name" "$build/artifacts/$name"
+    log="$build/fuzz-$name.log"
+    ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=65536 -dict="fuzz/$dict" -artifact_prefix="$build/artifacts/$name/" -print_final_stats=1 \
+        "$build/corpus/$name" "$build/seeds/$name" >"$log" 2>&1
+    rc=$?
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    rate=$(( ${runs:-0} / (seconds > 0 ? seconds : 1) ))
+    if [ $rc -ne 0 ]; then
+        status=1
+        summary+=("fuzz_$name: FINDING (exit $rc) after ${runs:-?} runs; see $log and $build/artifacts/$name/")
+    else
+        summary+=("fuzz_$name: ${runs:-?} runs in ${seconds} s (~$rate/s), nothing found")
+    fi
+done
+printf '%s\n' "${summary[@]}"
+exit $status
