@@ -577,11 +577,62 @@ static void test_collada_corpus_loop(void **state) {
     }
 }
 
+/* ---- mimic couplings are constraint rows too ------------------------------------------- */
+
+/* A planar 2R arm whose elbow follows the shoulder twice over: one
+ * generalised coordinate, W = (1, 2), and the shoulder's motor carries both
+ * joints' torques, tau_A = tau_1 + 2 tau_2 (virtual work). */
+static void test_mimic_rows(void **state) {
+    (void)state;
+    static const char urdf[] =
+        "<robot name='m2'><link name='base'/>"
+        "<link name='l1'><inertial><mass value='1.2'/><origin xyz='0.3 0 0'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.04' iyz='0' izz='0.04'/></inertial></link>"
+        "<link name='l2'><inertial><mass value='0.8'/><origin xyz='0.2 0.05 0'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.02' iyz='0' izz='0.03'/></inertial></link>"
+        "<joint name='j1' type='continuous'><parent link='base'/><child link='l1'/><axis xyz='0 0 1'/></joint>"
+        "<joint name='j2' type='continuous'><parent link='l1'/><child link='l2'/><origin xyz='0.6 0 0'/>"
+        "<axis xyz='0 0 1'/><mimic joint='j1' multiplier='2' offset='0.1'/></joint></robot>";
+    kg_diags diags;
+    kg_diags_init(&diags);
+    kg_model *m = kg_test_load_string("m2.urdf", urdf, &diags);
+    assert_non_null(m);
+    assert_int_equal(m->nmimic, 1);
+    const int v1 = m->joint[kg_model_joint(m, "j1")].vadr, v2 = m->joint[kg_model_joint(m, "j2")].vadr;
+    kg_data *d = kg_data_new(m);
+    kg_dyn *w = kg_dyn_new(m);
+    d->q[m->joint[kg_model_joint(m, "j1")].qadr] = 0.3;
+    kg_fk(m, d); /* the follower at 2 (0.3) + 0.1 */
+    kg_dyn_positions(m, d, w);
+    kg_closed *c = kg_closed_new(m, -1, NULL, 0, NULL); /* default actuators: j1 (a follower is passive) */
+    assert_int_equal(c->na, 1);
+    assert_int_equal(c->act[0], v1);
+    assert_int_equal(kg_closed_update(m, d, w, c, NULL), 1);
+    KG_ASSERT_NEAR(c->err[0], 0, 1e-15);
+    KG_ASSERT_NEAR(c->W[v1], 1, 0);
+    KG_ASSERT_NEAR(c->W[v2], 2, 1e-15);
+    double v[2], a[2], aG = 1.5, tauA, tauO[2];
+    v[v1] = 0.7, v[v2] = 1.4;
+    kg_closed_accel(m, w, c, v, &aG, a);
+    KG_ASSERT_NEAR(a[v2], 2 * a[v1], 1e-15);
+    assert_true(kg_closed_inverse(m, w, c, &GY, v, a, NULL, &tauA, tauO) < 1e-12);
+    KG_ASSERT_NEAR(tauA, tauO[v1] + 2 * tauO[v2], 1e-12);
+    double af[2];
+    assert_int_equal(kg_closed_forward(m, w, c, &GY, NULL, v, &tauA, NULL, af), 0);
+    for (int k = 0; k < 2; k++) KG_ASSERT_NEAR(af[k], a[k], 1e-12);
+    kg_closed_free(c);
+    kg_dyn_free(w);
+    kg_data_free(d);
+    kg_model_free(m);
+    kg_diags_clear(&diags);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_bar_vectors),
         cmocka_unit_test(test_four_bar_lagrange),
         cmocka_unit_test(test_four_bar_simulation),
+        cmocka_unit_test(test_mimic_rows),
         cmocka_unit_test(test_collada_five_bar),
         cmocka_unit_test(test_collada_corpus_loop),
     };
