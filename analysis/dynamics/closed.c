@@ -392,13 +392,22 @@ double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dy
 
 /* ---- forward dynamics -------------------------------------------------------------- */
 
-/* Solves A x = b in place (A symmetric positive definite, n x n, overwritten by
- * its Cholesky factor); -1 when not positive definite. */
-static int cholesky_solve(int n, double *A, double *b) {
+/* Solves A x = b in place by Cholesky (A symmetric, n x n, overwritten by
+ * its factor). A pivot below tol (a generalised coordinate moving no mass:
+ * an open loop's cut joint, a massless end) is dropped, its row and column
+ * zeroed and its x set to 0, as kg_dyn_aba does. Returns how many; -1 when
+ * a pivot is negative beyond tol (A not positive semi-definite). */
+static int cholesky_solve(int n, double *A, double *b, double tol) {
+    int dropped = 0;
     for (int j = 0; j < n; j++) {
         double d = A[(size_t)j * n + j];
         for (int k = 0; k < j; k++) d -= A[(size_t)j * n + k] * A[(size_t)j * n + k];
-        if (!(d > 0)) return -1;
+        if (d < -tol) return -1;
+        if (d <= tol) { /* zero column: L_jj = 0 marks it */
+            for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0;
+            dropped++;
+            continue;
+        }
         d = sqrt(d);
         A[(size_t)j * n + j] = d;
         for (int i = j + 1; i < n; i++) {
@@ -409,13 +418,13 @@ static int cholesky_solve(int n, double *A, double *b) {
     }
     for (int i = 0; i < n; i++) { /* L y = b */
         for (int k = 0; k < i; k++) b[i] -= A[(size_t)i * n + k] * b[k];
-        b[i] /= A[(size_t)i * n + i];
+        b[i] = A[(size_t)i * n + i] != 0 ? b[i] / A[(size_t)i * n + i] : 0;
     }
     for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
         for (int k = i + 1; k < n; k++) b[i] -= A[(size_t)k * n + i] * b[k];
-        b[i] /= A[(size_t)i * n + i];
+        b[i] = A[(size_t)i * n + i] != 0 ? b[i] / A[(size_t)i * n + i] : 0;
     }
-    return 0;
+    return dropped;
 }
 
 /* The unit-vector method's A = W^T M_O W, a column per generalised coordinate:
@@ -453,11 +462,14 @@ int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_o
         for (int k = 0; tauA && k < c->na; k++) s += c->S[(size_t)k * nf + g] * tauA[k];
         aG[g] = s - b[g];
     }
-    if (cholesky_solve(nf, ws->A, aG) != 0) return -1;
+    double dmax = 0;
+    for (int g = 0; g < nf; g++) dmax = fmax(dmax, ws->A[(size_t)g * nf + g]);
+    const int dropped = cholesky_solve(nf, ws->A, aG, 1e-12 * dmax);
+    if (dropped < 0) return -1;
     for (int x = 0; x < nv; x++) {
         double s = ws->abias[x];
         for (int g = 0; g < nf; g++) s += c->W[(size_t)x * nf + g] * aG[g];
         a[x] = s;
     }
-    return 0;
+    return dropped;
 }

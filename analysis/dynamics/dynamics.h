@@ -201,9 +201,11 @@ double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dy
 
 /* Forward dynamics of the closed chain by the unit-vector method: a [nv] from
  * the actuated torques tauA [na] (NULL: zero) at v [nv], with Baumgarte
- * stabilisation of the closure error (o NULL: kg_closed_default). Returns 0,
- * -1 when A = W^T M W is not positive definite (a massless generalised
- * coordinate). */
+ * stabilisation of the closure error (o NULL: kg_closed_default). Returns 0;
+ * or, like kg_dyn_aba, the number of generalised coordinates that move no
+ * mass (A = W^T M W singular there: an open loop's cut joint, a massless
+ * end), whose pivots are dropped and accelerations set to zero; -1 when A is
+ * not positive semi-definite (negative masses). */
 int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt,
                       const kg_closed_options *o, const double *v, const double *tauA, const double *fext, double *a);
 
