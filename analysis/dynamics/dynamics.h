@@ -124,6 +124,10 @@ void kg_dyn_centroidal(const kg_model *m, kg_dyn *w, const double *v, double *ma
  *    coordinates from the last, then the actuated ones from the last; so the
  *    actuated coordinates nearest the root are the generalised ones and S is
  *    the identity whenever N_A = N_F and the actuators can drive the chain.
+ *    The choice is the same at every pose until a preferred column stops
+ *    adding to the rank (a singular J_S), where the next one takes over: the
+ *    accelerations and torques returned are of all coordinates, so a switch
+ *    between two calls changes nothing for an integrator.
  *  - Redundant rows (a planar loop has 3 of its 6) are not removed: H solves
  *    J_S H = -J_G in least squares over all rows (exact, the system is
  *    consistent), through J_S = Q R from the Gram-Schmidt of the selection.
