@@ -455,8 +455,8 @@ static void check_general(const char *what, kg_model *m, kg_data *d, kg_dyn *w, 
     double *q0 = malloc((size_t)m->nq * sizeof *q0);
     memcpy(q0, d->q, (size_t)m->nq * sizeof *q0);
     for (int s = 0; s < 2; s++) {
-        for (int j = 0; j < m->njoint; j++)
-            if (m->joint[j].nv == 1) d->q[m->joint[j].qadr] = q0[m->joint[j].qadr] + (s ? -h : h) * v[m->joint[j].vadr];
+        memcpy(d->q, q0, (size_t)m->nq * sizeof *q0);
+        kg_q_integrate(m, d->q, v, s ? -h : h);
         kg_fk(m, d);
         kg_jacobian_twists(m, d);
         for (int k = 0; k < L; k++)
@@ -487,8 +487,7 @@ static void check_general(const char *what, kg_model *m, kg_data *d, kg_dyn *w, 
 }
 
 /* Closes the model's loops by Newton on kg_closed's closure error, moving only
- * the coordinates not in `fixed` (revolute and prismatic joints). Returns the
- * largest error left. */
+ * the coordinates not in `fixed`. Returns the largest error left. */
 static double close_loops(const kg_model *m, kg_data *d, kg_dyn *w, int nfixed, const int *fixed) {
     kg_closed *c = kg_closed_new(m, -1, NULL, 0, (const int[]){0});
     const int nv = m->nv, nr = c->nrow;
@@ -506,8 +505,7 @@ static double close_loops(const kg_model *m, kg_data *d, kg_dyn *w, int nfixed, 
         double sv[64];
         int rank;
         assert_int_equal(LAPACKE_dgelsd(LAPACK_ROW_MAJOR, nr, nv, 1, J, nv, e, 1, sv, 1e-12, &rank), 0);
-        for (int j = 0; j < m->njoint; j++)
-            if (m->joint[j].nv == 1) d->q[m->joint[j].qadr] -= e[m->joint[j].vadr];
+        kg_q_integrate(m, d->q, e, -1);
     }
     kg_fk(m, d);
     kg_dyn_positions(m, d, w);
@@ -701,6 +699,61 @@ static void test_loop_sets(void **state) {
     kg_diags_clear(&diags);
 }
 
+/* ---- a pseudo-closed chain: a floating base joined to the ground (digest 1.9) ---------- */
+
+/* world -floating-> Base -R1-> Link1 -N-> anchor@N, the anchor fixed on the
+ * world: physically an open chain of two revolute joints from the ground, kept
+ * as a loop through the 6-DOF free joint. N_J = 6 + 1 + 1 = 8, m = 6, N_F = 2. */
+static kg_model *pseudo_closed(kg_diags *diags) {
+    kg_builder *bl = kg_builder_new("pseudo_closed", "test", diags);
+    kg_builder_set_name(bl, "pseudo_closed");
+    const char *links[] = {"world", "anchor", "Base", "Link1"};
+    for (int i = 0; i < 4; i++) kg_builder_add_link(bl, links[i], i + 1);
+    kg_builder_add_joint(bl, "A", KG_JOINT_FIXED, "world", "anchor", 10)->pos[0] = 0.7;
+    kg_builder_add_joint(bl, "F", KG_JOINT_FLOATING, "world", "Base", 11);
+    kg_joint *r1 = kg_builder_add_joint(bl, "R1", KG_JOINT_CONTINUOUS, "Base", "Link1", 12);
+    r1->pos[0] = 0.3, r1->axis[0] = 0, r1->axis[2] = 1;
+    kg_joint *n = kg_builder_add_joint(bl, "N", KG_JOINT_CONTINUOUS, "Link1", "anchor", 13);
+    n->pos[0] = 0.4, n->axis[0] = 0, n->axis[1] = 1;
+    return kg_builder_finish(bl);
+}
+
+static void test_pseudo_closed(void **state) {
+    (void)state;
+    kg_diags diags;
+    kg_diags_init(&diags);
+    kg_model *m = pseudo_closed(&diags);
+    assert_non_null(m);
+    assert_int_equal(m->nloop, 1);
+    assert_string_equal(m->joint[m->loop[0].cut_joint].name, "N");
+    assert_int_equal(m->nv, 8);
+    give_masses(m);
+    kg_data *d = kg_data_new(m);
+    kg_dyn *w = kg_dyn_new(m);
+    const int r1 = m->joint[kg_model_joint(m, "R1")].vadr, nj = m->joint[kg_model_joint(m, "N")].vadr;
+    d->q[m->joint[kg_model_joint(m, "R1")].qadr] = 0.4;
+    d->q[m->joint[kg_model_joint(m, "N")].qadr] = -0.3;
+    /* the base moves to close the loop around the two joints' angles */
+    assert_true(close_loops(m, d, w, 2, (const int[]){r1, nj}) < 1e-12);
+    kg_closed *c = kg_closed_new(m, -1, NULL, 0, NULL);
+    assert_int_equal(c->na, 1); /* the default: R1 (the free joint and the cut joint are passive) */
+    assert_int_equal(kg_closed_update(m, d, w, c, NULL), 2);
+    assert_int_equal(c->rank, 6);
+    /* one actuator for two freedoms: a generic motion's torques cannot be had */
+    double v[8] = {0}, a[8], tauA, aG[2] = {0.3, -0.2};
+    for (int x = 0; x < 8; x++) v[x] = c->W[x * 2] * 0.5 + c->W[x * 2 + 1] * 0.7;
+    kg_closed_accel(m, w, c, v, aG, a);
+    const double res = kg_closed_inverse(m, w, c, &GY, v, a, NULL, &tauA, NULL);
+    printf("  pseudo-closed chain, R1 alone: |S^T tau_A - tau_G| = %.3f\n", res);
+    assert_true(res > 1e-3);
+    kg_closed_free(c);
+    check_general("pseudo-closed chain (floating base)", m, d, w, -1, NULL, 2, (const int[]){r1, nj});
+    kg_dyn_free(w);
+    kg_data_free(d);
+    kg_model_free(m);
+    kg_diags_clear(&diags);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_bar_vectors),
@@ -708,6 +761,7 @@ int main(void) {
         cmocka_unit_test(test_four_bar_simulation),
         cmocka_unit_test(test_mimic_rows),
         cmocka_unit_test(test_loop_sets),
+        cmocka_unit_test(test_pseudo_closed),
         cmocka_unit_test(test_collada_five_bar),
         cmocka_unit_test(test_collada_corpus_loop),
     };
