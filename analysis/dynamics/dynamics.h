@@ -104,4 +104,113 @@ int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const do
 void kg_dyn_centroidal(const kg_model *m, kg_dyn *w, const double *v, double *mass, double com[3], double h[6],
                        double *AG);
 
+/* ---- Closed chains (Nakamura and Yamane's method) ------------------------------
+ *
+ * The model is already the virtual open chain: each loop is cut at its cut
+ * joint, whose child is a massless virtual link that must coincide with its
+ * real link. theta_J = theta_O = the nv tree coordinates (all assumed driven by
+ * the open-chain RNEA); the closures of a chosen set of loops, plus one row
+ * per moving mimic follower (follower' = multiplier * leader'), are the
+ * constraints J_C theta' = 0. Of those rows m are independent; N_F = nv - m
+ * coordinates theta_G stay free, the other m (theta_S) follow, theta_S' =
+ * H theta_G' with H = -J_S^-1 J_G, so theta' = W theta_G' and the actuated
+ * coordinates theta_A' = S theta_G' (W, S: the rows of [H; E] of each
+ * coordinate).
+ *
+ * Choices the paper leaves open, made here:
+ *  - theta_S is picked greedily per state (kg_closed_update), column by column
+ *    while the column adds to the rank (relative tolerance rank_tol): the cut
+ *    joints first, then the mimic followers, then the other passive
+ *    coordinates from the last, then the actuated ones from the last; so the
+ *    actuated coordinates nearest the root are the generalised ones and S is
+ *    the identity whenever N_A = N_F and the actuators can drive the chain.
+ *    The choice is the same at every pose until a preferred column stops
+ *    adding to the rank (a singular J_S), where the next one takes over: the
+ *    accelerations and torques returned are of all coordinates, so a switch
+ *    between two calls changes nothing for an integrator.
+ *  - Redundant rows (a planar loop has 3 of its 6) are not removed: H solves
+ *    J_S H = -J_G in least squares over all rows (exact, the system is
+ *    consistent), through J_S = Q R from the Gram-Schmidt of the selection.
+ *  - tau_A: the minimum-norm least-squares solution of S^T tau_A = tau_G
+ *    (LAPACK dgelss, singular values below rcond times the largest dropped).
+ *    With N_A > N_F (redundant actuation) it is the solution with the least
+ *    sum of squared torques (N and N m mixed as they come: weight the
+ *    coordinates yourself if that matters); with N_A = N_F it is S^-T tau_G;
+ *    with too few actuators the residual is returned.
+ *  - Forward dynamics by the unit-vector method: column i of A = W^T M_O W is
+ *    W^T RNEA(v = 0, a = W e_i, g = 0) (the paper's f_i - b without the
+ *    cancellation of the velocity and gravity terms, one pass fewer each), b =
+ *    W^T RNEA(v, W' theta_G', g); A theta_G'' = S^T tau_A - b by Cholesky.
+ *  - Drift: Baumgarte stabilisation. The closure error e (per loop the
+ *    rotation vector of R_virtual R_real^T, then p_virtual - p_real, world;
+ *    a mimic row's q_f - multiplier q_l - offset) obeys e'' + 2 alpha e' +
+ *    beta^2 e = 0 in the forward dynamics instead of e'' = 0, so an
+ *    integrator's drift decays instead of growing. Inverse dynamics and
+ *    kg_closed_accel impose e'' = 0 exactly (a desired motion is taken as
+ *    closed). */
+typedef struct kg_closed_options {
+    double alpha;    /* 1/s, Baumgarte velocity gain; kg_closed_default: 10 */
+    double beta;     /* 1/s, Baumgarte position gain (beta^2 multiplies e); default 10 (critical with alpha) */
+    double rank_tol; /* relative tolerance for an independent constraint column; default 1e-10 */
+    double rcond;    /* dgelss cut-off for tau_A; default 1e-12 */
+} kg_closed_options;
+
+extern const kg_closed_options kg_closed_default;
+
+/* A closed chain's state-dependent matrices. Read-only for callers; filled by
+ * kg_closed_update. Coordinates are the dynamics' nv velocity coordinates. */
+typedef struct kg_closed {
+    int nv;
+    int nloop, *loops;   /* the loops closed (indices in model->loop) */
+    int nmimic, *mimics; /* moving mimic followers constrained (indices in model->mimic) */
+    int nrow;            /* 6 nloop + nmimic constraint rows */
+    int na, *act;        /* the actuated coordinates theta_A */
+    int rank;            /* m: independent constraint rows */
+    int nf;              /* N_F = nv - rank */
+    int *gen;            /* [nf] the coordinates theta_G */
+    int *dep;            /* [rank] the coordinates theta_S, in pivot order */
+    double *JC;          /* [nrow x nv] row-major: per loop the relative motion of the virtual
+                          * link with respect to the real link, at the virtual link's origin
+                          * (linear velocity, then angular, world axes); then the mimic rows */
+    double *err;         /* [nrow] the closure error e (same layout; loops: linear then angular) */
+    double *W;           /* [nv x nf] row-major, theta' = W theta_G' */
+    double *S;           /* [na x nf] row-major, theta_A' = S theta_G' */
+    double residual;     /* largest |J_C W| entry (0 up to rounding) */
+    struct kg_closed_ws *ws; /* internal: the per-call workspace */
+} kg_closed;
+
+/* Allocates for the loops loops[0..nloop) (loops NULL: all of the model's)
+ * and the actuated coordinates act[0..na) (act NULL: every coordinate except
+ * the closed loops' cut joints', mimic followers' and floating and planar
+ * joints'). Never NULL (aborts when out of memory). */
+kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na, const int *act);
+void kg_closed_free(kg_closed *c);
+
+/* At one pose (after kg_fk and kg_dyn_positions on the same d and w): J_C,
+ * the closure error, theta_G / theta_S, H, W, S. Returns N_F. */
+int kg_closed_update(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, const kg_closed_options *o);
+
+/* All coordinates' accelerations a [nv] from theta_G'' (aG [nf], NULL: zero)
+ * at velocity v [nv] (closed: v = W theta_G'): a = W aG + W' theta_G', the
+ * dependent coordinates taking the velocity products that keep the loops
+ * closed (J_C a + J_C' v = 0). Uses w's RNEA buffers. */
+void kg_closed_accel(const kg_model *m, kg_dyn *w, kg_closed *c, const double *v, const double *aG, double *a);
+
+/* Inverse dynamics of the closed chain at v, a [nv] (a closed motion):
+ * tau_O = RNEA(v, a, fext) [nv] (may be NULL), tau_G = W^T tau_O, tau_A [na]
+ * the minimum-norm solution of S^T tau_A = tau_G. Returns |S^T tau_A - tau_G|
+ * (0 up to rounding unless the actuators cannot produce tau_G). */
+double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt, const double *v,
+                         const double *a, const double *fext, double *tauA, double *tauO);
+
+/* Forward dynamics of the closed chain by the unit-vector method: a [nv] from
+ * the actuated torques tauA [na] (NULL: zero) at v [nv], with Baumgarte
+ * stabilisation of the closure error (o NULL: kg_closed_default). Returns 0;
+ * or, like kg_dyn_aba, the number of generalised coordinates that move no
+ * mass (A = W^T M W singular there: an open loop's cut joint, a massless
+ * end), whose pivots are dropped and accelerations set to zero; -1 when A is
+ * not positive semi-definite (negative masses). */
+int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt,
+                      const kg_closed_options *o, const double *v, const double *tauA, const double *fext, double *a);
+
 #endif
