@@ -44,13 +44,17 @@ static const struct {
 };
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: kinegraph COMMAND [arguments]   (kinegraph COMMAND --help for details)\n\ncommands:\n");
+    fprintf(f, "usage: kinegraph COMMAND [arguments]   (kinegraph COMMAND --help for details)\n"
+               "       kinegraph --version | --help\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\nexit status: 0 success; 1 the input has errors (printed on stderr, or in the JSON of\n"
             "'info'); 2 usage error; 3 an output could not be written; 4 no solution (ik).\n"
-            "Units are SI everywhere: m, rad, kg, kg m^2.\n");
+            "Units are SI everywhere: m, rad, kg, kg m^2.\n\n"
+            "options:\n"
+            "  --version  the version (kinegraph X.Y.Z)\n"
+            "  --help     this text\n");
 }
 
 int main(int argc, char **argv) {
