@@ -79,11 +79,41 @@ static double model_scale(const kg_model *m, kg_data *d) {
     return s;
 }
 
+/* Every mesh has unit normals, each within 30 degrees (the exporter's crease
+ * angle) of its triangle's normal (by the winding): fails the test otherwise. */
+static void check_normals(const struct aiScene *s, const char *path) {
+    for (unsigned k = 0; k < s->mNumMeshes; k++) {
+        const struct aiMesh *me = s->mMeshes[k];
+        if (!me->mNormals) fail_msg("%s: mesh %u has no normals", path, k);
+        for (unsigned f = 0; f < me->mNumFaces; f++) {
+            const struct aiFace *F = &me->mFaces[f];
+            if (F->mNumIndices != 3) continue;
+            const struct aiVector3D *a = &me->mVertices[F->mIndices[0]], *b = &me->mVertices[F->mIndices[1]],
+                                    *c = &me->mVertices[F->mIndices[2]];
+            double e1[3] = {b->x - a->x, b->y - a->y, b->z - a->z}, e2[3] = {c->x - a->x, c->y - a->y, c->z - a->z};
+            double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+            double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), ext = fmax(sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]),
+                                                                                  sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]));
+            for (int i = 0; i < 3; i++) {
+                const struct aiVector3D *N = &me->mNormals[F->mIndices[i]];
+                double nl = sqrt(N->x * N->x + N->y * N->y + N->z * N->z);
+                if (fabs(nl - 1) > 1e-5) fail_msg("%s: mesh %u: a normal of length %g", path, k, nl);
+                /* float32 vertices: the winding's normal is only known for triangles well above rounding */
+                if (!(len > 1e-3 * ext * ext)) continue;
+                double dot = (N->x * n[0] + N->y * n[1] + N->z * n[2]) / len;
+                if (dot < 0.866) fail_msg("%s: mesh %u, triangle %u: its corner's normal is %.1f deg off", path, k, f,
+                                          acos(fmax(-1, fmin(1, dot))) * 180 / M_PI);
+            }
+        }
+    }
+}
+
 /* Reads path back with assimp; returns the worst pose error against FK of m
  * (at 4 frames of mo when it has several). */
 static double read_back(const kg_model *m, const kg_motion *mo, const char *path) {
     const struct aiScene *s = aiImportFile(path, 0);
     if (!s) fail_msg("assimp cannot read %s: %s", path, aiGetErrorString());
+    check_normals(s, path);
     kg_data *kd = kg_data_new(m);
     double scale = model_scale(m, kd), worst = 0;
     if (mo && mo->nframes > 1) {
