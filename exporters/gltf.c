@@ -133,8 +133,9 @@ static int material(gw *x, const double rgba[4]) {
  * the triangles around its vertex that turn less than this from its own, so
  * smooth surfaces (spheres, cylinder sides, fine meshes) are shaded smooth and
  * edges sharper than it (a box's, a cylinder's rim) stay sharp: a vertex is
- * split where its corners' normals differ (as 3-D tools' "auto smooth"). STL
- * meshes, whose triangles share no vertices, come out flat-shaded. The angle
+ * split where its corners' normals differ (as 3-D tools' "auto smooth"); mesh
+ * files' vertices at one position are joined by their reader (formats/mesh.c),
+ * STL's too, so their triangles' corners are shared. The angle
  * is 30 degrees, as Blender's auto smooth. */
 #define KG_GLTF_CREASE_COS 0.86602540378443865 /* cos 30 deg */
 
