@@ -2,7 +2,8 @@
  * trainers read (BeyondMimic-style pipelines on Isaac Lab): a zip archive of
  * numpy .npy arrays, one per name,
  *
- *   fps             float32 scalar: frames per second (1 / the motion's frame time)
+ *   fps             float32 scalar: frames per second (1 / the motion's frame time,
+ *                                   a whole number when within 1e-5 of one)
  *   joint_names     <U  [J]        the coordinates written (kg_coord_name: a joint's
  *                                   name, "joint.label" for joints with several)
  *   joint_pos       float32 [T, J] their values (rad, or model units for lengths)
@@ -193,7 +194,11 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
             kg_ledger_add(l, KG_DROPPED, "joint", m->joint[j].name, m->source, m->joint[j].line,
                           "a mimic follower: its coordinate follows from its leader's and is not written");
     const int T = mo->nframes;
-    const double dt = mo->frame_time > 0 && isfinite(mo->frame_time) ? mo->frame_time : 1.0 / 30;
+    /* the rate, snapped to a whole number within 1e-5 of it (BVH writes 1/30 s as
+     * 0.0333333: 30 fps, not 30.00003); velocities at that rate */
+    double fps = mo->frame_time > 0 && isfinite(mo->frame_time) ? 1 / mo->frame_time : 30;
+    if (fabs(fps - round(fps)) <= 1e-5 * fps) fps = round(fps);
+    const double dt = 1 / fps;
     if (!(mo->frame_time > 0 && isfinite(mo->frame_time)) && T > 1)
         kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0, "the motion has no frame time: 30 fps written");
 
@@ -265,7 +270,6 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
     buf b = {0};
     size_t shape[3];
     if (!rc) {
-        double fps = 1 / dt;
         npy_floats(&b, &fps, shape, 0);
         rc |= add_entry(z, "fps", &b, mtime);
         npy_strings(&b, (const char *const *)jn, (size_t)J);
