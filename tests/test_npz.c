@@ -219,6 +219,42 @@ static void test_bvh(void **state) {
     kg_diags_clear(&d);
 }
 
+/* Names beyond ASCII: '<U' holds code points, so numpy gives the UTF-8 names back. */
+static void test_unicode_names(void **state) {
+    (void)state;
+    REQUIRE_NUMPY();
+    static const char urdf[] =
+        "<robot name='r'><link name='base'/><link name='bras_\xc3\xa9paule'/><link name='\xe5\x85\xb3\xe8\x8a\x82'/>"
+        "<joint name='\xc3\xa9paule' type='revolute'><parent link='base'/><child link='bras_\xc3\xa9paule'/>"
+        "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+        "<joint name='\xf0\x9f\xa6\xbe' type='continuous'><parent link='bras_\xc3\xa9paule'/>"
+        "<child link='\xe5\x85\xb3\xe8\x8a\x82'/><origin xyz='0.3 0 0'/><axis xyz='0 1 0'/></joint></robot>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("unicode.urdf", urdf, &d);
+    assert_non_null(m);
+    kg_motion *mo = kg_motion_new(m->nq, 0.02, 10);
+    for (int t = 0; t < 10; t++) {
+        double *q = kg_motion_append(mo, NULL);
+        q[0] = 0.1 * t, q[1] = -0.05 * t * t;
+    }
+    char p[4200];
+    path_in(p, sizeof p, "unicode.npz");
+    save(m, mo, p);
+    expect(m, p, 10, "unicode names");
+    json_t *z = npz_read(p);
+    json_t *bn = json_object_get(json_object_get(z, "body_names"), "data"),
+           *jn = json_object_get(json_object_get(z, "joint_names"), "data");
+    assert_string_equal(json_string_value(json_array_get(bn, 1)), "bras_\xc3\xa9paule");
+    assert_string_equal(json_string_value(json_array_get(bn, 2)), "\xe5\x85\xb3\xe8\x8a\x82");
+    assert_string_equal(json_string_value(json_array_get(jn, 1)), "\xf0\x9f\xa6\xbe");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(z, "body_names"), "dtype")), "<U11"); /* bras_épaule */
+    json_decref(z);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 /* The arrays of two files are equal: names exactly, numbers to 1e-6 (a CSV
  * holds the root quaternion, not the rotation FK gives; fps aside when its
  * flag is 0, and velocities, which scale with it). */
@@ -354,6 +390,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bvh),
         cmocka_unit_test(test_retarget),
+        cmocka_unit_test(test_unicode_names),
         cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
