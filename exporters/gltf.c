@@ -180,11 +180,16 @@ static void with_normals(const double *v, int nv, const int *t, int nt, double *
             const double *ug = u + 3 * (cs[a] / 3);
             smooth = (ug[0] == 0 && ug[1] == 0 && ug[2] == 0) || kg_vec3_dot(ug, m) >= KG_GLTF_HALF_CREASE_COS;
         }
+        if (smooth) { /* one vertex for all its corners */
+            memcpy(*ov + 3 * n, v + 3 * i, 3 * sizeof(double));
+            memcpy(*on + 3 * n, m, sizeof m);
+            for (int a = 0; a < k; a++) (*ot)[cs[a]] = n;
+            n++;
+            continue;
+        }
         for (int a = 0; a < k; a++) {
             double s[3];
-            if (smooth) {
-                kg_vec3_copy(s, m);
-            } else {
+            {
                 const double *uf = u + 3 * (cs[a] / 3);
                 int flat = uf[0] == 0 && uf[1] == 0 && uf[2] == 0; /* degenerate: its neighbours' mean */
                 s[0] = s[1] = s[2] = 0;
