@@ -18,7 +18,8 @@
  * Frames come first. Poses are kinegraph's forward kinematics of each frame
  * (computed in double, stored as float32). Velocities are finite differences
  * at the motion's rate (its frame time dt): central, (x[t+1] - x[t-1]) / 2 dt,
- * and one-sided at the ends, (x[1] - x[0]) / dt and (x[T-1] - x[T-2]) / dt;
+ * and one-sided at the ends, (x[1] - x[0]) / dt and (x[T-1] - x[T-2]) / dt
+ * (an angle's change taken to the nearest turn, so a wrap from pi to -pi is no spike);
  * the angular velocity is the rotation vector of R[t+1] R[t-1]^T over 2 dt
  * (one-sided likewise), so it is the world-frame rate whatever the frame's
  * orientation; a single frame has zero velocities. Quaternions keep the sign
@@ -151,12 +152,18 @@ static int written(const kg_model *m, const kg_export_options *o, int k) {
     return 1;
 }
 
-/* Finite differences along the frames of x ([T][n]): central inside, one-sided at the ends. */
-static void differences(const double *x, double *v, int T, size_t n, double dt) {
+/* Finite differences along the frames of x ([T][n]): central inside, one-sided
+ * at the ends. Columns marked in angle (may be NULL) are angles: their change is
+ * taken to the nearest turn, (-pi, pi], so a value wrapping from pi to -pi (BVH
+ * Euler channels do) is a small step, not a spike of 2 pi / 2 dt. */
+static void differences(const double *x, double *v, int T, size_t n, double dt, const unsigned char *angle) {
     for (int t = 0; t < T; t++) {
         int a = t > 0 ? t - 1 : 0, b = t < T - 1 ? t + 1 : T - 1;
-        for (size_t k = 0; k < n; k++)
-            v[(size_t)t * n + k] = b > a ? (x[(size_t)b * n + k] - x[(size_t)a * n + k]) / ((b - a) * dt) : 0;
+        for (size_t k = 0; k < n; k++) {
+            double dx = b > a ? x[(size_t)b * n + k] - x[(size_t)a * n + k] : 0;
+            if (angle && angle[k]) dx = remainder(dx, 2 * 3.14159265358979323846);
+            v[(size_t)t * n + k] = b > a ? dx / ((b - a) * dt) : 0;
+        }
     }
 }
 
@@ -241,8 +248,12 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
         }
     }
     kg_data_free(kd);
-    differences(q, qv, T, (size_t)J, dt);
-    differences(pos, lin, T, (size_t)B * 3, dt);
+    unsigned char *angle = calloc((size_t)J + 1, 1);
+    for (int k = 0; k < J; k++)
+        for (int a = 0; a < m->nangle; a++) angle[k] |= m->angle_q[a] == coord[k];
+    differences(q, qv, T, (size_t)J, dt, angle);
+    free(angle);
+    differences(pos, lin, T, (size_t)B * 3, dt, NULL);
     for (int t = 0; t < T; t++) {
         int a = t > 0 ? t - 1 : 0, c = t < T - 1 ? t + 1 : T - 1;
         for (int b = 0; b < B; b++) {
