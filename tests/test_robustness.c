@@ -131,6 +131,8 @@ static void exercise(const char *name, const char *buf, size_t len) {
         kg_ledger_init(&ledger);
         FILE *null = fopen("/dev/null", "w");
         kg_export_urdf(m, mo, NULL, null, &ledger, &d);
+        kg_export_options go = {.skip_meshes = 1}; /* glTF: primitives with normals, the animation */
+        kg_export_gltf(m, mo, &go, null, &ledger, &d);
         fclose(null);
         kg_ledger_clear(&ledger);
         kg_data_free(kd);
