@@ -139,6 +139,11 @@ static int material(gw *x, const double rgba[4]) {
  * is 30 degrees, as Blender's auto smooth. */
 #define KG_GLTF_CREASE_COS 0.86602540378443865 /* cos 30 deg */
 
+/* A vertex on a crease with more triangles than this (a cone's apex, a fan of
+ * slivers) gives each corner its own triangle's normal: comparing every pair
+ * would be quadratic in the valence. */
+#define KG_GLTF_MAX_CREASE_VALENCE 64
+
 /* cos 15 deg: faces all within half the crease angle of their mean are all
  * within the crease angle of each other */
 #define KG_GLTF_HALF_CREASE_COS 0.96592582628906829
@@ -185,6 +190,17 @@ static void with_normals(const double *v, int nv, const int *t, int nt, double *
             memcpy(*on + 3 * n, m, sizeof m);
             for (int a = 0; a < k; a++) (*ot)[cs[a]] = n;
             n++;
+            continue;
+        }
+        if (k > KG_GLTF_MAX_CREASE_VALENCE) { /* one vertex per corner, flat */
+            for (int a = 0; a < k; a++) {
+                const double *uf = u + 3 * (cs[a] / 3);
+                double flat[3] = {0, 0, 1};
+                if (uf[0] != 0 || uf[1] != 0 || uf[2] != 0) kg_vec3_copy(flat, uf);
+                memcpy(*ov + 3 * n, v + 3 * i, 3 * sizeof(double));
+                memcpy(*on + 3 * n, flat, sizeof flat);
+                (*ot)[cs[a]] = n++;
+            }
             continue;
         }
         for (int a = 0; a < k; a++) {

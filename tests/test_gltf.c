@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fk.h"
@@ -235,6 +236,45 @@ static void test_motion(void **state) {
 #undef H
 }
 
+/* A cone of 100 000 slivers (its apex on 100 000 triangles, a crease all round):
+ * normals in linear time (the pairwise comparison would take 10^10 steps), valid. */
+static void test_cone(void **state) {
+    (void)state;
+    char stl[4200], urdf[4200];
+    snprintf(stl, sizeof stl, "%s/cone.stl", tmpdir);
+    snprintf(urdf, sizeof urdf, "%s/cone.urdf", tmpdir);
+    const int n = 100000;
+    FILE *f = fopen(stl, "wb");
+    assert_non_null(f);
+    char header[80] = {0};
+    fwrite(header, 1, 80, f);
+    uint32_t count = (uint32_t)n; /* little-endian hosts, as the test machines */
+    fwrite(&count, 4, 1, f);
+    for (int i = 0; i < n; i++) {
+        double a = 2 * M_PI * i / n, b = 2 * M_PI * (i + 1) / n;
+        float tri[12] = {0, 0, 0, 0, 0, 0.2f, (float)(0.1 * cos(a)), (float)(0.1 * sin(a)), 0,
+                         (float)(0.1 * cos(b)), (float)(0.1 * sin(b)), 0};
+        uint16_t attr = 0;
+        fwrite(tri, 4, 12, f);
+        fwrite(&attr, 2, 1, f);
+    }
+    fclose(f);
+    f = fopen(urdf, "w");
+    fprintf(f, "<robot name='cone'><link name='base'><visual><geometry><mesh filename='cone.stl'/></geometry>"
+               "</visual></link></robot>\n");
+    fclose(f);
+    kg_model *m = kg_test_load(urdf);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double e = round_trip(m, NULL, "cone.glb");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("cone.glb: %d triangles around one apex, written and read back in %.2f s; link poses %.1e\n", n, s, e);
+    assert_true(e <= 1e-6);
+    assert_true(s < 30);
+    kg_model_free(m);
+}
+
 static int corpus_files;
 
 static int export_urdf(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -364,6 +404,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_motion),
+        cmocka_unit_test(test_cone),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_corpus_motion),
         cmocka_unit_test(test_validator),
