@@ -74,6 +74,7 @@ static kg_motion *read_csv(const kg_model *m, const char *path, double csv_fps, 
     kg_motion *mo = NULL;
     double t0 = 0, t_last = 0;
     char *p = text, name[1100];
+    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte order mark (spreadsheets write one) */
     int failed = 0;
     while (*p && !failed) {
         line++;

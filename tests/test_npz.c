@@ -323,6 +323,15 @@ static void test_retarget(void **state) {
     path_in(q, sizeof q, "via_csv.npz");
     expect(m, q, 120, "convert --motion (kinegraph)");
     same_arrays(p, q, 1);
+    /* the same CSV as a spreadsheet saves it: a byte order mark, CRLF line ends */
+    snprintf(cmd, sizeof cmd, "(printf '\\357\\273\\277'; sed 's/$/\\r/' '%s/walk_humanoid.csv') > '%s/bom.csv'", tmpdir,
+             tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "convert '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/bom.npz' --motion '%s/bom.csv'",
+             tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    path_in(q, sizeof q, "bom.npz");
+    same_arrays(p, q, 1);
     snprintf(cmd, sizeof cmd, "%s -o '%s/walk_lafan1.csv'", args, tmpdir);
     assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
     snprintf(cmd, sizeof cmd,
