@@ -228,7 +228,6 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
     double *q = calloc(TJ ? TJ : 1, sizeof *q), *qv = malloc((TJ ? TJ : 1) * sizeof *qv);
     double *pos = calloc(TB * 3 + 1, sizeof *pos), *quat = malloc(TB * 4 * sizeof *quat);
     double *lin = malloc(TB * 3 * sizeof *lin), *ang = malloc(TB * 3 * sizeof *ang);
-    double *rot = malloc(TB * 9 * sizeof *rot);
     kg_data *kd = kg_data_new(m);
     for (int t = 0; t < T; t++) {
         kg_motion_pose(mo, t, kd);
@@ -238,7 +237,6 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
             size_t tb = (size_t)t * B + b;
             const double *R = kd->link_rot + 9 * body[b];
             kg_vec3_copy(pos + 3 * tb, kd->link_pos + 3 * body[b]);
-            kg_mat3_copy(rot + 9 * tb, R);
             double *w = quat + 4 * tb;
             kg_rot_to_quat(R, w);
             const double *prev = t ? w - 4 * (size_t)B : NULL;
@@ -262,8 +260,10 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
                 w[0] = w[1] = w[2] = 0;
                 continue;
             }
-            double rel[9];
-            kg_mat3_mul_bt(rel, rot + 9 * ((size_t)c * B + b), rot + 9 * ((size_t)a * B + b));
+            double rel[9], Ra[9], Rc[9]; /* from the quaternions (double): no [T, B, 9] array kept */
+            kg_rot_from_quat(Ra, quat + 4 * ((size_t)a * B + b));
+            kg_rot_from_quat(Rc, quat + 4 * ((size_t)c * B + b));
+            kg_mat3_mul_bt(rel, Rc, Ra);
             kg_rot_log(rel, w);
             for (int k = 0; k < 3; k++) w[k] /= (c - a) * dt;
         }
@@ -326,7 +326,7 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
     zip_error_fini(&ze);
     for (int k = 0; k < J; k++) free(jn[k]);
     free(jn), free(bn), free(coord), free(body);
-    free(q), free(qv), free(pos), free(quat), free(lin), free(ang), free(rot);
+    free(q), free(qv), free(pos), free(quat), free(lin), free(ang);
     kg_motion_free(owned);
     return rc || ferror(f) ? -1 : 0;
 }
