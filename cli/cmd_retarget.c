@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/dynamics/torques.h"
 #include "analysis/retarget/retarget.h"
 #include "cli/common.h"
 #include "cli/retarget_json.h"
@@ -292,6 +293,29 @@ typedef struct clip_run {
     size_t loglen;
 } clip_run;
 
+/* The torques of the robot's motion in its report (analysis/dynamics/torques.h,
+ * contacts from the soles' heights): the largest |torque| / effort limit and its
+ * joint, the multibody ZMP outside the support polygon, the frames whose
+ * contacts cannot make the wrench the motion needs. null where the dynamics
+ * cannot be had (no body map, a floating joint inside the tree); computed
+ * after the retargeting, outside its timed figures. */
+static void add_dynamics(json_t *j, const kg_model *robot, const kg_motion *out) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_feet feet;
+    kg_motion_torques t;
+    int ok = kg_feet_find(robot, &feet, &d) == 0 && kg_motion_torques_compute(robot, out, NULL, &feet, NULL, &t, NULL, &d) == 0;
+    char name[1100];
+    json_object_set_new(j, "torque_ratio_max", ok ? kg_json_num(t.ratio_max_all) : json_null());
+    json_object_set_new(j, "torque_ratio_max_joint", ok && t.ratio_max_coord >= 0
+                                                        ? kg_json_str(kg_velocity_name(robot, t.act[t.ratio_max_coord], name, sizeof name))
+                                                        : json_null());
+    json_object_set_new(j, "multibody_zmp_outside_percent", ok ? kg_json_num(t.zmp_outside_percent) : json_null());
+    json_object_set_new(j, "dynamics_unbalanced_frames", ok ? json_integer(t.unbalanced_frames) : json_null());
+    if (ok) kg_motion_torques_free(&t);
+    kg_diags_clear(&d);
+}
+
 /* The clip's motion (resampled with --fps) to its OUT, its report to REPORT
  * and run->json, its summary to log. Returns an exit code. */
 static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
@@ -309,6 +333,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         rc = KG_EXIT_OUTPUT;
     } else {
         run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
+        add_dynamics(run->json, s->robot, out);
         if (run->report && kg_json_write_file(run->json, run->report) != 0) {
             fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
             rc = KG_EXIT_OUTPUT;

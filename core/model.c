@@ -49,6 +49,15 @@ const char *kg_geom_role_name(int role) {
     return role == KG_VISUAL ? "visual" : role == KG_COLLISION ? "collision" : NULL;
 }
 
+const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (c >= J->vadr && c < J->vadr + J->nv)
+            return J->nv == 1 ? J->name : kg_coord_name(m, J->qadr + c - J->vadr, buf, size);
+    }
+    return "";
+}
+
 const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
     static const char *const planar[] = {"x", "y", "angle"};
     static const char *const floating[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};

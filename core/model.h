@@ -263,6 +263,9 @@ const char *kg_geom_role_name(int role);
  * "joint.label" (planar x, y, angle; floating x, y, z, qw, qx, qy, qz; compound
  * the axis label). Writes into buf and returns it. */
 const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size);
+/* The name of velocity coordinate c: its joint's name when the joint has one,
+ * else kg_coord_name of the position coordinate at the same offset. */
+const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size);
 
 /* Position limits that constrain motion: declared on a revolute or prismatic
  * joint (URDF gives other types' limits no meaning; they are kept, not used). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/convex.h"
 #include "analysis/ik.h"
 #include "analysis/retarget/internal.h"
 #include "core/fk.h"
@@ -651,6 +652,64 @@ static void test_log(void **state) {
     clip_free(&c);
 }
 
+/* Every link's capsule holds its shapes: each shape's farthest point along
+ * 500 directions (kg_convex_support, margins included) lies within the
+ * capsule's radius of its segment. */
+static void test_capsules(void **state) {
+    (void)state;
+    const kg_collision_model *cm = &robot->coarse;
+    int checked = 0;
+    srand(7);
+    for (int l = 0; l < model->nlink; l++) {
+        const double *cap = robot->capsule + 7 * l;
+        if (cap[6] < 0) continue;
+        for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++)
+            for (int t = 0; t < 500; t++, checked++) {
+                double u[3], ul[3], p[3], pl[3];
+                for (int a = 0; a < 3; a++) u[a] = rand() / (double)RAND_MAX - 0.5;
+                kg_mat3_tvec(ul, cm->shape[k].rot, u);
+                int hint = -1;
+                kg_convex_support(&cm->shape[k], ul, &hint, p);
+                kg_mat3_vec(pl, cm->shape[k].rot, p);
+                for (int a = 0; a < 3; a++) pl[a] += cm->shape[k].pos[a];
+                assert_true(rt_segment_distance(pl, pl, cap, cap + 3) <= cap[6] + 1e-12);
+            }
+    }
+    assert_true(checked > 0);
+}
+
+/* rt_segment_distance against the least distance of 200 x 200 points along
+ * the two segments (which it may undercut by the sampling's step only). */
+static void test_segment_distance(void **state) {
+    (void)state;
+    srand(11);
+    for (int t = 0; t < 200; t++) {
+        double s[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int a = 0; a < 3; a++) s[i][a] = rand() / (double)RAND_MAX;
+        if (t % 4 == 1) memcpy(s[3], s[2], sizeof s[2]); /* a point */
+        if (t % 4 == 2) /* parallel */
+            for (int a = 0; a < 3; a++) s[3][a] = s[2][a] + s[1][a] - s[0][a];
+        double d = rt_segment_distance(s[0], s[1], s[2], s[3]), best = INFINITY, step = 0;
+        for (int i = 0; i <= 200; i++)
+            for (int j = 0; j <= 200; j++) {
+                double e = 0;
+                for (int a = 0; a < 3; a++) {
+                    double x = s[0][a] + i / 200.0 * (s[1][a] - s[0][a]) - s[2][a] - j / 200.0 * (s[3][a] - s[2][a]);
+                    e += x * x;
+                }
+                best = fmin(best, sqrt(e));
+            }
+        for (int i = 0; i < 2; i++) {
+            double l = 0;
+            for (int a = 0; a < 3; a++) l += (s[2 * i + 1][a] - s[2 * i][a]) * (s[2 * i + 1][a] - s[2 * i][a]);
+            step += sqrt(l) / 200;
+        }
+        assert_true(d <= best + 1e-12);
+        assert_true(d >= best - step);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standing),        cmocka_unit_test(test_slip),
@@ -661,6 +720,7 @@ int main(void) {
         cmocka_unit_test(test_zmp),             cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),
+        cmocka_unit_test(test_capsules),        cmocka_unit_test(test_segment_distance),
     };
     return cmocka_run_group_tests(tests, load_robot, free_robot);
 }

@@ -67,6 +67,18 @@ void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w);
  * kg_dyn_default. */
 void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *a,
                  const double *fext, double *tau);
+/* Inverse dynamics with the root link floating: the root moves at vbase, abase
+ * ([6] each, NULL meaning zero: the velocity of the root's origin then its
+ * angular velocity, world axes, as a floating joint's coordinates from a
+ * static world; abase their time derivatives), the joints at v, a. tau [nv]
+ * as kg_dyn_rnea; fbase ([6], may be NULL) the wrench the root needs on top of
+ * fext to move so (force, then moment about the root's origin, world axes):
+ * what a floating joint between the world and the root would carry, and zero
+ * when fext are the contacts that make the motion happen. The root's own
+ * pose is the data's base pose. */
+void kg_dyn_rnea_floating(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double vbase[6],
+                          const double abase[6], const double *v, const double *a, const double *fext, double *tau,
+                          double fbase[6]);
 /* tau = g(q): the generalised forces that hold the model still against gravity. */
 void kg_dyn_gravity(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, double *tau);
 /* tau = C(q, v) v + g(q): Coriolis, centrifugal and gravity. */

@@ -128,21 +128,35 @@ static void stance_rows(rt_step *w, const rt_goal *g) {
         pose_target(w, KG_SLACK_LOOP, w->m->loop[k].virtual_link, w->m->loop[k].real_link, NULL, NULL);
 }
 
-/* A swinging sole's corners near the ground stay on or above it. */
+/* A point of link l at height p[2] stays on or above the ground. */
+static void above_ground(rt_step *w, int l, const double p[3]) {
+    if (!w->eval) {
+        rt_point_jacobian(w, l, p, w->J, NULL);
+        rt_clear_marks(w);
+    }
+    keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, p[2], 1);
+}
+
+/* A swinging foot near the ground stays on or above it: its sole's corners,
+ * and each of its shapes' lowest point where that is lower still (a foot
+ * turned toes down reaches below its sole's corners). The corners always:
+ * a shape's lowest point jumps from one end to the other as the foot levels,
+ * and rows on it alone sent a foot to and fro. */
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
         if (g->pin[side].down) continue;
         int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-        double c[4][3];
+        double c[4][3], low = INFINITY;
         rt_sole_at(rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
         for (int k = 0; k < 4; k++) {
-            if (c[k][2] >= w->t.sole_watch) continue;
-            if (!w->eval) {
-                rt_point_jacobian(w, l, c[k], w->J, NULL);
-                rt_clear_marks(w);
-            }
-            keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, c[k][2], 1);
+            low = fmin(low, c[k][2]);
+            if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
+        }
+        for (int k = 0; k < rr->nfoot_shape[side]; k++) {
+            double p[3];
+            int s = rr->foot_shape[side][k];
+            if (rt_shape_lowest(&rr->coarse, w->d, s, p) < fmin(low, w->t.sole_watch)) above_ground(w, rr->coarse.shape[s].link, p);
         }
     }
 }
@@ -163,6 +177,18 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     kg_mat3_tvec(s->pb_link, w->d->link_rot + 9 * lb, d);
 }
 
+/* When links la and lb's capsules are collision_influence apart, their gap
+ * becomes the pair's bound (it is not near) and 1 is returned. */
+static int bound(rt_step *w, rt_pair *s, int la, int lb, double moved) {
+    const double *ca = w->capsule + 6 * la, *cb = w->capsule + 6 * lb;
+    double ra = w->rr->capsule[7 * la + 6], rb = w->rr->capsule[7 * lb + 6];
+    if (ra < 0 || rb < 0) return 0;
+    double gap = rt_segment_distance(ca, ca + 3, cb, cb + 3) - ra - rb;
+    if (!(gap >= w->t.collision_influence)) return 0;
+    s->frame = w->frame, s->near = 0, s->dist = gap, s->moved = moved;
+    return 1;
+}
+
 /* A watched pair's distance, normal and witness points at the pose. GJK on
  * every watched pair at every step cost most of a frame, so a far pair is
  * measured only when it may have come within collision_influence since it was
@@ -170,13 +196,20 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
  * advancement); a near pair's witness points, fixed on their links, carry its
  * distance to first order, and it is measured again once its links may have
  * moved collision_remeasure with that estimate within collision_influence, or
- * collision_lookahead whatever it says. Returns 0 when the pair is not near. */
+ * collision_lookahead whatever it says. Before a measure, the links' capsules:
+ * when they are collision_influence apart, their gap is the pair's new bound
+ * (a dozen flops against a GJK; it spares most measures of a walk's swinging
+ * legs, which move too far between two steps for the last bound to hold).
+ * Returns 0 when the pair is not near. */
 static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
     const kg_retarget_robot *rr = w->rr;
     rt_pair *s = &w->pairs[k];
     int p = rr->watch[k], la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
     double moved = w->link_moved[la] + w->link_moved[lb], since = moved - s->moved;
-    if (s->frame < 0 || (!s->near && s->dist - since < w->t.collision_influence)) measure(w, s, p, moved), since = 0;
+    if (s->frame < 0 || (!s->near && s->dist - since < w->t.collision_influence)) {
+        if (bound(w, s, la, lb, moved)) return 0;
+        measure(w, s, p, moved), since = 0;
+    }
     for (int again = 1; s->near; again = 0) {
         kg_mat3_vec(pa, w->d->link_rot + 9 * la, s->pa_link), kg_mat3_vec(pb, w->d->link_rot + 9 * lb, s->pb_link);
         *dist = s->dist;
@@ -186,6 +219,7 @@ static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3]
         }
         int stale = since >= w->t.collision_lookahead || (since >= w->t.collision_remeasure && *dist < w->t.collision_influence);
         if (!again || !stale) return 1;
+        if (bound(w, s, la, lb, moved)) return 0;
         measure(w, s, p, moved), since = 0;
     }
     return 0;

@@ -188,3 +188,43 @@ void rt_pivot_pose(const kg_retarget_robot *rr, int side, int pivot, const doubl
     kg_mat3_vec(e, R, rr->sole_end[side][pivot - 1]);
     pose[0] = at[0] - e[0], pose[1] = at[1] - e[1], pose[2] = at[2] - e[2], pose[3] = yaw;
 }
+
+/* The closest points' parameters s on p0-p1 and t on q0-q1, from the
+ * unconstrained ones clamped in turn (Ericson, Real-Time Collision Detection
+ * 5.1.9), then their distance. */
+double rt_segment_distance(const double p0[3], const double p1[3], const double q0[3], const double q1[3]) {
+    double d1[3], d2[3], r[3];
+    for (int a = 0; a < 3; a++) d1[a] = p1[a] - p0[a], d2[a] = q1[a] - q0[a], r[a] = p0[a] - q0[a];
+    double a = kg_vec3_dot(d1, d1), e = kg_vec3_dot(d2, d2), f = kg_vec3_dot(d2, r), s = 0, t = 0;
+    if (a <= 1e-18 && e <= 1e-18) s = t = 0;
+    else if (a <= 1e-18) s = 0, t = fmin(fmax(f / e, 0), 1);
+    else {
+        double c = kg_vec3_dot(d1, r);
+        if (e <= 1e-18) t = 0, s = fmin(fmax(-c / a, 0), 1);
+        else {
+            double b = kg_vec3_dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? fmin(fmax((b * f - c * e) / den, 0), 1) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) t = 0, s = fmin(fmax(-c / a, 0), 1);
+            else if (t > 1) t = 1, s = fmin(fmax((b - c) / a, 0), 1);
+        }
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = p0[k] + s * d1[k] - q0[k] - t * d2[k];
+    return kg_vec3_norm(d);
+}
+
+double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]) {
+    const kg_convex *c = &cm->shape[k];
+    const double *Rl = d->link_rot + 9 * c->link, down[3] = {0, 0, -1};
+    double Rs[9], ds[3], v[3], vl[3];
+    int hint = -1;
+    kg_mat3_mul(Rs, Rl, c->rot);
+    kg_mat3_tvec(ds, Rs, down);
+    kg_convex_support(c, ds, &hint, v);
+    kg_mat3_vec(vl, c->rot, v);
+    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+    kg_mat3_vec(p, Rl, vl);
+    for (int a = 0; a < 3; a++) p[a] += d->link_pos[3 * c->link + a];
+    return p[2];
+}

@@ -51,6 +51,10 @@ struct kg_retarget_robot {
     kg_collision_model coarse;    /* cm's coarse hulls, for the solver's distances */
     int have_cm;
     double *link_radius;          /* [nlink] how far a link's collision shapes reach from its origin */
+    int *foot_shape[2], nfoot_shape[2]; /* each foot's collision shapes (its ankle link's and those below:
+                                   * indices into cm and coarse alike) */
+    double *capsule;              /* [7 nlink] a capsule around each link's coarse shapes, link frame: the
+                                   * segment's ends, then the radius (< 0: the link has none) */
     int nwatch;                   /* pairs kept apart: neither adjacent, declared nor touching at rest */
     int *watch;                   /* [nwatch] pair indices in cm */
     double *watch_rest;           /* [nwatch] their distances at the rest pose (m, coarse) */
@@ -111,6 +115,11 @@ int rt_support_polygon(const kg_retarget_robot *rr, const unsigned char down[2],
 /* Signed distance of x into a counter-clockwise convex polygon (> 0 inside),
  * and the point `margin` inside nearest x (the centroid when narrower). */
 double rt_polygon_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]);
+/* The distance between segments p0-p1 and q0-q1. */
+double rt_segment_distance(const double p0[3], const double p1[3], const double q0[3], const double q1[3]);
+/* The lowest point (world) of shape k of collision model cm on link l at the
+ * pose d (its support along -z, margin included); returns its height. */
+double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]);
 /* The cart-table ZMP of one COM coordinate from its values h before and after. */
 double rt_cart_table_zmp(double before, double c, double after, double h, double zc);
 

@@ -141,7 +141,8 @@ typedef struct kg_retarget_tuning {
                                 /* m: without collision geometry under the ankle, a sole reaching this far
                                  * behind, in front of and to each side of the foot link's origin (a
                                  * warning says so) (0.08, 0.12, 0.05) */
-    double sole_watch;          /* m: a swinging sole's corners lower than this get ground rows (0.05) */
+    double sole_watch;          /* m: a swinging foot's sole corners, and its shapes' lowest points below
+                                 * those, lower than this get ground rows (0.05) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
     double collision_influence; /* m: pairs nearer than this get a row: about what a step can close
                                  * (trust_angle on a metre of limb); at 0.03 a swinging shank passed
@@ -151,7 +152,7 @@ typedef struct kg_retarget_tuning {
                                  * (their origins' travel plus their turn times their reach): GJK on
                                  * every watched pair every step cost most of a frame (0.05) */
     double collision_remeasure; /* m: a near pair's distance is carried by its witness points (to first
-                                 * order) until its links may have moved this far since measured (0.01) */
+                                 * order) until its links may have moved this far since measured (0.03) */
     double collision_hull_width; /* m: the solver measures a mesh's hull without the vertices within this
                                  * of the hull of the others, swelled to hold them all (kg_convex_coarse):
                                  * its distances are lower bounds, at most about this under the mesh

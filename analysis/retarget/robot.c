@@ -66,6 +66,21 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, 
     return np;
 }
 
+/* Each foot's collision shapes: its ankle link's and those of the links below. */
+static int foot_shapes(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    for (int side = 0; side < 2; side++) {
+        int ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], n = 0;
+        rr->foot_shape[side] = malloc(((size_t)rr->cm.nshape + 1) * sizeof(int));
+        if (!rr->foot_shape[side]) return -1;
+        for (int l = ankle; rr->have_cm && ankle >= 0 && l < r->nlink; l++)
+            for (int k = rr->cm.link_first[l]; is_below(r, l, ankle) && k < rr->cm.link_first[l] + rr->cm.link_count[l]; k++)
+                rr->foot_shape[side][n++] = k;
+        rr->nfoot_shape[side] = n;
+    }
+    return 0;
+}
+
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
  * heights and offsets; returns the sole plane's height at rest. */
 static double soles(kg_retarget_robot *rr, const kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
@@ -242,14 +257,81 @@ static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
     return rc;
 }
 
-/* How far each link's collision shapes reach from its origin
- * (their bounding boxes' corners): a link turned by an angle a moves none of
- * its shapes' points farther than a times this. */
-static int link_radii(kg_retarget_robot *rr) {
+/* A shape's points that bound it, in its link's frame, each swelled by a
+ * radius: a hull's vertices (its margin), a sphere's centre, a capsule's
+ * ends, the corners of a box's or a cylinder's bounds. Returns how many
+ * there are; point i < count into p, its radius returned. */
+static int shape_points(const kg_convex *c) {
+    return c->type == KG_CONVEX_HULL ? c->nvert : c->type == KG_CONVEX_SPHERE ? 1 : c->type == KG_CONVEX_CAPSULE ? 2 : 8;
+}
+
+static double shape_point(const kg_convex *c, int i, double p[3]) {
+    double v[3], r = 0;
+    if (c->type == KG_CONVEX_HULL) kg_vec3_copy(v, c->vert + 3 * i), r = c->margin;
+    else if (c->type == KG_CONVEX_SPHERE) v[0] = v[1] = v[2] = 0, r = c->size[0];
+    else if (c->type == KG_CONVEX_CAPSULE) v[0] = v[1] = 0, v[2] = i ? c->size[1] : -c->size[1], r = c->size[0];
+    else
+        for (int a = 0; a < 3; a++) v[a] = i >> a & 1 ? c->hi[a] : c->lo[a];
+    kg_mat3_vec(p, c->rot, v);
+    for (int a = 0; a < 3; a++) p[a] += c->pos[a];
+    return r;
+}
+
+/* The capsule (segment ends e0, e1 and a radius, link frame) around link l's
+ * shapes: its axis their points' principal one, its radius their farthest
+ * from that axis, its ends drawn in as far as every point stays inside. */
+static void link_capsule(const kg_collision_model *cm, int l, double cap[7]) {
+    double c[3] = {0, 0, 0}, C[9] = {0}, p[3];
+    int n = 0;
+    for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++)
+        for (int i = 0; i < shape_points(&cm->shape[k]); i++, n++) {
+            shape_point(&cm->shape[k], i, p);
+            for (int a = 0; a < 3; a++) c[a] += p[a];
+        }
+    cap[6] = -1; /* none: no bound */
+    if (n == 0) return;
+    for (int a = 0; a < 3; a++) c[a] /= n;
+    for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++)
+        for (int i = 0; i < shape_points(&cm->shape[k]); i++) {
+            shape_point(&cm->shape[k], i, p);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) C[3 * a + b] += (p[a] - c[a]) * (p[b] - c[b]);
+        }
+    double ev[3], V[9], u[3], r = 0, lo = INFINITY, hi = -INFINITY;
+    if (kg_inertia_principal(C, ev, V) != 0) return;
+    for (int a = 0; a < 3; a++) u[a] = V[3 * a + 2]; /* the largest spread's axis */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++)
+            for (int i = 0; i < shape_points(&cm->shape[k]); i++) {
+                double rad = shape_point(&cm->shape[k], i, p), d[3], t, rho2 = 0;
+                for (int a = 0; a < 3; a++) d[a] = p[a] - c[a];
+                t = kg_vec3_dot(d, u);
+                for (int a = 0; a < 3; a++) rho2 += (d[a] - t * u[a]) * (d[a] - t * u[a]);
+                if (pass == 0) {
+                    r = fmax(r, sqrt(rho2) + rad);
+                    continue;
+                }
+                double reach = sqrt(fmax(0, (r - rad) * (r - rad) - rho2)); /* along the axis, within r */
+                hi = fmax(hi, t - reach), lo = fmin(lo, t + reach);
+            }
+    if (lo > hi) lo = hi = (lo + hi) / 2; /* a sphere does */
+    for (int a = 0; a < 3; a++) cap[a] = c[a] + lo * u[a], cap[3 + a] = c[a] + hi * u[a];
+    cap[6] = r;
+}
+
+/* How far each link's collision shapes reach from its origin (their bounding
+ * boxes' corners): a link turned by an angle a moves none of its shapes'
+ * points farther than a times this; and the capsule around them. */
+static int link_bounds(kg_retarget_robot *rr) {
     const kg_collision_model *cm = &rr->coarse;
-    rr->link_radius = calloc((size_t)rr->model->nlink + 1, sizeof *rr->link_radius);
-    if (!rr->link_radius) return -1;
-    for (int l = 0; l < rr->model->nlink && rr->have_cm; l++)
+    const size_t nl = (size_t)rr->model->nlink;
+    rr->link_radius = calloc(nl + 1, sizeof *rr->link_radius);
+    rr->capsule = malloc(7 * (nl + 1) * sizeof *rr->capsule);
+    if (!rr->link_radius || !rr->capsule) return -1;
+    for (int l = 0; l < rr->model->nlink; l++) {
+        rr->capsule[7 * l + 6] = -1;
+        if (!rr->have_cm) continue;
+        link_capsule(cm, l, rr->capsule + 7 * l);
         for (int k = cm->link_first[l]; k < cm->link_first[l] + cm->link_count[l]; k++) {
             const kg_convex *c = &cm->shape[k];
             for (int corner = 0; corner < 8; corner++) {
@@ -260,6 +342,7 @@ static int link_radii(kg_retarget_robot *rr) {
                 rr->link_radius[l] = fmax(rr->link_radius[l], kg_vec3_norm(vl));
             }
         }
+    }
     return 0;
 }
 
@@ -315,7 +398,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
                         (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
         goto oom;
-    if (link_radii(rr) != 0) goto oom;
+    if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;
     measures(rr, d, sole_z);
     kg_data_free(d);
     return 0;
@@ -327,7 +410,8 @@ oom:
 
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
-    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius);
+    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius), free(rr->capsule);
+    free(rr->foot_shape[0]), free(rr->foot_shape[1]);
     if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
 }

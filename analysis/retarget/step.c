@@ -218,6 +218,11 @@ void rt_track_links(rt_step *w) {
          * rotations |R - R0|_2 = 2 sin(a/2) = |R - R0|_F / sqrt(2) */
         w->link_moved[l] += kg_vec3_norm(dp) + sqrt(turn / 2) * w->rr->link_radius[l];
         memcpy(last, p, sizeof p), memcpy(last + 3, R, sizeof R);
+        for (int e = 0; e < 2; e++) {
+            double *c = w->capsule + 6 * l + 3 * e;
+            kg_mat3_vec(c, d->link_rot + 9 * l, w->rr->capsule + 7 * l + 3 * e);
+            for (int a = 0; a < 3; a++) c[a] += d->link_pos[3 * l + a];
+        }
     }
 }
 
@@ -325,13 +330,14 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         if (w->cw) kg_collision_work_tolerance(w->cw, w->t.collision_tolerance);
         w->link_moved = calloc((size_t)m->nlink + 1, sizeof(double));
         w->link_pose = calloc(12 * (size_t)m->nlink + 1, sizeof(double));
+        w->capsule = calloc(6 * (size_t)m->nlink + 1, sizeof(double));
         w->pairs = calloc((size_t)rr->nwatch + 1, sizeof *w->pairs);
         w->near = malloc(((size_t)rr->nwatch + 1) * sizeof *w->near);
         for (int k = 0; w->pairs && k < rr->nwatch; k++) w->pairs[k].frame = -1, w->pairs[k].dist = -INFINITY;
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->trust || !w->x_last ||
-        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->pairs || !w->near))) {
+        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near))) {
         rt_step_free(w);
         return NULL;
     }
@@ -346,6 +352,6 @@ void rt_step_free(rt_step *w) {
     free(w->hint), free(w->q_prev), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
-    free(w->link_moved), free(w->link_pose), free(w->pairs), free(w->near);
+    free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->pairs), free(w->near);
     free(w);
 }

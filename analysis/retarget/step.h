@@ -55,6 +55,7 @@ struct rt_step {
      * bound (travel plus turn times reach), and per pair the distance last
      * measured with its links' bounds then */
     double *link_moved, *link_pose; /* [nlink], [12 nlink] the poses the bounds were last updated at */
+    double *capsule;           /* [6 nlink] each link's capsule's ends at the pose (world) */
     rt_pair *pairs;            /* [nwatch] */
     rt_near *near;             /* [nwatch] the step's near pairs */
     int frame;                 /* frames solved so far */

@@ -34,7 +34,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->default_sole_back = 0.08, t->default_sole_front = 0.12, t->default_sole_half_width = 0.05;
     t->collision_safe = 0.005, t->collision_influence = 0.06, t->collision_gain = 0.5;
     t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
-    t->collision_remeasure = 0.01, t->collision_rows = 64;
+    t->collision_remeasure = 0.03, t->collision_rows = 64;
     t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01;
 }
 

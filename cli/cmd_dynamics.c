@@ -1,0 +1,293 @@
+/* kinegraph dynamics MODEL MOTION: the joint torques of a robot's motion with
+ * its feet's contacts, the multibody ZMP and each joint's torque against its
+ * effort limit (analysis/dynamics/torques.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dynamics/torques.h"
+#include "analysis/qp.h"
+#include "cli/common.h"
+#include "formats/fileio.h"
+#include "formats/number.h"
+#include "importers/importers.h"
+
+int kg_cmd_dynamics(int argc, char **argv);
+
+static const char help[] =
+    "usage: kinegraph dynamics MODEL MOTION [-o TORQUES.csv] [--report REPORT.json] [--frames FRAMES.csv]\n"
+    "                          [--fps N] [--friction MU] [--contact-height M] [--corner-height M]\n"
+    "                          [--ground-z Z] [options]\n"
+    "\n"
+    "The joint torques the robot MODEL needs to perform MOTION, by inverse dynamics with its\n"
+    "root link as the floating base: velocities and accelerations by central differences of\n"
+    "the motion (one-sided second-order differences at its ends), the wrench the base needs\n"
+    "shared between the sole corners of the feet in contact (the least sum of squared forces\n"
+    "within friction pyramids that makes it; the least-squares fit when none can), then the\n"
+    "torques with those forces. Also the multibody ZMP and whether it is in the support\n"
+    "polygon, and per joint the largest |torque| against the URDF effort limit.\n"
+    "MOTION: a trajectory CSV as `retarget` and `convert` write it: the headed layout (time,\n"
+    "root_x, root_y, root_z, root_qw, root_qx, root_qy, root_qz, coordinates by name; optional\n"
+    "contact_left and contact_right columns, 0 or 1, give the contacts) or the headerless LAFAN1\n"
+    "one (root x y z qx qy qz qw, the coordinates but mimic followers'; no time: --fps, default\n"
+    "30). Without contact columns a foot is in contact when its lowest sole corner is within\n"
+    "--contact-height of the ground. The feet are the body map's (as `retarget` finds them); a\n"
+    "sole is the lowest face of the foot's collision shapes.\n"
+    "TORQUES.csv: time (s), then one column per actuated coordinate named as its joint (N m for\n"
+    "rotations, N for translations; a mimic follower's torque is carried by its leader).\n"
+    "REPORT.json and --json: the fields of the README (per joint tau_max, effort, ratio_max,\n"
+    "frame_max; zmp_outside_percent, ...). Without -o, --report or --json, a table of the\n"
+    "joints goes to stdout. A summary goes to stderr. Exit status 1 when the model or motion\n"
+    "cannot be used, 2 on a usage error, 3 when an output cannot be written.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE.csv  the torques, one row per frame\n"
+    "  --report FILE.json     the report\n"
+    "  --frames FILE.csv      per frame: time, contact_left, contact_right, the feet's vertical\n"
+    "                         forces (N), the multibody ZMP (m), its margin in the support polygon\n"
+    "                         (m, < 0 outside) and what the contacts could not supply (N, N m)\n"
+    "  --fps N                the motion's frame rate (default: its time column, else 30)\n"
+    "  --friction MU          sole-ground friction coefficient (default 0.5)\n"
+    "  --contact-height M     inferred contact: the lowest sole corner this near the ground, m\n"
+    "                         (default 0.005)\n"
+    "  --corner-height M      a foot in contact touches at its sole corners this near its\n"
+    "                         lowest, m (default 0.005)\n"
+    "  --ground-z Z           the ground's height, m (default 0)\n";
+
+typedef struct opts {
+    const char *motion, *out, *report, *frames, *fps, *friction, *contact_height, *corner_height, *ground_z;
+} opts;
+
+static int option(kg_cli *c, int argc, char **argv, int *i) {
+    opts *o = c->ctx;
+    const char *a = argv[*i];
+    if (a[0] != '-' || !a[1]) { /* MODEL, then MOTION */
+        if (!c->model_path) c->model_path = a;
+        else if (!o->motion) o->motion = a;
+        else return kg_cli_usage_error("dynamics", "one MODEL and one MOTION, please"), -1;
+        return 1;
+    }
+    const char **slot = !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out
+                        : !strcmp(a, "--report")                    ? &o->report
+                        : !strcmp(a, "--frames")                    ? &o->frames
+                        : !strcmp(a, "--fps")                       ? &o->fps
+                        : !strcmp(a, "--friction")                  ? &o->friction
+                        : !strcmp(a, "--contact-height")            ? &o->contact_height
+                        : !strcmp(a, "--corner-height")             ? &o->corner_height
+                        : !strcmp(a, "--ground-z")                  ? &o->ground_z
+                                                                    : NULL;
+    if (!slot) return 0;
+    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+}
+
+/* A number for option opt, >= lo (lo NAN: any finite); 0, or -1 after a usage error. */
+static int number(kg_cli *c, const char *opt, const char *text, double lo, double *out) {
+    if (!text) return 0;
+    if (kg_cli_numbers(c, opt, text, out, 1) != 0) return -1;
+    if (isfinite(*out) && (isnan(lo) || *out >= lo)) return 0;
+    kg_cli_usage_error("dynamics", "%s takes a finite number%s, not '%s'", opt, isnan(lo) ? "" : " >= 0", text);
+    return -1;
+}
+
+static void csv_name(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_torques(const char *path, const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
+    kg_out out;
+    if (kg_out_open(&out, path) != 0) return -1;
+    char name[1100], num[32];
+    fputs("time", out.f);
+    for (int k = 0; k < t->nact; k++) {
+        fputc(',', out.f);
+        csv_name(out.f, kg_velocity_name(m, t->act[k], name, sizeof name));
+    }
+    fputc('\n', out.f);
+    for (int f = 0; f < t->nframes; f++) {
+        fputs(kg_format_number(num, mo->start_time + f * mo->frame_time), out.f);
+        for (int k = 0; k < t->nact; k++) {
+            fputc(',', out.f);
+            fputs(kg_format_number(num, t->tau[(size_t)f * t->nact + k]), out.f);
+        }
+        fputc('\n', out.f);
+    }
+    if (ferror(out.f)) {
+        kg_out_abort(&out);
+        return -1;
+    }
+    return kg_out_commit(&out);
+}
+
+static int write_frames(const char *path, const kg_motion *mo, const kg_torque_frame *fr) {
+    kg_out out;
+    if (kg_out_open(&out, path) != 0) return -1;
+    fputs("time,contact_left,contact_right,fz_left,fz_right,zmp_x,zmp_y,zmp_margin,residual_force,residual_moment\n",
+          out.f);
+    char num[32];
+    for (int f = 0; f < mo->nframes; f++) {
+        const kg_torque_frame *r = &fr[f];
+        double fz[2] = {0, 0};
+        for (int s = 0; s < KG_NFOOT; s++)
+            for (int k = 0; k < KG_SOLE_CORNERS; k++) fz[s] += r->force[s][k][2];
+        const double v[] = {fz[0], fz[1], r->zmp[0], r->zmp[1], r->zmp_margin, r->residual_force, r->residual_moment};
+        fprintf(out.f, "%s,%d,%d", kg_format_number(num, mo->start_time + f * mo->frame_time), r->contact[0],
+                r->contact[1]);
+        for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+            fputc(',', out.f);
+            if (!isnan(v[k])) fputs(kg_format_number(num, v[k]), out.f);
+        }
+        fputc('\n', out.f);
+    }
+    if (ferror(out.f)) {
+        kg_out_abort(&out);
+        return -1;
+    }
+    return kg_out_commit(&out);
+}
+
+static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *motion_path, const kg_motion_torques *t,
+                           const kg_torque_options *to, int have_feet, int given_contacts) {
+    json_t *r = json_object(), *joints = json_array(), *none = json_array();
+    char name[1100];
+    json_object_set_new(r, "model", kg_json_str(m->name));
+    json_object_set_new(r, "motion", kg_json_str(motion_path));
+    json_object_set_new(r, "frames", json_integer(t->nframes));
+    json_object_set_new(r, "frame_time", json_real(mo->frame_time));
+    json_object_set_new(r, "mass", json_real(t->mass));
+    json_object_set_new(r, "gravity", kg_json_vec(to->dyn.gravity, 3));
+    json_object_set_new(r, "friction", json_real(to->friction));
+    json_object_set_new(r, "feet", json_boolean(have_feet));
+    json_object_set_new(r, "contacts", json_string(!have_feet ? "none" : given_contacts ? "motion" : "inferred"));
+    json_object_set_new(r, "contact_height", json_real(to->contact_height));
+    for (int k = 0; k < t->nact; k++) {
+        json_t *j = json_object();
+        const char *nm = kg_velocity_name(m, t->act[k], name, sizeof name);
+        json_object_set_new(j, "name", kg_json_str(nm));
+        json_object_set_new(j, "tau_max", json_real(t->tau_max[k]));
+        json_object_set_new(j, "frame_max", json_integer(t->frame_max[k]));
+        json_object_set_new(j, "time_max", json_real(mo->start_time + t->frame_max[k] * mo->frame_time));
+        json_object_set_new(j, "effort", kg_json_num(t->effort[k]));
+        json_object_set_new(j, "ratio_max", kg_json_num(t->ratio_max[k]));
+        json_array_append_new(joints, j);
+        if (isnan(t->effort[k])) json_array_append_new(none, kg_json_str(nm));
+    }
+    json_object_set_new(r, "joints", joints);
+    json_object_set_new(r, "joints_without_effort", none);
+    json_object_set_new(r, "ratio_max", kg_json_num(t->ratio_max_all));
+    json_object_set_new(r, "ratio_max_joint", t->ratio_max_coord >= 0
+                                                   ? kg_json_str(kg_velocity_name(m, t->act[t->ratio_max_coord], name, sizeof name))
+                                                   : json_null());
+    json_object_set_new(r, "contact_frames", json_integer(t->contact_frames));
+    json_object_set_new(r, "double_support_frames", json_integer(t->double_support_frames));
+    json_object_set_new(r, "zmp_outside_frames", json_integer(t->zmp_outside_frames));
+    json_object_set_new(r, "zmp_outside_percent", json_real(t->zmp_outside_percent));
+    json_object_set_new(r, "zmp_margin_min", kg_json_num(t->zmp_margin_min));
+    json_object_set_new(r, "unbalanced_frames", json_integer(t->unbalanced_frames));
+    json_object_set_new(r, "residual_force_max", json_real(t->residual_force_max));
+    json_object_set_new(r, "residual_moment_max", json_real(t->residual_moment_max));
+    json_object_set_new(r, "qp_failures", json_integer(t->qp_failures));
+    json_object_set_new(r, "seconds", json_real(t->seconds));
+    return r;
+}
+
+static void print_table(const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
+    char name[1100];
+    printf("%-32s %12s %12s %8s %10s\n", "joint", "max |tau|", "effort", "ratio", "at [s]");
+    for (int k = 0; k < t->nact; k++) {
+        char e[32] = "-", r[32] = "-";
+        if (!isnan(t->effort[k])) snprintf(e, sizeof e, "%.6g", t->effort[k]), snprintf(r, sizeof r, "%.3f", t->ratio_max[k]);
+        printf("%-32s %12.6g %12s %8s %10.4f\n", kg_velocity_name(m, t->act[k], name, sizeof name), t->tau_max[k], e, r,
+               mo->start_time + t->frame_max[k] * mo->frame_time);
+    }
+}
+
+int kg_cmd_dynamics(int argc, char **argv) {
+    opts o = {0};
+    kg_cli c = {.command = "dynamics", .option = option, .ctx = &o};
+    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    if (rc >= 0) return rc;
+    if (!o.motion) return kg_cli_usage_error("dynamics", "which MOTION? (a trajectory CSV of the model)");
+    kg_torque_options to;
+    kg_torque_defaults(&to);
+    double fps = 0;
+    if (number(&c, "--fps", o.fps, 0, &fps) || number(&c, "--friction", o.friction, 0, &to.friction) ||
+        number(&c, "--contact-height", o.contact_height, 0, &to.contact_height) ||
+        number(&c, "--corner-height", o.corner_height, 0, &to.corner_height) ||
+        number(&c, "--ground-z", o.ground_z, NAN, &to.ground_z))
+        return KG_EXIT_USAGE;
+    if (o.fps && !(fps > 0)) return kg_cli_usage_error("dynamics", "--fps takes a number > 0, not '%s'", o.fps);
+
+    kg_model *m = kg_cli_load(&c, KG_ERROR);
+    if (!m) {
+        kg_cli_done(&c);
+        return KG_EXIT_ERRORS;
+    }
+    size_t before = c.diags.count;
+    unsigned char *contacts = NULL;
+    kg_motion *mo = kg_import_trajectory_csv(m, o.motion, fps, &contacts, &c.diags);
+    kg_feet feet;
+    kg_diags fd;
+    kg_diags_init(&fd);
+    int have_feet = mo && kg_feet_find(m, &feet, &fd) == 0;
+    if (mo && !have_feet) {
+        const char *why = "not a humanoid";
+        for (size_t k = fd.count; k-- > 0;)
+            if (fd.items[k].severity == KG_ERROR) why = fd.items[k].message;
+        kg_diag_add(&c.diags, KG_WARNING, "dynamics.no_feet", m->source, 0, NULL,
+                    "no feet found (%s): the torques are those without ground contact, the base's wrench its own", why);
+    }
+    for (size_t k = 0; k < fd.count; k++)
+        if (fd.items[k].severity < KG_ERROR)
+            kg_diag_add(&c.diags, fd.items[k].severity, fd.items[k].code, fd.items[k].file, fd.items[k].line, NULL, "%s",
+                        fd.items[k].message);
+    kg_diags_clear(&fd);
+    kg_motion_torques t = {0};
+    kg_torque_frame *frames = mo && o.frames ? calloc((size_t)mo->nframes, sizeof *frames) : NULL;
+    rc = !mo || kg_motion_torques_compute(m, mo, contacts, have_feet ? &feet : NULL, &to, &t, frames, &c.diags) != 0
+             ? KG_EXIT_ERRORS
+             : 0;
+    kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
+    if (rc == 0 && o.out && write_torques(o.out, m, mo, &t) != 0) {
+        fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.out);
+        rc = KG_EXIT_OUTPUT;
+    }
+    if (rc == 0 && o.frames && write_frames(o.frames, mo, frames) != 0) {
+        fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.frames);
+        rc = KG_EXIT_OUTPUT;
+    }
+    if (rc == 0) {
+        json_t *r = report_json(m, mo, o.motion, &t, &to, have_feet, contacts != NULL);
+        if (o.report && kg_json_write_file(r, o.report) != 0) {
+            fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.report);
+            rc = KG_EXIT_OUTPUT;
+        }
+        if (rc == 0 && c.json) rc = kg_json_print(json_incref(r));
+        json_decref(r);
+        if (rc == 0 && !c.json && !o.out && !o.report && !o.frames) print_table(m, mo, &t);
+        char name[1100];
+        fprintf(stderr,
+                "kinegraph dynamics: %d frames, largest torque ratio %.3g (%s), ZMP outside support on %.1f %% of %d "
+                "contact frames, %d frames the contacts could not balance\n",
+                t.nframes, t.ratio_max_all,
+                t.ratio_max_coord >= 0 ? kg_velocity_name(m, t.act[t.ratio_max_coord], name, sizeof name) : "no effort limits",
+                t.zmp_outside_percent, t.contact_frames, t.unbalanced_frames);
+    }
+    if (rc == 0) rc = kg_cli_status(&c);
+    free(frames);
+    free(contacts);
+    kg_motion_torques_free(&t);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_cli_done(&c);
+    return rc;
+}

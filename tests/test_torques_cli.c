@@ -1,0 +1,174 @@
+/* kinegraph dynamics on a retarget output of the sample humanoid: the torques
+ * CSV's header and rows, the report's keys, both CSV layouts, contact columns
+ * from --frames read back, usage errors and --help. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
+#define WALK KG_SOURCE_DIR "/samples/walk.bvh"
+
+static char tmpdir[] = "/tmp/kg_torques_cli_XXXXXX";
+
+static int run(const char *args, char **err) {
+    int st = kg_test_run_kinegraph(tmpdir, args);
+    char p[600];
+    snprintf(p, sizeof p, "%s/err", tmpdir);
+    *err = kg_test_slurp(p);
+    return st;
+}
+
+static void run_ok(const char *args) {
+    char *err;
+    int st = run(args, &err);
+    if (st != 0) fail_msg("kinegraph %s: exit %d; stderr: %s", args, st, err);
+    free(err);
+}
+
+static int setup(void **state) {
+    (void)state;
+    if (!mkdtemp(tmpdir)) return -1;
+    char args[2048];
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s/walk.csv' --csv-layout kinegraph", WALK, SAMPLE,
+             tmpdir);
+    if (kg_test_run_kinegraph(tmpdir, args) != 0) return -1;
+    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s/walk_lafan1.csv'", WALK, SAMPLE, tmpdir);
+    return kg_test_run_kinegraph(tmpdir, args) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    return kg_test_remove_dir(tmpdir);
+}
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* The sample's actuated joints in its file's order (every joint but the fixed ones). */
+static const char *const joints =
+    "time,r_hip_yaw,r_hip_roll,r_hip_pitch,r_knee,r_ankle_pitch,r_ankle_roll,l_hip_yaw,l_hip_roll,l_hip_pitch,l_knee,"
+    "l_ankle_pitch,l_ankle_roll,waist_yaw,neck_yaw,head_pitch,r_shoulder_pitch,r_shoulder_roll,r_shoulder_yaw,r_elbow,"
+    "l_shoulder_pitch,l_shoulder_roll,l_shoulder_yaw,l_elbow\n";
+
+static void test_walk(void **state) {
+    (void)state;
+    char args[2048], path[700];
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' -o '%s/tau.csv' --report '%s/r.json' --frames '%s/fr.csv'",
+             SAMPLE, tmpdir, tmpdir, tmpdir, tmpdir);
+    run_ok(args);
+    snprintf(path, sizeof path, "%s/tau.csv", tmpdir);
+    char *csv = kg_test_slurp(path);
+    assert_true(strncmp(csv, joints, strlen(joints)) == 0);
+    assert_int_equal(count_lines(csv), 121); /* the clip's 120 frames */
+    assert_true(strncmp(csv + strlen(joints), "0,", 2) == 0);
+    snprintf(path, sizeof path, "%s/r.json", tmpdir);
+    json_error_t e;
+    json_t *r = json_load_file(path, 0, &e);
+    assert_non_null(r);
+    const char *keys[] = {"model", "motion", "frames", "frame_time", "mass", "gravity", "friction", "feet", "contacts",
+                          "contact_height", "joints", "joints_without_effort", "ratio_max", "ratio_max_joint",
+                          "contact_frames", "double_support_frames", "zmp_outside_frames", "zmp_outside_percent",
+                          "zmp_margin_min", "unbalanced_frames", "residual_force_max", "residual_moment_max",
+                          "qp_failures", "seconds"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (!json_object_get(r, keys[k])) fail_msg("the report has no '%s'", keys[k]);
+    assert_int_equal(json_integer_value(json_object_get(r, "frames")), 120);
+    assert_string_equal(json_string_value(json_object_get(r, "contacts")), "inferred");
+    KG_ASSERT_NEAR(json_number_value(json_object_get(r, "mass")), 57.1, 1e-9);
+    json_t *js = json_object_get(r, "joints");
+    assert_int_equal(json_array_size(js), 23);
+    for (size_t k = 0; k < json_array_size(js); k++) {
+        json_t *j = json_array_get(js, k);
+        const char *jk[] = {"name", "tau_max", "frame_max", "time_max", "effort", "ratio_max"};
+        for (size_t i = 0; i < sizeof jk / sizeof *jk; i++)
+            if (!json_object_get(j, jk[i])) fail_msg("joint %zu has no '%s'", k, jk[i]);
+        /* every joint of the sample has an effort: the ratio is max |tau| / effort */
+        KG_ASSERT_NEAR(json_number_value(json_object_get(j, "ratio_max")),
+                       json_number_value(json_object_get(j, "tau_max")) / json_number_value(json_object_get(j, "effort")),
+                       1e-12);
+    }
+    assert_int_equal(json_array_size(json_object_get(r, "joints_without_effort")), 0);
+    const double out = json_number_value(json_object_get(r, "zmp_outside_percent"));
+    assert_true(out >= 0 && out <= 100);
+    assert_true(json_integer_value(json_object_get(r, "contact_frames")) > 0);
+    json_decref(r);
+
+    /* the LAFAN1 layout (no header, no time: 30 frames/s, the clip's rate) gives the same torques */
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk_lafan1.csv' -o '%s/tau2.csv'", SAMPLE, tmpdir, tmpdir);
+    run_ok(args);
+    snprintf(path, sizeof path, "%s/tau2.csv", tmpdir);
+    char *csv2 = kg_test_slurp(path);
+    assert_int_equal(count_lines(csv2), 121);
+    /* rows: the times differ (1/30 against the BVH's 0.0333333), the torques only by that */
+    const char *a = strchr(csv + strlen(joints), '\n') + 1, *b = strchr(csv2 + strlen(joints), '\n') + 1;
+    double ta, tb;
+    a = strchr(a, ',') + 1, b = strchr(b, ',') + 1;
+    ta = strtod(a, NULL), tb = strtod(b, NULL);
+    KG_ASSERT_NEAR(ta, tb, 1e-4 * (1 + fabs(ta)));
+    free(csv2);
+
+    /* contacts given: --frames writes contact_left/right; as columns of the motion they are used */
+    snprintf(path, sizeof path, "%s/fr.csv", tmpdir);
+    char *fr = kg_test_slurp(path);
+    assert_true(strncmp(fr, "time,contact_left,contact_right,", 32) == 0);
+    assert_int_equal(count_lines(fr), 121);
+    free(fr);
+    free(csv);
+    /* a motion with contact columns (both feet down on every frame) */
+    snprintf(path, sizeof path, "%s/still.csv", tmpdir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "time,root_x,root_y,root_z,root_qw,root_qx,root_qy,root_qz,contact_left,contact_right\n");
+    for (int k = 0; k < 4; k++) fprintf(f, "%g,0,0,0.65,1,0,0,0,1,1\n", 0.1 * k);
+    fclose(f);
+    snprintf(args, sizeof args, "dynamics --json '%s' '%s/still.csv'", SAMPLE, tmpdir);
+    run_ok(args);
+    snprintf(path, sizeof path, "%s/out", tmpdir);
+    r = json_load_file(path, 0, &e);
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(r, "contacts")), "motion");
+    assert_int_equal(json_integer_value(json_object_get(r, "double_support_frames")), 4);
+    KG_ASSERT_NEAR(json_number_value(json_object_get(r, "zmp_outside_percent")), 0, 0);
+    json_decref(r);
+}
+
+static void test_usage(void **state) {
+    (void)state;
+    char args[2048], *err;
+    snprintf(args, sizeof args, "dynamics '%s'", SAMPLE);
+    assert_int_equal(run(args, &err), 2);
+    assert_non_null(strstr(err, "MOTION"));
+    free(err);
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --friction -1", SAMPLE, tmpdir);
+    assert_int_equal(run(args, &err), 2);
+    free(err);
+    snprintf(args, sizeof args, "dynamics '%s' '%s/nonexistent.csv'", SAMPLE, tmpdir);
+    assert_int_equal(run(args, &err), 1);
+    free(err);
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' -o /nonexistent/dir/t.csv", SAMPLE, tmpdir);
+    assert_int_equal(run(args, &err), 3);
+    free(err);
+    /* --help: every option once */
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, "dynamics --help"), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/out", tmpdir);
+    char *help = kg_test_slurp(path);
+    const char *opts[] = {"\n  -o, --output ",  "\n  --report ",         "\n  --frames ",   "\n  --fps ",
+                          "\n  --friction ",    "\n  --contact-height ", "\n  --corner-height ",
+                          "\n  --ground-z ",    "\n  --json ",           "\n  --help "};
+    for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
+        const char *p = strstr(help, opts[k]);
+        if (!p) fail_msg("--help does not list '%s'", opts[k] + 3);
+        if (strstr(p + 1, opts[k])) fail_msg("--help lists '%s' twice", opts[k] + 3);
+    }
+    free(help);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_walk), cmocka_unit_test(test_usage)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
