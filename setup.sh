@@ -18,10 +18,13 @@ PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libcmocka-
           liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
           libmujoco-dev libassimp-dev libzip-dev libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev
           collada-urdf-tools opencollada-tools assimp-utils)
+# Test-only peers (./setup.sh test): a single-node Slurm for test_slurm (label
+# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd).
+TEST_PACKAGES=(slurm-wlm munge)
 
 install_packages() {
     local missing=()
-    for p in "${PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -37,7 +40,7 @@ build() {
     cmake --build build -j"$(nproc)"
 }
 
-install_packages
+install_packages "${PACKAGES[@]}"
 build
 
 case "${1:-}" in
@@ -73,6 +76,8 @@ test)
         npm install --silent --no-audit --no-fund --prefix build/npm gltf-validator >/dev/null 2>&1 ||
             echo "setup: npm could not install gltf-validator; test_gltf will skip the validator"
     fi
+    # test-only Debian packages: without them (no registry) test_slurm says so and skips
+    install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm will skip"
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;
 bench)

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/diag.h"
 
 /* What the HTML report draws of a model: its tree. */
@@ -25,7 +27,8 @@ typedef struct kg_check_result {
     char *name;          /* the model's name */
     int nlink, njoint, dof, nloop, frames;
     double mass, seconds;
-    kg_check_tree tree;  /* filled for the HTML report only */
+    kg_check_tree tree;  /* filled for the HTML report, a shard's results and summary */
+    int resumed;         /* read back from a shard's result file (--skip-existing) */
 } kg_check_result;
 
 /* "error" when any error, "warning" when any warning, else "ok". */
@@ -38,5 +41,29 @@ int kg_check_write_json(const char *path, const kg_check_result *r, int n, doubl
                         const char *shard);
 int kg_check_write_junit(const char *path, const kg_check_result *r, int n, double seconds);
 int kg_check_write_html(const char *path, const kg_check_result *r, int n, double seconds);
+
+/* A file's entry of the JSON report ({"path", "format", "status", "findings",
+ * "model", "seconds"}). */
+json_t *kg_check_file_json(const kg_check_result *x);
+
+/* Strings that outlive results read back: codes, formats and joint types
+ * (interned: static strings elsewhere) and paths. */
+typedef struct kg_check_pool {
+    char **s;
+    size_t n, cap;
+} kg_check_pool;
+const char *kg_check_pool_intern(kg_check_pool *p, const char *s);
+const char *kg_check_pool_keep(kg_check_pool *p, const char *s);
+void kg_check_pool_free(kg_check_pool *p);
+
+/* One file's whole result, for a shard's result file and summary:
+ * {"kinegraph": "check-result", "version", "path", "file": the report's entry,
+ * "counts": [notes, warnings, errors], "dropped", "tree"}; read back into r
+ * (its strings in pool), 0, or -1 when j is not one. Every report made of
+ * results read back is the one made of the results themselves. */
+json_t *kg_check_result_json(const kg_check_result *x);
+int kg_check_result_read(const json_t *j, kg_check_result *r, kg_check_pool *pool);
+/* Frees what a result holds (not its path and format). */
+void kg_check_result_free(kg_check_result *r);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cli/check.h"
 #include "cli/common.h"
+#include "core/arena.h"
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
@@ -60,12 +61,9 @@ void kg_check_print_text(FILE *f, const kg_check_result *r, int n, int verbose, 
 
 /* ---- JSON ---- */
 
-int kg_check_write_json(const char *path, const kg_check_result *r, int n, double seconds, int jobs,
-                        const char *shard) {
-    json_t *root = json_object(), *files = json_array(), *codes = json_object();
-    for (int i = 0; i < n; i++) {
-        const kg_check_result *x = &r[i];
-        json_t *o = json_object();
+json_t *kg_check_file_json(const kg_check_result *x) {
+    json_t *o = json_object();
+    {
         json_object_set_new(o, "path", kg_json_str(x->path));
         json_object_set_new(o, "format", json_string(x->format));
         json_object_set_new(o, "status", json_string(kg_check_status(x)));
@@ -84,7 +82,16 @@ int kg_check_write_json(const char *path, const kg_check_result *r, int n, doubl
             json_object_set_new(o, "model", json_null());
         }
         json_object_set_new(o, "seconds", json_real(x->seconds));
-        json_array_append_new(files, o);
+    }
+    return o;
+}
+
+int kg_check_write_json(const char *path, const kg_check_result *r, int n, double seconds, int jobs,
+                        const char *shard) {
+    json_t *root = json_object(), *files = json_array(), *codes = json_object();
+    for (int i = 0; i < n; i++) {
+        const kg_check_result *x = &r[i];
+        json_array_append_new(files, kg_check_file_json(x));
         for (size_t k = 0; k < x->diags.count; k++) {
             const char *c = x->diags.items[k].code;
             json_t *v = json_object_get(codes, c);
@@ -327,4 +334,145 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
     }
     fprintf(f, "</body></html>\n");
     return finish(&out);
+}
+
+/* ---- one file's result as JSON and back (shards and merge) ---- */
+
+json_t *kg_check_result_json(const kg_check_result *x) {
+    json_t *j = json_object(), *counts = json_array();
+    json_object_set_new(j, "kinegraph", json_string("check-result"));
+    json_object_set_new(j, "version", json_integer(1));
+    json_object_set_new(j, "path", kg_json_str(x->path));
+    json_object_set_new(j, "file", kg_check_file_json(x));
+    for (int s = 0; s < 3; s++) json_array_append_new(counts, json_integer((json_int_t)x->count[s]));
+    json_object_set_new(j, "counts", counts);
+    json_object_set_new(j, "dropped", json_integer((json_int_t)x->diags.dropped));
+    if (x->tree.nlink) {
+        const kg_check_tree *t = &x->tree;
+        json_t *tree = json_object(), *name = json_array(), *parent = json_array(), *type = json_array(),
+               *real = json_array();
+        for (int i = 0; i < t->nlink; i++) {
+            json_array_append_new(name, kg_json_str(t->name[i]));
+            json_array_append_new(parent, json_integer(t->parent[i]));
+            json_array_append_new(type, kg_json_str(t->joint_type[i]));
+            json_array_append_new(real, json_integer(t->real[i]));
+        }
+        json_object_set_new(tree, "name", name);
+        json_object_set_new(tree, "parent", parent);
+        json_object_set_new(tree, "joint_type", type);
+        json_object_set_new(tree, "real", real);
+        json_object_set_new(j, "tree", tree);
+    } else {
+        json_object_set_new(j, "tree", json_null());
+    }
+    return j;
+}
+
+const char *kg_check_pool_intern(kg_check_pool *p, const char *s) {
+    for (size_t k = 0; k < p->n; k++)
+        if (p->s[k][0] == 'i' && !strcmp(p->s[k] + 1, s)) return p->s[k] + 1;
+    const char *kept = kg_check_pool_keep(p, s);
+    p->s[p->n - 1][0] = 'i';
+    return kept;
+}
+
+const char *kg_check_pool_keep(kg_check_pool *p, const char *s) {
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->s = kg_xrealloc(p->s, p->cap * sizeof *p->s);
+    }
+    size_t len = strlen(s);
+    char *c = kg_xmalloc(len + 2);
+    c[0] = 'k'; /* kept; 'i': interned, looked up */
+    memcpy(c + 1, s, len + 1);
+    p->s[p->n++] = c;
+    return c + 1;
+}
+
+void kg_check_pool_free(kg_check_pool *p) {
+    for (size_t k = 0; k < p->n; k++) free(p->s[k]);
+    free(p->s);
+    memset(p, 0, sizeof *p);
+}
+
+static const char *str(const json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
+static long long integer(const json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
+
+int kg_check_result_read(const json_t *j, kg_check_result *r, kg_check_pool *pool) {
+    memset(r, 0, sizeof *r);
+    const json_t *f = json_object_get(j, "file"), *findings = json_object_get(f, "findings"),
+                 *counts = json_object_get(j, "counts"), *model = json_object_get(f, "model");
+    if (!json_is_object(j) || !str(j, "kinegraph") || strcmp(str(j, "kinegraph"), "check-result") ||
+        !json_is_object(f) || !str(f, "path") || !str(f, "format") || !json_is_array(findings) ||
+        json_array_size(counts) != 3 || !(json_is_object(model) || json_is_null(model)) ||
+        strcmp(str(j, "path") ? str(j, "path") : "", str(f, "path")))
+        return -1;
+    r->path = kg_check_pool_keep(pool, str(f, "path"));
+    r->format = kg_check_pool_intern(pool, str(f, "format"));
+    size_t k;
+    json_t *g;
+    json_array_foreach(findings, k, g) {
+        const char *sev = str(g, "severity"), *code = str(g, "code"), *msg = str(g, "message");
+        if (!sev || !code || !msg) return kg_check_result_free(r), -1;
+        if (r->diags.count == r->diags.cap) {
+            r->diags.cap = r->diags.cap ? 2 * r->diags.cap : 16;
+            r->diags.items = kg_xrealloc(r->diags.items, r->diags.cap * sizeof *r->diags.items);
+        }
+        kg_diag *d = &r->diags.items[r->diags.count++];
+        d->severity = !strcmp(sev, "error") ? KG_ERROR : !strcmp(sev, "warning") ? KG_WARNING : KG_INFO;
+        d->code = kg_check_pool_intern(pool, code);
+        d->message = kg_xstrdup(msg);
+        d->file = str(g, "file") ? kg_xstrdup(str(g, "file")) : NULL;
+        d->line = (int)integer(g, "line");
+        d->element = str(g, "element") ? kg_xstrdup(str(g, "element")) : NULL;
+    }
+    for (int s = 0; s < 3; s++) r->count[s] = (size_t)json_integer_value(json_array_get(counts, (size_t)s));
+    r->diags.dropped = (size_t)integer(j, "dropped");
+    if (json_is_object(model)) {
+        r->built = 1;
+        r->name = kg_xstrdup(str(model, "name") ? str(model, "name") : "");
+        r->nlink = (int)integer(model, "links");
+        r->njoint = (int)integer(model, "joints");
+        r->dof = (int)integer(model, "dof");
+        r->nloop = (int)integer(model, "loops");
+        json_t *mass = json_object_get(model, "mass");
+        r->mass = json_is_number(mass) ? json_number_value(mass) : NAN;
+        r->frames = (int)integer(model, "frames");
+    }
+    r->seconds = json_number_value(json_object_get(f, "seconds"));
+    const json_t *tree = json_object_get(j, "tree"), *name = json_object_get(tree, "name"),
+                 *parent = json_object_get(tree, "parent"), *type = json_object_get(tree, "joint_type"),
+                 *real = json_object_get(tree, "real");
+    size_t n = json_array_size(name);
+    if (n && json_array_size(parent) == n && json_array_size(type) == n && json_array_size(real) == n) {
+        kg_check_tree *t = &r->tree;
+        t->name = calloc(n, sizeof *t->name);
+        t->parent = calloc(n, sizeof *t->parent);
+        t->joint_type = calloc(n, sizeof *t->joint_type);
+        t->real = calloc(n, sizeof *t->real);
+        if (!t->name || !t->parent || !t->joint_type || !t->real) return kg_check_result_free(r), -1;
+        t->nlink = (int)n;
+        for (size_t i = 0; i < n; i++) {
+            const char *nm = json_string_value(json_array_get(name, i)), *ty = json_string_value(json_array_get(type, i));
+            long long pa = json_integer_value(json_array_get(parent, i));
+            t->name[i] = kg_xstrdup(nm ? nm : "");
+            t->parent[i] = i == 0 ? -1 : pa >= 0 && (size_t)pa < i ? (int)pa : 0; /* parents first */
+            t->joint_type[i] = ty ? kg_check_pool_intern(pool, ty) : NULL;
+            t->real[i] = (int)json_integer_value(json_array_get(real, i));
+            if (t->real[i] < -1 || t->real[i] >= (int)n) t->real[i] = -1;
+        }
+    }
+    return 0;
+}
+
+void kg_check_result_free(kg_check_result *r) {
+    kg_diags_clear(&r->diags);
+    free(r->name);
+    for (int i = 0; i < r->tree.nlink; i++) free(r->tree.name[i]);
+    free(r->tree.name);
+    free(r->tree.parent);
+    free(r->tree.joint_type);
+    free(r->tree.real);
+    memset(&r->tree, 0, sizeof r->tree);
+    r->name = NULL;
 }

@@ -3,6 +3,7 @@
  * sorted file list whatever the number of jobs. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <glob.h>
 #include <libxml/parser.h>
 #include <pthread.h>
@@ -18,13 +19,15 @@
 #include "analysis/validity.h"
 #include "cli/check.h"
 #include "cli/common.h"
+#include "cli/shard.h"
 #include "core/arena.h"
 #include "formats/mesh.h"
 
 int kg_cmd_check(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph check PATH... [--json F] [--junit F] [--html F] [--jobs N] [--shard I/N]\n"
+    "usage: kinegraph check PATH... [--json F] [--junit F] [--html F] [--jobs N] [--shard K/N]\n"
+    "                       [--summary F] [--results DIR] [--skip-existing] [--print-shards]\n"
     "                       [--no-meshes] [--fail-on error|warning] [options]\n"
     "\n"
     "Checks URDF, COLLADA (.dae, .zae) and BVH files and explains every problem found:\n"
@@ -55,8 +58,18 @@ static const char help[] =
     "  --html F               write an HTML report: a summary table, the findings of each\n"
     "                         model and its kinematic tree drawn\n"
     "  --jobs N               check N files at a time (default: the number of processors)\n"
-    "  --shard I/N            check only the I-th of N parts of the sorted file list\n"
-    "                         (I from 1 to N), to split a corpus across CI machines\n"
+    "  --shard K/N            check only the K-th of N parts of the file list (K from 1 to N),\n"
+    "                         to split a corpus across machines: parts balanced by file size\n"
+    "                         (largest first onto the least loaded part), the same whatever\n"
+    "                         the order of the PATHs\n"
+    "  --summary F            write the shard's summary for `kinegraph merge` (the plan, each\n"
+    "                         file's whole result), which joins the summaries of all the\n"
+    "                         parts into the reports of one run\n"
+    "  --results DIR          write each file's result to DIR/NAME.HASH.json as it is done\n"
+    "  --skip-existing        with --results: read back the files whose result is there and\n"
+    "                         whole instead of checking them again (resume a killed run)\n"
+    "  --print-shards         print the plan of --shard (each file's size and part) as JSON,\n"
+    "                         and stop\n"
     "  --no-meshes            do not read mesh files (faster): meshes are still resolved,\n"
     "                         but closedness, scale and checks that need their shapes are\n"
     "                         skipped for links with meshes\n"
@@ -68,8 +81,8 @@ static const char help[] =
     "written.\n";
 
 typedef struct opts {
-    const char *json, *junit, *html, *shard, *fail_on;
-    int jobs, no_meshes, progress;
+    const char *json, *junit, *html, *shard, *fail_on, *summary, *results;
+    int jobs, no_meshes, progress, skip_existing, print_shards;
     char **paths;
     int npaths, cap;
 } opts;
@@ -78,6 +91,8 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
     opts *o = c->ctx;
     const char *a = argv[*i];
     if (!strcmp(a, "--no-meshes")) return o->no_meshes = 1;
+    if (!strcmp(a, "--skip-existing")) return o->skip_existing = 1;
+    if (!strcmp(a, "--print-shards")) return o->print_shards = 1;
     if (!strcmp(a, "--progress")) return o->progress = 1, 1;
     if (!strcmp(a, "--no-progress")) return o->progress = 0, 1;
     const char **slot = !strcmp(a, "--json")      ? &o->json
@@ -85,6 +100,8 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                         : !strcmp(a, "--html")    ? &o->html
                         : !strcmp(a, "--shard")   ? &o->shard
                         : !strcmp(a, "--fail-on") ? &o->fail_on
+                        : !strcmp(a, "--summary") ? &o->summary
+                        : !strcmp(a, "--results") ? &o->results
                                                   : NULL;
     if (slot) return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
     if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
@@ -179,7 +196,7 @@ typedef struct work {
     opts *o;
     kg_check_result *results;
     int n;
-    atomic_int next, done;
+    atomic_int next, done, write_failed;
 } work;
 
 static double now(void) {
@@ -231,7 +248,7 @@ static void check_one(work *w, int i) {
         if (kg_check_model(m, mo, &co, &r->diags) != 0)
             kg_diag_add(&r->diags, KG_ERROR, "io.memory", r->path, 0, NULL, "out of memory while checking");
         kg_mesh_cache_free(meshes);
-        if (w->o->html) keep_tree(r, m);
+        if (w->o->html || w->o->summary || w->o->results) keep_tree(r, m); /* merge may draw it */
         kg_model_free(m);
     } else {
         /* the format, for the report, even when nothing could be built */
@@ -244,12 +261,54 @@ static void check_one(work *w, int i) {
     r->seconds = now() - t0;
 }
 
+/* --results: a file's result to DIR, written whole or not at all (a
+ * temporary file renamed), as soon as it is checked. */
+static void write_result(work *w, int i) {
+    char *path = kg_shard_result_path(w->o->results, w->results[i].path);
+    json_t *j = kg_check_result_json(&w->results[i]);
+    if (!path || kg_json_write_file(j, path) != 0) {
+        fprintf(stderr, "kinegraph check: cannot write %s\n", path ? path : w->o->results);
+        atomic_store(&w->write_failed, 1);
+    }
+    json_decref(j);
+    free(path);
+}
+
+/* --skip-existing: the results already in DIR, whole and of the same file,
+ * read back (here, before the threads); a result file there but not whole is
+ * said, and the file checked again. */
+static void read_results(const opts *o, kg_check_result *results, int n, kg_check_pool *pool) {
+    for (int i = 0; i < n; i++) {
+        char *path = kg_shard_result_path(o->results, results[i].path);
+        if (!path || access(path, F_OK) != 0) {
+            free(path);
+            continue;
+        }
+        json_error_t err;
+        json_t *j = json_load_file(path, 0, &err);
+        kg_check_result r;
+        if (j && kg_check_result_read(j, &r, pool) == 0 && !strcmp(r.path, results[i].path)) {
+            r.path = results[i].path;
+            r.resumed = 1;
+            results[i] = r;
+        } else {
+            fprintf(stderr, "kinegraph check: %s: checked again, its result %s is not whole\n", results[i].path,
+                    path);
+        }
+        json_decref(j);
+        free(path);
+    }
+}
+
 static void *worker(void *arg) {
     work *w = arg;
     for (;;) {
         int i = atomic_fetch_add(&w->next, 1);
         if (i >= w->n) break;
-        check_one(w, i);
+        if (!w->results[i].resumed) {
+            check_one(w, i);
+            if (w->o->results) write_result(w, i);
+        }
         atomic_fetch_add(&w->done, 1);
     }
     return NULL;
@@ -290,14 +349,26 @@ static void run(work *w, int jobs, int progress) {
     free(t);
 }
 
-static void result_free(kg_check_result *r) {
-    kg_diags_clear(&r->diags);
-    free(r->name);
-    for (int i = 0; i < r->tree.nlink; i++) free(r->tree.name[i]);
-    free(r->tree.name);
-    free(r->tree.parent);
-    free(r->tree.joint_type);
-    free(r->tree.real);
+/* --summary: the plan and every file's whole result. 0, or -1. */
+static int write_summary(const opts *o, const kg_shard_plan *plan, int shard_k, const kg_check_result *r, int n,
+                         double seconds, int jobs) {
+    json_t *j = kg_shard_summary_new("check", shard_k, plan), *results = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "path", kg_json_str(r[i].path));
+        json_object_set_new(e, "status", json_string(r[i].resumed ? "resumed" : "done"));
+        char *file = o->results ? kg_shard_result_path(o->results, r[i].path) : NULL;
+        json_object_set_new(e, "result_file", kg_json_str(file));
+        free(file);
+        json_object_set_new(e, "result", kg_check_result_json(&r[i]));
+        json_array_append_new(results, e);
+    }
+    json_object_set_new(j, "results", results);
+    json_object_set_new(j, "seconds", json_real(seconds));
+    json_object_set_new(j, "jobs", json_integer(jobs));
+    int rc = kg_json_write_file(j, o->summary);
+    json_decref(j);
+    return rc;
 }
 
 int kg_cmd_check(int argc, char **argv) {
@@ -329,12 +400,8 @@ int kg_cmd_check(int argc, char **argv) {
     if (o.fail_on && !strcmp(o.fail_on, "warning")) fail_warnings = 1;
     else if (o.fail_on && strcmp(o.fail_on, "error") != 0)
         rc = kg_cli_usage_error(c.command, "--fail-on takes error or warning, not '%s'", o.fail_on);
-    if (!rc && o.shard) {
-        char extra;
-        if (sscanf(o.shard, "%d/%d%c", &shard_i, &shard_n, &extra) != 2 || shard_n < 1 || shard_i < 1 ||
-            shard_i > shard_n)
-            rc = kg_cli_usage_error(c.command, "--shard takes I/N with 1 <= I <= N, not '%s'", o.shard);
-    }
+    if (!rc && o.shard && kg_shard_parse(c.command, o.shard, &shard_i, &shard_n) != 0) rc = KG_EXIT_USAGE;
+    if (!rc && o.skip_existing && !o.results) rc = kg_cli_usage_error(c.command, "--skip-existing needs --results DIR");
     if (!rc && nargs == 0) rc = kg_cli_usage_error(c.command, "which PATHs?");
     for (int k = 0; !rc && k < nargs; k++)
         if (expand(&c, &o, args[k]) != 0) rc = KG_EXIT_USAGE;
@@ -348,19 +415,38 @@ int kg_cmd_check(int argc, char **argv) {
         if (n && !strcmp(o.paths[k], o.paths[n - 1])) free(o.paths[k]);
         else o.paths[n++] = o.paths[k];
     }
-    int kept = 0;
-    for (int k = 0; k < n; k++) {
-        if (k % shard_n == shard_i - 1) o.paths[kept++] = o.paths[k];
-        else free(o.paths[k]);
+    o.npaths = n;
+    /* the plan over all of them, by size: the same whatever the PATHs' order */
+    kg_shard_plan plan;
+    long long *size = kg_xmalloc(((size_t)n + 1) * sizeof *size);
+    for (int k = 0; k < n; k++) size[k] = kg_shard_file_work(o.paths[k]);
+    if (kg_shard_plan_make(&plan, n, o.paths, size, shard_n, "bytes") != 0) {
+        rc = KG_EXIT_ERRORS;
+        goto out;
     }
-    o.npaths = kept;
-    kg_check_result *results = calloc((size_t)kept + 1, sizeof *results);
-    for (int k = 0; k < kept; k++) results[k].path = o.paths[k];
+    if (o.print_shards) {
+        rc = kg_json_print(kg_shard_plan_json(&plan)) != 0 ? KG_EXIT_OUTPUT : KG_EXIT_OK;
+        kg_shard_plan_free(&plan);
+        goto out;
+    }
+    if (o.results && mkdir(o.results, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "kinegraph check: cannot make %s: %s\n", o.results, strerror(errno));
+        kg_shard_plan_free(&plan);
+        rc = KG_EXIT_OUTPUT;
+        goto out;
+    }
+    int kept = 0;
+    kg_check_result *results = calloc((size_t)n + 1, sizeof *results);
+    for (int k = 0; k < n; k++)
+        if (plan.shard[k] == shard_i) results[kept++].path = o.paths[k];
+    kg_check_pool pool = {0};
+    if (o.skip_existing) read_results(&o, results, kept, &pool);
 
     int jobs = o.jobs ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs < 1) jobs = 1;
     if (o.progress < 0) o.progress = isatty(STDERR_FILENO);
     xmlInitParser(); /* once, before threads */
+    json_object_seed(0); /* the hash seed jansson would otherwise set on a thread's first object */
     work w = {.c = &c, .o = &o, .results = results, .n = kept};
     double t0 = now();
     run(&w, jobs, o.progress);
@@ -382,11 +468,18 @@ int kg_cmd_check(int argc, char **argv) {
         fprintf(stderr, "kinegraph check: cannot write '%s'\n", o.html);
         rc = KG_EXIT_OUTPUT;
     }
+    if (atomic_load(&w.write_failed)) rc = KG_EXIT_OUTPUT;
+    if (o.summary && write_summary(&o, &plan, shard_i, results, kept, seconds, jobs) != 0) {
+        fprintf(stderr, "kinegraph check: cannot write '%s'\n", o.summary);
+        rc = KG_EXIT_OUTPUT;
+    }
     if (!rc)
         for (int k = 0; k < kept; k++)
             if (results[k].count[KG_ERROR] || (fail_warnings && results[k].count[KG_WARNING])) rc = KG_EXIT_ERRORS;
-    for (int k = 0; k < kept; k++) result_free(&results[k]);
+    for (int k = 0; k < kept; k++) kg_check_result_free(&results[k]);
     free(results);
+    kg_check_pool_free(&pool);
+    kg_shard_plan_free(&plan);
 out:
     for (int k = 0; k < o.npaths; k++) free(o.paths[k]);
     free(o.paths);

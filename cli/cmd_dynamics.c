@@ -9,6 +9,7 @@
 #include "analysis/dynamics/torques.h"
 #include "analysis/qp.h"
 #include "cli/common.h"
+#include "exporters/exporters.h"
 #include "formats/fileio.h"
 #include "formats/number.h"
 #include "importers/importers.h"
@@ -90,19 +91,6 @@ static int number(kg_cli *c, const char *opt, const char *text, double lo, doubl
     return -1;
 }
 
-static void csv_name(FILE *f, const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_torques(const char *path, const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
     kg_out out;
     if (kg_out_open(&out, path) != 0) return -1;
@@ -110,7 +98,7 @@ static int write_torques(const char *path, const kg_model *m, const kg_motion *m
     fputs("time", out.f);
     for (int k = 0; k < t->nact; k++) {
         fputc(',', out.f);
-        csv_name(out.f, kg_velocity_name(m, t->act[k], name, sizeof name));
+        kg_csv_field(out.f, kg_velocity_name(m, t->act[k], name, sizeof name));
     }
     fputc('\n', out.f);
     for (int f = 0; f < t->nframes; f++) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "analysis/retarget/retarget.h"
 #include "cli/common.h"
 #include "cli/retarget_json.h"
+#include "cli/shard.h"
 #include "exporters/exporters.h"
 #include "formats/save.h"
 #include "importers/importers.h"
@@ -24,7 +26,8 @@ static const char help[] =
     "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
     "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
     "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
-    "                          [--jobs N] [--skip-existing] [options]\n"
+    "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
+    "                          [--print-shards] [options]\n"
     "       kinegraph retarget CLIP --robot MODEL --print-map\n"
     "       kinegraph retarget --print-tuning [--tune NAME=VALUE,...]\n"
     "\n"
@@ -52,6 +55,12 @@ static const char help[] =
     "a clip that fails is reported and the others go on (the exit status is the worst).\n"
     "Each clip's messages come out together, in the clips' order, whatever --jobs; on a\n"
     "terminal a progress line (clips done, frames/s) is shown on stderr meanwhile.\n"
+    "Across processes (a Slurm job array: contrib/slurm/): --shard K/N retargets the K-th of N\n"
+    "disjoint parts of the clips, balanced by frames (each BVH's \"Frames:\" line) and the same\n"
+    "whatever the clips' order; --summary writes the shard's summary for `kinegraph merge`,\n"
+    "which joins them into the --json array of one process. With --summary, REPORT is each\n"
+    "clip's result: --skip-existing skips a clip only when OUT is there and REPORT is a whole\n"
+    "report of that clip (a run killed midway is redone).\n"
     "\n"
     "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
     "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
@@ -89,18 +98,25 @@ static const char help[] =
     "  --jobs N               retarget N clips at a time (default 1; at most 256); the same bytes\n"
     "                         out as one at a time\n"
     "  --skip-existing        skip a clip whose OUT exists (said on stderr); with --json its\n"
-    "                         report is read back from REPORT, or left out when there is none\n";
+    "                         report is read back from REPORT, or left out when there is none\n"
+    "  --shard K/N            retarget only the K-th of N parts of the clips (1 <= K <= N)\n"
+    "  --summary FILE.json    the shard's summary (the plan, each clip's status and report);\n"
+    "                         needs --report\n"
+    "  --print-shards         print the plan of --shard (each clip's frames and part, each\n"
+    "                         part's frames) as JSON, and stop\n";
 
 /* --jobs at most (as check's): more threads than that only contend for the cores. */
 #define KG_RETARGET_MAX_JOBS 256
 
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin, *srdf, *trace, *tune;
-    const char *fps_text, *jobs_text;
-    int no_balance, no_avoidance, print_map, print_tuning, skip_existing;
+    const char *fps_text, *jobs_text, *shard_text, *summary;
+    int no_balance, no_avoidance, print_map, print_tuning, skip_existing, print_shards;
+    int shard_k, shard_n; /* --shard, or 1/1 */
     double fps; /* --fps, or 0 */
     int jobs;
-    char **clips; /* the CLIP arguments, in order */
+    char **clips; /* the CLIP arguments, in order (with --shard, the part's) */
+    char **all_clips; /* with --shard, all the CLIP arguments (o->clips is the part's) */
     int nclips;
 } opts;
 
@@ -117,6 +133,7 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                 : !strcmp(a, "--print-map")      ? &o->print_map
                 : !strcmp(a, "--print-tuning")   ? &o->print_tuning
                 : !strcmp(a, "--skip-existing")  ? &o->skip_existing
+                : !strcmp(a, "--print-shards")   ? &o->print_shards
                                                  : NULL;
     if (flag) {
         *flag = 1;
@@ -137,6 +154,8 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
                         : !strcmp(a, "--zmp-margin")                     ? &o->zmp_margin
                         : !strcmp(a, "--fps")                            ? &o->fps_text
                         : !strcmp(a, "--jobs")                           ? &o->jobs_text
+                        : !strcmp(a, "--shard")                          ? &o->shard_text
+                        : !strcmp(a, "--summary")                        ? &o->summary
                                                                          : NULL;
     if (!slot) return 0;
     return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
@@ -205,6 +224,10 @@ static int run_settings(kg_cli *c, opts *o) {
                                       o->jobs_text), -1;
         o->jobs = (int)n;
     }
+    o->shard_k = o->shard_n = 1;
+    if (o->shard_text && kg_shard_parse("retarget", o->shard_text, &o->shard_k, &o->shard_n) != 0) return -1;
+    if (o->summary && !o->report)
+        return kg_cli_usage_error("retarget", "--summary needs --report (each clip's result)"), -1;
     return 0;
 }
 
@@ -280,6 +303,7 @@ typedef struct shared {
     const char *format;
     int collect;                       /* each clip's messages kept to print whole (several jobs, or
                                         * a progress line to keep them off); else straight to stderr */
+    int keep_logs;                     /* a failed clip's messages kept for the shard summary too */
 } shared;
 
 /* One clip: where it goes, and what its run left. Its thread writes the rest,
@@ -291,6 +315,9 @@ typedef struct clip_run {
     json_t *json;                      /* its report, or NULL */
     char *log;                         /* its lines for stderr, or NULL */
     size_t loglen;
+    int index;                         /* its place among all the CLIP arguments */
+    const char *status;                /* for the shard summary: "done", "resumed" or "failed" */
+    char *kept_log;                    /* a failed clip's messages (keep_logs) */
 } clip_run;
 
 /* The torques of the robot's motion in its report (analysis/dynamics/torques.h,
@@ -409,6 +436,35 @@ static int skip_clip(const shared *s, clip_run *run, FILE *log) {
     return KG_EXIT_ERRORS;
 }
 
+/* --skip-existing with --summary: whether the clip's result is whole, OUT
+ * there and REPORT a report of this clip (both are written to a temporary
+ * file and renamed, REPORT after OUT: a run killed midway leaves no REPORT, or
+ * REPORT from before). The report is kept in run->json. A result that is there
+ * but not whole is said. */
+static int resumable(clip_run *run, FILE *log) {
+    struct stat st;
+    int out = stat(run->out, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    int report = access(run->report, F_OK) == 0;
+    if (!out && !report) return 0;
+    json_error_t err;
+    json_t *j = report ? json_load_file(run->report, 0, &err) : NULL;
+    json_t *clip = json_object_get(j, "clip"), *frames = json_object_get(j, "frames");
+    if (out && json_is_object(j) && json_is_string(clip) && !strcmp(json_string_value(clip), run->clip) &&
+        json_is_integer(frames)) {
+        fprintf(log, "kinegraph retarget: skipped %s: %s and %s exist\n", run->clip, run->out, run->report);
+        run->json = j;
+        run->frames = (int)json_integer_value(frames);
+        return 1;
+    }
+    fprintf(log, "kinegraph retarget: %s: redone, its result is not whole (%s)\n", run->clip,
+            !out ? "no output, or an empty one"
+            : !report ? "no report"
+            : !j ? "the report is not JSON"
+                 : "the report is not this clip's");
+    json_decref(j);
+    return 0;
+}
+
 /* One clip's run, on whichever thread: its messages collected in run->log
  * (printed whole, in the clips' order, by the main thread) or to stderr. */
 static void run_clip(const shared *s, clip_run *run) {
@@ -417,8 +473,12 @@ static void run_clip(const shared *s, clip_run *run) {
     kg_cli c = *s->cli;        /* its own diagnostics and motion; the options shared */
     kg_diags_init(&c.diags);
     c.motion = NULL;
-    if (s->o->skip_existing && access(run->out, F_OK) == 0) run->rc = skip_clip(s, run, log ? log : stderr);
+    if (s->o->summary && s->o->skip_existing) { /* resuming a shard: only whole results are skipped */
+        if (resumable(run, log ? log : stderr)) run->rc = KG_EXIT_OK, run->status = "resumed";
+        else run->rc = retarget_clip(s, &c, run, log ? log : stderr);
+    } else if (s->o->skip_existing && access(run->out, F_OK) == 0) run->rc = skip_clip(s, run, log ? log : stderr);
     else run->rc = retarget_clip(s, &c, run, log ? log : stderr);
+    if (!run->status) run->status = run->rc ? "failed" : "done";
     c.model_path = NULL;
     kg_cli_done(&c);
     if (log) fclose(log);
@@ -588,7 +648,8 @@ static void print_done(pool *p, int *printed, progress *pg) {
         progress_clear(pg);
         if (run->log) fwrite(run->log, 1, run->loglen, stderr);
         fflush(stderr);
-        free(run->log);
+        if (p->s->keep_logs && run->rc) run->kept_log = run->log; /* for the shard summary */
+        else free(run->log);
         run->log = NULL;
         pthread_mutex_lock(&p->lock);
     }
@@ -643,19 +704,54 @@ static int print_reports(const pool *p) {
     return rc;
 }
 
-/* Every clip onto the prepared robot, --jobs at a time; the worst exit code. */
+/* The shard summary (--summary): the plan, and each clip's status, paths and
+ * report. Returns 0 or KG_EXIT_OUTPUT. */
+static int write_summary(const opts *o, const kg_shard_plan *plan, const pool *p, double seconds) {
+    json_t *j = kg_shard_summary_new("retarget", o->shard_k, plan), *results = json_array();
+    long frames = 0;
+    for (int k = 0; k < p->n; k++) {
+        const clip_run *run = &p->runs[k];
+        json_t *e = json_object();
+        json_object_set_new(e, "path", kg_json_str(run->clip));
+        json_object_set_new(e, "index", json_integer(run->index));
+        json_object_set_new(e, "status", json_string(run->status ? run->status : "failed"));
+        json_object_set_new(e, "exit", json_integer(run->rc));
+        json_object_set_new(e, "frames", json_integer(run->frames));
+        json_object_set_new(e, "output", kg_json_str(run->out));
+        json_object_set_new(e, "report_file", kg_json_str(run->report));
+        json_object_set_new(e, "messages", kg_json_str(run->kept_log));
+        json_object_set_new(e, "report", run->json ? json_incref(run->json) : json_null());
+        json_array_append_new(results, e);
+        frames += run->frames;
+    }
+    json_object_set_new(j, "robot", kg_json_str(o->robot));
+    json_object_set_new(j, "results", results);
+    json_object_set_new(j, "frames", json_integer(frames));
+    json_object_set_new(j, "seconds", json_real(seconds));
+    json_object_set_new(j, "jobs", json_integer(o->jobs));
+    int rc = kg_json_write_file(j, o->summary) != 0 ? KG_EXIT_OUTPUT : KG_EXIT_OK;
+    if (rc) fprintf(stderr, "kinegraph retarget: cannot write %s\n", o->summary);
+    json_decref(j);
+    return rc;
+}
+
+/* Every clip onto the prepared robot, --jobs at a time; the worst exit code.
+ * index: each clip's place among all the CLIP arguments; plan: --shard's. */
 static int run_clips(const kg_cli *c, const opts *o, const kg_model *robot, const kg_retarget_robot *rr, json_t *map,
-                     const kg_retarget_options *ro, const char *format, char **outs, char **reports) {
+                     const kg_retarget_options *ro, const char *format, char **outs, char **reports,
+                     const int *index, const kg_shard_plan *plan) {
     int jobs = o->jobs < o->nclips ? o->jobs : o->nclips, show_progress = o->nclips > 1 && isatty(STDERR_FILENO);
+    double t0 = now();
     pool p = {.n = o->nclips};
     shared s = {.cli = c, .o = o, .robot = robot, .rr = rr, .map = map, .map_lock = &p.lock, .ro = ro,
-                .format = format, .collect = jobs > 1 || show_progress};
+                .format = format, .collect = jobs > 1 || show_progress || o->summary, .keep_logs = !!o->summary};
     p.s = &s;
     if (!(p.runs = calloc((size_t)o->nclips, sizeof *p.runs))) return KG_EXIT_ERRORS;
     for (int k = 0; k < o->nclips; k++) {
         clip_run *run = &p.runs[k];
         run->clip = o->clips[k], run->out = outs[k], run->report = reports[k];
         run->robot_seconds = k == 0 ? kg_retarget_robot_seconds(rr) : 0;
+        run->index = index ? index[k] : k;
     }
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.changed, NULL);
@@ -666,11 +762,42 @@ static int run_clips(const kg_cli *c, const opts *o, const kg_model *robot, cons
     for (int k = 0; k < o->nclips; k++)
         if (p.runs[k].rc > rc) rc = p.runs[k].rc;
     if (c->json && print_reports(&p) != 0) rc = KG_EXIT_OUTPUT;
-    for (int k = 0; k < o->nclips; k++) json_decref(p.runs[k].json);
+    if (o->summary) {
+        int w = write_summary(o, plan, &p, now() - t0 + kg_retarget_robot_seconds(rr));
+        if (w > rc) rc = w;
+    }
+    for (int k = 0; k < o->nclips; k++) json_decref(p.runs[k].json), free(p.runs[k].kept_log);
     pthread_cond_destroy(&p.changed);
     pthread_mutex_destroy(&p.lock);
     free(p.runs);
     return rc;
+}
+
+/* --shard's plan over all the clips, then only the K-th part's clips kept (with
+ * their outputs, reports and places in *index); the plan in *plan. Returns an
+ * exit code. */
+static int shard_select(opts *o, char **outs, char **reports, int **index, kg_shard_plan *plan) {
+    long long *work = calloc((size_t)o->nclips + 1, sizeof *work);
+    *index = calloc((size_t)o->nclips + 1, sizeof **index);
+    if (!work || !*index) return free(work), KG_EXIT_ERRORS;
+    for (int k = 0; k < o->nclips; k++) work[k] = kg_shard_clip_work(o->clips[k]);
+    if (kg_shard_plan_make(plan, o->nclips, o->clips, work, o->shard_n, "frames") != 0) return KG_EXIT_ERRORS;
+    if (o->print_shards) return KG_EXIT_OK;
+    /* the plan keeps naming all the clips (o->all_clips); o->clips becomes the part's */
+    char **clips = calloc((size_t)o->nclips + 1, sizeof *clips);
+    if (!clips) return KG_EXIT_ERRORS;
+    int kept = 0;
+    for (int k = 0; k < o->nclips; k++) {
+        if (plan->shard[k] != o->shard_k) {
+            free(outs[k]), free(reports[k]);
+            continue;
+        }
+        clips[kept] = o->clips[k], (*index)[kept] = k, outs[kept] = outs[k], reports[kept] = reports[k];
+        kept++;
+    }
+    for (int k = kept; k < o->nclips; k++) outs[k] = reports[k] = NULL;
+    o->all_clips = o->clips, o->clips = clips, o->nclips = kept;
+    return KG_EXIT_OK;
 }
 
 int kg_cmd_retarget(int argc, char **argv) {
@@ -691,17 +818,30 @@ int kg_cmd_retarget(int argc, char **argv) {
     json_t *map = NULL;
     char **outs = calloc((size_t)o.nclips + 1, sizeof *outs), **reports = calloc((size_t)o.nclips + 1, sizeof *reports);
     const char *format = NULL;
+    int *index = NULL;
+    kg_shard_plan plan = {0};
     rc = KG_EXIT_USAGE;
+    if (o.print_shards) { /* the plan only: no robot, no outputs */
+        if (!o.nclips) {
+            kg_cli_usage_error("retarget", "no CLIP given");
+            goto done;
+        }
+        rc = shard_select(&o, outs, reports, &index, &plan);
+        if (rc == KG_EXIT_OK) rc = kg_json_print(kg_shard_plan_json(&plan)) != 0 ? KG_EXIT_OUTPUT : KG_EXIT_OK;
+        goto done;
+    }
     if (check_usage(&o, &format) != 0) goto done;
     rc = !outs || !reports ? KG_EXIT_ERRORS : o.print_map ? KG_EXIT_OK : paths(&o, outs, reports);
+    if (rc == KG_EXIT_OK && !o.print_map && (o.shard_text || o.summary)) rc = shard_select(&o, outs, reports, &index, &plan);
     if (rc != KG_EXIT_OK) goto done;
     rc = KG_EXIT_ERRORS;
     if (!(rr = prepare_robot(&c, &o, &ro, &robot, &map))) goto done;
     rc = o.print_map ? print_maps(&c, &o, robot, rr, map)
-                     : run_clips(&c, &o, robot, rr, map, &ro, format, outs, reports);
+                     : run_clips(&c, &o, robot, rr, map, &ro, format, outs, reports, index, &plan);
 done:
     for (int k = 0; outs && reports && k < o.nclips; k++) free(outs[k]), free(reports[k]);
-    free(outs), free(reports), free(o.clips);
+    free(outs), free(reports), free(o.clips), free(o.all_clips), free(index);
+    kg_shard_plan_free(&plan);
     json_decref(map);
     kg_retarget_robot_free(rr);
     kg_model_free(robot);

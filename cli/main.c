@@ -16,6 +16,7 @@ int kg_cmd_workspace(int argc, char **argv);
 int kg_cmd_collisions(int argc, char **argv);
 int kg_cmd_check(int argc, char **argv);
 int kg_cmd_dynamics(int argc, char **argv);
+int kg_cmd_merge(int argc, char **argv);
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
  * Jacobians), where splitting work over threads only costs. (The worker
@@ -30,6 +31,7 @@ static const struct {
 } commands[] = {
     {"info", kg_cmd_info, "what a model is made of, and its diagnostics"},
     {"check", kg_cmd_check, "validity checks over many files (text, JSON, JUnit, HTML reports)"},
+    {"merge", kg_cmd_merge, "join the shard summaries of a batch split with --shard (retarget, check)"},
     {"fk", kg_cmd_fk, "forward kinematics: world pose of every link"},
     {"mass", kg_cmd_mass, "total mass, centre of mass and inertia"},
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},

@@ -72,4 +72,7 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
  * for trajectories the structure itself). */
 void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target);
 
+/* A CSV field: quoted when it holds a comma, quote or line end (RFC 4180). */
+void kg_csv_field(FILE *f, const char *s);
+
 #endif

@@ -57,8 +57,7 @@ static const kg_motion *motion_or_rest(const kg_model *m, const kg_motion *mo, k
     return *owned;
 }
 
-/* CSV field: quoted when it holds a comma, quote or line end (RFC 4180). */
-static void csv_field(FILE *f, const char *s) {
+void kg_csv_field(FILE *f, const char *s) {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
@@ -89,7 +88,7 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
         for (int k = 0; k < m->nq; k++) {
             if (!written(m, o, k)) continue;
             fputc(',', f);
-            csv_field(f, kg_coord_name(m, k, name, sizeof name));
+            kg_csv_field(f, kg_coord_name(m, k, name, sizeof name));
         }
         fputc('\n', f);
     }

@@ -387,16 +387,41 @@ static void test_command(void **state) {
     assert_non_null(strstr(x, ">arm</text>"));
     free(x);
     json_decref(j);
-    /* shards: 1/2 and 2/2 split the sorted list, alternately */
-    snprintf(cmd, sizeof cmd, "'%s/m' --json '%s/s1.json' --shard 1/2", tmpdir, tmpdir);
-    assert_int_equal(run(cmd), 0); /* files 0 and 2: good.urdf and warn.urdf */
-    j = load_json("s1.json");
-    files = json_object_get(j, "files");
-    assert_int_equal(json_array_size(files), 2);
-    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(files, 1), "path")), "warn.urdf"));
-    json_decref(j);
-    snprintf(cmd, sizeof cmd, "'%s/m' --json '%s/s2.json' --shard 2/2", tmpdir, tmpdir);
-    assert_int_equal(run(cmd), 1); /* file 1: bad.urdf */
+    /* shards: 1/2 and 2/2 split the files (balanced by size), disjoint and
+     * together all of them, the same whatever the PATHs' order; the part
+     * with bad.urdf exits 1 */
+    int seen[3] = {0}, bad_part = 0;
+    const char *names[3] = {"good.urdf", "bad.urdf", "warn.urdf"};
+    for (int k = 1; k <= 2; k++) {
+        for (int order = 0; order < 2; order++) {
+            if (order == 0)
+                snprintf(cmd, sizeof cmd, "'%s/m' --json '%s/s%d.json' --shard %d/2", tmpdir, tmpdir, k, k);
+            else /* the same files named otherwise ordered */
+                snprintf(cmd, sizeof cmd, "'%s/m/sub/warn.urdf' '%s/m/sub/bad.urdf' '%s/m/good.urdf' --json "
+                         "'%s/t%d.json' --shard %d/2", tmpdir, tmpdir, tmpdir, tmpdir, k, k);
+            int st = run(cmd);
+            char name[16];
+            snprintf(name, sizeof name, "%c%d.json", order ? 't' : 's', k);
+            j = load_json(name);
+            files = json_object_get(j, "files");
+            assert_true(json_array_size(files) >= 1);
+            int has_bad = 0;
+            for (size_t i = 0; i < json_array_size(files); i++) {
+                const char *p = json_string_value(json_object_get(json_array_get(files, i), "path"));
+                for (int f = 0; f < 3; f++)
+                    if (strstr(p, names[f])) {
+                        if (order == 0) seen[f] += k;
+                        else assert_int_equal(seen[f], k); /* the same part as before */
+                        if (f == 1) has_bad = 1;
+                    }
+            }
+            assert_int_equal(st, has_bad ? 1 : 0);
+            if (has_bad) bad_part = k;
+            json_decref(j);
+        }
+    }
+    for (int f = 0; f < 3; f++) assert_true(seen[f] == 1 || seen[f] == 2); /* in exactly one part */
+    assert_true(bad_part == 1 || bad_part == 2);
     /* warnings only: exit 0, or 1 with --fail-on warning; globs */
     snprintf(cmd, sizeof cmd, "'%s/m/sub/w*.urdf'", tmpdir);
     assert_int_equal(run(cmd), 0);

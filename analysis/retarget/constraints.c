@@ -113,12 +113,44 @@ static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
+/* A foot pushing off: its sole's front edge held, its middle at roll_at; it
+ * pitches about the edge, neither rolling nor turning (its heel is kept above
+ * the ground by the ground rows). */
+static void roll_target(rt_step *w, int side, const rt_pin *pin) {
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    const double *R = w->d->link_rot + 9 * l, up[3] = {0, 0, 1};
+    double d[3], mid[3], p[3], Re[9], phi[3], e[5], fwd[3];
+    for (int a = 0; a < 3; a++) d[a] = pin->roll_at[a] - pin->pos[a];
+    kg_mat3_tvec(mid, pin->R, d); /* the edge's middle in the foot's frame */
+    kg_mat3_vec(p, R, mid);
+    for (int a = 0; a < 3; a++) p[a] += w->d->link_pos[3 * l + a], e[a] = pin->roll_at[a] - p[a];
+    kg_mat3_vec(fwd, pin->R, rr->rest_rot[foot]); /* the rest frame's first row: the world's x at rest */
+    kg_mat3_mul_bt(Re, R, pin->R);                /* the turn since set down: about the edge only */
+    kg_rot_log(Re, phi);
+    e[3] = -kg_vec3_dot(phi, fwd), e[4] = -kg_vec3_dot(phi, up);
+    if (!w->eval) {
+        rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
+        rt_clear_marks(w);
+        for (int i = 0; i < nx; i++) {
+            double jf = 0, ju = 0;
+            for (int a = 0; a < 3; a++) jf += fwd[a] * w->J[(3 + a) * nx + i], ju += up[a] * w->J[(3 + a) * nx + i];
+            w->J[3 * nx + i] = jf, w->J[4 * nx + i] = ju;
+        }
+    }
+    for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
+}
+
 /* Planted feet on their pins (or turning on them); closed loops closed. */
 static void stance_rows(rt_step *w, const rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         if (!g->pin[side].down) continue;
         if (g->pin[side].pivot) {
             pivot_target(w, side, &g->pin[side]);
+            continue;
+        }
+        if (g->pin[side].roll) {
+            roll_target(w, side, &g->pin[side]);
             continue;
         }
         pose_target(w, KG_SLACK_STANCE, w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1,
@@ -145,7 +177,7 @@ static void above_ground(rt_step *w, int l, const double p[3]) {
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
-        if (g->pin[side].down) continue;
+        if (g->pin[side].down && !g->pin[side].roll) continue;
         int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         double c[4][3], low = INFINITY;
         rt_sole_at(rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
@@ -153,7 +185,7 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             low = fmin(low, c[k][2]);
             if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
         }
-        for (int k = 0; k < rr->nfoot_shape[side]; k++) {
+        for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* rolling: on its corners */
             double p[3];
             int s = rr->foot_shape[side][k];
             if (rt_shape_lowest(&rr->coarse, w->d, s, p) < fmin(low, w->t.sole_watch)) above_ground(w, rr->coarse.shape[s].link, p);

@@ -79,6 +79,8 @@ typedef struct rt_frame_source {
     double head_up[3];            /* unit: neck towards the top of the head (zero: no head) */
     unsigned char contact[2];     /* the foot is down (heel or toe, filtered) */
     unsigned char pivot[2];       /* a down foot turning on the ground: RT_PIVOT_* */
+    unsigned char on_toes[2];     /* a down foot's heel up until it lifts off (the toes' contact only, at a
+                                   * contact's end: the push-off) */
     unsigned char standing;       /* a foot planted: low and slow, before filtering (the report's
                                    * hover reference) */
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
@@ -134,6 +136,9 @@ typedef struct rt_pin {
     int down, pivot;
     double pos[3], R[9];
     double pivot_at[3];
+    int roll;                     /* pushing off: the sole's front edge held (its middle at roll_at), the
+                                   * foot free to pitch about it, heel up */
+    double roll_at[3];
     int f0;                       /* pivoting: the frame it was set down at, ... */
     double yaw, src_yaw;          /* ... the heading it was set down with, the source's foot's then */
 } rt_pin;

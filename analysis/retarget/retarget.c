@@ -81,6 +81,23 @@ static double sole_height(const run *R, int side) {
  * it comes straight down (landing()) and is pinned where it arrives: pinned
  * in the air, it was dragged flat onto the ground along its pin's rows and
  * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
+/* A planted foot's push-off begins: its sole's front edge is held where the
+ * pin has it, the heel free to rise. */
+static void push_off(run *R, int side) {
+    rt_pin *p = &R->pin[side];
+    const double (*c)[3] = R->rr->sole[side], *fwd = R->rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    double mid[3] = {0, 0, 0}, along[4]; /* fwd: the world's x at rest in the foot's frame (a row) */
+    for (int k = 0; k < 4; k++) along[k] = kg_vec3_dot(c[k], fwd);
+    for (int k = 0; k < 4; k++) {
+        int ahead = 0; /* the front edge: the two corners farthest forward */
+        for (int j = 0; j < 4; j++) ahead += along[j] > along[k] || (along[j] == along[k] && j < k);
+        for (int a = 0; a < 3 && ahead < 2; a++) mid[a] += c[k][a] / 2;
+    }
+    kg_mat3_vec(p->roll_at, p->R, mid);
+    for (int a = 0; a < 3; a++) p->roll_at[a] += p->pos[a];
+    p->roll = 1;
+}
+
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -88,9 +105,10 @@ static int set_pins(run *R, int f) {
     for (int side = 0; side < 2; side++) {
         rt_pin *p = &R->pin[side];
         if (!R->s.f[f].contact[side]) {
-            p->down = 0;
+            p->down = 0, p->roll = 0;
             continue;
         }
+        if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
         if (p->down || (f > 0 && sole_height(R, side) > R->o->tune.pin_height)) continue;
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
@@ -104,7 +122,7 @@ static int set_pins(run *R, int f) {
         }
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
-        p->down = 1, landed = 1;
+        p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
          * fell further behind, its swinging foot stretched towards targets out of reach */
@@ -266,7 +284,7 @@ static void trace(run *R, int f, const rt_step_result *res) {
                    "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
                    "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
                    "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z,foot_l_yaw,foot_r_yaw,zmp_ref_x,zmp_ref_y,"
-                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw\n");
+                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw,push_off_l,push_off_r\n");
     fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
             F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
             d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
@@ -280,7 +298,7 @@ static void trace(run *R, int f, const rt_step_result *res) {
     }
     fprintf(t, ",%.4f,%.4f,%.4f,%.4f", R->feet[f][0][3], R->feet[f][1][3], F->zmp_ref[0], F->zmp_ref[1]);
     for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", F->pin[s][0], F->pin[s][1], F->pin[s][3]);
-    fputc('\n', t);
+    fprintf(t, ",%d,%d\n", R->pin[0].roll, R->pin[1].roll);
 }
 
 static int run_alloc(run *R, int n) {

@@ -182,6 +182,23 @@ static void filter_runs(rt_source *s, int side, int L) {
     }
 }
 
+/* A contact's push-off: its last frames with the heel up (on_toes), after
+ * the last with the heel down; a contact without its heel down has none (a
+ * foot that lands on its toes and leaves on them is held flat). */
+static void push_offs(rt_source *s, int side) {
+    for (int a = 0; a < s->nframes;) {
+        if (!s->f[a].contact[side]) {
+            s->f[a++].on_toes[side] = 0;
+            continue;
+        }
+        int b = a, heel = -1;
+        for (; b < s->nframes && s->f[b].contact[side]; b++)
+            if (!s->f[b].on_toes[side]) heel = b;
+        for (int f = a; f < b; f++) s->f[f].on_toes[side] = (unsigned char)(heel >= 0 && f > heel && b < s->nframes);
+        a = b;
+    }
+}
+
 /* Heel and toe down with hysteresis; a foot down while either is; filtered. */
 static void contacts(rt_source *s, const kg_retarget_tuning *t, double *floor[2]) {
     int h = (int)lround(t->speed_window / s->dt), L = (int)ceil(t->min_contact_time / s->dt);
@@ -201,9 +218,11 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, double *floor[2]
                 down[kind] = down[kind] ? z < t->contact_height_off && v < t->contact_speed_off : on;
             }
             F->contact[side] = (unsigned char)(down[0] || down[1]);
+            F->on_toes[side] = (unsigned char)!down[0]; /* the heel up; kept below for a contact's tail */
             F->standing |= (unsigned char)low_slow;
         }
         filter_runs(s, side, L);
+        push_offs(s, side);
     }
 }
 
