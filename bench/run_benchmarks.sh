@@ -182,3 +182,27 @@ if [ -f "$g1" ]; then
     done
 fi
 OPENBLAS_NUM_THREADS=1 "$bin/bench_retarget" "$src/samples/walk.bvh" "$src/samples/humanoid.urdf" 5 | tee -a "$out/retarget.json"
+# Writing a retargeted motion: the first 1 000 frames of the Bandai Namco short dance on G1
+# (retargeted here, convert's CSV layout) to glTF (meshes and animation) and .npz; then the
+# command for the whole clip (1 901 frames), read model and CSV included.
+dance="$data/bvh/bandai_namco/dataset-1_dance-short_normal_001.bvh"
+if [ -f "$g1" ] && [ -f "$dance" ]; then
+    tmp=$(mktemp -d)
+    OPENBLAS_NUM_THREADS=1 "$bin/../kinegraph" retarget "$dance" --robot "$g1" -o "$tmp/dance.csv" --csv-layout kinegraph 2>/dev/null
+    "$bin/bench_export" 11 1000 "$g1" "$tmp/dance.csv" "$tmp/dance.glb" "$tmp/dance.npz" | tee "$out/export_motion_g1.json"
+    python3 - "$bin/../kinegraph" "$g1" "$tmp" <<'PY' | tee -a "$out/export_motion_g1.json"
+import json, statistics, subprocess, sys, time
+kg, g1, tmp = sys.argv[1:4]
+res = {"benchmark": "export_motion_cli", "frames": 1901}
+for ext in ("glb", "npz"):
+    t = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        subprocess.run([kg, "convert", g1, tmp + "/cli." + ext, "--motion", tmp + "/dance.csv"], check=True,
+                       capture_output=True)
+        t.append(time.perf_counter() - t0)
+    res["convert_" + ext + "_median_ms"] = round(statistics.median(t) * 1e3, 1)
+print(json.dumps(res))
+PY
+    rm -rf "$tmp"
+fi

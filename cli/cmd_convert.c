@@ -1,23 +1,33 @@
 /* kinegraph convert IN OUT: write a model and its motion in another format. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
 #include "formats/ledger.h"
+#include "formats/motion_file.h"
 #include "formats/save.h"
 
 int kg_cmd_convert(int argc, char **argv);
 
 static const char help[] =
-    "usage: kinegraph convert IN OUT [--to FORMAT] [--ledger FILE.json] [--force] [options]\n"
+    "usage: kinegraph convert IN OUT [--to FORMAT] [--motion FILE [--motion-fps N]] [--fps N]\n"
+    "                         [--ledger FILE.json] [--force] [options]\n"
     "\n"
     "Reads IN and writes OUT in the format its extension names (or --to): urdf, dae (COLLADA\n"
-    "1.5), bvh, csv, json, xml (MJCF, MuJoCo's format). URDF, COLLADA and MJCF are written\n"
-    "from any model (MJCF meshes that MuJoCo cannot read go beside it as STL); gltf and glb\n"
-    "(glTF 2.0) hold the link tree, visual geometry and the motion as an animation; BVH keeps the\n"
-    "hierarchy, channel order and frame\n"
-    "time; CSV and JSON are trajectories: one row per frame with time, root position, root\n"
-    "orientation (quaternion w x y z) and every joint coordinate by name (see the README).\n"
+    "1.5), bvh, csv, json, xml (MJCF, MuJoCo's format), gltf or glb (glTF 2.0), npz. URDF,\n"
+    "COLLADA and MJCF are written from any model (MJCF meshes that MuJoCo cannot read go beside\n"
+    "it as STL); glTF holds the link tree, visual geometry with normals and the motion as an\n"
+    "animation; BVH keeps the hierarchy, channel order and frame time; CSV and JSON are\n"
+    "trajectories: one row per frame with time, root position, root orientation (quaternion\n"
+    "w x y z) and every joint coordinate by name (see the README); npz is an RL motion file\n"
+    "(numpy arrays: fps, joint_names, joint_pos, joint_vel, body_names, body_pos_w, body_quat_w\n"
+    "(w x y z), body_lin_vel_w, body_ang_vel_w; float32, frames first; velocities by central\n"
+    "differences at the output rate, one-sided at the ends).\n"
+    "The motion is IN's own (a BVH, an animated COLLADA file) or, with --motion, FILE's for\n"
+    "the model IN: a trajectory CSV (convert's layout with its header, or the headerless one\n"
+    "retarget writes), or a BVH or COLLADA animation whose coordinates have IN's names.\n"
     "Everything the output format cannot hold is listed in the conversion ledger: dropped,\n"
     "approximated or defaulted, each with where it was read; a summary is always printed\n"
     "on stderr, the whole ledger is written with --ledger. The output is written to a\n"
@@ -25,7 +35,13 @@ static const char help[] =
     "is not converted unless --force.\n"
     "\n"
     "options:\n"
-    "  --to FORMAT            urdf, dae, bvh, csv, json, mjcf, gltf or glb, whatever OUT's extension\n"
+    "  --to FORMAT            urdf, dae, bvh, csv, json, mjcf, gltf, glb or npz, whatever OUT's\n"
+    "                         extension\n"
+    "  --motion FILE          the motion of IN to write (CSV, BVH, COLLADA), in place of IN's own\n"
+    "  --motion-fps N         the frame rate of a CSV FILE (default: a headed CSV's time column,\n"
+    "                         30 for a headerless one, LAFAN1's)\n"
+    "  --fps N                write the motion resampled to N frames/s (coordinates interpolated\n"
+    "                         linearly, quaternions slerped)\n"
     "  --ledger FILE.json     write the conversion ledger there\n"
     "  --force                convert even when the input has errors\n";
 
@@ -57,7 +73,8 @@ static int write_ledger(const char *path, const char *in, const char *out, const
 
 int kg_cmd_convert(int argc, char **argv) {
     kg_cli c = {.command = "convert"};
-    const char *in = NULL, *out = NULL, *to = NULL, *ledger_path = NULL;
+    const char *in = NULL, *out = NULL, *to = NULL, *ledger_path = NULL, *motion_path = NULL;
+    double fps = 0, motion_fps = 0;
     int force = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -71,6 +88,21 @@ int kg_cmd_convert(int argc, char **argv) {
         if (strcmp(argv[i], "--ledger") == 0) {
             if (i + 1 >= argc) return kg_cli_usage_error("convert", "--ledger needs a file name");
             ledger_path = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--motion") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("convert", "--motion needs a file name");
+            motion_path = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--fps") == 0 || strcmp(argv[i], "--motion-fps") == 0) {
+            const char *opt = argv[i];
+            char *end;
+            double v = i + 1 < argc ? strtod(argv[i + 1], &end) : NAN;
+            if (i + 1 >= argc || end == argv[i + 1] || *end || !(v > 0) || !isfinite(v))
+                return kg_cli_usage_error("convert", "%s needs a positive number", opt);
+            *(strcmp(opt, "--fps") ? &motion_fps : &fps) = v;
+            i++;
             continue;
         }
         if (strcmp(argv[i], "--to") == 0) {
@@ -88,15 +120,39 @@ int kg_cmd_convert(int argc, char **argv) {
     }
     if (!in || !out) return kg_cli_usage_error("convert", "give IN and OUT");
     if (!to && !kg_output_format(out))
-        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf, .glb or --to)",
+        return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf, .glb, .npz or --to)",
                                   out);
     if (to && !strcmp(to, "dae")) to = "collada";
     if (to && strcmp(to, "urdf") && strcmp(to, "collada") && strcmp(to, "bvh") && strcmp(to, "csv") && strcmp(to, "json") &&
-        strcmp(to, "mjcf") && strcmp(to, "gltf") && strcmp(to, "glb"))
-        return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv, json, mjcf, gltf or glb");
+        strcmp(to, "mjcf") && strcmp(to, "gltf") && strcmp(to, "glb") && strcmp(to, "npz"))
+        return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv, json, mjcf, gltf, glb or npz");
     c.model_path = in;
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     int rc = 0;
+    if (m && motion_path) { /* the model's motion from FILE */
+        kg_load_options lo = kg_cli_load_options(&c);
+        size_t before = c.diags.count;
+        kg_motion *mo = kg_load_motion_for(m, motion_path, &lo, motion_fps, &c.diags);
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        kg_motion_free(c.motion);
+        c.motion = mo;
+        if (!mo) {
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+    }
+    if (m && fps > 0 && c.motion) {
+        kg_motion *r = kg_motion_resample(m, c.motion, fps);
+        if (!r) {
+            fprintf(stderr, "kinegraph convert: cannot resample the motion to %g frames/s\n", fps);
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+        kg_motion_free(c.motion);
+        c.motion = r;
+    }
     if (!m) {
         rc = KG_EXIT_ERRORS;
     } else if (kg_cli_status(&c) != 0 && !force) {

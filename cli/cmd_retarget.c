@@ -43,7 +43,9 @@ static const char help[] =
     "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"
     "robot's actuated joints in its file's order, no header: the layout of retargeted LAFAN1\n"
     "clips; --csv-layout kinegraph for the headed layout of `convert`), .json, .bvh, .dae (robot\n"
-    "and animation), .urdf (the robot). Mimic followers are not written (their leaders are).\n"
+    "and animation), .glb/.gltf (glTF: robot and animation), .npz (RL motion file: joint and\n"
+    "body states per frame, see `convert --help`), .urdf (the robot). Mimic followers are not\n"
+    "written (their leaders are).\n"
     "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
     "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
     "found, errors), 2 on a usage error, 3 when OUT cannot be written.\n"
@@ -513,7 +515,7 @@ static int check_usage(const opts *o, const char **format) {
     if (o->print_map) return 0;
     if (!o->out) return kg_cli_usage_error("retarget", "-o OUT is required"), -1;
     if (!(*format = kg_output_format(o->out)))
-        return kg_cli_usage_error("retarget", "cannot tell the format of '%s' (.csv, .json, .bvh, .dae, .urdf)", o->out), -1;
+        return kg_cli_usage_error("retarget", "cannot tell the format of '%s' (.csv, .json, .bvh, .dae, .glb, .npz, .urdf)", o->out), -1;
     if (o->layout && strcmp(o->layout, "lafan1") && strcmp(o->layout, "kinegraph"))
         return kg_cli_usage_error("retarget", "--csv-layout takes lafan1 or kinegraph"), -1;
     if (o->nclips > 1 && (!strstr(o->out, "%s") || (o->report && !strstr(o->report, "%s"))))

@@ -40,7 +40,7 @@ static const struct {
     {"retarget", kg_cmd_retarget, "a motion-capture clip onto a humanoid robot (feet planted, balanced)"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},
-    {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json)"},
+    {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json, mjcf, gltf/glb, npz)"},
 };
 
 static void usage(FILE *f) {

@@ -60,6 +60,11 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
  * geometry with materials, the motion as an animation. */
 int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                    kg_diags *d);
+/* RL motion files (.npz, numpy arrays in a zip): per frame the coordinates and
+ * their rates, every real link's world pose and velocity, float32, frames first
+ * (the layout of BeyondMimic-style motion-tracking trainers; see exporters/npz.c). */
+int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                  kg_diags *d);
 /* URDF 1.0 from any model: loops, compound joints and the like are reported. */
 int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d);

@@ -130,13 +130,124 @@ static int material(gw *x, const double rgba[4]) {
     return x->nmat++;
 }
 
-/* One primitive: the vertices (already in the geom's frame) and triangles. */
+/* Vertex normals: a corner's normal is the area-weighted mean of the normals of
+ * the triangles around its vertex that turn less than this from its own, so
+ * smooth surfaces (spheres, cylinder sides, fine meshes) are shaded smooth and
+ * edges sharper than it (a box's, a cylinder's rim) stay sharp: a vertex is
+ * split where its corners' normals differ (as 3-D tools' "auto smooth"); mesh
+ * files' vertices at one position are joined by their reader (formats/mesh.c),
+ * STL's too, so their triangles' corners are shared. The angle
+ * is 30 degrees, as Blender's auto smooth. */
+#define KG_GLTF_CREASE_COS 0.86602540378443865 /* cos 30 deg */
+
+/* A vertex on a crease with more triangles than this (a cone's apex, a fan of
+ * slivers) gives each corner its own triangle's normal: comparing every pair
+ * would be quadratic in the valence. */
+#define KG_GLTF_MAX_CREASE_VALENCE 64
+
+/* cos 15 deg: faces all within half the crease angle of their mean are all
+ * within the crease angle of each other */
+#define KG_GLTF_HALF_CREASE_COS 0.96592582628906829
+
+/* The triangles t[nt] over v, re-indexed (only the vertices they use, split by
+ * normal): *ov [3 *onv] positions, *on [3 *onv] unit normals, *ot [3 nt].
+ * Vertex by vertex: one normal for all its corners when its triangles all lie
+ * within half the crease angle of their mean (linear in its valence: a CAD
+ * fan's flat centre), else corner by corner. */
+static void with_normals(const double *v, int nv, const int *t, int nt, double **ov, double **on, int **ot, int *onv) {
+    double *fn = malloc(((size_t)nt + 1) * 3 * sizeof *fn), *u = malloc(((size_t)nt + 1) * 3 * sizeof *u);
+    int *start = calloc((size_t)nv + 2, sizeof *start), *adj = malloc(((size_t)3 * nt + 1) * sizeof *adj);
+    for (int f = 0; f < nt; f++) {
+        const double *a = v + 3 * t[3 * f], *b = v + 3 * t[3 * f + 1], *c = v + 3 * t[3 * f + 2];
+        double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        kg_vec3_cross(fn + 3 * f, e1, e2);
+        double n = kg_vec3_norm(fn + 3 * f);
+        for (int k = 0; k < 3; k++) u[3 * f + k] = n > 0 ? fn[3 * f + k] / n : 0;
+        for (int k = 0; k < 3; k++) start[t[3 * f + k] + 1]++;
+    }
+    for (int i = 0; i < nv; i++) start[i + 1] += start[i];
+    int *fill = malloc(((size_t)nv + 1) * sizeof *fill);
+    memcpy(fill, start, (size_t)nv * sizeof *fill);
+    for (int c = 0; c < 3 * nt; c++) adj[fill[t[c]]++] = c; /* the corners at each vertex */
+    *ov = malloc(((size_t)3 * nt + 1) * 3 * sizeof **ov);
+    *on = malloc(((size_t)3 * nt + 1) * 3 * sizeof **on);
+    *ot = malloc(((size_t)3 * nt + 1) * sizeof **ot);
+    int n = 0;
+    for (int i = 0; i < nv; i++) {
+        const int first = n, *cs = adj + start[i], k = start[i + 1] - start[i];
+        if (!k) continue;
+        double m[3] = {0, 0, 0};
+        for (int a = 0; a < k; a++)
+            for (int c = 0; c < 3; c++) m[c] += fn[3 * (cs[a] / 3) + c];
+        double len = kg_vec3_norm(m);
+        int smooth = len > 0;
+        for (int c = 0; c < 3 && smooth; c++) m[c] /= len;
+        for (int a = 0; a < k && smooth; a++) {
+            const double *ug = u + 3 * (cs[a] / 3);
+            smooth = (ug[0] == 0 && ug[1] == 0 && ug[2] == 0) || kg_vec3_dot(ug, m) >= KG_GLTF_HALF_CREASE_COS;
+        }
+        if (smooth) { /* one vertex for all its corners */
+            memcpy(*ov + 3 * n, v + 3 * i, 3 * sizeof(double));
+            memcpy(*on + 3 * n, m, sizeof m);
+            for (int a = 0; a < k; a++) (*ot)[cs[a]] = n;
+            n++;
+            continue;
+        }
+        if (k > KG_GLTF_MAX_CREASE_VALENCE) { /* one vertex per corner, flat */
+            for (int a = 0; a < k; a++) {
+                const double *uf = u + 3 * (cs[a] / 3);
+                double flat[3] = {0, 0, 1};
+                if (uf[0] != 0 || uf[1] != 0 || uf[2] != 0) kg_vec3_copy(flat, uf);
+                memcpy(*ov + 3 * n, v + 3 * i, 3 * sizeof(double));
+                memcpy(*on + 3 * n, flat, sizeof flat);
+                (*ot)[cs[a]] = n++;
+            }
+            continue;
+        }
+        for (int a = 0; a < k; a++) {
+            double s[3];
+            {
+                const double *uf = u + 3 * (cs[a] / 3);
+                int flat = uf[0] == 0 && uf[1] == 0 && uf[2] == 0; /* degenerate: its neighbours' mean */
+                s[0] = s[1] = s[2] = 0;
+                for (int b = 0; b < k; b++) {
+                    int g = cs[b] / 3;
+                    if (flat || kg_vec3_dot(uf, u + 3 * g) >= KG_GLTF_CREASE_COS)
+                        for (int c = 0; c < 3; c++) s[c] += fn[3 * g + c];
+                }
+                double l = kg_vec3_norm(s);
+                if (l > 0)
+                    for (int c = 0; c < 3; c++) s[c] /= l;
+                else
+                    s[0] = 0, s[1] = 0, s[2] = 1; /* no area around it: any unit vector */
+            }
+            int j = first;
+            while (j < n && memcmp(*on + 3 * j, s, sizeof s)) j++;
+            if (j == n) {
+                memcpy(*ov + 3 * j, v + 3 * i, 3 * sizeof(double));
+                memcpy(*on + 3 * j, s, sizeof s);
+                n++;
+            }
+            (*ot)[cs[a]] = j;
+        }
+    }
+    *onv = n;
+    free(fn), free(u), free(start), free(adj), free(fill);
+}
+
+/* One primitive: the vertices (already in the geom's frame) and triangles, with normals. */
 static json_t *primitive(gw *x, const double *v, int nv, const int *t, int nt, int mat) {
-    int pos = float_accessor(x, v, nv, 3, "VEC3", GL_ARRAY_BUFFER, 1);
+    double *pv, *pn;
+    int *pt, pnv;
+    with_normals(v, nv, t, nt, &pv, &pn, &pt, &pnv);
+    int pos = float_accessor(x, pv, pnv, 3, "VEC3", GL_ARRAY_BUFFER, 1);
+    int nrm = float_accessor(x, pn, pnv, 3, "VEC3", GL_ARRAY_BUFFER, 0);
     size_t from = x->nbin;
-    for (int i = 0; i < 3 * nt; i++) put_u32(x, (uint32_t)t[i]);
+    for (int i = 0; i < 3 * nt; i++) put_u32(x, (uint32_t)pt[i]);
     int idx = accessor(x, from, 3 * nt, GL_UNSIGNED_INT, "SCALAR", GL_ELEMENT_ARRAY_BUFFER, NULL, NULL);
-    json_t *p = json_pack("{s:{s:i}, s:i, s:i}", "attributes", "POSITION", pos, "indices", idx, "mode", 4);
+    free(pv), free(pn), free(pt);
+    json_t *p = json_pack("{s:{s:i, s:i}, s:i, s:i}", "attributes", "POSITION", pos, "NORMAL", nrm, "indices", idx,
+                          "mode", 4);
     if (mat >= 0) json_object_set_new(p, "material", json_integer(mat));
     return p;
 }

@@ -20,6 +20,7 @@ static const struct {
     {"mjcf", ".xml", kg_export_mjcf},
     {"gltf", ".gltf", kg_export_gltf}, /* the buffer beside it */
     {"glb", ".glb", kg_export_gltf},
+    {"npz", ".npz", kg_export_npz},
 };
 
 const char *kg_output_format(const char *path) {
@@ -87,6 +88,6 @@ int kg_save_with(const char *path, const char *format, const kg_model *m, const 
         if (!strcmp(format, writers[i].name) || !strcmp(format, writers[i].ext + 1)) /* "dae" too */
             return write_with(i, path, m, mo, o, l, d);
     kg_diag_add(d, KG_ERROR, "format.unknown_output", path, 0, NULL,
-                "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf or .glb)", path);
+                "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf, .glb or .npz)", path);
     return -1;
 }

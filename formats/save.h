@@ -9,7 +9,7 @@
 #include "core/motion.h"
 #include "formats/ledger.h"
 
-/* "urdf", "collada", "bvh", "csv", "json", "mjcf" (.xml), "gltf", "glb" from the name's extension, or NULL
+/* "urdf", "collada", "bvh", "csv", "json", "mjcf" (.xml), "gltf", "glb", "npz" from the name's extension, or NULL
  * ("lafan1", the headerless CSV layout of retargeted LAFAN1 clips, is only
  * chosen by name). */
 const char *kg_output_format(const char *path);

@@ -50,6 +50,7 @@ kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double 
     char *text = kg_read_file(path, NULL, d);
     if (!text) return NULL;
     const char *s = text;
+    if (!strncmp(s, "\xEF\xBB\xBF", 3)) s += 3; /* a UTF-8 byte order mark (spreadsheets write one) */
     while (s && blank(s)) s = next_line(s);
     if (!s) {
         kg_diag_add(d, KG_ERROR, "trajectory.empty", path, 0, NULL, "no frames");

@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fk.h"
 #include "core/motion.h"
 #include "formats/load.h"
+#include "formats/motion_file.h"
 #include "formats/save.h"
 
 static char tmpdir[] = "/tmp/kg_gltf_XXXXXX";
@@ -78,19 +80,41 @@ static double model_scale(const kg_model *m, kg_data *d) {
     return s;
 }
 
-/* Writes m (and mo) to name, reads it back with assimp; returns the worst pose error. */
-static double round_trip(const kg_model *m, const kg_motion *mo, const char *name) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_ledger l;
-    kg_ledger_init(&l);
-    int rc = kg_save(path, NULL, m, mo, &l, &d);
-    if (rc) kg_test_print_diags(&d);
-    assert_int_equal(rc, 0);
+/* Every mesh has unit normals, each within 30 degrees (the exporter's crease
+ * angle) of its triangle's normal (by the winding): fails the test otherwise. */
+static void check_normals(const struct aiScene *s, const char *path) {
+    for (unsigned k = 0; k < s->mNumMeshes; k++) {
+        const struct aiMesh *me = s->mMeshes[k];
+        if (!me->mNormals) fail_msg("%s: mesh %u has no normals", path, k);
+        for (unsigned f = 0; f < me->mNumFaces; f++) {
+            const struct aiFace *F = &me->mFaces[f];
+            if (F->mNumIndices != 3) continue;
+            const struct aiVector3D *a = &me->mVertices[F->mIndices[0]], *b = &me->mVertices[F->mIndices[1]],
+                                    *c = &me->mVertices[F->mIndices[2]];
+            double e1[3] = {b->x - a->x, b->y - a->y, b->z - a->z}, e2[3] = {c->x - a->x, c->y - a->y, c->z - a->z};
+            double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+            double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), ext = fmax(sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]),
+                                                                                  sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]));
+            for (int i = 0; i < 3; i++) {
+                const struct aiVector3D *N = &me->mNormals[F->mIndices[i]];
+                double nl = sqrt(N->x * N->x + N->y * N->y + N->z * N->z);
+                if (fabs(nl - 1) > 1e-5) fail_msg("%s: mesh %u: a normal of length %g", path, k, nl);
+                /* float32 vertices: the winding's normal is only known for triangles well above rounding */
+                if (!(len > 1e-3 * ext * ext)) continue;
+                double dot = (N->x * n[0] + N->y * n[1] + N->z * n[2]) / len;
+                if (dot < 0.866) fail_msg("%s: mesh %u, triangle %u: its corner's normal is %.1f deg off", path, k, f,
+                                          acos(fmax(-1, fmin(1, dot))) * 180 / M_PI);
+            }
+        }
+    }
+}
+
+/* Reads path back with assimp; returns the worst pose error against FK of m
+ * (at 4 frames of mo when it has several). */
+static double read_back(const kg_model *m, const kg_motion *mo, const char *path) {
     const struct aiScene *s = aiImportFile(path, 0);
     if (!s) fail_msg("assimp cannot read %s: %s", path, aiGetErrorString());
+    check_normals(s, path);
     kg_data *kd = kg_data_new(m);
     double scale = model_scale(m, kd), worst = 0;
     if (mo && mo->nframes > 1) {
@@ -108,9 +132,50 @@ static double round_trip(const kg_model *m, const kg_motion *mo, const char *nam
     }
     aiReleaseImport(s);
     kg_data_free(kd);
+    return worst;
+}
+
+/* Writes m (and mo) to name, reads it back with assimp; returns the worst pose error. */
+static double round_trip(const kg_model *m, const kg_motion *mo, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    int rc = kg_save(path, NULL, m, mo, &l, &d);
+    if (rc) kg_test_print_diags(&d);
+    assert_int_equal(rc, 0);
     kg_ledger_clear(&l);
     kg_diags_clear(&d);
-    return worst;
+    return read_back(m, mo, path);
+}
+
+/* `kinegraph ARGS` (%s in ARGS: the temporary folder) wrote OUT there: its link
+ * poses against FK of MODEL with the motion of MOTION (a file kg_load_motion_for
+ * reads; NULL: MODEL's own). */
+static double cli_round_trip(const char *args, const char *out, const char *model, const char *motion,
+                             const char *label) {
+    char cmd[16384], path[4200];
+    snprintf(cmd, sizeof cmd, args, tmpdir, tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *mo = NULL;
+    kg_model *m = kg_load_clip(model, NULL, motion ? NULL : &mo, &d);
+    assert_non_null(m);
+    if (motion) {
+        snprintf(path, sizeof path, motion, tmpdir);
+        mo = kg_load_motion_for(m, path, NULL, 0, &d);
+    }
+    assert_non_null(mo);
+    snprintf(path, sizeof path, "%s/%s", tmpdir, out);
+    double e = read_back(m, mo, path);
+    printf("%-44s %s: link poses at 4 frames of %d: %.1e\n", label, out, mo->nframes, e);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    return e;
 }
 
 static void test_samples(void **state) {
@@ -132,6 +197,82 @@ static void test_samples(void **state) {
     kg_motion_free(mo);
     kg_model_free(m);
     kg_diags_clear(&d);
+}
+
+/* Runs `kinegraph ARGS` (%s in ARGS: the temporary folder), which must succeed. */
+static void run(const char *args) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, args, tmpdir, tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+}
+
+/* convert MODEL OUT --motion FILE: a robot motion CSV (both layouts) and a
+ * COLLADA animation from retarget; retarget -o OUT.glb itself; a BVH and an
+ * animated COLLADA file alone. */
+static void test_motion(void **state) {
+    (void)state;
+#define H "'" KG_SOURCE_DIR "/samples/humanoid.urdf'"
+#define HP KG_SOURCE_DIR "/samples/humanoid.urdf"
+#define RT "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot " H
+    run(RT " -o '%s/walk_h.csv' --csv-layout kinegraph");
+    run(RT " -o '%s/walk_l.csv'");
+    run(RT " -o '%s/walk_r.dae'");
+    double e = cli_round_trip("convert " H " '%s/walk_csv.glb' --motion '%s/walk_h.csv'", "walk_csv.glb", HP,
+                              "%s/walk_h.csv", "humanoid --motion (kinegraph CSV)");
+    assert_true(e <= 1e-6);
+    e = cli_round_trip("convert " H " '%s/walk_lafan1.gltf' --motion '%s/walk_l.csv'", "walk_lafan1.gltf", HP,
+                       "%s/walk_l.csv", "humanoid --motion (LAFAN1 CSV)");
+    assert_true(e <= 1e-6);
+    e = cli_round_trip("convert " H " '%s/walk_dae.glb' --motion '%s/walk_r.dae'", "walk_dae.glb", HP, "%s/walk_r.dae",
+                       "humanoid --motion (COLLADA animation)");
+    assert_true(e <= 1e-6);
+    e = cli_round_trip(RT " -o '%s/walk_r.glb'", "walk_r.glb", HP, "%s/walk_h.csv", "retarget -o .glb");
+    assert_true(e <= 1e-6);
+    e = cli_round_trip("convert '" KG_SOURCE_DIR "/samples/walk.bvh' '%s/walk_bvh.glb'", "walk_bvh.glb",
+                       KG_SOURCE_DIR "/samples/walk.bvh", NULL, "walk.bvh alone");
+    assert_true(e <= 1e-6);
+#undef RT
+#undef HP
+#undef H
+}
+
+/* A cone of 100 000 slivers (its apex on 100 000 triangles, a crease all round):
+ * normals in linear time (the pairwise comparison would take 10^10 steps), valid. */
+static void test_cone(void **state) {
+    (void)state;
+    char stl[4200], urdf[4200];
+    snprintf(stl, sizeof stl, "%s/cone.stl", tmpdir);
+    snprintf(urdf, sizeof urdf, "%s/cone.urdf", tmpdir);
+    const int n = 100000;
+    FILE *f = fopen(stl, "wb");
+    assert_non_null(f);
+    char header[80] = {0};
+    fwrite(header, 1, 80, f);
+    uint32_t count = (uint32_t)n; /* little-endian hosts, as the test machines */
+    fwrite(&count, 4, 1, f);
+    for (int i = 0; i < n; i++) {
+        double a = 2 * M_PI * i / n, b = 2 * M_PI * (i + 1) / n;
+        float tri[12] = {0, 0, 0, 0, 0, 0.2f, (float)(0.1 * cos(a)), (float)(0.1 * sin(a)), 0,
+                         (float)(0.1 * cos(b)), (float)(0.1 * sin(b)), 0};
+        uint16_t attr = 0;
+        fwrite(tri, 4, 12, f);
+        fwrite(&attr, 2, 1, f);
+    }
+    fclose(f);
+    f = fopen(urdf, "w");
+    fprintf(f, "<robot name='cone'><link name='base'><visual><geometry><mesh filename='cone.stl'/></geometry>"
+               "</visual></link></robot>\n");
+    fclose(f);
+    kg_model *m = kg_test_load(urdf);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double e = round_trip(m, NULL, "cone.glb");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("cone.glb: %d triangles around one apex, written and read back in %.2f s; link poses %.1e\n", n, s, e);
+    assert_true(e <= 1e-6);
+    assert_true(s < 30);
+    kg_model_free(m);
 }
 
 static int corpus_files;
@@ -164,6 +305,40 @@ static void test_corpus(void **state) {
     snprintf(dir, sizeof dir, "%s/urdf", data);
     assert_int_equal(nftw(dir, export_urdf, 16, FTW_PHYS), 0);
     assert_true(corpus_files > 20);
+}
+
+/* The corpus humanoids with a clip (retarget -o .glb), and animated COLLADA files alone. */
+static void test_corpus_motion(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    static const char *robots[] = {"unitree_g1/g1_description/g1_29dof_rev_1_0.urdf", "jvrc1/jvrc_description/urdf/jvrc1.urdf",
+                                   "talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"},
+                      *names[] = {"g1", "jvrc1", "talos"};
+    char args[8192], model[4200], out[300];
+    for (int k = 0; k < 3; k++) {
+        snprintf(model, sizeof model, "%s/urdf/%s", data, robots[k]);
+        snprintf(args, sizeof args,
+                 "retarget '%s/bvh/bandai_namco/dataset-1_walk_normal_001.bvh' --robot '%s' -o '%%s/%s_walk.csv' "
+                 "--csv-layout kinegraph",
+                 data, model, names[k]);
+        run(args);
+        snprintf(args, sizeof args,
+                 "retarget '%s/bvh/bandai_namco/dataset-1_walk_normal_001.bvh' --robot '%s' -o '%%s/%s_walk.glb'", data,
+                 model, names[k]);
+        snprintf(out, sizeof out, "%s_walk.glb", names[k]);
+        char motion[300];
+        snprintf(motion, sizeof motion, "%%s/%s_walk.csv", names[k]);
+        double e = cli_round_trip(args, out, model, motion, names[k]);
+        if (!(e <= 1e-6)) fail_msg("%s: %g", out, e);
+    }
+    static const char *anims[] = {"blender_skinned/leg-with-control-bones.dae", "blender_skinned/letter-f-animated.dae"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(model, sizeof model, "%s/collada/%s", data, anims[k]);
+        snprintf(args, sizeof args, "convert '%s' '%%s/anim_%d.glb'", model, k);
+        snprintf(out, sizeof out, "anim_%d.glb", k);
+        double e = cli_round_trip(args, out, model, NULL, strrchr(anims[k], '/') + 1);
+        if (!(e <= 1e-6)) fail_msg("%s: %g", out, e);
+    }
 }
 
 /* Every file written above, through the Khronos validator. */
@@ -228,7 +403,10 @@ static int teardown(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_motion),
+        cmocka_unit_test(test_cone),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_corpus_motion),
         cmocka_unit_test(test_validator),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

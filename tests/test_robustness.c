@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/collision.h"
 #include "analysis/ik.h"
@@ -21,6 +22,7 @@
 #include "core/spatial.h"
 #include "formats/fileio.h"
 #include "formats/load.h"
+#include "formats/motion_file.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void) { /* xorshift64* */
@@ -116,6 +118,7 @@ static void exercise(const char *name, const char *buf, size_t len) {
             FILE *null = fopen("/dev/null", "w");
             kg_export_bvh(m, mo, NULL, null, NULL, &d);
             kg_export_csv(m, mo, NULL, null, NULL, &d);
+            kg_export_npz(m, mo, NULL, null, NULL, &d);
             fclose(null);
         }
         kg_body_size(m, NULL, NULL);
@@ -128,6 +131,8 @@ static void exercise(const char *name, const char *buf, size_t len) {
         kg_ledger_init(&ledger);
         FILE *null = fopen("/dev/null", "w");
         kg_export_urdf(m, mo, NULL, null, &ledger, &d);
+        kg_export_options go = {.skip_meshes = 1}; /* glTF: primitives with normals, the animation */
+        kg_export_gltf(m, mo, &go, null, &ledger, &d);
         fclose(null);
         kg_ledger_clear(&ledger);
         kg_data_free(kd);
@@ -277,6 +282,74 @@ static void test_mutated_bvh(void **state) {
         }
     }
     format = "urdf";
+}
+
+/* Motion CSVs (convert --motion) of the sample humanoid (a floating base) and
+ * the sample walk's skeleton (compound joints), in both layouts, mutated: the
+ * reader returns a motion of the model or NULL with an error, and the motion
+ * can be written (npz, glTF). */
+static void mutate_motion_csv(const kg_model *m, const kg_motion *mo, int lafan1, int count, uint64_t seed) {
+    char *src = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&src, &n);
+    (lafan1 ? kg_export_csv_lafan1 : kg_export_csv)(m, mo, NULL, f, NULL, NULL);
+    fclose(f);
+    char path[] = "/tmp/kg_robust_motion_XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    size_t cap = 2 * n + 4096;
+    char *buf = malloc(cap);
+    rng_state = seed;
+    for (int i = 0; i < count; i++) {
+        size_t len = mutate(src, n, buf, cap);
+        f = fopen(path, "wb");
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        kg_diags d;
+        kg_diags_init(&d);
+        kg_motion *r = kg_load_motion_for(m, path, NULL, i % 3 ? 0 : 60, &d);
+        if (!r && kg_diags_count(&d, KG_ERROR) == 0) fail_msg("mutation %d: no motion and no error", i);
+        if (r) {
+            assert_int_equal(r->nq, m->nq);
+            assert_true(r->nframes > 0);
+            FILE *null = fopen("/dev/null", "w");
+            kg_export_options eo = {.skip_meshes = 1};
+            kg_export_npz(m, r, &eo, null, NULL, &d);
+            fclose(null);
+        }
+        kg_motion_free(r);
+        kg_diags_clear(&d);
+    }
+    remove(path);
+    free(buf);
+    free(src);
+}
+
+static void test_mutated_motion_csv(void **state) {
+    (void)state;
+    kg_model *h = kg_test_load(KG_SOURCE_DIR "/samples/humanoid.urdf");
+    kg_motion *mo = kg_motion_new(h->nq, 1.0 / 30, 40);
+    mo->base = malloc(40 * 7 * sizeof(double));
+    for (int t = 0; t < 40; t++) {
+        double *q = kg_motion_append(mo, NULL);
+        for (int k = 0; k < h->nq; k++) q[k] = 0.4 * sin(0.1 * t + k);
+        double b[7] = {0.01 * t, 0, 0.65, cos(0.01 * t), 0, 0, sin(0.01 * t)};
+        memcpy(mo->base + 7 * t, b, sizeof b);
+    }
+    mutate_motion_csv(h, mo, 0, 1500, 0xc5f0001);
+    mutate_motion_csv(h, mo, 1, 1500, 0xc5f0002);
+    kg_motion_free(mo);
+    kg_model_free(h);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *w = kg_load_clip(KG_SOURCE_DIR "/samples/walk.bvh", NULL, &mo, &d);
+    assert_non_null(w);
+    mo->nframes = 20; /* a shorter file: more mutations per second */
+    mutate_motion_csv(w, mo, 0, 500, 0xc5f0003);
+    kg_motion_free(mo);
+    kg_model_free(w);
+    kg_diags_clear(&d);
 }
 
 static void test_mutated_collada(void **state) {
@@ -474,6 +547,7 @@ int main(void) {
         cmocka_unit_test(test_mutated_corpus),
         cmocka_unit_test(test_mutated_bvh),
         cmocka_unit_test(test_mutated_collada),
+        cmocka_unit_test(test_mutated_motion_csv),
         cmocka_unit_test(test_generated_extremes),
         cmocka_unit_test(test_deep_chain_round_trip),
     };
