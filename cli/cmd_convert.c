@@ -45,8 +45,8 @@ static const char help[] =
     "  --ledger FILE.json     write the conversion ledger there\n"
     "  --force                convert even when the input has errors\n";
 
-/* {"source", "target", "format", "summary": {...}, "entries": [...]} */
-static int write_ledger(const char *path, const char *in, const char *out, const kg_ledger *l) {
+/* {"source", "target", "summary": {...}, "entries": [...]} */
+static json_t *ledger_json(const char *in, const char *out, const kg_ledger *l) {
     json_t *o = json_object(), *entries = json_array(), *sum = json_object();
     json_object_set_new(o, "source", kg_json_str(in));
     json_object_set_new(o, "target", kg_json_str(out));
@@ -66,6 +66,11 @@ static int write_ledger(const char *path, const char *in, const char *out, const
         json_array_append_new(entries, x);
     }
     json_object_set_new(o, "entries", entries);
+    return o;
+}
+
+static int write_ledger(const char *path, const char *in, const char *out, const kg_ledger *l) {
+    json_t *o = ledger_json(in, out, l);
     int rc = kg_json_write_file(o, path);
     json_decref(o);
     return rc;
@@ -78,7 +83,7 @@ int kg_cmd_convert(int argc, char **argv) {
     int force = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s", help, kg_cli_model_options_help);
+            printf("%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help);
             return KG_EXIT_OK;
         }
         if (strcmp(argv[i], "--force") == 0) {
@@ -179,6 +184,13 @@ int kg_cmd_convert(int argc, char **argv) {
                     kg_ledger_count(&ledger, KG_DROPPED), kg_ledger_count(&ledger, KG_APPROXIMATED),
                     kg_ledger_count(&ledger, KG_DEFAULTED), ledger_path || !ledger.count ? "" : " (--ledger FILE.json lists them)");
             rc = kg_cli_status(&c);
+            if (c.json) { /* the ledger, and what was written */
+                json_t *o = ledger_json(in, out, &ledger);
+                json_object_set_new(o, "links", json_integer(m->nlink - m->nloop));
+                json_object_set_new(o, "coordinates", json_integer(m->nq));
+                json_object_set_new(o, "frames", json_integer(c.motion ? c.motion->nframes : 0));
+                if (kg_json_print(o) != 0) rc = KG_EXIT_OUTPUT;
+            }
             if (ledger_path && write_ledger(ledger_path, in, out, &ledger) != 0) {
                 fprintf(stderr, "kinegraph convert: cannot write the ledger %s\n", ledger_path);
                 rc = KG_EXIT_OUTPUT;

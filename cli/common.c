@@ -12,12 +12,14 @@
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
+const char kg_cli_json_option_help[] =
+    "  --json                 print JSON (SI units: m, rad, kg, kg m^2) instead of text\n";
+
 const char kg_cli_model_options_help[] =
-    "  --json                 print JSON (SI units: m, rad, kg, kg m^2) instead of text\n"
     "  --package-path DIR     where package://NAME/ references are looked up (DIR/NAME,\n"
     "                         or DIR itself when named NAME); repeatable; searched before\n"
     "                         ROS_PACKAGE_PATH and the model's ancestor folders\n"
-    "  --format FMT           read the model as FMT (urdf, bvh) instead of guessing\n"
+    "  --format FMT           read the model as FMT (urdf, collada, bvh) instead of guessing\n"
     "  --scale S              BVH: multiply lengths by S (BVH has no unit; default 1)\n"
     "  --verbose              print warnings and notes about the model on stderr\n"
     "  --help                 this text\n";
@@ -322,7 +324,7 @@ int kg_json_write_file(const json_t *j, const char *path) {
 int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s%s", help, kg_cli_model_options_help, want_q ? kg_cli_q_options_help : "");
+            printf("%s%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help, want_q ? kg_cli_q_options_help : "");
             return KG_EXIT_OK;
         }
         int r = c->option ? c->option(c, argc, argv, &i) : 0;

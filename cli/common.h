@@ -55,6 +55,7 @@ int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *na
  * was consumed (advancing *i past a value), 0 if not ours, -1 on a usage error. */
 int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q);
 /* Options text for --help. */
+extern const char kg_cli_json_option_help[];  /* --json: print JSON */
 extern const char kg_cli_model_options_help[];
 extern const char kg_cli_q_options_help[];
 
