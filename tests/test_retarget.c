@@ -11,8 +11,10 @@
 #include "analysis/retarget/map.h"
 #include "analysis/collision.h"
 #include "analysis/preview.h"
+#include "analysis/retarget/internal.h"
 #include "analysis/retarget/retarget.h"
 #include "core/fk.h"
+#include "core/spatial.h"
 #include "formats/load.h"
 #include "formats/mesh.h"
 
@@ -173,6 +175,82 @@ static void test_retarget_corpus(void **state) {
         }
 }
 
+/* A push-off (the source's heel up at a contact's end): the robot's foot
+ * keeps its sole's front edge where it is and raises its heel. The G1 on
+ * the Bandai walk, its push-off frames read from the trace (the last two
+ * columns); the front edge's middle from the output's poses. */
+static void test_push_off(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char cp[4096], rp[4096];
+    snprintf(cp, sizeof cp, "%s/bvh/bandai_namco/dataset-1_walk_normal_001.bvh", data);
+    snprintf(rp, sizeof rp, "%s/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf", data);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    FILE *trace = tmpfile();
+    assert_non_null(trace);
+    o.trace = trace;
+    kg_retarget_report rep;
+    kg_motion *out = run(cp, rp, &o, &rep);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *robot = kg_load(rp, NULL, &d);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
+    assert_non_null(rr);
+    kg_data *kd = kg_data_new(robot);
+    rewind(trace);
+    char line[8192];
+    assert_non_null(fgets(line, sizeof line, trace)); /* the header */
+    int pushing[2] = {0, 0}, frames = 0, raised = 0;
+    double edge[2][3] = {{0}}, travel_max = 0;
+    for (int f = 0; fgets(line, sizeof line, trace); f++) {
+        int on[2];
+        const char *tail = strrchr(line, ',');
+        assert_non_null(tail);
+        const char *prev = tail - 1;
+        while (prev > line && *prev != ',') prev--;
+        on[0] = atoi(prev + 1), on[1] = atoi(tail + 1);
+        memcpy(kd->q, out->q + (size_t)f * out->nq, (size_t)robot->nq * sizeof *kd->q);
+        kg_vec3_copy(kd->base_pos, out->base + 7 * f);
+        kg_rot_from_quat(kd->base_rot, out->base + 7 * f + 3);
+        kg_fk(robot, kd);
+        for (int side = 0; side < 2; side++) {
+            int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+            const double *fwd = rr->rest_rot[foot], (*c)[3] = rr->sole[side];
+            double along[4], mid[3] = {0, 0, 0}, w[3], heel = INFINITY;
+            for (int k = 0; k < 4; k++) along[k] = kg_vec3_dot(c[k], fwd);
+            for (int k = 0; k < 4; k++) {
+                int ahead = 0;
+                for (int j = 0; j < 4; j++) ahead += along[j] > along[k] || (along[j] == along[k] && j < k);
+                kg_mat3_vec(w, kd->link_rot + 9 * l, c[k]);
+                for (int a = 0; a < 3; a++) w[a] += kd->link_pos[3 * l + a];
+                if (ahead < 2)
+                    for (int a = 0; a < 3; a++) mid[a] += w[a] / 2;
+                else heel = fmin(heel, w[2]);
+            }
+            if (on[side] && pushing[side]) {
+                double dm[3] = {mid[0] - edge[side][0], mid[1] - edge[side][1], mid[2] - edge[side][2]};
+                travel_max = fmax(travel_max, kg_vec3_norm(dm));
+                frames++;
+                raised |= heel > 0.01;
+            }
+            pushing[side] = on[side];
+            kg_vec3_copy(edge[side], mid);
+        }
+    }
+    printf("  push-off: %d frames, front edge moved at most %.3f mm a frame, heel raised: %d\n", frames,
+           travel_max * 1e3, raised);
+    assert_true(frames >= 5);          /* the walk pushes off at most of its steps */
+    assert_true(travel_max <= 0.5e-3); /* held, but for the solve's tolerance */
+    assert_true(raised);               /* and the heels rise over it */
+    fclose(trace);
+    kg_data_free(kd);
+    kg_retarget_robot_free(rr);
+    kg_model_free(robot);
+    kg_motion_free(out);
+    kg_diags_clear(&d);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -235,6 +313,7 @@ int main(void) {
         cmocka_unit_test(test_retarget_sample),
         cmocka_unit_test(test_retarget_prepared),
         cmocka_unit_test(test_retarget_corpus),
+        cmocka_unit_test(test_push_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
