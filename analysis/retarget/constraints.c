@@ -171,9 +171,11 @@ static void above_ground(rt_step *w, int l, const double p[3]) {
 
 /* A swinging foot near the ground stays on or above it: its sole's corners,
  * and each of its shapes' lowest point where that is lower still (a foot
- * turned toes down reaches below its sole's corners). The corners always:
- * a shape's lowest point jumps from one end to the other as the foot levels,
- * and rows on it alone sent a foot to and fro. */
+ * turned toes down reaches below its sole's corners). The corners always: a
+ * shape's lowest point jumps from one end to the other as the foot levels,
+ * and rows on it alone sent a foot to and fro. A pushing-off foot keeps its
+ * corners above the ground only (rows on its shapes too left Talos' dance
+ * 15 mm into the ground). */
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
@@ -185,10 +187,12 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             low = fmin(low, c[k][2]);
             if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
         }
-        for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* rolling: on its corners */
+        for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* pushing off: its corners */
             double p[3];
             int s = rr->foot_shape[side][k];
-            if (rt_shape_lowest(&rr->coarse, w->d, s, p) < fmin(low, w->t.sole_watch)) above_ground(w, rr->coarse.shape[s].link, p);
+            /* the coarse hull is swelled by its margin: lower than the corners by more than that */
+            double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
+            if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
     }
 }
@@ -230,7 +234,7 @@ static int bound(rt_step *w, rt_pair *s, int la, int lb, double moved) {
  * moved collision_remeasure with that estimate within collision_influence, or
  * collision_lookahead whatever it says. Before a measure, the links' capsules:
  * when they are collision_influence apart, their gap is the pair's new bound
- * (a dozen flops against a GJK; it spares most measures of a walk's swinging
+ * (a segment distance against a GJK; it spares most measures of a walk's swinging
  * legs, which move too far between two steps for the last bound to hold).
  * Returns 0 when the pair is not near. */
 static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {

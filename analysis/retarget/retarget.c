@@ -75,12 +75,6 @@ static double sole_height(const run *R, int side) {
     return low;
 }
 
-/* A foot the source puts down at f is pinned flat where the robot's is, once
- * the robot's sole is within pin_height of the ground; higher (held back on
- * its way: a stride longer than the robot's legs reach, a shin in the way),
- * it comes straight down (landing()) and is pinned where it arrives: pinned
- * in the air, it was dragged flat onto the ground along its pin's rows and
- * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
 /* A planted foot's push-off begins: its sole's front edge is held where the
  * pin has it, the heel free to rise. */
 static void push_off(run *R, int side) {
@@ -98,6 +92,12 @@ static void push_off(run *R, int side) {
     p->roll = 1;
 }
 
+/* A foot the source puts down at f is pinned flat where the robot's is, once
+ * the robot's sole is within pin_height of the ground; higher (held back on
+ * its way: a stride longer than the robot's legs reach, a shin in the way),
+ * it comes straight down (landing()) and is pinned where it arrives: pinned
+ * in the air, it was dragged flat onto the ground along its pin's rows and
+ * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -146,8 +146,8 @@ static int set_pins(run *R, int f) {
     return landed;
 }
 
-/* A swinging foot within K frames of landing (or of lifting off) comes down
- * onto the ground flat, turned as the source's contact plans. */
+/* A swinging foot within K frames of landing (or of lifting off flat) comes
+ * down onto the ground flat, turned as the source's contact plans. */
 static void landing(run *R, int f, rt_goal *g) {
     const kg_retarget_robot *rr = R->rr;
     for (int side = 0; side < 2; side++) {
@@ -170,6 +170,7 @@ static void landing(run *R, int f, rt_goal *g) {
             if (a < R->s.nframes && R->s.f[a].contact[side]) hit = a;
             else if (b >= 0 && R->s.f[b].contact[side]) hit = b;
             if (hit < 0) continue;
+            if (hit < f && R->s.f[hit].on_toes[side]) break; /* left pushing off, heel up: not pulled flat */
             /* landing: turned as planned; lifting off: as it stood */
             const double *pl = hit > f ? R->s.f[hit].pin[side] : R->feet[hit][side];
             const double *sh = hit > f ? R->shift : (const double[2]){0, 0};

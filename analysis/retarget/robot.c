@@ -257,14 +257,14 @@ static int watched_pairs(kg_retarget_robot *rr, const kg_data *d) {
     return rc;
 }
 
-/* A shape's points that bound it, in its link's frame, each swelled by a
- * radius: a hull's vertices (its margin), a sphere's centre, a capsule's
- * ends, the corners of a box's or a cylinder's bounds. Returns how many
- * there are; point i < count into p, its radius returned. */
+/* How many points bound a shape (shape_point): a hull's vertices, a
+ * sphere's centre, a capsule's ends, the 8 corners of other shapes' bounds. */
 static int shape_points(const kg_convex *c) {
     return c->type == KG_CONVEX_HULL ? c->nvert : c->type == KG_CONVEX_SPHERE ? 1 : c->type == KG_CONVEX_CAPSULE ? 2 : 8;
 }
 
+/* Point i of those, in its link's frame, into p; returns the radius it is
+ * swelled by (a hull's margin, a sphere's or capsule's radius, else 0). */
 static double shape_point(const kg_convex *c, int i, double p[3]) {
     double v[3], r = 0;
     if (c->type == KG_CONVEX_HULL) kg_vec3_copy(v, c->vert + 3 * i), r = c->margin;
