@@ -299,8 +299,11 @@ int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_cl
 /* The seed's high-bar figure (high_bar.c): a floating torso, arms and legs
  * of 4 DOF each (pitch, roll, yaw, bend), the hands on a bar along y through
  * the world origin by revolute grips "grip_r", "grip_l" (the model's loops;
- * q = 0 hangs straight with both loops closed). N_J = 24: N_F = 12 with both
- * grips, 17 with one. NULL after diagnostics on failure. */
+ * q = 0 hangs with both loops closed). nv = N_J = 24: N_F = 12 with both
+ * grips; with one, the seed's 17 plus the open grip's coordinate, which
+ * stays in the model moving only its massless virtual link (18 in
+ * kg_closed, one dropped by the forward dynamics). NULL after diagnostics
+ * on failure. */
 kg_model *kg_high_bar_model(kg_diags *diags);
 
 #endif
