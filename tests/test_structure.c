@@ -264,6 +264,56 @@ static void test_high_bar(void **state) {
     chain_close(&ch);
 }
 
+/* The scripted high-bar run: closed while both hands hold, the left still
+ * closed after the right lets go, the right hand leaving the bar. */
+typedef struct {
+    int frames, cut_frame;
+    double err_both, err_left, right_gap, tmax;
+    int right_link, right_bar;
+} run;
+
+static void on_frame(void *user, double t, const kg_model *m, const kg_data *d, const double *v, int grips,
+                     double err) {
+    (void)v;
+    run *r = user;
+    r->frames++;
+    r->tmax = t;
+    if (grips == 2) r->err_both = fmax(r->err_both, err);
+    else {
+        if (!r->cut_frame) r->cut_frame = r->frames;
+        r->err_left = fmax(r->err_left, err);
+        double g = 0;
+        for (int k = 0; k < 3; k++) {
+            const double e = d->link_pos[3 * r->right_link + k] - d->link_pos[3 * r->right_bar + k];
+            g += e * e;
+        }
+        r->right_gap = sqrt(g);
+    }
+    (void)m;
+}
+
+static void test_high_bar_run(void **state) {
+    (void)state;
+    kg_diags diags;
+    kg_diags_init(&diags);
+    kg_model *m = kg_high_bar_model(&diags);
+    assert_non_null(m);
+    run r = {0};
+    r.right_link = m->loop[grip_loop(m, "grip_r")].virtual_link;
+    r.right_bar = m->loop[grip_loop(m, "grip_r")].real_link;
+    kg_high_bar_options o = kg_high_bar_default;
+    o.duration = 0.6, o.cut_time = 0.3;
+    assert_int_equal(kg_high_bar_simulate(m, &o, on_frame, &r), 0);
+    assert_int_equal(r.frames, 61); /* 100 frames a second, both ends */
+    assert_int_equal(r.cut_frame, 31);
+    KG_ASSERT_NEAR(r.tmax, 0.6, 1e-9);
+    assert_true(r.err_both < 1e-4); /* Baumgarte keeps the grips closed */
+    assert_true(r.err_left < 1e-4);
+    assert_true(r.right_gap > 0.01); /* the right hand has left the bar */
+    kg_model_free(m);
+    kg_diags_clear(&diags);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impulse_rigid),
@@ -271,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_impulse_ground),
         cmocka_unit_test(test_four_bar_connect),
         cmocka_unit_test(test_high_bar),
+        cmocka_unit_test(test_high_bar_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,4 +306,31 @@ int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_cl
  * on failure. */
 kg_model *kg_high_bar_model(kg_diags *diags);
 
+/* The seed's high-bar example, scripted: the figure starts at q = 0 swinging
+ * rigidly about the bar at `swing` rad/s, hanging by both hands; at cut_time
+ * the right grip is cut (kg_structure_cut) and it hangs by the left. The
+ * limb joints hold q = 0 by a PD law (tau = -kp q - kd q'); the grips and
+ * the floating torso are passive. Semi-implicit Euler at dt on
+ * kg_closed_forward (Baumgarte's default gains keep the grips closed). */
+typedef struct kg_high_bar_options {
+    double duration;   /* s; kg_high_bar_default: 2 */
+    double dt;         /* s; 5e-4 */
+    double cut_time;   /* s, when the right hand lets go; 1 */
+    double swing;      /* rad/s about the bar at the start; 1 */
+    double kp, kd;     /* N m/rad, N m s/rad; 100, 3 */
+    double frame_rate; /* frames passed to the callback per second (<= 0: every step); 100 */
+} kg_high_bar_options;
+
+extern const kg_high_bar_options kg_high_bar_default;
+
+/* Called per frame: time (s), the state (d->q; v [nv]), how many grips are
+ * closed, and the largest closure error of those (m or rad). */
+typedef void (*kg_high_bar_frame)(void *user, double t, const kg_model *m, const kg_data *d, const double *v,
+                                  int grips, double closure_error);
+
+/* m: kg_high_bar_model's. o NULL: the defaults. Returns 0, or -1 (not that
+ * model, dt <= 0, or the forward dynamics failed). Allocates once, not per
+ * step. */
+int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
+
 #endif

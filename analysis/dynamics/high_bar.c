@@ -6,10 +6,14 @@
  * proportions, not from the paper (which gives none). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/dynamics/dynamics.h"
+#include "core/arena.h"
 #include "core/builder.h"
+#include "core/fk.h"
+#include "core/spatial.h"
 
 static kg_link *body(kg_builder *b, const char *name, double mass, double cz, double len) {
     kg_link *L = kg_builder_add_link(b, name, 0);
@@ -87,4 +91,111 @@ kg_model *kg_high_bar_model(kg_diags *diags) {
     kg_builder_prefer_cut(b, gr);
     kg_builder_prefer_cut(b, gl);
     return kg_builder_finish(b);
+}
+
+/* ---- the scripted simulation --------------------------------------------------------- */
+
+const kg_high_bar_options kg_high_bar_default = {2.0, 5e-4, 1.0, 1.0, 100, 3, 100};
+
+typedef struct sim {
+    const kg_model *m;
+    kg_data *d;
+    kg_dyn *w;
+    kg_closed *c;
+    kg_structure *s;
+    double *v, *a, *tau;
+    int *qof; /* [nv] a 1-DOF coordinate's index in q, else -1 */
+} sim;
+
+static int loop_of(const kg_model *m, const char *cut_joint) {
+    for (int k = 0; k < m->nloop; k++)
+        if (strcmp(m->joint[m->loop[k].cut_joint].name, cut_joint) == 0) return k;
+    return -1;
+}
+
+static void sim_pose(sim *S) {
+    kg_fk(S->m, S->d);
+    kg_dyn_positions(S->m, S->d, S->w);
+    kg_closed_update(S->m, S->d, S->w, S->c, NULL);
+}
+
+/* The start: a rigid swing about the bar at `swing` rad/s (the floating
+ * base's velocity, the grips turning back against it), made exactly
+ * consistent with both grips by the connection's projection (a no-op up
+ * to rounding). */
+static void sim_start(sim *S, double swing) {
+    const kg_model *m = S->m;
+    memset(S->v, 0, (size_t)m->nv * sizeof *S->v);
+    const kg_joint *base = &m->joint[kg_model_joint(m, "base")];
+    const double *p = S->d->link_pos + 3 * base->child, w[3] = {0, swing, 0};
+    double *vb = S->v + base->vadr;
+    kg_vec3_cross(vb, w, p); /* the torso's origin moving with the swing */
+    vb[4] = swing;
+    for (int k = 0; k < m->nloop; k++) S->v[m->joint[m->loop[k].cut_joint].vadr] = -swing;
+    for (int k = 0; k < m->nloop; k++) kg_structure_connect(m, S->d, S->w, S->c, S->s, k, S->v);
+}
+
+/* The limbs hold the rest pose (q = 0) by a PD law, so the figure is not
+ * limp; the actuated coordinates are kg_closed's default (the limb joints). */
+static void sim_torques(sim *S, const kg_high_bar_options *o) {
+    for (int k = 0; k < S->c->na; k++) {
+        const int x = S->c->act[k];
+        S->tau[k] = S->qof[x] < 0 ? 0 : -o->kp * S->d->q[S->qof[x]] - o->kd * S->v[x];
+    }
+}
+
+static double closure_error(const kg_closed *c) {
+    double e = 0;
+    for (int i = 0; i < c->nrow; i++) e = fmax(e, fabs(c->err[i]));
+    return e;
+}
+
+static void sim_free(sim *S) {
+    kg_closed_free(S->c);
+    kg_structure_free(S->s);
+    kg_dyn_free(S->w);
+    kg_data_free(S->d);
+    free(S->v), free(S->a), free(S->tau), free(S->qof);
+}
+
+static void sim_init(sim *S, const kg_model *m) {
+    const size_t V = (size_t)m->nv + 1;
+    S->m = m;
+    S->d = kg_data_new(m);
+    S->w = kg_dyn_new(m);
+    S->c = kg_closed_new(m, -1, NULL, 0, NULL);
+    S->s = kg_structure_new(m);
+    S->v = kg_xcalloc(V, sizeof *S->v), S->a = kg_xcalloc(V, sizeof *S->a), S->tau = kg_xcalloc(V, sizeof *S->tau);
+    S->qof = kg_xcalloc(V, sizeof *S->qof);
+    for (int x = 0; x < m->nv; x++) S->qof[x] = -1;
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].nv == 1 && m->joint[j].nq == 1) S->qof[m->joint[j].vadr] = m->joint[j].qadr;
+}
+
+int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user) {
+    if (!o) o = &kg_high_bar_default;
+    const int right = loop_of(m, "grip_r");
+    if (right < 0 || m->dof != m->nv || !(o->dt > 0)) return -1;
+    sim S;
+    sim_init(&S, m);
+    sim_pose(&S);
+    sim_start(&S, o->swing);
+    const long steps = lround(o->duration / o->dt), cut = lround(o->cut_time / o->dt);
+    const long every = o->frame_rate > 0 ? lround(1 / (o->frame_rate * o->dt)) : 1;
+    int status = 0;
+    for (long i = 0; i <= steps && status == 0; i++) {
+        if (i == cut) {
+            kg_structure_cut(m, S.d, S.w, S.c, right);
+            /* the open grip moves only its massless virtual link: stop it */
+            S.v[m->joint[m->loop[right].cut_joint].vadr] = 0;
+        }
+        if (frame && i % (every > 0 ? every : 1) == 0) frame(user, i * o->dt, m, S.d, S.v, S.c->nloop, closure_error(S.c));
+        sim_torques(&S, o);
+        if (kg_closed_forward(m, S.w, S.c, NULL, NULL, S.v, S.tau, NULL, S.a) < 0) status = -1;
+        for (int x = 0; x < m->nv; x++) S.v[x] += o->dt * S.a[x]; /* semi-implicit Euler */
+        kg_q_integrate(m, S.d->q, S.v, o->dt);
+        sim_pose(&S);
+    }
+    sim_free(&S);
+    return status;
 }
