@@ -17,6 +17,7 @@ int kg_cmd_collisions(int argc, char **argv);
 int kg_cmd_check(int argc, char **argv);
 int kg_cmd_dynamics(int argc, char **argv);
 int kg_cmd_merge(int argc, char **argv);
+int kg_cmd_highbar(int argc, char **argv);
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
  * Jacobians), where splitting work over threads only costs. (The worker
@@ -37,6 +38,7 @@ static const struct {
     {"jacobian", kg_cmd_jacobian, "geometric Jacobian of a link, manipulability, velocity ellipsoids"},
     {"ik", kg_cmd_ik, "inverse kinematics: joint values that put a link at a pose"},
     {"dynamics", kg_cmd_dynamics, "joint torques of a robot's motion with its foot contacts, ZMP, effort ratios"},
+    {"highbar", kg_cmd_highbar, "the seed's structure-change example: a figure on a bar lets go with one hand (CSV)"},
     {"retarget", kg_cmd_retarget, "a motion-capture clip onto a humanoid robot (feet planted, balanced)"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},

@@ -60,7 +60,8 @@ static double num(json_t *o, const char *k) { return json_number_value(json_obje
 static void test_help(void **state) {
     (void)state;
     const char *cmds[] = {"--help",          "info --help",      "fk --help",        "mass --help", "convert --help",
-                          "jacobian --help", "workspace --help", "collisions --help", "ik --help"};
+                          "jacobian --help", "workspace --help", "collisions --help", "ik --help",
+                          "highbar --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
@@ -809,9 +810,31 @@ static void test_convert_write_fails(void **state) {
     free(count);
 }
 
+/* highbar: the CSV's header and one row per frame, the cut visible in the
+ * grips column; a bad number is a usage error. */
+static void test_highbar_csv(void **state) {
+    (void)state;
+    char *out, *err;
+    assert_int_equal(run("highbar --duration 0.1 --cut-time 0.05 --fps 100", &out, &err), 0);
+    assert_true(strncmp(out, "time,grips,closure_error,base_x,", 32) == 0);
+    int rows = 0, one = 0;
+    for (const char *l = strchr(out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        rows++;
+        if (strstr(l + 1, ",1,") == strchr(l + 1, ',')) one++; /* grips == 1 */
+    }
+    assert_int_equal(rows, 11);
+    assert_int_equal(one, 6);
+    assert_non_null(strstr(err, "11 frames"));
+    free(out);
+    free(err);
+    assert_int_equal(run("highbar --dt nope", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_help),    cmocka_unit_test(test_info_json),
+        cmocka_unit_test(test_help),    cmocka_unit_test(test_highbar_csv),    cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands), cmocka_unit_test(test_retarget),

@@ -36,6 +36,8 @@ struct kg_closed_ws {
     double *sv;      /* [nv] singular values */
     double *work;    /* [lwork] dgelss */
     int lwork;
+    int maxloop;     /* loops allocated for (kg_closed_set_loops may close fewer) */
+    int maxrow;
     double rcond;    /* kg_closed_update's options' */
 };
 
@@ -63,7 +65,11 @@ static int default_actuators(const kg_model *m, const kg_closed *c, int *act) {
  * passive coordinates from the last, actuated ones from the last. */
 static void candidate_order(const kg_model *m, kg_closed *c) {
     int *order = c->ws->order, n = 0;
-    char *taken = kg_xcalloc((size_t)c->nv + 1, 1), *actuated = kg_xcalloc((size_t)c->nv + 1, 1);
+    /* scratch from arrays kg_closed_update overwrites: no allocation, so
+     * kg_closed_set_loops can run between two steps of a simulation */
+    int *taken = c->ws->is_dep, *actuated = c->gen;
+    memset(taken, 0, (size_t)c->nv * sizeof *taken);
+    memset(actuated, 0, (size_t)c->nv * sizeof *actuated);
     for (int k = 0; k < c->na; k++) actuated[c->act[k]] = 1;
 #define TAKE(v_)                                     \
     do {                                             \
@@ -79,8 +85,6 @@ static void candidate_order(const kg_model *m, kg_closed *c) {
         if (!actuated[v]) TAKE(v);
     for (int v = c->nv - 1; v >= 0; v--) TAKE(v);
 #undef TAKE
-    free(taken);
-    free(actuated);
 }
 
 /* dgelss's workspace for S^T (nf x na) at its largest, nf = nv. */
@@ -134,8 +138,22 @@ kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na,
     ws->sv = kg_xcalloc(V, sizeof *ws->sv);
     ws->lwork = svd_lwork(nv, c->na);
     ws->work = kg_xcalloc((size_t)ws->lwork, sizeof *ws->work);
+    ws->maxloop = c->nloop;
+    ws->maxrow = c->nrow;
     candidate_order(m, c);
     return c;
+}
+
+int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *loops) {
+    if (nloop < 0 || nloop > c->ws->maxloop) return -1;
+    for (int k = 0; k < nloop; k++)
+        if (loops[k] < 0 || loops[k] >= m->nloop) return -1;
+    memmove(c->loops, loops, (size_t)nloop * sizeof *loops);
+    c->nloop = nloop;
+    c->nrow = 6 * nloop + c->nmimic;
+    c->rank = 0, c->nf = 0;
+    candidate_order(m, c);
+    return 0;
 }
 
 void kg_closed_free(kg_closed *c) {
@@ -397,7 +415,7 @@ double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dy
  * an open loop's cut joint, a massless end) is dropped, its row and column
  * zeroed and its x set to 0, as kg_dyn_aba does. Returns how many; -1 when
  * a pivot is negative beyond tol (A not positive semi-definite). */
-static int cholesky_solve(int n, double *A, double *b, double tol) {
+int dyn_cholesky_solve(int n, double *A, double *b, double tol) {
     int dropped = 0;
     for (int j = 0; j < n; j++) {
         double d = A[(size_t)j * n + j];
@@ -464,7 +482,7 @@ int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_o
     }
     double dmax = 0;
     for (int g = 0; g < nf; g++) dmax = fmax(dmax, ws->A[(size_t)g * nf + g]);
-    const int dropped = cholesky_solve(nf, ws->A, aG, 1e-12 * dmax);
+    const int dropped = dyn_cholesky_solve(nf, ws->A, aG, 1e-12 * dmax);
     if (dropped < 0) return -1;
     for (int x = 0; x < nv; x++) {
         double s = ws->abias[x];

@@ -43,6 +43,7 @@
 #define KG_DYNAMICS_H
 
 #include "core/data.h"
+#include "core/diag.h"
 
 typedef struct kg_dyn_options {
     double gravity[3]; /* m/s^2, world axes; kg_dyn_default: (0, 0, -9.81) */
@@ -212,5 +213,124 @@ double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dy
  * not positive semi-definite (negative masses). */
 int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt,
                       const kg_closed_options *o, const double *v, const double *tauA, const double *fext, double *a);
+
+/* Changes the set of loops closed to loops[0..nloop), without allocating (a
+ * structure change during a simulation): the set must fit what c was created
+ * for (create it with all loops, loops NULL, to be able to close any). The
+ * actuators stay as created. Call kg_closed_update before using c again.
+ * Returns 0, or -1 (c unchanged) when the set is too large or an index is
+ * not a loop of m. */
+int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *loops);
+
+/* ---- Structure changes at run time (digest 1.9-1.10) ---------------------------
+ *
+ * Every connection is a loop closed through a virtual link, every cut at a
+ * virtual link the loop reopened (the seed's "every link connection is the
+ * creation of a closed loop"). The model is built once with a virtual link
+ * for each place that may ever connect (e.g. a hand's grip on a bar, a foot
+ * on the ground, as loops of the model: the builder cuts them); which of them
+ * are closed at an instant is the kg_closed's loop set. The cut joint, the
+ * joint above a virtual link, is the seed's new joint theta_n: revolute for
+ * a grip on a bar, fixed for a rigid attachment, floating for a
+ * pseudo-closed chain.
+ *
+ * Connecting when the two links move differently is a collision: the
+ * velocities jump. The impulse equations (P20-P33) are kg_impulse_join. On
+ * the dynamics state, kg_structure_connect applies the same jump in the
+ * closed chain's own coordinates: the velocity after is the one closest to
+ * the velocity before in the kinetic-energy metric among those that keep the
+ * new set of loops closed, i.e. v' = W x with (W^T M W) x = W^T M v; so the
+ * generalised momentum W^T M v of the chain after the connection (its free
+ * directions) is unchanged, and the impulse is along the constraint only
+ * (J_n^T F = 0: none along the new joint's free axes, which are among W's
+ * columns). This is the seed's solution (a perfectly inelastic joint),
+ * written without the split into mechanisms 1 and 2: both in one chain is
+ * the general case (P29-P33), two chains joined through the static root are
+ * one chain here. A cut at a virtual link (kg_structure_cut) is the inverse:
+ * the loop is dropped from the set, and the velocities do not jump (the
+ * seed takes the relative velocity at separation as zero).
+ *
+ * Not done here: a cut at a joint without a virtual link (the seed's
+ * "make the cut-off part a free-floating child of the base") needs a model
+ * with a floating joint there; build the model with that joint as a loop
+ * instead. */
+
+/* The impulse at a connection (P24-P28, and P29-P33 with the corrected sign
+ * of the digest). nc constraint rows (6; 3 for a point contact), p the new
+ * joint's degrees of freedom (0: rigid), Jn [nc x p] row-major its Jacobian.
+ * Mechanism i: ni coordinates, Ai [ni x ni] its inertia matrix (symmetric
+ * positive definite), Ji [nc x ni] the Jacobian of the joining point, qdi
+ * [ni] its velocities, replaced by those after the connection. n2 = 0 (A2,
+ * J2, qd2 NULL) joins an immovable body (the ground); both links in one
+ * mechanism: pass J1 - J2 as J1 and n2 = 0. F1 [nc] (may be NULL): the
+ * impulse on mechanism 1 (F2 = -F1); qdn [p] (may be NULL): the new joint's
+ * velocity after, v1 = v2 + Jn qdn at the joining point. work: at least
+ * kg_impulse_work(nc, p, n1, n2) doubles. Returns 0, or -1 when B or Jn^T
+ * B^-1 Jn is singular (velocities unchanged). Factorisations are LDL^T
+ * without square roots: a diagonal B gives F1 = v / b to the last bit. */
+int kg_impulse_join(int nc, int p, const double *Jn, int n1, const double *A1, const double *J1, double *qd1, int n2,
+                    const double *A2, const double *J2, double *qd2, double *F1, double *qdn, double *work);
+int kg_impulse_work(int nc, int p, int n1, int n2);
+
+typedef struct kg_structure kg_structure;
+
+/* The workspace of kg_structure_* for a model (one per thread); never NULL. */
+kg_structure *kg_structure_new(const kg_model *m);
+void kg_structure_free(kg_structure *s);
+
+/* The generalised momentum p [c->nf] = W^T M v of the chain at velocity v [nv],
+ * after kg_closed_update (the state's kg_dyn_positions). */
+void kg_structure_momentum(const kg_model *m, kg_dyn *w, const kg_closed *c, kg_structure *s, const double *v,
+                           double *p);
+
+/* Connects: closes loop `loop` of m (adds it to c's set; c created for all
+ * loops), updates c at the pose (kg_fk and kg_dyn_positions done on d and w;
+ * the virtual link should be at its real link: c->err shows how far it is),
+ * and replaces v [nv] by the velocity after the collision (above). Massless
+ * generalised directions (an open loop's cut joint) keep their velocity.
+ * Returns the new N_F, or -1 when loop is not a loop of m or the set is full. */
+int kg_structure_connect(const kg_model *m, const kg_data *d, kg_dyn *w, kg_closed *c, kg_structure *s, int loop,
+                         double *v);
+
+/* Cuts: reopens loop `loop` (drops it from c's set) and updates c. v does
+ * not change. Returns the new N_F, or -1 when the loop was not closed. */
+int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, int loop);
+
+/* The seed's high-bar figure (high_bar.c): a floating torso, arms and legs
+ * of 4 DOF each (pitch, roll, yaw, bend), the hands on a bar along y through
+ * the world origin by revolute grips "grip_r", "grip_l" (the model's loops;
+ * q = 0 hangs with both loops closed). nv = N_J = 24: N_F = 12 with both
+ * grips; with one, the seed's 17 plus the open grip's coordinate, which
+ * stays in the model moving only its massless virtual link (18 in
+ * kg_closed, one dropped by the forward dynamics). NULL after diagnostics
+ * on failure. */
+kg_model *kg_high_bar_model(kg_diags *diags);
+
+/* The seed's high-bar example, scripted: the figure starts at q = 0 swinging
+ * rigidly about the bar at `swing` rad/s, hanging by both hands; at cut_time
+ * the right grip is cut (kg_structure_cut) and it hangs by the left. The
+ * limb joints hold q = 0 by a PD law (tau = -kp q - kd q'); the grips and
+ * the floating torso are passive. Semi-implicit Euler at dt on
+ * kg_closed_forward (Baumgarte's default gains keep the grips closed). */
+typedef struct kg_high_bar_options {
+    double duration;   /* s; kg_high_bar_default: 2 */
+    double dt;         /* s; 5e-4 */
+    double cut_time;   /* s, when the right hand lets go; 1 */
+    double swing;      /* rad/s about the bar at the start; 1 */
+    double kp, kd;     /* N m/rad, N m s/rad; 100, 3 */
+    double frame_rate; /* frames passed to the callback per second (<= 0: every step); 100 */
+} kg_high_bar_options;
+
+extern const kg_high_bar_options kg_high_bar_default;
+
+/* Called per frame: time (s), the state (d->q; v [nv]), how many grips are
+ * closed, and the largest closure error of those (m or rad). */
+typedef void (*kg_high_bar_frame)(void *user, double t, const kg_model *m, const kg_data *d, const double *v,
+                                  int grips, double closure_error);
+
+/* m: kg_high_bar_model's. o NULL: the defaults. Returns 0, or -1 (not that
+ * model, dt <= 0, or the forward dynamics failed). Allocates once, not per
+ * step. */
+int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
 
 #endif

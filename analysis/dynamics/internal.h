@@ -112,4 +112,10 @@ void dyn_joint_velocity(const kg_model *m, const kg_dyn *w, int j, const double 
 /* w->comp: the inertia of the subtree below each link, about its origin (crba.c). */
 void dyn_composite(const kg_model *m, kg_dyn *w);
 
+/* Solves A x = b in place (A symmetric n x n row-major, overwritten by its
+ * Cholesky factor; b by x). Pivots at or below tol are dropped: row and column
+ * zeroed, x 0 there (L_jj == 0 marks them afterwards). Returns how many were
+ * dropped, or -1 when a pivot is below -tol (closed.c). */
+int dyn_cholesky_solve(int n, double *A, double *b, double tol);
+
 #endif
