@@ -321,17 +321,19 @@ typedef struct clip_run {
 } clip_run;
 
 /* The torques of the robot's motion in its report (analysis/dynamics/torques.h,
- * contacts from the soles' heights): the largest |torque| / effort limit and its
+ * the retargeting's feet and soles, contacts from the soles' heights): the
+ * largest |torque| / effort limit and its
  * joint, the multibody ZMP outside the support polygon, the frames whose
  * contacts cannot make the wrench the motion needs. null where the dynamics
  * cannot be had (no body map, a floating joint inside the tree); computed
  * after the retargeting, outside its timed figures. */
-static void add_dynamics(json_t *j, const kg_model *robot, const kg_motion *out) {
+static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_robot *rr, const kg_motion *out) {
     kg_diags d;
     kg_diags_init(&d);
-    kg_feet feet;
+    kg_feet feet = {.from_geometry = {1, 1}}; /* the retargeting's own feet and soles */
+    for (int side = 0; side < KG_NFOOT; side++) feet.link[side] = kg_retarget_robot_sole(rr, side, feet.corner[side]);
     kg_motion_torques t;
-    int ok = kg_feet_find(robot, &feet, &d) == 0 && kg_motion_torques_compute(robot, out, NULL, &feet, NULL, &t, NULL, &d) == 0;
+    int ok = kg_motion_torques_compute(robot, out, NULL, &feet, NULL, &t, NULL, &d) == 0;
     char name[1100];
     json_object_set_new(j, "torque_ratio_max", ok ? kg_json_num(t.ratio_max_all) : json_null());
     json_object_set_new(j, "torque_ratio_max_joint", ok && t.ratio_max_coord >= 0
@@ -360,7 +362,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         rc = KG_EXIT_OUTPUT;
     } else {
         run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
-        add_dynamics(run->json, s->robot, out);
+        add_dynamics(run->json, s->robot, s->rr, out);
         if (run->report && kg_json_write_file(run->json, run->report) != 0) {
             fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
             rc = KG_EXIT_OUTPUT;

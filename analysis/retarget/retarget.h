@@ -296,6 +296,10 @@ void kg_retarget_robot_free(kg_retarget_robot *rr);
 double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
 /* The robot's body map. */
 const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr);
+/* Side's sole (0 left, 1 right): the rectangle's corners in its foot link's
+ * frame ((x, y) = (lo, lo), (hi, lo), (lo, hi), (hi, hi)), the one the
+ * retargeting keeps on the ground; returns the foot link (the map's). */
+int kg_retarget_robot_sole(const kg_retarget_robot *rr, int side, double corners[4][3]);
 /* kg_retarget onto a prepared robot (o->robot_map and o->ignore_pairs are not
  * used: they are the prepared robot's). */
 int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,

@@ -442,3 +442,8 @@ void kg_retarget_robot_free(kg_retarget_robot *rr) {
 double kg_retarget_robot_seconds(const kg_retarget_robot *rr) { return rr->seconds; }
 
 const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr) { return &rr->map; }
+
+int kg_retarget_robot_sole(const kg_retarget_robot *rr, int side, double corners[4][3]) {
+    memcpy(corners, rr->sole[side], 4 * sizeof *corners);
+    return rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+}
