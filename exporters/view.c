@@ -1,0 +1,279 @@
+/* kinegraph view's page: one HTML file holding three.js (an import map of data:
+ * URLs the caller gives), the model and its motion as a base64 glTF binary
+ * (exporters/gltf.c) and, for a retarget run, its report. The page loads the
+ * glTF with GLTFLoader, plays its animation with an AnimationMixer at the
+ * motion's frame rate, and draws a ground grid; play/pause, a time slider and
+ * frame stepping (buttons, arrow keys) move through the frames. The URL's
+ * fragment picks a start for pictures and tests: #frame=N shows frame N paused,
+ * #nogrid hides the grid. body[data-kg-status] says "loading", "ready" (after
+ * the first picture) or "error: ..." (any script error or rejected promise). */
+#define _GNU_SOURCE /* open_memstream */
+#include "exporters/view.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void put_base64(FILE *f, const unsigned char *p, size_t n) {
+    char buf[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        buf[k++] = b64[v >> 18 & 63];
+        buf[k++] = b64[v >> 12 & 63];
+        buf[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        buf[k++] = i + 2 < n ? b64[v & 63] : '=';
+        if (k + 4 > sizeof buf) {
+            fwrite(buf, 1, k, f);
+            k = 0;
+        }
+    }
+    fwrite(buf, 1, k, f);
+}
+
+/* Text inside HTML: & < > " escaped. */
+static void put_html(FILE *f, const char *s) {
+    for (; s && *s; s++) switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* JSON inside <script>: every '<' (only ever inside strings) as \u003c, so no
+ * "</script>" can end the element. */
+static void put_json_in_script(FILE *f, const char *s) {
+    for (; *s; s++)
+        if (*s == '<') fputs("\\u003c", f);
+        else fputc(*s, f);
+}
+
+static const char page_head[] =
+    "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<meta name=\"generator\" content=\"kinegraph view\">\n<title>";
+
+static const char page_style[] =
+    "</title>\n<style>\n"
+    "html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;background:#eef0f3}\n"
+    "canvas{display:block}\n"
+    "#bar{position:fixed;left:0;right:0;bottom:0;padding:6px 10px;background:rgba(255,255,255,.88);"
+    "display:flex;gap:8px;align-items:center}\n"
+    "#bar button{min-width:2.4em}\n#track{position:relative;flex:1;display:flex;flex-direction:column}\n"
+    "#slider{width:100%;margin:0}\n#label{font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "#info{position:fixed;left:8px;top:6px;background:rgba(255,255,255,.8);padding:4px 8px;white-space:pre-wrap;"
+    "max-width:45vw;overflow:hidden}\n"
+    "</style>\n<script type=\"importmap\">{\"imports\":";
+
+static const char page_body[] =
+    "}</script>\n</head>\n<body data-kg-status=\"loading\">\n"
+    "<div id=\"info\"></div>\n"
+    "<div id=\"bar\"><button id=\"play\" title=\"play/pause (space)\">&#9654;</button>"
+    "<button id=\"prev\" title=\"previous frame (&#8592;)\">&#9664;|</button>"
+    "<button id=\"next\" title=\"next frame (&#8594;)\">|&#9654;</button>"
+    "<div id=\"track\"><input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"></div>"
+    "<span id=\"label\"></span>"
+    "<label title=\"the camera follows the robot\"><input id=\"follow\" type=\"checkbox\" checked> follow</label>"
+    "<label title=\"lines between the link frames\"><input id=\"bones\" type=\"checkbox\"> skeleton</label></div>\n"
+    "<script type=\"application/json\" id=\"kg-data\">";
+
+/* The viewer itself (a module: it imports three.js through the import map). */
+static const char page_script[] =
+    "</script>\n<script type=\"module\">\n"
+    "const status = (s) => { if (!document.body.dataset.kgStatus.startsWith('error')) document.body.dataset.kgStatus = s; };\n"
+    "window.addEventListener('error', (e) => status('error: ' + e.message));\n"
+    "window.addEventListener('unhandledrejection', (e) => status('error: ' + e.reason));\n"
+    "const THREE = await import('three');\n"
+    "const { GLTFLoader } = await import('three/addons/loaders/GLTFLoader.js');\n"
+    "const { OrbitControls } = await import('three/addons/controls/OrbitControls.js');\n"
+    "const data = JSON.parse(document.getElementById('kg-data').textContent);\n"
+    "const hash = new URLSearchParams(location.hash.slice(1));\n"
+    "const $ = (id) => document.getElementById(id);\n"
+    "const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });\n"
+    "renderer.setPixelRatio(window.devicePixelRatio);\n"
+    "renderer.setSize(innerWidth, innerHeight);\n"
+    "document.body.prepend(renderer.domElement);\n"
+    "const scene = new THREE.Scene();\n"
+    "scene.background = new THREE.Color(0xeef0f3);\n"
+    "scene.add(new THREE.HemisphereLight(0xffffff, 0x8d8d8d, 2.2));\n"
+    "const sun = new THREE.DirectionalLight(0xffffff, 1.6);\n"
+    "sun.position.set(3, 6, 4);\n"
+    "scene.add(sun);\n"
+    "const camera = new THREE.PerspectiveCamera(40, innerWidth / innerHeight, 0.01, 1000);\n"
+    "const controls = new OrbitControls(camera, renderer.domElement);\n"
+    "const bin = Uint8Array.from(atob(data.glb), (c) => c.charCodeAt(0));\n"
+    "const gltf = await new GLTFLoader().parseAsync(bin.buffer, '');\n"
+    "const model = gltf.scene;\n"
+    "scene.add(model);\n"
+    "const frames = Math.max(1, data.frames), fps = data.fps || 30;\n"
+    "const mixer = new THREE.AnimationMixer(model);\n"
+    "if (gltf.animations.length) mixer.clipAction(gltf.animations[0]).play();\n"
+    "const san = THREE.PropertyBinding.sanitizeNodeName;\n"
+    "/* the camera frames the model at frame 0 */\n"
+    "mixer.setTime(0);\n"
+    "model.updateMatrixWorld(true);\n"
+    "const box = new THREE.Box3().setFromObject(model);\n"
+    "const linkNames = new Set(data.links.map(san));\n"
+    "const links = [];\n"
+    "model.traverse((o) => { if (linkNames.has(o.name)) links.push(o); });\n"
+    "/* what the camera follows: the mean of the link frames */\n"
+    "const rootPos = () => { const c = new THREE.Vector3(), p = new THREE.Vector3(); for (const o of links) c.add(o.getWorldPosition(p)); return links.length ? c.divideScalar(links.length) : c; };\n"
+    "for (const o of links) box.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(), new THREE.Vector3(1, 1, 1));\n"
+    "const sphere = box.getBoundingSphere(new THREE.Sphere());\n"
+    "const r = Math.max(sphere.radius, 0.05);\n"
+    "const dist = r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.15;\n"
+    "controls.target.copy(sphere.center);\n"
+    "camera.position.copy(sphere.center).add(new THREE.Vector3(1, 0.45, 1.4).normalize().multiplyScalar(dist));\n"
+    "camera.near = dist / 100; camera.far = dist * 100; camera.updateProjectionMatrix();\n"
+    "controls.update();\n"
+    "const ground = Math.min(0, box.min.y);\n"
+    "const step = Math.pow(10, Math.floor(Math.log10(r)));\n"
+    "const cells = 2 * Math.ceil(4 * r / step);\n"
+    "const grid = new THREE.GridHelper(cells * step, cells, 0x888888, 0xc4c4c4);\n"
+    "grid.position.set(Math.round(sphere.center.x / step) * step, ground, Math.round(sphere.center.z / step) * step);\n"
+    "grid.visible = !hash.has('nogrid');\n"
+    "scene.add(grid);\n"
+    "/* skeleton: lines between link nodes (those without meshes) */\n"
+
+    "const pairs = links.filter((o) => links.includes(o.parent));\n"
+    "const bonesGeo = new THREE.BufferGeometry();\n"
+    "bonesGeo.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(pairs.length * 6), 3));\n"
+    "const bones = new THREE.LineSegments(bonesGeo, new THREE.LineBasicMaterial({ color: 0xd03030, depthTest: false }));\n"
+    "bones.renderOrder = 1;\n"
+    "scene.add(bones);\n"
+    "let hasMesh = false;\n"
+    "model.traverse((o) => { if (o.isMesh) hasMesh = true; });\n"
+    "$('bones').checked = !hasMesh;\n"
+    "const a = new THREE.Vector3(), b = new THREE.Vector3();\n"
+    "function updateBones() {\n"
+    "  bones.visible = $('bones').checked;\n"
+    "  if (!bones.visible) return;\n"
+    "  const p = bonesGeo.attributes.position;\n"
+    "  pairs.forEach((o, i) => { o.getWorldPosition(a); o.parent.getWorldPosition(b); p.setXYZ(2 * i, a.x, a.y, a.z); p.setXYZ(2 * i + 1, b.x, b.y, b.z); });\n"
+    "  p.needsUpdate = true;\n"
+    "}\n"
+    "/* the timeline */\n"
+    "const slider = $('slider');\n"
+    "slider.max = frames - 1;\n"
+    "let frame = 0, playing = frames > 1 && !hash.has('frame'), clock = 0, last = null;\n"
+    "if (hash.has('frame')) frame = Math.min(frames - 1, Math.max(0, parseInt(hash.get('frame'), 10) || 0));\n"
+    "let follow0 = rootPos();\n"
+    "function show(f) {\n"
+    "  frame = f;\n"
+    "  const before = rootPos();\n"
+    "  mixer.setTime(f / fps);\n"
+    "  model.updateMatrixWorld(true);\n"
+    "  if ($('follow').checked) { const d = rootPos().sub(before); d.y = 0; camera.position.add(d); controls.target.add(d); }\n"
+    "  slider.value = f;\n"
+    "  $('label').textContent = `frame ${f + 1}/${frames}  ${(f / fps).toFixed(2)} s`;\n"
+    "  updateBones();\n"
+    "}\n"
+    "function setPlaying(p) { playing = p && frames > 1; $('play').innerHTML = playing ? '&#10074;&#10074;' : '&#9654;'; last = null; clock = frame / fps; }\n"
+    "slider.addEventListener('input', () => { setPlaying(false); show(+slider.value); });\n"
+    "$('play').onclick = () => setPlaying(!playing);\n"
+    "$('prev').onclick = () => { setPlaying(false); show((frame + frames - 1) % frames); };\n"
+    "$('next').onclick = () => { setPlaying(false); show((frame + 1) % frames); };\n"
+    "$('bones').onchange = updateBones;\n"
+    "addEventListener('keydown', (e) => {\n"
+    "  if (e.target.tagName === 'INPUT' && e.target.type !== 'checkbox' && e.target.type !== 'range') return;\n"
+    "  if (e.key === ' ') { setPlaying(!playing); e.preventDefault(); }\n"
+    "  else if (e.key === 'ArrowLeft') { $('prev').onclick(); e.preventDefault(); }\n"
+    "  else if (e.key === 'ArrowRight') { $('next').onclick(); e.preventDefault(); }\n"
+    "});\n"
+    "if (frames < 2) for (const id of ['play', 'prev', 'next', 'slider']) $(id).disabled = true;\n"
+    "/* the report's problems, as figures beside the model */\n"
+    "const info = [data.title + (data.motion ? '  \\u2190 ' + data.motion : '') + `  (${frames} frames, ${fps.toFixed(1)}/s)`];\n"
+    "const R = data.report;\n"
+    "if (R) {\n"
+    "  const n = (v, d = 1) => (typeof v === 'number' ? v.toFixed(d) : '-');\n"
+    "  info.push(`pose error ${n(R.pose_error_mean_deg)} deg mean, ${n(R.pose_error_p95_deg)} p95`);\n"
+    "  info.push(`foot slip ${n(R.foot_slip_max_mm, 2)} mm max, penetration ${n(R.penetration_max_mm, 2)} mm, hover ${n(R.hover_percent)} %`);\n"
+    "  info.push(`self-collision frames ${R.self_collision_frames ?? '-'}, limit/velocity violations ${R.limit_violations ?? '-'}/${R.velocity_violations ?? '-'}`);\n"
+    "  info.push(`ZMP outside ${n(R.zmp_outside_percent)} % of contact frames, CoM outside ${n(R.com_outside_percent)} %`);\n"
+    "}\n"
+    "info.push('three.js ' + data.three);\n"
+    "$('info').textContent = info.join('\\n');\n"
+    "addEventListener('resize', () => { camera.aspect = innerWidth / innerHeight; camera.updateProjectionMatrix(); renderer.setSize(innerWidth, innerHeight); });\n"
+    "show(frame);\n"
+    "setPlaying(playing);\n"
+    "let first = true;\n"
+    "renderer.setAnimationLoop((now) => {\n"
+    "  if (playing) {\n"
+    "    if (last !== null) clock += (now - last) / 1000;\n"
+    "    last = now;\n"
+    "    const f = Math.floor(clock * fps) % frames;\n"
+    "    if (f !== frame) show(f);\n"
+    "  }\n"
+    "  controls.update();\n"
+    "  renderer.render(scene, camera);\n"
+    "  if (first) { first = false; status('ready'); }\n"
+    "});\n"
+    "</script>\n</body>\n</html>\n";
+
+int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
+                   FILE *f, kg_ledger *l, kg_diags *d) {
+    if (!v || !v->three_imports || !*v->three_imports) {
+        kg_diag_add(d, KG_ERROR, "view.three", o ? o->path : NULL, 0, NULL,
+                    "three.js was not bundled into this build: the page cannot be written");
+        return -1;
+    }
+    /* the glTF binary, in memory */
+    char *glb = NULL;
+    size_t nglb = 0;
+    FILE *mem = open_memstream(&glb, &nglb);
+    if (!mem) {
+        kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory: %s", strerror(errno));
+        return -1;
+    }
+    kg_export_options go = {0};
+    if (o) go = *o;
+    go.path = NULL; /* a .glb: one buffer, nothing beside it */
+    int rc = kg_export_gltf(m, mo, &go, mem, l, d);
+    if (fclose(mem) != 0 || rc != 0) {
+        free(glb);
+        if (rc == 0) kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "cannot hold the glTF in memory");
+        return -1;
+    }
+    const char *title = v->title ? v->title : "model";
+    fputs(page_head, f);
+    fputs("kinegraph view: ", f);
+    put_html(f, title);
+    fputs(page_style, f);
+    fputs(v->three_imports, f);
+    fputs(page_body, f);
+    /* {"title", "motion", "links", "frames", "fps", "three", "report", "glb"} */
+    json_t *meta = json_object();
+    json_object_set_new(meta, "title", json_string(title));
+    json_object_set_new(meta, "motion", v->motion_name ? json_string(v->motion_name) : json_null());
+    json_t *links = json_array(); /* the real links, root first: the glTF's link nodes */
+    for (int i = 0; i < m->nlink - m->nloop; i++)
+        if (m->link[i].name) json_array_append_new(links, json_string(m->link[i].name));
+    json_object_set_new(meta, "links", links);
+    json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
+    json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
+    json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
+    char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(meta);
+    if (!s) {
+        free(glb);
+        kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory");
+        return -1;
+    }
+    s[strlen(s) - 1] = '\0'; /* the closing brace: report and glb follow */
+    put_json_in_script(f, s);
+    free(s);
+    fputs(",\"report\":", f);
+    put_json_in_script(f, v->report_json ? v->report_json : "null");
+    fputs(",\"glb\":\"", f);
+    put_base64(f, (const unsigned char *)glb, nglb);
+    fputs("\"}", f);
+    free(glb);
+    fputs(page_script, f);
+    return ferror(f) ? -1 : 0;
+}
