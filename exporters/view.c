@@ -5,8 +5,9 @@
  * motion's frame rate, and draws a ground grid; play/pause, a time slider and
  * frame stepping (buttons, arrow keys) move through the frames. The URL's
  * fragment picks a start for pictures and tests: #frame=N shows frame N paused,
- * #nogrid hides the grid. body[data-kg-status] says "loading", "ready" (after
- * the first picture) or "error: ..." (any script error or rejected promise). */
+ * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui). body[data-kg-status] says "loading", "ready" (after
+ * the first picture) or "error: ..." (a script error, a rejected promise, a
+ * console error); console warnings are kept in body[data-kg-warnings]. */
 #define _GNU_SOURCE /* open_memstream */
 #include "exporters/view.h"
 
@@ -88,6 +89,16 @@ static const char page_script[] =
     "const status = (s) => { if (!document.body.dataset.kgStatus.startsWith('error')) document.body.dataset.kgStatus = s; };\n"
     "window.addEventListener('error', (e) => status('error: ' + e.message));\n"
     "window.addEventListener('unhandledrejection', (e) => status('error: ' + e.reason));\n"
+    "/* console errors make the status an error; warnings are kept in body[data-kg-warnings] */\n"
+    "for (const level of ['error', 'warn']) {\n"
+    "  const log = console[level].bind(console);\n"
+    "  console[level] = (...a) => {\n"
+    "    const text = a.map(String).join(' ');\n"
+    "    if (level === 'error') status('error: ' + text);\n"
+    "    else document.body.dataset.kgWarnings = (document.body.dataset.kgWarnings || '') + text + '\\n';\n"
+    "    log(...a);\n"
+    "  };\n"
+    "}\n"
     "const THREE = await import('three');\n"
     "const { GLTFLoader } = await import('three/addons/loaders/GLTFLoader.js');\n"
     "const { OrbitControls } = await import('three/addons/controls/OrbitControls.js');\n"
@@ -138,6 +149,7 @@ static const char page_script[] =
     "const grid = new THREE.GridHelper(cells * step, cells, 0x888888, 0xc4c4c4);\n"
     "grid.position.set(Math.round(sphere.center.x / step) * step, ground, Math.round(sphere.center.z / step) * step);\n"
     "grid.visible = !hash.has('nogrid');\n"
+    "if (hash.has('noui')) for (const id of ['info', 'bar']) $(id).style.display = 'none';\n"
     "scene.add(grid);\n"
     "/* skeleton: lines between link nodes (those without meshes) */\n"
 
