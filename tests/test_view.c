@@ -6,7 +6,8 @@
  * background, their centre near the image's (the camera frames the model's
  * bounding box at frame 0 and follows it). On the sample humanoid at rest, the
  * sample walk (a BVH skeleton: its lines), the humanoid with a retarget CSV and
- * its report, and the Unitree G1 with a retarget of the walk (corpus). Without
+ * its report, and the Unitree G1 with a retarget of the walk (corpus); a page
+ * whose three.js is broken is seen as failing (status "error: ..."). Without
  * chromium, or in a kinegraph built without three.js, the test is skipped
  * (exit 77, SKIP_RETURN_CODE) saying why. */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -38,7 +39,7 @@ static int find_chromium(void) {
 /* chromium headless on file://PAGE#FRAGMENT: --dump-dom into DIR/dom.html, or a
  * screenshot into PNG; its log in DIR/chromium.log. */
 static int run_chromium(const char *page, const char *fragment, const char *png) {
-    char cmd[4096], what[1400];
+    char cmd[8192], what[1400];
     if (png) snprintf(what, sizeof what, "--screenshot='%s' >/dev/null", png);
     else snprintf(what, sizeof what, "--dump-dom >'%s/dom.html'", tmpdir);
     snprintf(cmd, sizeof cmd,
@@ -108,6 +109,14 @@ static unsigned char *png_read(const char *path, int *w, int *h) {
     return rgb;
 }
 
+/* The page's DOM after it ran (chromium --dump-dom), malloc'd. */
+static char *load(const char *page, const char *fragment) {
+    assert_int_equal(run_chromium(page, fragment, NULL), 0);
+    char dom_path[1200];
+    snprintf(dom_path, sizeof dom_path, "%s/dom.html", tmpdir);
+    return kg_test_slurp(dom_path);
+}
+
 /* Writes the page of ARGS (kinegraph view ... -o NAME.html), checks that it loads
  * and that frame N shows the model around the image centre. */
 static void check_page(const char *args, const char *name, int frame) {
@@ -145,10 +154,7 @@ static void check_page(const char *args, const char *name, int frame) {
     free(html);
     /* it loads: no script error, console error or warning */
     snprintf(frag, sizeof frag, "frame=%d", frame);
-    assert_int_equal(run_chromium(page, frag, NULL), 0);
-    char dom_path[1200];
-    snprintf(dom_path, sizeof dom_path, "%s/dom.html", tmpdir);
-    char *dom = kg_test_slurp(dom_path);
+    char *dom = load(page, frag);
     const char *st = strstr(dom, "data-kg-status=\"");
     if (!st || strncmp(st + 16, "ready\"", 6)) fail_msg("%s: page status %.200s", name, st ? st + 16 : "(none: no <body>?)");
     if (strstr(dom, " data-kg-warnings=\"")) fail_msg("%s: console warnings: %.400s", name, strstr(dom, " data-kg-warnings=\""));
@@ -220,8 +226,16 @@ static void test_samples(void **state) {
     (void)state;
     check_page("'" KG_SOURCE_DIR "/samples/humanoid.urdf'", "humanoid", 0);
     check_page("'" KG_SOURCE_DIR "/samples/walk.bvh'", "walk", 60);
-    /* a retarget run: its CSV and report */
+    /* the check sees errors: a broken three.js module makes the status an error */
     char cmd[4096];
+    snprintf(cmd, sizeof cmd, "sed 's|\"three\":\"data:text/javascript;base64,|&QUJD|' '%s/walk.html' >'%s/broken.html'", tmpdir, tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/broken.html", tmpdir);
+    char *dom = load(cmd, "");
+    const char *st = strstr(dom, "data-kg-status=\"");
+    if (!st || strncmp(st + 16, "error: ", 7)) fail_msg("a broken page: status %.200s", st ? st + 16 : "(none)");
+    free(dom);
+    /* a retarget run: its CSV and report */
     snprintf(cmd, sizeof cmd,
              "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '" KG_SOURCE_DIR "/samples/humanoid.urdf' "
              "-o '%s/walk_humanoid.csv' --report '%s/walk_humanoid.json'",
