@@ -25,8 +25,8 @@ for d in "$dir" "$build/npm/node_modules/three" "$(npm root -g 2>/dev/null)/thre
 done
 if [ -z "$found" ] && command -v npm >/dev/null; then
     echo "three_bundle: installing three.js with npm into $build/npm" >&2
-    npm install --silent --no-audit --no-fund --fetch-retries=1 --fetch-timeout=30000 --prefix "$build/npm" three \
+    npm install --silent --no-audit --no-fund --fetch-retries=1 --fetch-timeout=30000 --prefix "$build/npm" three@0.187.0 \
         >/dev/null 2>&1 && found=$build/npm/node_modules/three
 fi
-[ -n "$found" ] || stub "three.js (npm package three) was not found when this kinegraph was built (npm install --prefix build/npm three, then rebuild)"
+[ -n "$found" ] || stub "three.js (npm package three) was not found when this kinegraph was built (npm install --prefix build/npm three@0.187.0, then rebuild)"
 node "$(dirname "$0")/three_bundle.js" "$found" "$out" || stub "three.js at $found could not be bundled"
