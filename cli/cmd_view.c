@@ -22,7 +22,8 @@ extern const char *const kg_three_missing;
 extern const char kg_three_imports[];
 
 static const char help[] =
-    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--motion-fps N] [options]\n"
+    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--motion-fps N] [--no-marks]\n"
+    "                      [options]\n"
     "\n"
     "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
     "as glTF) on a ground grid, and plays its motion: MODEL's own (a BVH, an animated\n"
@@ -32,7 +33,10 @@ static const char help[] =
     "three.js (bundled into kinegraph at build time from npm) and needs no network: open it\n"
     "from disk in a browser with WebGL. Play/pause (space), the time slider, frame stepping\n"
     "(arrow keys), 'follow' (the camera keeps the robot in view), 'skeleton' (lines between\n"
-    "link frames; on for models without geometry); drag to orbit, wheel to zoom. The URL's\n"
+    "link frames; on for models without geometry); drag to orbit, wheel to zoom.\n"
+    "Under the slider, bars mark the frames where a joint is outside its position limits\n"
+    "and where links' collision geometry meets (pairs not adjacent, not declared ignored,\n"
+    "apart at the rest pose; convex hulls); a click goes to the first frame of a bar. The URL's\n"
     "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
     "#noui the panels (page.html#frame=30&nogrid&noui, for pictures).\n"
     "A build without three.js writes nothing and exits with status 3, saying so.\n"
@@ -41,6 +45,8 @@ static const char help[] =
     "  -o, --output PAGE.html the page to write\n"
     "  --motion-fps N         the frame rate of a CSV MOTION (default: a headed CSV's time\n"
     "                         column, 30 for a headerless one, LAFAN1's and retarget's)\n"
+    "  --no-marks             leave the timeline bare: no check of joint limits and\n"
+    "                         self-collision at every frame\n"
     "  --force                write the page even when the model has errors\n";
 
 static int ends_with(const char *s, const char *ext) {
@@ -52,7 +58,7 @@ int kg_cmd_view(int argc, char **argv) {
     kg_cli c = {.command = "view"};
     const char *out = NULL, *motion_path = NULL, *report_path = NULL;
     double motion_fps = 0;
-    int force = 0;
+    int force = 0, no_marks = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help);
@@ -60,6 +66,10 @@ int kg_cmd_view(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--force") == 0) {
             force = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--no-marks") == 0) {
+            no_marks = 1;
             continue;
         }
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
@@ -135,7 +145,8 @@ int kg_cmd_view(int argc, char **argv) {
                              .three_imports = kg_three_imports,
                              .three_version = kg_three_version,
                              .report_json = report,
-                             .motion_name = mslash ? mslash + 1 : motion_path};
+                             .motion_name = mslash ? mslash + 1 : motion_path,
+                             .no_marks = no_marks};
         kg_out o;
         size_t before = c.diags.count;
         kg_export_options eo = {.path = out};

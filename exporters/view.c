@@ -5,6 +5,8 @@
  * motion's frame rate, and draws a ground grid; play/pause, a time slider and
  * frame stepping (buttons, arrow keys) move through the frames. The URL's
  * fragment picks a start for pictures and tests: #frame=N shows frame N paused,
+ * Per-frame problems the library finds itself (joint limits, self-collision)
+ * are bars under the slider.
  * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui). body[data-kg-status] says "loading", "ready" (after
  * the first picture) or "error: ..." (a script error, a rejected promise, a
  * console error); console warnings are kept in body[data-kg-warnings]. */
@@ -14,7 +16,12 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+
+#include "analysis/collision.h"
+#include "core/data.h"
+#include "core/fk.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -66,7 +73,8 @@ static const char page_style[] =
     "#bar{position:fixed;left:0;right:0;bottom:0;padding:6px 10px;background:rgba(255,255,255,.88);"
     "display:flex;gap:8px;align-items:center}\n"
     "#bar button{min-width:2.4em}\n#track{position:relative;flex:1;display:flex;flex-direction:column}\n"
-    "#slider{width:100%;margin:0}\n#label{font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "#slider{width:100%;margin:0}\n#marks{position:relative;margin:0 8px}\n"
+    ".mark{position:absolute;height:5px;min-width:2px;cursor:pointer;opacity:.85}\n#label{font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "#info{position:fixed;left:8px;top:6px;background:rgba(255,255,255,.8);padding:4px 8px;white-space:pre-wrap;"
     "max-width:45vw;overflow:hidden}\n"
     "</style>\n<script type=\"importmap\">{\"imports\":";
@@ -77,7 +85,7 @@ static const char page_body[] =
     "<div id=\"bar\"><button id=\"play\" title=\"play/pause (space)\">&#9654;</button>"
     "<button id=\"prev\" title=\"previous frame (&#8592;)\">&#9664;|</button>"
     "<button id=\"next\" title=\"next frame (&#8594;)\">|&#9654;</button>"
-    "<div id=\"track\"><input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"></div>"
+    "<div id=\"track\"><input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"><div id=\"marks\"></div></div>"
     "<span id=\"label\"></span>"
     "<label title=\"the camera follows the robot\"><input id=\"follow\" type=\"checkbox\" checked> follow</label>"
     "<label title=\"lines between the link frames\"><input id=\"bones\" type=\"checkbox\"> skeleton</label></div>\n"
@@ -209,6 +217,24 @@ static const char page_script[] =
     "  info.push(`self-collision frames ${R.self_collision_frames ?? '-'}, limit/velocity violations ${R.limit_violations ?? '-'}/${R.velocity_violations ?? '-'}`);\n"
     "  info.push(`ZMP outside ${n(R.zmp_outside_percent)} % of contact frames, CoM outside ${n(R.com_outside_percent)} %`);\n"
     "}\n"
+    "/* per-frame problems: a row of bars under the slider per kind; a click goes to the bar's first frame */\n"
+    "const colours = { 'joint limit': '#d08000', 'self-collision': '#d02020' };\n"
+    "(data.marks || []).forEach((mk, row) => {\n"
+    "  const colour = colours[mk.kind] || '#8030c0';\n"
+    "  info.push(`${mk.kind}: ${mk.frames} frames (${mk.detail})`);\n"
+    "  for (const [a, b] of mk.ranges) {\n"
+    "    const bar = document.createElement('div');\n"
+    "    bar.className = 'mark';\n"
+    "    bar.style.background = colour;\n"
+    "    bar.style.top = 6 * row + 'px';\n"
+    "    bar.style.left = (100 * a / Math.max(1, frames - 1)) + '%';\n"
+    "    bar.style.width = (100 * (b - a) / Math.max(1, frames - 1)) + '%';\n"
+    "    bar.title = `${mk.kind}: frames ${a + 1}-${b + 1}`;\n"
+    "    bar.onclick = () => { setPlaying(false); show(a); };\n"
+    "    $('marks').appendChild(bar);\n"
+    "  }\n"
+    "  $('marks').style.height = 6 * (row + 1) + 'px';\n"
+    "});\n"
     "info.push('three.js ' + data.three);\n"
     "$('info').textContent = info.join('\\n');\n"
     "addEventListener('resize', () => { camera.aspect = innerWidth / innerHeight; camera.updateProjectionMatrix(); renderer.setSize(innerWidth, innerHeight); });\n"
@@ -227,6 +253,92 @@ static const char page_script[] =
     "  if (first) { first = false; status('ready'); }\n"
     "});\n"
     "</script>\n</body>\n</html>\n";
+
+/* ---- per-frame problems, marked on the page's timeline ------------------------- */
+
+/* Frames as ranges [[first, last], ...], appended in order. */
+static void add_frame(json_t *ranges, int f) {
+    json_t *last = json_array_get(ranges, json_array_size(ranges) - 1);
+    if (last && json_integer_value(json_array_get(last, 1)) == f - 1) json_array_set_new(last, 1, json_integer(f));
+    else json_array_append_new(ranges, json_pack("[i, i]", f, f));
+}
+
+static void add_mark(json_t *marks, const char *kind, json_t *ranges, int frames, const char *detail) {
+    if (!frames) {
+        json_decref(ranges);
+        return;
+    }
+    json_array_append_new(marks, json_pack("{s:s, s:o, s:i, s:s}", "kind", kind, "ranges", ranges, "frames", frames,
+                                           "detail", detail));
+}
+
+/* The frames where a limited joint (revolute, prismatic) is out of its position
+ * limits (by more than 1e-6), and those where two links' collision geometry
+ * meets (pairs neither adjacent, nor declared ignored, nor touching at the rest
+ * pose; convex hulls, as `kinegraph collisions`). */
+static json_t *frame_marks(const kg_model *m, const kg_motion *mo, kg_mesh_cache *meshes) {
+    json_t *marks = json_array();
+    if (!mo || mo->nframes < 1 || mo->nq != m->nq) return marks;
+    kg_data *d = kg_data_new(m);
+    if (!d) return marks;
+    char detail[512] = "";
+    /* joint limits */
+    json_t *ranges = json_array();
+    int n = 0;
+    for (int f = 0; f < mo->nframes; f++) {
+        const double *q = mo->q + (size_t)f * mo->nq;
+        int out = 0;
+        for (int j = 0; j < m->njoint && !out; j++) {
+            const kg_joint *J = &m->joint[j];
+            if (!kg_joint_is_limited(J) || J->nq != 1) continue;
+            double v = q[J->qadr];
+            if (v < J->lower - 1e-6 || v > J->upper + 1e-6) {
+                out = 1;
+                if (!n)
+                    snprintf(detail, sizeof detail, "first at frame %d: %s = %.4g outside [%.4g, %.4g]", f + 1, J->name, v,
+                             J->lower, J->upper);
+            }
+        }
+        if (out) add_frame(ranges, f), n++;
+    }
+    add_mark(marks, "joint limit", ranges, n, detail);
+    /* self-collision */
+    kg_collision_model cm;
+    kg_diags quiet; /* a collision mesh that cannot be read is left out, unsaid here */
+    kg_diags_init(&quiet);
+    if (kg_collision_model_build(m, meshes, &cm, &quiet) == 0) {
+        kg_collision_work *w = kg_collision_work_new(&cm);
+        unsigned char *check = calloc((size_t)cm.npair + 1, 1), *hit = calloc((size_t)cm.npair + 1, 1);
+        if (w && check && hit && cm.npair > 0) {
+            kg_fk(m, d); /* the rest pose */
+            kg_self_collisions(&cm, d, w, NULL, hit);
+            for (int p = 0; p < cm.npair; p++) check[p] = !cm.adjacent[p] && !cm.declared[p] && !hit[p];
+            ranges = json_array(), n = 0;
+            for (int f = 0; f < mo->nframes; f++) {
+                kg_motion_pose(mo, f, d);
+                kg_fk(m, d);
+                memset(hit, 0, (size_t)cm.npair);
+                if (kg_self_collisions(&cm, d, w, check, hit) > 0) {
+                    if (!n)
+                        for (int p = 0; p < cm.npair; p++)
+                            if (hit[p]) {
+                                snprintf(detail, sizeof detail, "first at frame %d: %s and %s", f + 1,
+                                         m->link[cm.pair_a[p]].name, m->link[cm.pair_b[p]].name);
+                                break;
+                            }
+                    add_frame(ranges, f), n++;
+                }
+            }
+            add_mark(marks, "self-collision", ranges, n, detail);
+        }
+        free(check), free(hit);
+        kg_collision_work_free(w);
+        kg_collision_model_free(&cm);
+    }
+    kg_diags_clear(&quiet);
+    kg_data_free(d);
+    return marks;
+}
 
 int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
                    FILE *f, kg_ledger *l, kg_diags *d) {
@@ -270,6 +382,13 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
     json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
     json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
+    if (!v->no_marks) {
+        kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+        json_object_set_new(meta, "marks", frame_marks(m, mo, own ? own : o->meshes));
+        if (own) kg_mesh_cache_free(own);
+    } else {
+        json_object_set_new(meta, "marks", json_array());
+    }
     char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(meta);
     if (!s) {

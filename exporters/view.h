@@ -16,6 +16,8 @@ typedef struct kg_view_options {
     const char *three_version; /* said in the page, may be NULL */
     const char *report_json;  /* a retarget report (JSON text) shown beside the timeline, may be NULL */
     const char *motion_name;  /* the motion's file, may be NULL */
+    int no_marks;             /* leave out the per-frame problems on the timeline (joint limits,
+                               * self-collision: the collision geometry checked at every frame) */
 } kg_view_options;
 
 /* Writes the page to f; what the glTF cannot hold goes into the ledger l (may

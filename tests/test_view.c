@@ -7,7 +7,8 @@
  * bounding box at frame 0 and follows it). On the sample humanoid at rest, the
  * sample walk (a BVH skeleton: its lines), the humanoid with a retarget CSV and
  * its report, and the Unitree G1 with a retarget of the walk (corpus); a page
- * whose three.js is broken is seen as failing (status "error: ..."). Without
+ * whose three.js is broken is seen as failing (status "error: ..."); a joint
+ * driven past its limit on some frames is marked on the timeline there. Without
  * chromium, or in a kinegraph built without three.js, the test is skipped
  * (exit 77, SKIP_RETURN_CODE) saying why. */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -204,8 +205,8 @@ static void test_usage(void **state) {
     char path[1200];
     snprintf(path, sizeof path, "%s/out", tmpdir);
     char *help = kg_test_slurp(path);
-    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  --help "};
-    for (int i = 0; i < 6; i++) {
+    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --no-marks ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  --help "};
+    for (int i = 0; i < 7; i++) {
         const char *p = strstr(help, opts[i]);
         if (!p || strstr(p + 1, opts[i])) fail_msg("view --help lists '%s' %s", opts[i] + 3, p ? "twice" : "not at all");
     }
@@ -244,6 +245,69 @@ static void test_samples(void **state) {
     snprintf(cmd, sizeof cmd, "'" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/walk_humanoid.csv' '%s/walk_humanoid.json'",
              tmpdir, tmpdir);
     check_page(cmd, "retarget_humanoid", 60);
+}
+
+/* The page's data (the kg-data script's JSON). */
+static json_t *page_data(const char *page) {
+    char *html = kg_test_slurp(page);
+    const char *a = strstr(html, "<script type=\"application/json\" id=\"kg-data\">");
+    assert_non_null(a);
+    a = strchr(a, '>') + 1;
+    const char *b = strstr(a, "</script>");
+    assert_non_null(b);
+    json_error_t e;
+    json_t *j = json_loadb(a, (size_t)(b - a), 0, &e);
+    if (!j) fail_msg("%s: kg-data: %s", page, e.text);
+    free(html);
+    return j;
+}
+
+/* Per-frame problems on the timeline: a joint driven past its limit on frames
+ * 10-20 (1-based) of the retargeted walk is marked there, and drawn. */
+static void test_marks(void **state) {
+    (void)state;
+    char cmd[4096], page[1200];
+    snprintf(cmd, sizeof cmd,
+             "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '" KG_SOURCE_DIR "/samples/humanoid.urdf' "
+             "-o '%s/marks.csv'",
+             tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    /* headerless: x y z qx qy qz qw, then the coordinates; the first is a limited hinge */
+    snprintf(cmd, sizeof cmd, "awk -F, -v OFS=, 'NR >= 10 && NR <= 20 {$8 = 10} {print}' '%s/marks.csv' >'%s/bad.csv'",
+             tmpdir, tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/bad.csv'", tmpdir);
+    check_page(cmd, "marks", 15);
+    snprintf(page, sizeof page, "%s/marks.html", tmpdir);
+    json_t *d = page_data(page), *marks = json_object_get(d, "marks"), *mk;
+    size_t i;
+    int found = 0;
+    json_array_foreach(marks, i, mk) {
+        printf("marks: %s: %s\n", json_string_value(json_object_get(mk, "kind")),
+               json_string_value(json_object_get(mk, "detail")));
+        if (strcmp(json_string_value(json_object_get(mk, "kind")), "joint limit")) continue;
+        json_t *r = json_object_get(mk, "ranges");
+        assert_int_equal(json_array_size(r), 1);
+        assert_int_equal(json_integer_value(json_array_get(json_array_get(r, 0), 0)), 9);
+        assert_int_equal(json_integer_value(json_array_get(json_array_get(r, 0), 1)), 19);
+        found = 1;
+    }
+    assert_true(found);
+    json_decref(d);
+    char *dom = load(page, "frame=0");
+    assert_non_null(strstr(dom, "class=\"mark\""));
+    free(dom);
+    /* the unchanged motion has no joint-limit marks; --no-marks none at all */
+    snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/marks.csv' -o '%s'", tmpdir, page);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    d = page_data(page);
+    json_array_foreach(json_object_get(d, "marks"), i, mk) assert_string_not_equal(json_string_value(json_object_get(mk, "kind")), "joint limit");
+    json_decref(d);
+    snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/bad.csv' --no-marks -o '%s'", tmpdir, page);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    d = page_data(page);
+    assert_int_equal(json_array_size(json_object_get(d, "marks")), 0);
+    json_decref(d);
 }
 
 static void test_g1(void **state) {
@@ -286,6 +350,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_marks),
         cmocka_unit_test(test_g1),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
