@@ -22,8 +22,8 @@ extern const char *const kg_three_missing;
 extern const char kg_three_imports[];
 
 static const char help[] =
-    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--motion-fps N] [--no-marks]\n"
-    "                      [options]\n"
+    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--source CLIP] [--motion-fps N]\n"
+    "                      [--no-marks] [options]\n"
     "\n"
     "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
     "as glTF) on a ground grid, and plays its motion: MODEL's own (a BVH, an animated\n"
@@ -45,6 +45,9 @@ static const char help[] =
     "  -o, --output PAGE.html the page to write\n"
     "  --motion-fps N         the frame rate of a CSV MOTION (default: a headed CSV's time\n"
     "                         column, 30 for a headerless one, LAFAN1's and retarget's)\n"
+    "  --source CLIP          the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
+    "                         beside the robot at the report's leg scale (else at the robot's\n"
+    "                         height) and played at the same times\n"
     "  --no-marks             leave the timeline bare: no check of joint limits and\n"
     "                         self-collision at every frame\n"
     "  --force                write the page even when the model has errors\n";
@@ -56,7 +59,7 @@ static int ends_with(const char *s, const char *ext) {
 
 int kg_cmd_view(int argc, char **argv) {
     kg_cli c = {.command = "view"};
-    const char *out = NULL, *motion_path = NULL, *report_path = NULL;
+    const char *out = NULL, *motion_path = NULL, *report_path = NULL, *source_path = NULL;
     double motion_fps = 0;
     int force = 0, no_marks = 0;
     for (int i = 1; i < argc; i++) {
@@ -66,6 +69,11 @@ int kg_cmd_view(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--force") == 0) {
             force = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--source") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("view", "--source needs a clip");
+            source_path = argv[++i];
             continue;
         }
         if (strcmp(argv[i], "--no-marks") == 0) {
@@ -117,6 +125,23 @@ int kg_cmd_view(int argc, char **argv) {
             return KG_EXIT_ERRORS;
         }
     }
+    kg_model *src = NULL;
+    kg_motion *src_motion = NULL;
+    if (m && source_path) { /* the retarget's source clip, with its own motion */
+        kg_load_options lo = kg_cli_load_options(&c);
+        size_t before = c.diags.count;
+        src = kg_load_clip(source_path, &lo, &src_motion, &c.diags);
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        if (!src || kg_diags_count(&c.diags, KG_ERROR)) {
+            fprintf(stderr, "kinegraph view: cannot read the source clip %s\n", source_path);
+            kg_motion_free(src_motion);
+            kg_model_free(src);
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+    }
+    double source_scale = 0;
     char *report = NULL;
     if (m && report_path) { /* checked to be JSON, passed on as it is */
         json_error_t err;
@@ -130,6 +155,7 @@ int kg_cmd_view(int argc, char **argv) {
             return KG_EXIT_ERRORS;
         }
         report = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+        source_scale = json_number_value(json_object_get(j, "leg_scale")); /* the source's lengths onto the robot's */
         json_decref(j);
     }
     int rc;
@@ -146,7 +172,11 @@ int kg_cmd_view(int argc, char **argv) {
                              .three_version = kg_three_version,
                              .report_json = report,
                              .motion_name = mslash ? mslash + 1 : motion_path,
-                             .no_marks = no_marks};
+                             .no_marks = no_marks,
+                             .source = src,
+                             .source_motion = src_motion,
+                             .source_name = source_path,
+                             .source_scale = source_scale};
         kg_out o;
         size_t before = c.diags.count;
         kg_export_options eo = {.path = out};
@@ -181,6 +211,8 @@ int kg_cmd_view(int argc, char **argv) {
         }
     }
     free(report);
+    kg_motion_free(src_motion);
+    kg_model_free(src);
     kg_model_free(m);
     kg_cli_done(&c);
     return rc;

@@ -144,6 +144,61 @@ static const char page_script[] =
     "const rootPos = () => { const c = new THREE.Vector3(), p = new THREE.Vector3(); for (const o of links) c.add(o.getWorldPosition(p)); return links.length ? c.divideScalar(links.length) : c; };\n"
     "for (const o of links) box.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
     "if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(), new THREE.Vector3(1, 1, 1));\n"
+
+    "/* skeletons: lines between the link frames */\n"
+    "const skeletons = [];\n"
+    "function skeleton(links, colour, toggle) {\n"
+    "  const pairs = links.filter((o) => links.includes(o.parent));\n"
+    "  const geo = new THREE.BufferGeometry();\n"
+    "  geo.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(pairs.length * 6), 3));\n"
+    "  const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: colour, depthTest: false }));\n"
+    "  lines.renderOrder = 1;\n"
+    "  lines.frustumCulled = false;\n"
+    "  scene.add(lines);\n"
+    "  skeletons.push({ pairs, lines, toggle });\n"
+    "}\n"
+    "skeleton(links, 0xd03030, true);\n"
+    "let hasMesh = false;\n"
+    "model.traverse((o) => { if (o.isMesh) hasMesh = true; });\n"
+    "$('bones').checked = !hasMesh;\n"
+    "const a = new THREE.Vector3(), b = new THREE.Vector3();\n"
+    "function updateBones() {\n"
+    "  for (const { pairs, lines, toggle } of skeletons) {\n"
+    "    lines.visible = !toggle || $('bones').checked;\n"
+    "    if (!lines.visible) continue;\n"
+    "    const p = lines.geometry.attributes.position;\n"
+    "    pairs.forEach((o, i) => { o.getWorldPosition(a); o.parent.getWorldPosition(b); p.setXYZ(2 * i, a.x, a.y, a.z); p.setXYZ(2 * i + 1, b.x, b.y, b.z); });\n"
+    "    p.needsUpdate = true;\n"
+    "  }\n"
+    "}\n"
+    "/* the source clip of a retarget run, beside the robot at its scale (the report's leg scale, else\n"
+    " * the robot's height over the clip's), played at the same times */\n"
+    "const mixers = [mixer];\n"
+    "if (data.source_glb) {\n"
+    "  const sbin = Uint8Array.from(atob(data.source_glb), (c) => c.charCodeAt(0));\n"
+    "  const sg = await new GLTFLoader().parseAsync(sbin.buffer, '');\n"
+    "  const src = new THREE.Group();\n"
+    "  src.add(sg.scene);\n"
+    "  scene.add(src);\n"
+    "  const smixer = new THREE.AnimationMixer(sg.scene);\n"
+    "  if (sg.animations.length) { const act = smixer.clipAction(sg.animations[0]); act.setLoop(THREE.LoopOnce); act.clampWhenFinished = true; act.play(); }\n"
+    "  smixer.setTime(0);\n"
+    "  src.updateMatrixWorld(true);\n"
+    "  const snames = new Set(data.source.links.map(san)), slinks = [];\n"
+    "  sg.scene.traverse((o) => { if (snames.has(o.name)) slinks.push(o); });\n"
+    "  const sbox = new THREE.Box3();\n"
+    "  for (const o of slinks) sbox.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "  const h = box.max.y - box.min.y, sh = sbox.max.y - sbox.min.y;\n"
+    "  const k = data.source.scale > 0 ? data.source.scale : sh > 0 ? h / sh : 1;\n"
+    "  src.scale.setScalar(k);\n"
+    "  /* its feet on the robot's ground, its middle beside the robot's, a robot height to the side */\n"
+    "  const sc = sbox.getCenter(new THREE.Vector3()).multiplyScalar(k), rc = box.getCenter(new THREE.Vector3());\n"
+    "  src.position.set(rc.x - sc.x - 0.9 * Math.max(h, 0.2), box.min.y - sbox.min.y * k, rc.z - sc.z);\n"
+    "  src.updateMatrixWorld(true);\n"
+    "  for (const o of slinks) box.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "  skeleton(slinks, 0x2060d0, false);\n"
+    "  mixers.push(smixer);\n"
+    "}\n"
     "const sphere = box.getBoundingSphere(new THREE.Sphere());\n"
     "const r = Math.max(sphere.radius, 0.05);\n"
     "const dist = r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.15;\n"
@@ -159,25 +214,6 @@ static const char page_script[] =
     "grid.visible = !hash.has('nogrid');\n"
     "if (hash.has('noui')) for (const id of ['info', 'bar']) $(id).style.display = 'none';\n"
     "scene.add(grid);\n"
-    "/* skeleton: lines between link nodes (those without meshes) */\n"
-
-    "const pairs = links.filter((o) => links.includes(o.parent));\n"
-    "const bonesGeo = new THREE.BufferGeometry();\n"
-    "bonesGeo.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(pairs.length * 6), 3));\n"
-    "const bones = new THREE.LineSegments(bonesGeo, new THREE.LineBasicMaterial({ color: 0xd03030, depthTest: false }));\n"
-    "bones.renderOrder = 1;\n"
-    "scene.add(bones);\n"
-    "let hasMesh = false;\n"
-    "model.traverse((o) => { if (o.isMesh) hasMesh = true; });\n"
-    "$('bones').checked = !hasMesh;\n"
-    "const a = new THREE.Vector3(), b = new THREE.Vector3();\n"
-    "function updateBones() {\n"
-    "  bones.visible = $('bones').checked;\n"
-    "  if (!bones.visible) return;\n"
-    "  const p = bonesGeo.attributes.position;\n"
-    "  pairs.forEach((o, i) => { o.getWorldPosition(a); o.parent.getWorldPosition(b); p.setXYZ(2 * i, a.x, a.y, a.z); p.setXYZ(2 * i + 1, b.x, b.y, b.z); });\n"
-    "  p.needsUpdate = true;\n"
-    "}\n"
     "/* the timeline */\n"
     "const slider = $('slider');\n"
     "slider.max = frames - 1;\n"
@@ -187,7 +223,7 @@ static const char page_script[] =
     "function show(f) {\n"
     "  frame = f;\n"
     "  const before = rootPos();\n"
-    "  mixer.setTime(f / fps);\n"
+    "  for (const x of mixers) x.setTime(f / fps);\n"
     "  model.updateMatrixWorld(true);\n"
     "  if ($('follow').checked) { const d = rootPos().sub(before); d.y = 0; camera.position.add(d); controls.target.add(d); }\n"
     "  slider.value = f;\n"
@@ -209,6 +245,7 @@ static const char page_script[] =
     "if (frames < 2) for (const id of ['play', 'prev', 'next', 'slider']) $(id).disabled = true;\n"
     "/* the report's problems, as figures beside the model */\n"
     "const info = [data.title + (data.motion ? '  \\u2190 ' + data.motion : '') + `  (${frames} frames, ${fps.toFixed(1)}/s)`];\n"
+    "if (data.source) info.push(`source (blue lines): ${data.source.title}`);\n"
     "const R = data.report;\n"
     "if (R) {\n"
     "  const n = (v, d = 1) => (typeof v === 'number' ? v.toFixed(d) : '-');\n"
@@ -340,17 +377,11 @@ static json_t *frame_marks(const kg_model *m, const kg_motion *mo, kg_mesh_cache
     return marks;
 }
 
-int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
-                   FILE *f, kg_ledger *l, kg_diags *d) {
-    if (!v || !v->three_imports || !*v->three_imports) {
-        kg_diag_add(d, KG_ERROR, "view.three", o ? o->path : NULL, 0, NULL,
-                    "three.js was not bundled into this build: the page cannot be written");
-        return -1;
-    }
-    /* the glTF binary, in memory */
-    char *glb = NULL;
-    size_t nglb = 0;
-    FILE *mem = open_memstream(&glb, &nglb);
+/* The glTF binary of m and mo, in memory (*buf malloc'd). */
+static int glb_of(const kg_model *m, const kg_motion *mo, const kg_export_options *o, kg_ledger *l, kg_diags *d,
+                  char **buf, size_t *n) {
+    *buf = NULL, *n = 0;
+    FILE *mem = open_memstream(buf, n);
     if (!mem) {
         kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory: %s", strerror(errno));
         return -1;
@@ -358,10 +389,36 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     kg_export_options go = {0};
     if (o) go = *o;
     go.path = NULL; /* a .glb: one buffer, nothing beside it */
+    go.companions = NULL;
     int rc = kg_export_gltf(m, mo, &go, mem, l, d);
     if (fclose(mem) != 0 || rc != 0) {
-        free(glb);
+        free(*buf);
+        *buf = NULL;
         if (rc == 0) kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "cannot hold the glTF in memory");
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *link_names(const kg_model *m) {
+    json_t *links = json_array(); /* the real links, root first: the glTF's link nodes */
+    for (int i = 0; i < m->nlink - m->nloop; i++)
+        if (m->link[i].name) json_array_append_new(links, json_string(m->link[i].name));
+    return links;
+}
+
+int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
+                   FILE *f, kg_ledger *l, kg_diags *d) {
+    if (!v || !v->three_imports || !*v->three_imports) {
+        kg_diag_add(d, KG_ERROR, "view.three", o ? o->path : NULL, 0, NULL,
+                    "three.js was not bundled into this build: the page cannot be written");
+        return -1;
+    }
+    char *glb = NULL, *sglb = NULL;
+    size_t nglb = 0, nsglb = 0;
+    if (glb_of(m, mo, o, l, d, &glb, &nglb) != 0) return -1;
+    if (v->source && glb_of(v->source, v->source_motion, o, NULL, d, &sglb, &nsglb) != 0) {
+        free(glb);
         return -1;
     }
     const char *title = v->title ? v->title : "model";
@@ -375,10 +432,11 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     json_t *meta = json_object();
     json_object_set_new(meta, "title", json_string(title));
     json_object_set_new(meta, "motion", v->motion_name ? json_string(v->motion_name) : json_null());
-    json_t *links = json_array(); /* the real links, root first: the glTF's link nodes */
-    for (int i = 0; i < m->nlink - m->nloop; i++)
-        if (m->link[i].name) json_array_append_new(links, json_string(m->link[i].name));
-    json_object_set_new(meta, "links", links);
+    json_object_set_new(meta, "links", link_names(m));
+    if (v->source)
+        json_object_set_new(meta, "source",
+                            json_pack("{s:s, s:o, s:f}", "title", v->source_name ? v->source_name : "source", "links",
+                                      link_names(v->source), "scale", v->source_scale > 0 ? v->source_scale : 0.0));
     json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
     json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
     json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
@@ -403,8 +461,16 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     put_json_in_script(f, v->report_json ? v->report_json : "null");
     fputs(",\"glb\":\"", f);
     put_base64(f, (const unsigned char *)glb, nglb);
-    fputs("\"}", f);
-    free(glb);
+    fputs("\",\"source_glb\":", f);
+    if (sglb) {
+        fputc('"', f);
+        put_base64(f, (const unsigned char *)sglb, nsglb);
+        fputc('"', f);
+    } else {
+        fputs("null", f);
+    }
+    fputs("}", f);
+    free(glb), free(sglb);
     fputs(page_script, f);
     return ferror(f) ? -1 : 0;
 }

@@ -16,6 +16,10 @@ typedef struct kg_view_options {
     const char *three_version; /* said in the page, may be NULL */
     const char *report_json;  /* a retarget report (JSON text) shown beside the timeline, may be NULL */
     const char *motion_name;  /* the motion's file, may be NULL */
+    const kg_model *source;   /* a retarget's source clip, drawn as lines beside the model (may be NULL) */
+    const kg_motion *source_motion;
+    const char *source_name;
+    double source_scale;      /* its lengths times this on the page (0: the model's height over its) */
     int no_marks;             /* leave out the per-frame problems on the timeline (joint limits,
                                * self-collision: the collision geometry checked at every frame) */
 } kg_view_options;

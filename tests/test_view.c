@@ -6,7 +6,7 @@
  * background, their centre near the image's (the camera frames the model's
  * bounding box at frame 0 and follows it). On the sample humanoid at rest, the
  * sample walk (a BVH skeleton: its lines), the humanoid with a retarget CSV and
- * its report, and the Unitree G1 with a retarget of the walk (corpus); a page
+ * its report (and with the source clip beside it, --source), and the Unitree G1 with a retarget of the walk (corpus); a page
  * whose three.js is broken is seen as failing (status "error: ..."); a joint
  * driven past its limit on some frames is marked on the timeline there. Without
  * chromium, or in a kinegraph built without three.js, the test is skipped
@@ -199,14 +199,29 @@ static void check_page(const char *args, const char *name, int frame) {
     assert_true(y1 - y0 > h / 5);
 }
 
+/* The page's data (the kg-data script's JSON). */
+static json_t *page_data(const char *page) {
+    char *html = kg_test_slurp(page);
+    const char *a = strstr(html, "<script type=\"application/json\" id=\"kg-data\">");
+    assert_non_null(a);
+    a = strchr(a, '>') + 1;
+    const char *b = strstr(a, "</script>");
+    assert_non_null(b);
+    json_error_t e;
+    json_t *j = json_loadb(a, (size_t)(b - a), 0, &e);
+    if (!j) fail_msg("%s: kg-data: %s", page, e.text);
+    free(html);
+    return j;
+}
+
 static void test_usage(void **state) {
     (void)state;
     assert_int_equal(kg_test_run_kinegraph(tmpdir, "view --help"), 0);
     char path[1200];
     snprintf(path, sizeof path, "%s/out", tmpdir);
     char *help = kg_test_slurp(path);
-    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --no-marks ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  --help "};
-    for (int i = 0; i < 7; i++) {
+    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --source ", "\n  --no-marks ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  --help "};
+    for (int i = 0; i < 8; i++) {
         const char *p = strstr(help, opts[i]);
         if (!p || strstr(p + 1, opts[i])) fail_msg("view --help lists '%s' %s", opts[i] + 3, p ? "twice" : "not at all");
     }
@@ -218,6 +233,8 @@ static void test_usage(void **state) {
     snprintf(cmd, sizeof cmd, "view '%s/nope.urdf' -o '%s/nope.html'", tmpdir, tmpdir);
     assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 1);
     snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/nope.csv' -o '%s/nope.html'", tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 1);
+    snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' --source '%s/nope.bvh' -o '%s/nope.html'", tmpdir, tmpdir);
     assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 1);
     snprintf(path, sizeof path, "%s/nope.html", tmpdir);
     assert_int_not_equal(access(path, F_OK), 0); /* nothing written on failure */
@@ -245,21 +262,17 @@ static void test_samples(void **state) {
     snprintf(cmd, sizeof cmd, "'" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/walk_humanoid.csv' '%s/walk_humanoid.json'",
              tmpdir, tmpdir);
     check_page(cmd, "retarget_humanoid", 60);
-}
-
-/* The page's data (the kg-data script's JSON). */
-static json_t *page_data(const char *page) {
-    char *html = kg_test_slurp(page);
-    const char *a = strstr(html, "<script type=\"application/json\" id=\"kg-data\">");
-    assert_non_null(a);
-    a = strchr(a, '>') + 1;
-    const char *b = strstr(a, "</script>");
-    assert_non_null(b);
-    json_error_t e;
-    json_t *j = json_loadb(a, (size_t)(b - a), 0, &e);
-    if (!j) fail_msg("%s: kg-data: %s", page, e.text);
-    free(html);
-    return j;
+    /* with the source clip beside the robot */
+    snprintf(cmd, sizeof cmd, "'" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/walk_humanoid.csv' '%s/walk_humanoid.json' "
+             "--source '" KG_SOURCE_DIR "/samples/walk.bvh'", tmpdir, tmpdir);
+    check_page(cmd, "retarget_source", 60);
+    char page[1200];
+    snprintf(page, sizeof page, "%s/retarget_source.html", tmpdir);
+    json_t *d = page_data(page);
+    assert_true(json_array_size(json_object_get(json_object_get(d, "source"), "links")) > 10);
+    assert_true(json_is_string(json_object_get(d, "source_glb")));
+    assert_true(json_real_value(json_object_get(json_object_get(d, "source"), "scale")) > 0); /* the report's leg scale */
+    json_decref(d);
 }
 
 /* Per-frame problems on the timeline: a joint driven past its limit on frames
