@@ -129,10 +129,10 @@ int kg_cmd_view(int argc, char **argv) {
     kg_motion *src_motion = NULL;
     if (m && source_path) { /* the retarget's source clip, with its own motion */
         kg_load_options lo = kg_cli_load_options(&c);
-        size_t before = c.diags.count;
+        size_t before = c.diags.count, errors = kg_diags_count(&c.diags, KG_ERROR);
         src = kg_load_clip(source_path, &lo, &src_motion, &c.diags);
         kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-        if (!src || kg_diags_count(&c.diags, KG_ERROR)) {
+        if (!src || kg_diags_count(&c.diags, KG_ERROR) > errors) {
             fprintf(stderr, "kinegraph view: cannot read the source clip %s\n", source_path);
             kg_motion_free(src_motion);
             kg_model_free(src);
