@@ -24,8 +24,9 @@ PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libassimp-
 PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
                libmujoco-dev collada-urdf-tools opencollada-tools assimp-utils)
 # Test-only, optional (./setup.sh test): a single-node Slurm for test_slurm (label
-# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd).
-TEST_PACKAGES=(slurm-wlm munge)
+# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd), and
+# headless Chromium for test_view (kinegraph view's pages).
+TEST_PACKAGES=(slurm-wlm munge chromium)
 install_packages() {
     local missing=()
     for p in "$@"; do
@@ -75,6 +76,8 @@ demo)
     build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.csv \
         --report build/walk_humanoid_report.json
     build/kinegraph retarget samples/walk.bvh --robot samples/humanoid.urdf -o build/walk_humanoid.dae
+    build/kinegraph view samples/humanoid.urdf build/walk_humanoid.csv build/walk_humanoid_report.json \
+        -o build/walk_humanoid.html || [ $? -eq 3 ]  # 3: a build without three.js (said on stderr)
     build/kinegraph check samples --html build/check.html --junit build/check.xml --json build/check.json
     ;;
 test)
@@ -85,7 +88,7 @@ test)
             echo "setup: npm could not install gltf-validator; test_gltf will skip the validator"
     fi
     # test-only Debian packages: without them (no registry) test_slurm says so and skips
-    install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm will skip"
+    install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm and test_view will skip"
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;
 bench)

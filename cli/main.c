@@ -18,6 +18,7 @@ int kg_cmd_check(int argc, char **argv);
 int kg_cmd_dynamics(int argc, char **argv);
 int kg_cmd_merge(int argc, char **argv);
 int kg_cmd_highbar(int argc, char **argv);
+int kg_cmd_view(int argc, char **argv);
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
  * Jacobians), where splitting work over threads only costs. (The worker
@@ -42,6 +43,7 @@ static const struct {
     {"retarget", kg_cmd_retarget, "a motion-capture clip onto a humanoid robot (feet planted, balanced)"},
     {"workspace", kg_cmd_workspace, "reachable set of a link: voxels, volume, convergence, manipulability"},
     {"collisions", kg_cmd_collisions, "self-collision pairs and the allowed-collision matrix (SRDF)"},
+    {"view", kg_cmd_view, "a web page that shows a model and plays its motion (three.js inside, no network)"},
     {"convert", kg_cmd_convert, "write a model and its motion in another format (urdf, dae, bvh, csv, json, mjcf, gltf/glb, npz)"},
 };
 

@@ -1,0 +1,219 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+/* kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html: a page that shows a
+ * model and its motion in a browser, with three.js inside it (no network). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/common.h"
+#include "exporters/view.h"
+#include "formats/fileio.h"
+#include "formats/motion_file.h"
+
+int kg_cmd_view(int argc, char **argv);
+
+/* The three.js modules, bundled at build time (tools/three_bundle.sh writes
+ * three_bundle.c): kg_three_missing says why when they could not be. */
+extern const char *const kg_three_version;
+extern const char *const kg_three_missing;
+extern const char kg_three_imports[];
+
+static const char help[] =
+    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--source CLIP] [--motion-fps N]\n"
+    "                      [--no-marks] [options]\n"
+    "\n"
+    "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
+    "as glTF) on a ground grid, and plays its motion: MODEL's own (a BVH, an animated\n"
+    "COLLADA file) or MOTION's, a trajectory CSV (what retarget writes, or convert's layout)\n"
+    "or a BVH or COLLADA animation whose coordinates have MODEL's names. A retarget report\n"
+    "(REPORT.json, from retarget --report) puts its figures beside the model. The page holds\n"
+    "three.js (bundled into kinegraph at build time from npm) and needs no network: open it\n"
+    "from disk in a browser with WebGL. Play/pause (space), the time slider, frame stepping\n"
+    "(arrow keys), 'follow' (the camera keeps the robot in view), 'skeleton' (lines between\n"
+    "link frames; on for models without geometry); drag to orbit, wheel to zoom.\n"
+    "Under the slider, bars mark the frames where a joint is outside its position limits\n"
+    "and where links' collision geometry meets (pairs not adjacent, not declared ignored,\n"
+    "apart at the rest pose; convex hulls); a click goes to the first frame of a bar. The URL's\n"
+    "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
+    "#noui the panels (page.html#frame=30&nogrid&noui, for pictures).\n"
+    "A build without three.js writes nothing and exits with status 3, saying so.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output PAGE.html the page to write\n"
+    "  --motion-fps N         the frame rate of a CSV MOTION (default: a headed CSV's time\n"
+    "                         column, 30 for a headerless one, LAFAN1's and retarget's)\n"
+    "  --source CLIP          the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
+    "                         beside the robot at the report's leg scale (else at the robot's\n"
+    "                         height) and played at the same times\n"
+    "  --no-marks             leave the timeline bare: no check of joint limits and\n"
+    "                         self-collision at every frame\n"
+    "  --force                write the page even when the model has errors\n";
+
+static int ends_with(const char *s, const char *ext) {
+    size_t n = strlen(s), k = strlen(ext);
+    return n > k && strcasecmp(s + n - k, ext) == 0;
+}
+
+int kg_cmd_view(int argc, char **argv) {
+    kg_cli c = {.command = "view"};
+    const char *out = NULL, *motion_path = NULL, *report_path = NULL, *source_path = NULL;
+    double motion_fps = 0;
+    int force = 0, no_marks = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help);
+            return KG_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--force") == 0) {
+            force = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--source") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("view", "--source needs a clip");
+            source_path = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--no-marks") == 0) {
+            no_marks = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("view", "%s needs a file name", argv[i]);
+            out = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--motion-fps") == 0) {
+            char *end;
+            double v = i + 1 < argc ? strtod(argv[i + 1], &end) : NAN;
+            if (i + 1 >= argc || end == argv[i + 1] || *end || !(v > 0) || !isfinite(v))
+                return kg_cli_usage_error("view", "--motion-fps needs a positive number");
+            motion_fps = v;
+            i++;
+            continue;
+        }
+        int r = kg_cli_common_option(&c, argc, argv, &i, 0);
+        if (r < 0) return KG_EXIT_USAGE;
+        if (r) continue;
+        if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error("view", "unknown option %s", argv[i]);
+        if (!c.model_path) c.model_path = argv[i];
+        else if (ends_with(argv[i], ".json") && !report_path) report_path = argv[i];
+        else if (!ends_with(argv[i], ".json") && !motion_path) motion_path = argv[i];
+        else return kg_cli_usage_error("view", "give MODEL, at most one MOTION and one REPORT.json");
+    }
+    if (!c.model_path) return kg_cli_usage_error("view", "give MODEL");
+    if (!out) return kg_cli_usage_error("view", "give the page to write with -o PAGE.html");
+    if (kg_three_missing) {
+        fprintf(stderr, "kinegraph view: %s; no page written\n", kg_three_missing);
+        return KG_EXIT_OUTPUT;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kg_model *m = kg_cli_load(&c, KG_ERROR);
+    if (m && motion_path) {
+        kg_load_options lo = kg_cli_load_options(&c);
+        size_t before = c.diags.count;
+        kg_motion *mo = kg_load_motion_for(m, motion_path, &lo, motion_fps, &c.diags);
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        kg_motion_free(c.motion);
+        c.motion = mo;
+        if (!mo) {
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+    }
+    kg_model *src = NULL;
+    kg_motion *src_motion = NULL;
+    if (m && source_path) { /* the retarget's source clip, with its own motion */
+        kg_load_options lo = kg_cli_load_options(&c);
+        size_t before = c.diags.count, errors = kg_diags_count(&c.diags, KG_ERROR);
+        src = kg_load_clip(source_path, &lo, &src_motion, &c.diags);
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        if (!src || kg_diags_count(&c.diags, KG_ERROR) > errors) {
+            fprintf(stderr, "kinegraph view: cannot read the source clip %s\n", source_path);
+            kg_motion_free(src_motion);
+            kg_model_free(src);
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+    }
+    double source_scale = 0;
+    char *report = NULL;
+    if (m && report_path) { /* checked to be JSON, passed on as it is */
+        json_error_t err;
+        json_t *j = json_load_file(report_path, 0, &err);
+        if (!j || !json_is_object(j)) {
+            fprintf(stderr, "%s:%d: error: %s\n", report_path, j ? 1 : err.line,
+                    j ? "a retarget report is a JSON object" : err.text);
+            json_decref(j);
+            kg_model_free(m);
+            kg_cli_done(&c);
+            return KG_EXIT_ERRORS;
+        }
+        report = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+        source_scale = json_number_value(json_object_get(j, "leg_scale")); /* the source's lengths onto the robot's */
+        json_decref(j);
+    }
+    int rc;
+    if (!m) {
+        rc = KG_EXIT_ERRORS;
+    } else if (kg_cli_status(&c) != 0 && !force) {
+        fprintf(stderr, "kinegraph view: %s has errors; nothing written (--force to write the page anyway)\n",
+                c.model_path);
+        rc = KG_EXIT_ERRORS;
+    } else {
+        const char *slash = strrchr(c.model_path, '/'), *mslash = motion_path ? strrchr(motion_path, '/') : NULL;
+        kg_view_options v = {.title = slash ? slash + 1 : c.model_path,
+                             .three_imports = kg_three_imports,
+                             .three_version = kg_three_version,
+                             .report_json = report,
+                             .motion_name = mslash ? mslash + 1 : motion_path,
+                             .no_marks = no_marks,
+                             .source = src,
+                             .source_motion = src_motion,
+                             .source_name = source_path,
+                             .source_scale = source_scale};
+        kg_out o;
+        size_t before = c.diags.count;
+        kg_export_options eo = {.path = out};
+        rc = kg_cli_status(&c);
+        if (kg_out_open(&o, out) != 0) {
+            perror(out);
+            rc = KG_EXIT_OUTPUT;
+        } else if (kg_export_view(m, c.motion, &v, &eo, o.f, NULL, &c.diags) != 0) {
+            kg_out_abort(&o);
+            kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+            fprintf(stderr, "kinegraph view: cannot write %s\n", out);
+            rc = KG_EXIT_OUTPUT;
+        } else {
+            long bytes = ftell(o.f);
+            if (kg_out_commit(&o) != 0) {
+                perror(out);
+                rc = KG_EXIT_OUTPUT;
+            } else {
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+                int frames = c.motion ? c.motion->nframes : 0;
+                fprintf(stderr, "kinegraph view: wrote %s (%.1f MB, %d links, %d frames, three.js %s) in %.3f s\n", out,
+                        bytes / 1e6, m->nlink - m->nloop, frames, kg_three_version, s);
+                if (c.json) {
+                    json_t *j = json_pack("{s:s, s:I, s:i, s:i, s:s, s:f}", "page", out, "bytes", (json_int_t)bytes,
+                                          "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version,
+                                          "seconds", s);
+                    if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
+                    json_decref(j);
+                }
+            }
+        }
+    }
+    free(report);
+    kg_motion_free(src_motion);
+    kg_model_free(src);
+    kg_model_free(m);
+    kg_cli_done(&c);
+    return rc;
+}

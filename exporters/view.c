@@ -1,0 +1,476 @@
+/* kinegraph view's page: one HTML file holding three.js (an import map of data:
+ * URLs the caller gives), the model and its motion as a base64 glTF binary
+ * (exporters/gltf.c) and, for a retarget run, its report. The page loads the
+ * glTF with GLTFLoader, plays its animation with an AnimationMixer at the
+ * motion's frame rate, and draws a ground grid; play/pause, a time slider and
+ * frame stepping (buttons, arrow keys) move through the frames. The URL's
+ * fragment picks a start for pictures and tests: #frame=N shows frame N paused,
+ * Per-frame problems the library finds itself (joint limits, self-collision)
+ * are bars under the slider.
+ * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui). body[data-kg-status] says "loading", "ready" (after
+ * the first picture) or "error: ..." (a script error, a rejected promise, a
+ * console error); console warnings are kept in body[data-kg-warnings]. */
+#define _GNU_SOURCE /* open_memstream */
+#include "exporters/view.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/collision.h"
+#include "core/data.h"
+#include "core/fk.h"
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void put_base64(FILE *f, const unsigned char *p, size_t n) {
+    char buf[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        buf[k++] = b64[v >> 18 & 63];
+        buf[k++] = b64[v >> 12 & 63];
+        buf[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        buf[k++] = i + 2 < n ? b64[v & 63] : '=';
+        if (k + 4 > sizeof buf) {
+            fwrite(buf, 1, k, f);
+            k = 0;
+        }
+    }
+    fwrite(buf, 1, k, f);
+}
+
+/* Text inside HTML: & < > " escaped. */
+static void put_html(FILE *f, const char *s) {
+    for (; s && *s; s++) switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* JSON inside <script>: every '<' (only ever inside strings) as \u003c, so no
+ * "</script>" can end the element. */
+static void put_json_in_script(FILE *f, const char *s) {
+    for (; *s; s++)
+        if (*s == '<') fputs("\\u003c", f);
+        else fputc(*s, f);
+}
+
+static const char page_head[] =
+    "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<meta name=\"generator\" content=\"kinegraph view\">\n<title>";
+
+static const char page_style[] =
+    "</title>\n<style>\n"
+    "html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;background:#eef0f3}\n"
+    "canvas{display:block}\n"
+    "#bar{position:fixed;left:0;right:0;bottom:0;padding:6px 10px;background:rgba(255,255,255,.88);"
+    "display:flex;gap:8px;align-items:center}\n"
+    "#bar button{min-width:2.4em}\n#track{position:relative;flex:1;display:flex;flex-direction:column}\n"
+    "#slider{width:100%;margin:0}\n#marks{position:relative;margin:0 8px}\n"
+    ".mark{position:absolute;height:5px;min-width:2px;cursor:pointer;opacity:.85}\n#label{font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "#info{position:fixed;left:8px;top:6px;background:rgba(255,255,255,.8);padding:4px 8px;white-space:pre-wrap;"
+    "max-width:45vw;overflow:hidden}\n"
+    "</style>\n<script type=\"importmap\">{\"imports\":";
+
+static const char page_body[] =
+    "}</script>\n</head>\n<body data-kg-status=\"loading\">\n"
+    "<div id=\"info\"></div>\n"
+    "<div id=\"bar\"><button id=\"play\" title=\"play/pause (space)\">&#9654;</button>"
+    "<button id=\"prev\" title=\"previous frame (&#8592;)\">&#9664;|</button>"
+    "<button id=\"next\" title=\"next frame (&#8594;)\">|&#9654;</button>"
+    "<div id=\"track\"><input id=\"slider\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"><div id=\"marks\"></div></div>"
+    "<span id=\"label\"></span>"
+    "<label title=\"the camera follows the robot\"><input id=\"follow\" type=\"checkbox\" checked> follow</label>"
+    "<label title=\"lines between the link frames\"><input id=\"bones\" type=\"checkbox\"> skeleton</label></div>\n"
+    "<script type=\"application/json\" id=\"kg-data\">";
+
+/* The viewer itself (a module: it imports three.js through the import map). */
+static const char page_script[] =
+    "</script>\n<script type=\"module\">\n"
+    "const status = (s) => { if (!document.body.dataset.kgStatus.startsWith('error')) document.body.dataset.kgStatus = s; };\n"
+    "window.addEventListener('error', (e) => status('error: ' + e.message));\n"
+    "window.addEventListener('unhandledrejection', (e) => status('error: ' + e.reason));\n"
+    "/* console errors make the status an error; warnings are kept in body[data-kg-warnings] */\n"
+    "for (const level of ['error', 'warn']) {\n"
+    "  const log = console[level].bind(console);\n"
+    "  console[level] = (...a) => {\n"
+    "    const text = a.map(String).join(' ');\n"
+    "    if (level === 'error') status('error: ' + text);\n"
+    "    else document.body.dataset.kgWarnings = (document.body.dataset.kgWarnings || '') + text + '\\n';\n"
+    "    log(...a);\n"
+    "  };\n"
+    "}\n"
+    "const THREE = await import('three');\n"
+    "const { GLTFLoader } = await import('three/addons/loaders/GLTFLoader.js');\n"
+    "const { OrbitControls } = await import('three/addons/controls/OrbitControls.js');\n"
+    "const data = JSON.parse(document.getElementById('kg-data').textContent);\n"
+    "const hash = new URLSearchParams(location.hash.slice(1));\n"
+    "const $ = (id) => document.getElementById(id);\n"
+    "const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });\n"
+    "renderer.setPixelRatio(window.devicePixelRatio);\n"
+    "renderer.setSize(innerWidth, innerHeight);\n"
+    "document.body.prepend(renderer.domElement);\n"
+    "const scene = new THREE.Scene();\n"
+    "scene.background = new THREE.Color(0xeef0f3);\n"
+    "scene.add(new THREE.HemisphereLight(0xffffff, 0x8d8d8d, 2.2));\n"
+    "const sun = new THREE.DirectionalLight(0xffffff, 1.6);\n"
+    "sun.position.set(3, 6, 4);\n"
+    "scene.add(sun);\n"
+    "const camera = new THREE.PerspectiveCamera(40, innerWidth / innerHeight, 0.01, 1000);\n"
+    "const controls = new OrbitControls(camera, renderer.domElement);\n"
+    "const bin = Uint8Array.from(atob(data.glb), (c) => c.charCodeAt(0));\n"
+    "const gltf = await new GLTFLoader().parseAsync(bin.buffer, '');\n"
+    "const model = gltf.scene;\n"
+    "scene.add(model);\n"
+    "const frames = Math.max(1, data.frames), fps = data.fps || 30;\n"
+    "const mixer = new THREE.AnimationMixer(model);\n"
+    "if (gltf.animations.length) mixer.clipAction(gltf.animations[0]).play();\n"
+    "const san = THREE.PropertyBinding.sanitizeNodeName;\n"
+    "/* the camera frames the model at frame 0 */\n"
+    "mixer.setTime(0);\n"
+    "model.updateMatrixWorld(true);\n"
+    "const box = new THREE.Box3().setFromObject(model);\n"
+    "const linkNames = new Set(data.links.map(san));\n"
+    "const links = [];\n"
+    "model.traverse((o) => { if (linkNames.has(o.name)) links.push(o); });\n"
+    "/* what the camera follows: the mean of the link frames */\n"
+    "const rootPos = () => { const c = new THREE.Vector3(), p = new THREE.Vector3(); for (const o of links) c.add(o.getWorldPosition(p)); return links.length ? c.divideScalar(links.length) : c; };\n"
+    "for (const o of links) box.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(), new THREE.Vector3(1, 1, 1));\n"
+
+    "/* skeletons: lines between the link frames */\n"
+    "const skeletons = [];\n"
+    "function skeleton(links, colour, toggle) {\n"
+    "  const pairs = links.filter((o) => links.includes(o.parent));\n"
+    "  const geo = new THREE.BufferGeometry();\n"
+    "  geo.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(pairs.length * 6), 3));\n"
+    "  const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: colour, depthTest: false }));\n"
+    "  lines.renderOrder = 1;\n"
+    "  lines.frustumCulled = false;\n"
+    "  scene.add(lines);\n"
+    "  skeletons.push({ pairs, lines, toggle });\n"
+    "}\n"
+    "skeleton(links, 0xd03030, true);\n"
+    "let hasMesh = false;\n"
+    "model.traverse((o) => { if (o.isMesh) hasMesh = true; });\n"
+    "$('bones').checked = !hasMesh;\n"
+    "const a = new THREE.Vector3(), b = new THREE.Vector3();\n"
+    "function updateBones() {\n"
+    "  for (const { pairs, lines, toggle } of skeletons) {\n"
+    "    lines.visible = !toggle || $('bones').checked;\n"
+    "    if (!lines.visible) continue;\n"
+    "    const p = lines.geometry.attributes.position;\n"
+    "    pairs.forEach((o, i) => { o.getWorldPosition(a); o.parent.getWorldPosition(b); p.setXYZ(2 * i, a.x, a.y, a.z); p.setXYZ(2 * i + 1, b.x, b.y, b.z); });\n"
+    "    p.needsUpdate = true;\n"
+    "  }\n"
+    "}\n"
+    "/* the source clip of a retarget run, beside the robot at its scale (the report's leg scale, else\n"
+    " * the robot's height over the clip's), played at the same times */\n"
+    "const mixers = [mixer];\n"
+    "if (data.source_glb) {\n"
+    "  const sbin = Uint8Array.from(atob(data.source_glb), (c) => c.charCodeAt(0));\n"
+    "  const sg = await new GLTFLoader().parseAsync(sbin.buffer, '');\n"
+    "  const src = new THREE.Group();\n"
+    "  src.add(sg.scene);\n"
+    "  scene.add(src);\n"
+    "  const smixer = new THREE.AnimationMixer(sg.scene);\n"
+    "  if (sg.animations.length) { const act = smixer.clipAction(sg.animations[0]); act.setLoop(THREE.LoopOnce); act.clampWhenFinished = true; act.play(); }\n"
+    "  smixer.setTime(0);\n"
+    "  src.updateMatrixWorld(true);\n"
+    "  const snames = new Set(data.source.links.map(san)), slinks = [];\n"
+    "  sg.scene.traverse((o) => { if (snames.has(o.name)) slinks.push(o); });\n"
+    "  const sbox = new THREE.Box3();\n"
+    "  for (const o of slinks) sbox.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "  const h = box.max.y - box.min.y, sh = sbox.max.y - sbox.min.y;\n"
+    "  const k = data.source.scale > 0 ? data.source.scale : sh > 0 ? h / sh : 1;\n"
+    "  src.scale.setScalar(k);\n"
+    "  /* its feet on the robot's ground, its middle beside the robot's, a robot height to the side */\n"
+    "  const sc = sbox.getCenter(new THREE.Vector3()).multiplyScalar(k), rc = box.getCenter(new THREE.Vector3());\n"
+    "  src.position.set(rc.x - sc.x - 0.9 * Math.max(h, 0.2), box.min.y - sbox.min.y * k, rc.z - sc.z);\n"
+    "  src.updateMatrixWorld(true);\n"
+    "  for (const o of slinks) box.expandByPoint(o.getWorldPosition(new THREE.Vector3()));\n"
+    "  skeleton(slinks, 0x2060d0, false);\n"
+    "  mixers.push(smixer);\n"
+    "}\n"
+    "const sphere = box.getBoundingSphere(new THREE.Sphere());\n"
+    "const r = Math.max(sphere.radius, 0.05);\n"
+    "const dist = r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.15;\n"
+    "controls.target.copy(sphere.center);\n"
+    "camera.position.copy(sphere.center).add(new THREE.Vector3(1, 0.45, 1.4).normalize().multiplyScalar(dist));\n"
+    "camera.near = dist / 100; camera.far = dist * 100; camera.updateProjectionMatrix();\n"
+    "controls.update();\n"
+    "const ground = Math.min(0, box.min.y);\n"
+    "const step = Math.pow(10, Math.floor(Math.log10(r)));\n"
+    "const cells = 2 * Math.ceil(4 * r / step);\n"
+    "const grid = new THREE.GridHelper(cells * step, cells, 0x888888, 0xc4c4c4);\n"
+    "grid.position.set(Math.round(sphere.center.x / step) * step, ground, Math.round(sphere.center.z / step) * step);\n"
+    "grid.visible = !hash.has('nogrid');\n"
+    "if (hash.has('noui')) for (const id of ['info', 'bar']) $(id).style.display = 'none';\n"
+    "scene.add(grid);\n"
+    "/* the timeline */\n"
+    "const slider = $('slider');\n"
+    "slider.max = frames - 1;\n"
+    "let frame = 0, playing = frames > 1 && !hash.has('frame'), clock = 0, last = null;\n"
+    "if (hash.has('frame')) frame = Math.min(frames - 1, Math.max(0, parseInt(hash.get('frame'), 10) || 0));\n"
+    "let follow0 = rootPos();\n"
+    "function show(f) {\n"
+    "  frame = f;\n"
+    "  const before = rootPos();\n"
+    "  for (const x of mixers) x.setTime(f / fps);\n"
+    "  model.updateMatrixWorld(true);\n"
+    "  if ($('follow').checked) { const d = rootPos().sub(before); d.y = 0; camera.position.add(d); controls.target.add(d); }\n"
+    "  slider.value = f;\n"
+    "  $('label').textContent = `frame ${f + 1}/${frames}  ${(f / fps).toFixed(2)} s`;\n"
+    "  updateBones();\n"
+    "}\n"
+    "function setPlaying(p) { playing = p && frames > 1; $('play').innerHTML = playing ? '&#10074;&#10074;' : '&#9654;'; last = null; clock = frame / fps; }\n"
+    "slider.addEventListener('input', () => { setPlaying(false); show(+slider.value); });\n"
+    "$('play').onclick = () => setPlaying(!playing);\n"
+    "$('prev').onclick = () => { setPlaying(false); show((frame + frames - 1) % frames); };\n"
+    "$('next').onclick = () => { setPlaying(false); show((frame + 1) % frames); };\n"
+    "$('bones').onchange = updateBones;\n"
+    "addEventListener('keydown', (e) => {\n"
+    "  if (e.target.tagName === 'INPUT' && e.target.type !== 'checkbox' && e.target.type !== 'range') return;\n"
+    "  if (e.key === ' ') { setPlaying(!playing); e.preventDefault(); }\n"
+    "  else if (e.key === 'ArrowLeft') { $('prev').onclick(); e.preventDefault(); }\n"
+    "  else if (e.key === 'ArrowRight') { $('next').onclick(); e.preventDefault(); }\n"
+    "});\n"
+    "if (frames < 2) for (const id of ['play', 'prev', 'next', 'slider']) $(id).disabled = true;\n"
+    "/* the report's problems, as figures beside the model */\n"
+    "const info = [data.title + (data.motion ? '  \\u2190 ' + data.motion : '') + `  (${frames} frames, ${fps.toFixed(1)}/s)`];\n"
+    "if (data.source) info.push(`source (blue lines): ${data.source.title}`);\n"
+    "const R = data.report;\n"
+    "if (R) {\n"
+    "  const n = (v, d = 1) => (typeof v === 'number' ? v.toFixed(d) : '-');\n"
+    "  info.push(`pose error ${n(R.pose_error_mean_deg)} deg mean, ${n(R.pose_error_p95_deg)} p95`);\n"
+    "  info.push(`foot slip ${n(R.foot_slip_max_mm, 2)} mm max, penetration ${n(R.penetration_max_mm, 2)} mm, hover ${n(R.hover_percent)} %`);\n"
+    "  info.push(`self-collision frames ${R.self_collision_frames ?? '-'}, limit/velocity violations ${R.limit_violations ?? '-'}/${R.velocity_violations ?? '-'}`);\n"
+    "  info.push(`ZMP outside ${n(R.zmp_outside_percent)} % of contact frames, CoM outside ${n(R.com_outside_percent)} %`);\n"
+    "}\n"
+    "/* per-frame problems: a row of bars under the slider per kind; a click goes to the bar's first frame */\n"
+    "const colours = { 'joint limit': '#d08000', 'self-collision': '#d02020' };\n"
+    "(data.marks || []).forEach((mk, row) => {\n"
+    "  const colour = colours[mk.kind] || '#8030c0';\n"
+    "  info.push(`${mk.kind}: ${mk.frames} frames (${mk.detail})`);\n"
+    "  for (const [a, b] of mk.ranges) {\n"
+    "    const bar = document.createElement('div');\n"
+    "    bar.className = 'mark';\n"
+    "    bar.style.background = colour;\n"
+    "    bar.style.top = 6 * row + 'px';\n"
+    "    bar.style.left = (100 * a / Math.max(1, frames - 1)) + '%';\n"
+    "    bar.style.width = (100 * (b - a) / Math.max(1, frames - 1)) + '%';\n"
+    "    bar.title = `${mk.kind}: frames ${a + 1}-${b + 1}`;\n"
+    "    bar.onclick = () => { setPlaying(false); show(a); };\n"
+    "    $('marks').appendChild(bar);\n"
+    "  }\n"
+    "  $('marks').style.height = 6 * (row + 1) + 'px';\n"
+    "});\n"
+    "info.push('three.js ' + data.three);\n"
+    "$('info').textContent = info.join('\\n');\n"
+    "addEventListener('resize', () => { camera.aspect = innerWidth / innerHeight; camera.updateProjectionMatrix(); renderer.setSize(innerWidth, innerHeight); });\n"
+    "show(frame);\n"
+    "setPlaying(playing);\n"
+    "let first = true;\n"
+    "renderer.setAnimationLoop((now) => {\n"
+    "  if (playing) {\n"
+    "    if (last !== null) clock += (now - last) / 1000;\n"
+    "    last = now;\n"
+    "    const f = Math.floor(clock * fps) % frames;\n"
+    "    if (f !== frame) show(f);\n"
+    "  }\n"
+    "  controls.update();\n"
+    "  renderer.render(scene, camera);\n"
+    "  if (first) { first = false; status('ready'); }\n"
+    "});\n"
+    "</script>\n</body>\n</html>\n";
+
+/* ---- per-frame problems, marked on the page's timeline ------------------------- */
+
+/* Frames as ranges [[first, last], ...], appended in order. */
+static void add_frame(json_t *ranges, int f) {
+    json_t *last = json_array_get(ranges, json_array_size(ranges) - 1);
+    if (last && json_integer_value(json_array_get(last, 1)) == f - 1) json_array_set_new(last, 1, json_integer(f));
+    else json_array_append_new(ranges, json_pack("[i, i]", f, f));
+}
+
+static void add_mark(json_t *marks, const char *kind, json_t *ranges, int frames, const char *detail) {
+    if (!frames) {
+        json_decref(ranges);
+        return;
+    }
+    json_array_append_new(marks, json_pack("{s:s, s:o, s:i, s:s}", "kind", kind, "ranges", ranges, "frames", frames,
+                                           "detail", detail));
+}
+
+/* The frames where a limited joint (revolute, prismatic) is out of its position
+ * limits (by more than 1e-6), and those where two links' collision geometry
+ * meets (pairs neither adjacent, nor declared ignored, nor touching at the rest
+ * pose; convex hulls, as `kinegraph collisions`). */
+static json_t *frame_marks(const kg_model *m, const kg_motion *mo, kg_mesh_cache *meshes) {
+    json_t *marks = json_array();
+    if (!mo || mo->nframes < 1 || mo->nq != m->nq) return marks;
+    kg_data *d = kg_data_new(m);
+    if (!d) return marks;
+    char detail[512] = "";
+    /* joint limits */
+    json_t *ranges = json_array();
+    int n = 0;
+    for (int f = 0; f < mo->nframes; f++) {
+        const double *q = mo->q + (size_t)f * mo->nq;
+        int out = 0;
+        for (int j = 0; j < m->njoint && !out; j++) {
+            const kg_joint *J = &m->joint[j];
+            if (!kg_joint_is_limited(J) || J->nq != 1) continue;
+            double v = q[J->qadr];
+            if (v < J->lower - 1e-6 || v > J->upper + 1e-6) {
+                out = 1;
+                if (!n)
+                    snprintf(detail, sizeof detail, "first at frame %d: %s = %.4g outside [%.4g, %.4g]", f + 1, J->name, v,
+                             J->lower, J->upper);
+            }
+        }
+        if (out) add_frame(ranges, f), n++;
+    }
+    add_mark(marks, "joint limit", ranges, n, detail);
+    /* self-collision */
+    kg_collision_model cm;
+    kg_diags quiet; /* a collision mesh that cannot be read is left out, unsaid here */
+    kg_diags_init(&quiet);
+    if (kg_collision_model_build(m, meshes, &cm, &quiet) == 0) {
+        kg_collision_work *w = kg_collision_work_new(&cm);
+        unsigned char *check = calloc((size_t)cm.npair + 1, 1), *hit = calloc((size_t)cm.npair + 1, 1);
+        if (w && check && hit && cm.npair > 0) {
+            kg_fk(m, d); /* the rest pose */
+            kg_self_collisions(&cm, d, w, NULL, hit);
+            for (int p = 0; p < cm.npair; p++) check[p] = !cm.adjacent[p] && !cm.declared[p] && !hit[p];
+            ranges = json_array(), n = 0;
+            for (int f = 0; f < mo->nframes; f++) {
+                kg_motion_pose(mo, f, d);
+                kg_fk(m, d);
+                memset(hit, 0, (size_t)cm.npair);
+                if (kg_self_collisions(&cm, d, w, check, hit) > 0) {
+                    if (!n)
+                        for (int p = 0; p < cm.npair; p++)
+                            if (hit[p]) {
+                                snprintf(detail, sizeof detail, "first at frame %d: %s and %s", f + 1,
+                                         m->link[cm.pair_a[p]].name, m->link[cm.pair_b[p]].name);
+                                break;
+                            }
+                    add_frame(ranges, f), n++;
+                }
+            }
+            add_mark(marks, "self-collision", ranges, n, detail);
+        }
+        free(check), free(hit);
+        kg_collision_work_free(w);
+        kg_collision_model_free(&cm);
+    }
+    kg_diags_clear(&quiet);
+    kg_data_free(d);
+    return marks;
+}
+
+/* The glTF binary of m and mo, in memory (*buf malloc'd). */
+static int glb_of(const kg_model *m, const kg_motion *mo, const kg_export_options *o, kg_ledger *l, kg_diags *d,
+                  char **buf, size_t *n) {
+    *buf = NULL, *n = 0;
+    FILE *mem = open_memstream(buf, n);
+    if (!mem) {
+        kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory: %s", strerror(errno));
+        return -1;
+    }
+    kg_export_options go = {0};
+    if (o) go = *o;
+    go.path = NULL; /* a .glb: one buffer, nothing beside it */
+    go.companions = NULL;
+    int rc = kg_export_gltf(m, mo, &go, mem, l, d);
+    if (fclose(mem) != 0 || rc != 0) {
+        free(*buf);
+        *buf = NULL;
+        if (rc == 0) kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "cannot hold the glTF in memory");
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *link_names(const kg_model *m) {
+    json_t *links = json_array(); /* the real links, root first: the glTF's link nodes */
+    for (int i = 0; i < m->nlink - m->nloop; i++)
+        if (m->link[i].name) json_array_append_new(links, json_string(m->link[i].name));
+    return links;
+}
+
+int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
+                   FILE *f, kg_ledger *l, kg_diags *d) {
+    if (!v || !v->three_imports || !*v->three_imports) {
+        kg_diag_add(d, KG_ERROR, "view.three", o ? o->path : NULL, 0, NULL,
+                    "three.js was not bundled into this build: the page cannot be written");
+        return -1;
+    }
+    char *glb = NULL, *sglb = NULL;
+    size_t nglb = 0, nsglb = 0;
+    if (glb_of(m, mo, o, l, d, &glb, &nglb) != 0) return -1;
+    if (v->source && glb_of(v->source, v->source_motion, o, NULL, d, &sglb, &nsglb) != 0) {
+        free(glb);
+        return -1;
+    }
+    const char *title = v->title ? v->title : "model";
+    fputs(page_head, f);
+    fputs("kinegraph view: ", f);
+    put_html(f, title);
+    fputs(page_style, f);
+    fputs(v->three_imports, f);
+    fputs(page_body, f);
+    /* {"title", "motion", "links", "frames", "fps", "three", "report", "glb"} */
+    json_t *meta = json_object();
+    json_object_set_new(meta, "title", json_string(title));
+    json_object_set_new(meta, "motion", v->motion_name ? json_string(v->motion_name) : json_null());
+    json_object_set_new(meta, "links", link_names(m));
+    if (v->source)
+        json_object_set_new(meta, "source",
+                            json_pack("{s:s, s:o, s:f}", "title", v->source_name ? v->source_name : "source", "links",
+                                      link_names(v->source), "scale", v->source_scale > 0 ? v->source_scale : 0.0));
+    json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
+    json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
+    json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
+    if (!v->no_marks) {
+        kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+        json_object_set_new(meta, "marks", frame_marks(m, mo, own ? own : o->meshes));
+        if (own) kg_mesh_cache_free(own);
+    } else {
+        json_object_set_new(meta, "marks", json_array());
+    }
+    char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(meta);
+    if (!s) {
+        free(glb);
+        kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory");
+        return -1;
+    }
+    s[strlen(s) - 1] = '\0'; /* the closing brace: report and glb follow */
+    put_json_in_script(f, s);
+    free(s);
+    fputs(",\"report\":", f);
+    put_json_in_script(f, v->report_json ? v->report_json : "null");
+    fputs(",\"glb\":\"", f);
+    put_base64(f, (const unsigned char *)glb, nglb);
+    fputs("\",\"source_glb\":", f);
+    if (sglb) {
+        fputc('"', f);
+        put_base64(f, (const unsigned char *)sglb, nsglb);
+        fputc('"', f);
+    } else {
+        fputs("null", f);
+    }
+    fputs("}", f);
+    free(glb), free(sglb);
+    fputs(page_script, f);
+    return ferror(f) ? -1 : 0;
+}
