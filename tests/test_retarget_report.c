@@ -688,6 +688,8 @@ static void test_segment_distance(void **state) {
         for (int i = 0; i < 4; i++)
             for (int a = 0; a < 3; a++) s[i][a] = rand() / (double)RAND_MAX;
         if (t % 4 == 1) memcpy(s[3], s[2], sizeof s[2]); /* a point */
+        if (t % 8 == 3) memcpy(s[1], s[0], sizeof s[0]); /* the first a point */
+        if (t % 8 == 7) memcpy(s[1], s[0], sizeof s[0]), memcpy(s[3], s[2], sizeof s[2]); /* both */
         if (t % 4 == 2) /* parallel */
             for (int a = 0; a < 3; a++) s[3][a] = s[2][a] + s[1][a] - s[0][a];
         double d = rt_segment_distance(s[0], s[1], s[2], s[3]), best = INFINITY, step = 0;
