@@ -16,12 +16,17 @@
  * Identities on random states, without a peer: M symmetric positive definite;
  * RNEA(q, v, a) = M a + bias; gravity = -sum_i m_i J_com,i^T g (COM Jacobians
  * from analysis/jacobian.h); ABA(RNEA(q, v, a, fext), fext) = a; the centroidal
- * momentum equals the links' momenta summed through their Jacobians. */
+ * momentum equals the links' momenta summed through their Jacobians.
+ *
+ * Against KDL (references recorded in tests/reference/dynamics_kdl/ by
+ * tests/peers/kdl_dynamics_reference.cpp): RNEA and CRBA on chains from the
+ * root of corpus URDFs (see test_kdl_chains). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include "testutil.h"
 
 #include <ftw.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -690,12 +695,127 @@ static void test_mujoco_corpus(void **state) { test_mujoco_random(state); }
 
 #endif
 
+/* ---- KDL: chains from the root ---------------------------------------------------------
+ *
+ * tests/reference/dynamics_kdl/ (tests/peers/kdl_dynamics_reference.cpp): KDL's
+ * ChainIdSolver_RNE torques and ChainDynParam mass matrices of chains from the
+ * URDF's root link to a tip, gravity (0, 0, -9.81), the root fixed at the
+ * identity. A KDL chain holds the links on the path only (fixed joints become
+ * segments without a joint, their links' inertias kept): the same system here is
+ * the whole tree with every link off the path made massless and the joints off
+ * the path held at zero velocity and acceleration. Relative error: the largest
+ * difference over the largest reference entry, per torque vector and per matrix. */
+
+typedef struct kdl_errors {
+    double tau, M;
+} kdl_errors;
+
+static void compare_kdl_file(const char *ref_path, const char *data, int *nchains) {
+    char path[4096];
+    const char *file;
+    json_t *ref = kg_test_open_reference(ref_path, data, path, sizeof path, &file);
+    if (!ref) return;
+    kg_model *m = kg_test_load(path);
+    int root = -1;
+    for (int i = 0; i < m->nlink; i++)
+        if (m->link[i].parent < 0) root = i;
+    if (strcmp(m->link[root].name, json_string_value(json_object_get(ref, "root"))) != 0)
+        fail_msg("%s: our root %s, KDL's %s", file, m->link[root].name, json_string_value(json_object_get(ref, "root")));
+    kg_data *d = kg_data_new(m);
+    kg_dyn *w = kg_dyn_new(m);
+    size_t nv = (size_t)m->nv;
+    double *v = calloc(nv + 1, sizeof *v), *a = calloc(nv + 1, sizeof *a), *tau = calloc(nv + 1, sizeof *tau);
+    double *M = calloc(nv * nv + 1, sizeof *M), *mass = calloc((size_t)m->nlink, sizeof *mass);
+    double(*inertia)[9] = calloc((size_t)m->nlink, sizeof *inertia);
+    for (int i = 0; i < m->nlink; i++) mass[i] = m->link[i].mass, memcpy(inertia[i], m->link[i].inertia, sizeof *inertia);
+    json_t *chains = json_object_get(ref, "chains");
+    for (size_t c = 0; c < json_array_size(chains); c++) {
+        json_t *ch = json_array_get(chains, c), *names = json_object_get(ch, "joints");
+        const char *tipname = json_string_value(json_object_get(ch, "tip"));
+        int tip = kg_model_link(m, tipname);
+        assert_true(tip >= 0);
+        /* links off the path from the root to the tip: massless (test-only, restored below) */
+        char *on = calloc((size_t)m->nlink, 1);
+        for (int i = tip; i >= 0; i = m->link[i].parent) on[i] = 1;
+        for (int i = 0; i < m->nlink; i++) {
+            kg_link *L = (kg_link *)&m->link[i];
+            L->mass = on[i] ? mass[i] : 0;
+            for (int k = 0; k < 9; k++) L->inertia[k] = on[i] ? inertia[i][k] : 0;
+        }
+        size_t n = json_array_size(names);
+        int *va = malloc(n * sizeof *va + 1), *qa = malloc(n * sizeof *qa + 1);
+        for (size_t k = 0; k < n; k++) {
+            int j = kg_model_joint(m, json_string_value(json_array_get(names, k)));
+            assert_true(j >= 0 && on[m->joint[j].child] && m->joint[j].nv == 1);
+            va[k] = m->joint[j].vadr;
+            qa[k] = m->joint[j].qadr;
+        }
+        kdl_errors e = {0, 0};
+        double *t = malloc(n * sizeof *t + 1), *tr = malloc(n * sizeof *tr + 1), *Mc = malloc(n * n * sizeof *Mc + 1),
+               *Mr = malloc(n * n * sizeof *Mr + 1);
+        json_t *samples = json_object_get(ch, "samples");
+        for (size_t s = 0; s < json_array_size(samples); s++) {
+            json_t *sm = json_array_get(samples, s);
+            memcpy(d->q, m->q_default, (size_t)m->nq * sizeof *d->q);
+            memset(v, 0, nv * sizeof *v);
+            memset(a, 0, nv * sizeof *a);
+            for (size_t k = 0; k < n; k++) {
+                d->q[qa[k]] = json_number_value(json_array_get(json_object_get(sm, "q"), k));
+                v[va[k]] = json_number_value(json_array_get(json_object_get(sm, "qdot"), k));
+                a[va[k]] = json_number_value(json_array_get(json_object_get(sm, "qddot"), k));
+            }
+            kg_fk(m, d);
+            kg_dyn_positions(m, d, w);
+            kg_dyn_rnea(m, w, NULL, v, a, NULL, tau);
+            kg_dyn_crba(m, w, M);
+            for (size_t r = 0; r < n; r++) {
+                t[r] = tau[va[r]];
+                tr[r] = json_number_value(json_array_get(json_object_get(sm, "tau"), r));
+                for (size_t k = 0; k < n; k++) {
+                    Mc[r * n + k] = M[(size_t)va[r] * nv + (size_t)va[k]];
+                    Mr[r * n + k] = json_number_value(json_array_get(json_array_get(json_object_get(sm, "M"), r), k));
+                }
+            }
+            e.tau = fmax(e.tau, rel_diff(t, tr, n));
+            e.M = fmax(e.M, rel_diff(Mc, Mr, n * n));
+        }
+        printf("KDL %-8s root %-12s -> %-22s %2zu joints: RNEA %.1e  CRBA %.1e\n", strrchr(ref_path, '/') + 1,
+               m->link[root].name, tipname, n, e.tau, e.M);
+        if (!(e.tau <= 1e-9 && e.M <= 1e-9)) fail_msg("%s, chain to %s: not within 1e-9 of KDL", file, tipname);
+        ++*nchains;
+        free(t), free(tr), free(Mc), free(Mr), free(va), free(qa), free(on);
+    }
+    for (int i = 0; i < m->nlink; i++) {
+        kg_link *L = (kg_link *)&m->link[i];
+        L->mass = mass[i];
+        memcpy(L->inertia, inertia[i], sizeof *inertia);
+    }
+    free(v), free(a), free(tau), free(M), free(mass), free(inertia);
+    kg_dyn_free(w);
+    kg_data_free(d);
+    kg_model_free(m);
+    json_decref(ref);
+}
+
+static void test_kdl_chains(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    glob_t g;
+    assert_int_equal(glob(KG_SOURCE_DIR "/tests/reference/dynamics_kdl/*.json", 0, NULL, &g), 0);
+    int n = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) compare_kdl_file(g.gl_pathv[i], data, &n);
+    globfree(&g);
+    printf("KDL: %d chains within 1e-9 (RNEA and CRBA)\n", n);
+    assert_true(n >= 7);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identities_random),
         cmocka_unit_test(test_identities_corpus),
         cmocka_unit_test(test_mujoco_random),
         cmocka_unit_test(test_mujoco_corpus),
+        cmocka_unit_test(test_kdl_chains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

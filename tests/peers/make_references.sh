@@ -129,3 +129,24 @@ if [ -f "$data/$g1" ]; then
     rm -f "$hulls"
 fi
 mkdir -p "$out/qp" && /usr/bin/python3 tests/peers/qp_reference.py >"$out/qp/random.json" && echo "wrote random QPs and cvxopt's solutions to $out/qp/random.json" # Debian python3-cvxopt, not another python3
+
+#  tests/reference/dynamics_kdl/*.json  KDL's ChainIdSolver_RNE torques and ChainDynParam mass
+#                              matrices for chains from the root to the tips below, at five random
+#                              (q, qdot, qddot) each (seed 20261122), gravity (0, 0, -9.81)
+dgen=build/tests/kg_kdl_dynamics_reference
+[ -x "$dgen" ] || { echo "build $dgen first (./setup.sh)" >&2; exit 1; }
+mkdir -p "$out/dynamics_kdl"
+rm -f "$out/dynamics_kdl"/*.json
+n=0
+dyn() { # LABEL URDF TIP...
+    local label=$1 urdf=$2
+    shift 2
+    [ -f "$data/$urdf" ] || return 0
+    "$dgen" "$data/$urdf" "$urdf" 20261122 5 "$@" >"$out/dynamics_kdl/$label.json" 2>/dev/null && n=$((n + 1))
+}
+dyn g1 urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf left_ankle_roll_link right_rubber_hand
+dyn ur5 urdf/ur5/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf tool0
+dyn iiwa7 urdf/kuka_iiwa7/differentiable-robot-model/diff_robot_data/kuka_iiwa/urdf/iiwa7.urdf iiwa_link_ee
+dyn panda urdf/panda/example-robot-data/robots/panda_description/urdf/panda.urdf panda_hand_tcp
+dyn talos urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf arm_left_7_link leg_right_6_link
+echo "wrote $n KDL dynamics reference files to $out/dynamics_kdl"

@@ -1,0 +1,127 @@
+// Reference inverse dynamics and mass matrices from KDL, recorded in
+// tests/reference/dynamics_kdl/ and compared by tests/test_dynamics.c.
+//
+// urdfdom parses the URDF, kdl_parser builds the KDL tree, Tree::getChain gives
+// the chain from the root link to each tip asked for (fixed joints become
+// segments without a joint, carrying their link's inertia; links off the chain
+// are not in it). At random states (mt19937_64, fixed seed: q uniform within the
+// limits, or in [-pi, pi] without them; qdot, qddot uniform in [-2, 2])
+// ChainIdSolver_RNE gives the torques (no external wrenches) and
+// ChainDynParam::JntToMass the joint-space mass matrix, gravity (0, 0, -9.81) in
+// the chain base's axes (the root's, at the identity). Chains with mimic joints
+// are skipped: KDL gives a follower its own coordinate.
+//
+// usage: kg_kdl_dynamics_reference URDF LABEL SEED NSAMPLES TIP... > reference.json
+#include <kdl/chain.hpp>
+#include <kdl/chaindynparam.hpp>
+#include <kdl/chainidsolver_recursive_newton_euler.hpp>
+#include <kdl/jntspaceinertiamatrix.hpp>
+#include <kdl/tree.hpp>
+#include <kdl_parser/kdl_parser.hpp>
+#include <urdf_parser/urdf_parser.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "peer_versions.h"
+
+static void vec(const char *key, const KDL::JntArray &x) {
+    printf("\"%s\": [", key);
+    for (unsigned i = 0; i < x.rows(); i++) printf("%s%.17g", i ? ", " : "", x(i));
+    printf("]");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 6) {
+        fprintf(stderr, "usage: %s URDF LABEL SEED NSAMPLES TIP...\n", argv[0]);
+        return 2;
+    }
+    urdf::ModelInterfaceSharedPtr model = urdf::parseURDFFile(argv[1]);
+    KDL::Tree tree;
+    if (!model || !kdl_parser::treeFromUrdfModel(*model, tree)) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 1;
+    }
+    std::mt19937_64 rng(std::strtoull(argv[3], nullptr, 10));
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    int nsamples = std::atoi(argv[4]);
+    std::string root = model->getRoot()->name;
+    const KDL::Vector gravity(0, 0, -9.81);
+    printf("{\n \"peer\": \"%s\",\n \"file\": \"%s\",\n \"seed\": %s,\n \"root\": \"%s\",\n \"gravity\": [0, 0, -9.81],\n"
+           " \"chains\": [",
+           KG_PEER_VERSIONS, argv[2], argv[3], root.c_str());
+    bool first_chain = true;
+    for (int t = 5; t < argc; t++) {
+        KDL::Chain chain;
+        if (!tree.getChain(root, argv[t], chain)) {
+            fprintf(stderr, "no chain from %s to %s\n", root.c_str(), argv[t]);
+            return 1;
+        }
+        bool mimic = false;
+        for (unsigned s = 0; s < chain.getNrOfSegments(); s++) {
+            auto uj = model->getJoint(chain.getSegment(s).getJoint().getName());
+            if (uj && uj->mimic) mimic = true;
+        }
+        if (mimic) {
+            fprintf(stderr, "skipped (mimic joints): %s\n", argv[t]);
+            continue;
+        }
+        KDL::ChainIdSolver_RNE rne(chain, gravity);
+        KDL::ChainDynParam dyn(chain, gravity);
+        unsigned n = chain.getNrOfJoints();
+        printf("%s\n  {\"tip\": \"%s\", \"joints\": [", first_chain ? "" : ",", argv[t]);
+        first_chain = false;
+        bool first = true;
+        for (unsigned s = 0; s < chain.getNrOfSegments(); s++) {
+            const KDL::Joint &j = chain.getSegment(s).getJoint();
+            if (j.getType() == KDL::Joint::None) continue;
+            printf("%s\"%s\"", first ? "" : ", ", j.getName().c_str());
+            first = false;
+        }
+        printf("], \"samples\": [");
+        for (int k = 0; k < nsamples; k++) {
+            KDL::JntArray q(n), qd(n), qdd(n), tau(n);
+            unsigned c = 0;
+            for (unsigned s = 0; s < chain.getNrOfSegments(); s++) {
+                const KDL::Joint &j = chain.getSegment(s).getJoint();
+                if (j.getType() == KDL::Joint::None) continue;
+                auto uj = model->getJoint(j.getName());
+                double lo = -M_PI, hi = M_PI;
+                if (uj && uj->type != urdf::Joint::CONTINUOUS && uj->limits && uj->limits->lower < uj->limits->upper) {
+                    lo = uj->limits->lower;
+                    hi = uj->limits->upper;
+                }
+                q(c++) = lo + (hi - lo) * unit(rng);
+            }
+            for (unsigned i = 0; i < n; i++) qd(i) = -2 + 4 * unit(rng);
+            for (unsigned i = 0; i < n; i++) qdd(i) = -2 + 4 * unit(rng);
+            KDL::Wrenches fext(chain.getNrOfSegments(), KDL::Wrench::Zero());
+            KDL::JntSpaceInertiaMatrix M(n);
+            if (rne.CartToJnt(q, qd, qdd, fext, tau) < 0 || dyn.JntToMass(q, M) < 0) {
+                fprintf(stderr, "KDL failed on the chain to %s\n", argv[t]);
+                return 1;
+            }
+            printf("%s\n   {", k ? "," : "");
+            vec("q", q);
+            printf(", ");
+            vec("qdot", qd);
+            printf(", ");
+            vec("qddot", qdd);
+            printf(", ");
+            vec("tau", tau);
+            printf(", \"M\": [");
+            for (unsigned r = 0; r < n; r++) {
+                printf("%s[", r ? ", " : "");
+                for (unsigned i = 0; i < n; i++) printf("%s%.17g", i ? ", " : "", M(r, i));
+                printf("]");
+            }
+            printf("]}");
+        }
+        printf("]}");
+    }
+    printf("\n ]\n}\n");
+    return 0;
+}
