@@ -113,30 +113,35 @@ static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
-/* A foot pushing off: its sole's front edge held, its middle at roll_at; it
- * pitches about the edge, neither rolling nor turning (its heel is kept above
- * the ground by the ground rows). */
+/* A foot pushing off: its sole's front edge held - its middle at roll_at,
+ * its direction as set down - so the foot pitches about the edge only (its
+ * heel is kept above the ground by the ground rows). The direction's rows
+ * are the two components across it (along it, a unit vector cannot move). */
 static void roll_target(rt_step *w, int side, const rt_pin *pin) {
     const kg_retarget_robot *rr = w->rr;
-    const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    const int nx = w->nx, l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     const double *R = w->d->link_rot + 9 * l, up[3] = {0, 0, 1};
-    double d[3], mid[3], p[3], Re[9], phi[3], e[5], fwd[3];
-    for (int a = 0; a < 3; a++) d[a] = pin->roll_at[a] - pin->pos[a];
-    kg_mat3_tvec(mid, pin->R, d); /* the edge's middle in the foot's frame */
+    double dp[3], mid[3], p[3], u[3], u0[3], across[2][3], e[5];
+    for (int a = 0; a < 3; a++) dp[a] = pin->roll_at[a] - pin->pos[a];
+    kg_mat3_tvec(mid, pin->R, dp); /* the edge's middle in the foot's frame */
     kg_mat3_vec(p, R, mid);
     for (int a = 0; a < 3; a++) p[a] += w->d->link_pos[3 * l + a], e[a] = pin->roll_at[a] - p[a];
-    kg_mat3_vec(fwd, pin->R, rr->rest_rot[foot]); /* the rest frame's first row: the world's x at rest */
-    kg_mat3_mul_bt(Re, R, pin->R);                /* the turn since set down: about the edge only */
-    kg_rot_log(Re, phi);
-    e[3] = -kg_vec3_dot(phi, fwd), e[4] = -kg_vec3_dot(phi, up);
+    kg_mat3_vec(u, R, pin->roll_edge), kg_mat3_vec(u0, pin->R, pin->roll_edge);
+    kg_vec3_cross(across[0], u, up); /* the edge lies near level: up is never along it */
+    rt_normalize(across[0]);
+    kg_vec3_cross(across[1], u, across[0]);
+    for (int k = 0; k < 2; k++) e[3 + k] = kg_vec3_dot(across[k], u0) - kg_vec3_dot(across[k], u);
     if (!w->eval) {
         rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
         rt_clear_marks(w);
-        for (int i = 0; i < nx; i++) {
-            double jf = 0, ju = 0;
-            for (int a = 0; a < 3; a++) jf += fwd[a] * w->J[(3 + a) * nx + i], ju += up[a] * w->J[(3 + a) * nx + i];
-            w->J[3 * nx + i] = jf, w->J[4 * nx + i] = ju;
+        for (int k = 0; k < 2; k++) { /* d(a . u) = a . (omega x u) = (u x a) . omega */
+            double ua[3];
+            kg_vec3_cross(ua, u, across[k]);
+            for (int i = 0; i < nx; i++)
+                w->row[i] = ua[0] * w->J[3 * nx + i] + ua[1] * w->J[4 * nx + i] + ua[2] * w->J[5 * nx + i];
+            memcpy(w->J2 + k * nx, w->row, nx * sizeof *w->row);
         }
+        memcpy(w->J + 3 * nx, w->J2, 2 * nx * sizeof *w->J2);
     }
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }

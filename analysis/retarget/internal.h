@@ -138,7 +138,7 @@ typedef struct rt_pin {
     double pivot_at[3];
     int roll;                     /* pushing off: the sole's front edge held (its middle at roll_at), the
                                    * foot free to pitch about it, heel up */
-    double roll_at[3];
+    double roll_at[3], roll_edge[3]; /* ... and the edge's direction in the foot link's frame */
     int f0;                       /* pivoting: the frame it was set down at, ... */
     double yaw, src_yaw;          /* ... the heading it was set down with, the source's foot's then */
 } rt_pin;

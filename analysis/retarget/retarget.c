@@ -82,11 +82,14 @@ static void push_off(run *R, int side) {
     const double (*c)[3] = R->rr->sole[side], *fwd = R->rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     double mid[3] = {0, 0, 0}, along[4]; /* fwd: the world's x at rest in the foot's frame (a row) */
     for (int k = 0; k < 4; k++) along[k] = kg_vec3_dot(c[k], fwd);
+    int front[2], nf = 0;
     for (int k = 0; k < 4; k++) {
         int ahead = 0; /* the front edge: the two corners farthest forward */
         for (int j = 0; j < 4; j++) ahead += along[j] > along[k] || (along[j] == along[k] && j < k);
-        for (int a = 0; a < 3 && ahead < 2; a++) mid[a] += c[k][a] / 2;
+        if (ahead < 2) front[nf++] = k;
     }
+    for (int a = 0; a < 3; a++) mid[a] = (c[front[0]][a] + c[front[1]][a]) / 2, p->roll_edge[a] = c[front[1]][a] - c[front[0]][a];
+    rt_normalize(p->roll_edge);
     kg_mat3_vec(p->roll_at, p->R, mid);
     for (int a = 0; a < 3; a++) p->roll_at[a] += p->pos[a];
     p->roll = 1;
