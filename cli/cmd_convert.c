@@ -135,13 +135,7 @@ int kg_cmd_convert(int argc, char **argv) {
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     int rc = 0;
     if (m && motion_path) { /* the model's motion from FILE */
-        kg_load_options lo = kg_cli_load_options(&c);
-        size_t before = c.diags.count;
-        kg_motion *mo = kg_load_motion_for(m, motion_path, &lo, motion_fps, &c.diags);
-        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-        kg_motion_free(c.motion);
-        c.motion = mo;
-        if (!mo) {
+        if (kg_cli_load_motion(&c, m, motion_path, motion_fps) != 0) {
             kg_model_free(m);
             kg_cli_done(&c);
             return KG_EXIT_ERRORS;

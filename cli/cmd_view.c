@@ -113,13 +113,7 @@ int kg_cmd_view(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     if (m && motion_path) {
-        kg_load_options lo = kg_cli_load_options(&c);
-        size_t before = c.diags.count;
-        kg_motion *mo = kg_load_motion_for(m, motion_path, &lo, motion_fps, &c.diags);
-        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-        kg_motion_free(c.motion);
-        c.motion = mo;
-        if (!mo) {
+        if (kg_cli_load_motion(&c, m, motion_path, motion_fps) != 0) {
             kg_model_free(m);
             kg_cli_done(&c);
             return KG_EXIT_ERRORS;

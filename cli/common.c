@@ -10,6 +10,7 @@
 #include "core/spatial.h"
 #include "analysis/mass.h"
 #include "formats/fileio.h"
+#include "formats/motion_file.h"
 #include "formats/xml.h"
 
 const char kg_cli_json_option_help[] =
@@ -144,6 +145,16 @@ kg_model *kg_cli_load(kg_cli *c, kg_severity print_level) {
     kg_model *m = kg_load_clip(c->model_path, &o, &c->motion, &c->diags);
     kg_cli_print_diags(c, stderr, c->verbose ? KG_INFO : print_level);
     return m;
+}
+
+int kg_cli_load_motion(kg_cli *c, const kg_model *m, const char *path, double csv_fps) {
+    kg_load_options lo = kg_cli_load_options(c);
+    size_t before = c->diags.count;
+    kg_motion *mo = kg_load_motion_for(m, path, &lo, csv_fps, &c->diags);
+    kg_cli_print_diags_from(c, stderr, KG_WARNING, before);
+    kg_motion_free(c->motion);
+    c->motion = mo;
+    return mo ? 0 : -1;
 }
 
 int kg_cli_status(const kg_cli *c) {

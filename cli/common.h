@@ -65,6 +65,11 @@ int kg_cli_usage_error(const char *command, const char *fmt, ...);
  * stderr per `print_level` (errors always; warnings and info when at or above
  * print_level, all with --verbose). */
 kg_model *kg_cli_load(kg_cli *c, kg_severity print_level);
+/* c->motion becomes model m's motion read from path (a trajectory CSV at
+ * csv_fps when it has no time column, a BVH or COLLADA file with m's
+ * coordinates: formats/motion_file.h), its warnings printed. Returns 0, or -1
+ * after the errors were printed (c->motion is then NULL). */
+int kg_cli_load_motion(kg_cli *c, const kg_model *m, const char *path, double csv_fps);
 kg_load_options kg_cli_load_options(const kg_cli *c);
 /* Frees what the command line state holds (diagnostics, motion). */
 void kg_cli_done(kg_cli *c);
