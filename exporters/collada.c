@@ -385,6 +385,7 @@ static void mesh_element(cw *x, int k, const double *v, int nv, const int *t, co
 
 /* Mesh vertices with the geom's scale (which may mirror: then the triangles turn). */
 static void library_geometries(cw *x) {
+    if (x->ngeoms == 0) return; /* the schema wants at least one <geometry> in a library */
     start(x, "library_geometries");
     for (int k = 0; k < x->ngeoms; k++) {
         const cgeom *c = &x->geoms[k];
@@ -445,6 +446,11 @@ static void library_materials(cw *x) {
     const kg_model *m = x->m;
     static const double grey[4] = {0.8, 0.8, 0.8, 1};
     char id[64], url[64];
+    int ngroups = 0;
+    for (int k = 0; k < x->ngeoms; k++)
+        for (int i = 0; x->geoms[k].mesh && i < x->geoms[k].mesh->ngroup; i++)
+            ngroups += x->geoms[k].mesh->group[i].material || x->geoms[k].mesh->group[i].has_color;
+    if (m->nmaterial == 0 && ngroups == 0) return; /* the schema wants at least one <effect>, one <material> */
     start(x, "library_effects");
     for (int k = 0; k < m->nmaterial; k++) {
         snprintf(id, sizeof id, "mat%d_fx", k);
@@ -1175,6 +1181,8 @@ static void library_physics(cw *x) {
         start(x, "instance_rigid_body");
         attr(x, "body", b);
         attr(x, "target", t);
+        start(x, "technique_common"); /* required by the schema; its children are optional */
+        end(x);
         end(x);
     }
     end(x);

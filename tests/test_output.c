@@ -327,6 +327,14 @@ static void write_and_reparse(const char *model, const char *stem, int clip) {
         free(o);
         free(e);
         kinds[k].check(out);
+        if (!strcmp(kinds[k].ext, "dae")) { /* COLLADA 1.5 schema: no empty library, instance_rigid_body has technique_common */
+            char *s = kg_test_slurp(out);
+            if (strstr(s, "<library_effects/>") || strstr(s, "<library_materials/>") || strstr(s, "<library_geometries/>"))
+                fail_msg("%s: an empty library (the schema wants one element at least)", out);
+            for (const char *p = strstr(s, "<instance_rigid_body"); p; p = strstr(p + 1, "<instance_rigid_body"))
+                if (strstr(p, "/>") < strchr(p, '>') + 1) fail_msg("%s: <instance_rigid_body/> without technique_common", out);
+            free(s);
+        }
         snprintf(out, sizeof out, "%s/%s_%s_ledger.json", tmpdir, stem, kinds[k].ext);
         expect_json(out);
     }
