@@ -19,7 +19,7 @@
  * momentum equals the links' momenta summed through their Jacobians.
  *
  * Against KDL (references recorded in tests/reference/dynamics_kdl/ by
- * tests/peers/kdl_dynamics_reference.cpp): RNEA and CRBA on chains from the
+ * tests/peers/kdl_dynamics_reference.cpp): RNEA, CRBA and ABA on chains from the
  * root of corpus URDFs (see test_kdl_chains). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #define _DEFAULT_SOURCE /* mkstemps */
@@ -704,10 +704,15 @@ static void test_mujoco_corpus(void **state) { test_mujoco_random(state); }
  * segments without a joint, their links' inertias kept): the same system here is
  * the whole tree with every link off the path made massless and the joints off
  * the path held at zero velocity and acceleration. Relative error: the largest
- * difference over the largest reference entry, per torque vector and per matrix. */
+ * difference over the largest reference entry, per torque vector and per matrix.
+ * Forward dynamics: KDL's ChainFdSolver_RNE at (q, qdot) under the RNEA torques
+ * and under random torques, against kg_dyn_aba with the joints off the path at
+ * zero velocity and torque (their massless subtrees give singular pivots,
+ * dropped: no acceleration there, nothing passed to the path); only the path's
+ * accelerations are compared. */
 
 typedef struct kdl_errors {
-    double tau, M;
+    double tau, M, fd;
 } kdl_errors;
 
 static void compare_kdl_file(const char *ref_path, const char *data, int *nchains) {
@@ -725,6 +730,7 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
     kg_dyn *w = kg_dyn_new(m);
     size_t nv = (size_t)m->nv;
     double *v = calloc(nv + 1, sizeof *v), *a = calloc(nv + 1, sizeof *a), *tau = calloc(nv + 1, sizeof *tau);
+    double *tin = calloc(nv + 1, sizeof *tin), *acc = calloc(nv + 1, sizeof *acc);
     double *M = calloc(nv * nv + 1, sizeof *M), *mass = calloc((size_t)m->nlink, sizeof *mass);
     double(*inertia)[9] = calloc((size_t)m->nlink, sizeof *inertia);
     for (int i = 0; i < m->nlink; i++) mass[i] = m->link[i].mass, memcpy(inertia[i], m->link[i].inertia, sizeof *inertia);
@@ -750,7 +756,7 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
             va[k] = m->joint[j].vadr;
             qa[k] = m->joint[j].qadr;
         }
-        kdl_errors e = {0, 0};
+        kdl_errors e = {0, 0, 0};
         double *t = malloc(n * sizeof *t + 1), *tr = malloc(n * sizeof *tr + 1), *Mc = malloc(n * n * sizeof *Mc + 1),
                *Mr = malloc(n * n * sizeof *Mr + 1);
         json_t *samples = json_object_get(ch, "samples");
@@ -778,10 +784,23 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
             }
             e.tau = fmax(e.tau, rel_diff(t, tr, n));
             e.M = fmax(e.M, rel_diff(Mc, Mr, n * n));
+            static const char *const fdkey[2][2] = {{"tau", "qddot_fd"}, {"tau_rand", "qddot_fd_rand"}};
+            for (int f = 0; f < 2; f++) {
+                json_t *tj = json_object_get(sm, fdkey[f][0]), *aj = json_object_get(sm, fdkey[f][1]);
+                if (!aj) fail_msg("%s: no %s (regenerate with tests/peers/make_references.sh)", file, fdkey[f][1]);
+                memset(tin, 0, nv * sizeof *tin);
+                for (size_t k = 0; k < n; k++) tin[va[k]] = json_number_value(json_array_get(tj, k));
+                kg_dyn_aba(m, w, NULL, v, tin, NULL, acc);
+                for (size_t r = 0; r < n; r++) {
+                    t[r] = acc[va[r]];
+                    tr[r] = json_number_value(json_array_get(aj, r));
+                }
+                e.fd = fmax(e.fd, rel_diff(t, tr, n));
+            }
         }
-        printf("KDL %-8s root %-12s -> %-22s %2zu joints: RNEA %.1e  CRBA %.1e\n", strrchr(ref_path, '/') + 1,
-               m->link[root].name, tipname, n, e.tau, e.M);
-        if (!(e.tau <= 1e-9 && e.M <= 1e-9)) fail_msg("%s, chain to %s: not within 1e-9 of KDL", file, tipname);
+        printf("KDL %-8s root %-12s -> %-22s %2zu joints: RNEA %.1e  CRBA %.1e  ABA %.1e\n",
+               strrchr(ref_path, '/') + 1, m->link[root].name, tipname, n, e.tau, e.M, e.fd);
+        if (!(e.tau <= 1e-9 && e.M <= 1e-9 && e.fd <= 1e-9)) fail_msg("%s, chain to %s: not within 1e-9 of KDL", file, tipname);
         ++*nchains;
         free(t), free(tr), free(Mc), free(Mr), free(va), free(qa), free(on);
     }
@@ -790,7 +809,7 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
         L->mass = mass[i];
         memcpy(L->inertia, inertia[i], sizeof *inertia);
     }
-    free(v), free(a), free(tau), free(M), free(mass), free(inertia);
+    free(v), free(a), free(tau), free(tin), free(acc), free(M), free(mass), free(inertia);
     kg_dyn_free(w);
     kg_data_free(d);
     kg_model_free(m);
@@ -805,7 +824,7 @@ static void test_kdl_chains(void **state) {
     int n = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) compare_kdl_file(g.gl_pathv[i], data, &n);
     globfree(&g);
-    printf("KDL: %d chains within 1e-9 (RNEA and CRBA)\n", n);
+    printf("KDL: %d chains within 1e-9 (RNEA, CRBA and ABA)\n", n);
     assert_true(n >= 7);
 }
 

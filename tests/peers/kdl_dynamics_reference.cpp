@@ -8,12 +8,17 @@
 // limits, or in [-pi, pi] without them; qdot, qddot uniform in [-2, 2])
 // ChainIdSolver_RNE gives the torques (no external wrenches) and
 // ChainDynParam::JntToMass the joint-space mass matrix, gravity (0, 0, -9.81) in
-// the chain base's axes (the root's, at the identity). Chains with mimic joints
-// are skipped: KDL gives a follower its own coordinate.
+// the chain base's axes (the root's, at the identity). ChainFdSolver_RNE gives
+// the forward dynamics at (q, qdot) twice: under the RNEA torques of the state
+// ("qddot_fd", which should give back qddot) and under random torques
+// ("tau_rand", uniform in [-20, 20] N m from a second mt19937_64 seeded SEED + 1,
+// so the states are those drawn before it was added; "qddot_fd_rand"). Chains
+// with mimic joints are skipped: KDL gives a follower its own coordinate.
 //
 // usage: kg_kdl_dynamics_reference URDF LABEL SEED NSAMPLES TIP... > reference.json
 #include <kdl/chain.hpp>
 #include <kdl/chaindynparam.hpp>
+#include <kdl/chainfdsolver_recursive_newton_euler.hpp>
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
 #include <kdl/tree.hpp>
@@ -46,6 +51,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     std::mt19937_64 rng(std::strtoull(argv[3], nullptr, 10));
+    std::mt19937_64 rng_tau(std::strtoull(argv[3], nullptr, 10) + 1);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     int nsamples = std::atoi(argv[4]);
     std::string root = model->getRoot()->name;
@@ -71,6 +77,7 @@ int main(int argc, char **argv) {
         }
         KDL::ChainIdSolver_RNE rne(chain, gravity);
         KDL::ChainDynParam dyn(chain, gravity);
+        KDL::ChainFdSolver_RNE fd(chain, gravity);
         unsigned n = chain.getNrOfJoints();
         printf("%s\n  {\"tip\": \"%s\", \"joints\": [", first_chain ? "" : ",", argv[t]);
         first_chain = false;
@@ -100,7 +107,10 @@ int main(int argc, char **argv) {
             for (unsigned i = 0; i < n; i++) qdd(i) = -2 + 4 * unit(rng);
             KDL::Wrenches fext(chain.getNrOfSegments(), KDL::Wrench::Zero());
             KDL::JntSpaceInertiaMatrix M(n);
-            if (rne.CartToJnt(q, qd, qdd, fext, tau) < 0 || dyn.JntToMass(q, M) < 0) {
+            KDL::JntArray tau_rand(n), qdd_fd(n), qdd_fd_rand(n);
+            for (unsigned i = 0; i < n; i++) tau_rand(i) = -20 + 40 * unit(rng_tau);
+            if (rne.CartToJnt(q, qd, qdd, fext, tau) < 0 || dyn.JntToMass(q, M) < 0 ||
+                fd.CartToJnt(q, qd, tau, fext, qdd_fd) < 0 || fd.CartToJnt(q, qd, tau_rand, fext, qdd_fd_rand) < 0) {
                 fprintf(stderr, "KDL failed on the chain to %s\n", argv[t]);
                 return 1;
             }
@@ -112,6 +122,12 @@ int main(int argc, char **argv) {
             vec("qddot", qdd);
             printf(", ");
             vec("tau", tau);
+            printf(", ");
+            vec("qddot_fd", qdd_fd);
+            printf(", ");
+            vec("tau_rand", tau_rand);
+            printf(", ");
+            vec("qddot_fd_rand", qdd_fd_rand);
             printf(", \"M\": [");
             for (unsigned r = 0; r < n; r++) {
                 printf("%s[", r ? ", " : "");

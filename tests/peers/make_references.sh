@@ -132,7 +132,9 @@ mkdir -p "$out/qp" && /usr/bin/python3 tests/peers/qp_reference.py >"$out/qp/ran
 
 #  tests/reference/dynamics_kdl/*.json  KDL's ChainIdSolver_RNE torques and ChainDynParam mass
 #                              matrices for chains from the root to the tips below, at five random
-#                              (q, qdot, qddot) each (seed 20261122), gravity (0, 0, -9.81)
+#                              (q, qdot, qddot) each (seed 20261122), gravity (0, 0, -9.81), and
+#                              ChainFdSolver_RNE's accelerations at (q, qdot) under those torques
+#                              and under random torques (seed 20261123)
 dgen=build/tests/kg_kdl_dynamics_reference
 [ -x "$dgen" ] || { echo "build $dgen first (./setup.sh)" >&2; exit 1; }
 mkdir -p "$out/dynamics_kdl"
