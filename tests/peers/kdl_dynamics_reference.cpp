@@ -16,6 +16,14 @@
 // with mimic joints are skipped: KDL gives a follower its own coordinate.
 //
 // usage: kg_kdl_dynamics_reference URDF LABEL SEED NSAMPLES TIP... > reference.json
+//
+// With --bench first, it times the three solvers instead (KDL has no tree mass
+// matrix or forward dynamics, so chains only; bench/bench_dynamics.c is C and
+// times whole models): per chain, 1 000 pre-drawn states (q within the limits,
+// qdot, qddot and the torques uniform in [-1, 1]), 31 repetitions, min and median
+// per call in µs, each solver from q (KDL does its own FK).
+//
+// usage: kg_kdl_dynamics_reference --bench URDF TIP... > timings.json
 #include <kdl/chain.hpp>
 #include <kdl/chaindynparam.hpp>
 #include <kdl/chainfdsolver_recursive_newton_euler.hpp>
@@ -25,11 +33,14 @@
 #include <kdl_parser/kdl_parser.hpp>
 #include <urdf_parser/urdf_parser.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "peer_versions.h"
 
@@ -39,7 +50,84 @@ static void vec(const char *key, const KDL::JntArray &x) {
     printf("]");
 }
 
+static bool random_q(const urdf::ModelInterfaceSharedPtr &model, const KDL::Chain &chain, std::mt19937_64 &rng,
+                     KDL::JntArray &q);
+
+static int bench(int argc, char **argv) {
+    urdf::ModelInterfaceSharedPtr model = urdf::parseURDFFile(argv[2]);
+    KDL::Tree tree;
+    if (!model || !kdl_parser::treeFromUrdfModel(*model, tree)) {
+        fprintf(stderr, "cannot read %s\n", argv[2]);
+        return 1;
+    }
+    const int N = 1000, R = 31;
+    std::mt19937_64 rng(0x6b696e6567726170ull);
+    std::uniform_real_distribution<double> sym(-1.0, 1.0);
+    std::string root = model->getRoot()->name;
+    const KDL::Vector gravity(0, 0, -9.81);
+    printf("{\"peer\": \"%s\", \"file\": \"%s\", \"states\": %d, \"unit\": \"us\", \"chains\": [", KG_PEER_VERSIONS,
+           argv[2], N);
+    for (int t = 3; t < argc; t++) {
+        KDL::Chain chain;
+        if (!tree.getChain(root, argv[t], chain)) {
+            fprintf(stderr, "no chain from %s to %s\n", root.c_str(), argv[t]);
+            return 1;
+        }
+        unsigned n = chain.getNrOfJoints();
+        std::vector<KDL::JntArray> q(N, KDL::JntArray(n)), qd(q), qdd(q), tau(q);
+        for (int s = 0; s < N; s++) {
+            random_q(model, chain, rng, q[s]);
+            for (unsigned i = 0; i < n; i++) qd[s](i) = sym(rng), qdd[s](i) = sym(rng), tau[s](i) = sym(rng);
+        }
+        KDL::ChainIdSolver_RNE rne(chain, gravity);
+        KDL::ChainDynParam dyn(chain, gravity);
+        KDL::ChainFdSolver_RNE fd(chain, gravity);
+        KDL::Wrenches fext(chain.getNrOfSegments(), KDL::Wrench::Zero());
+        KDL::JntArray out(n);
+        KDL::JntSpaceInertiaMatrix M(n);
+        const char *names[3] = {"kdl_rne", "kdl_jnttomass", "kdl_fd_rne"};
+        printf("%s\n {\"tip\": \"%s\", \"joints\": %u, \"segments\": %u", t > 3 ? "," : "", argv[t], n,
+               chain.getNrOfSegments());
+        for (int k = 0; k < 3; k++) {
+            std::vector<double> us(R);
+            for (int r = 0; r < R; r++) {
+                auto t0 = std::chrono::steady_clock::now();
+                for (int s = 0; s < N; s++) {
+                    if (k == 0) rne.CartToJnt(q[s], qd[s], qdd[s], fext, out);
+                    if (k == 1) dyn.JntToMass(q[s], M);
+                    if (k == 2) fd.CartToJnt(q[s], qd[s], tau[s], fext, out);
+                }
+                us[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / N * 1e6;
+            }
+            std::sort(us.begin(), us.end());
+            printf(", \"%s\": [%.3f, %.3f]", names[k], us[0], us[R / 2]);
+        }
+        printf("}");
+    }
+    printf("\n]}\n");
+    return 0;
+}
+
+static bool random_q(const urdf::ModelInterfaceSharedPtr &model, const KDL::Chain &chain, std::mt19937_64 &rng,
+                     KDL::JntArray &q) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    unsigned c = 0;
+    for (unsigned s = 0; s < chain.getNrOfSegments(); s++) {
+        const KDL::Joint &j = chain.getSegment(s).getJoint();
+        if (j.getType() == KDL::Joint::None) continue;
+        auto uj = model->getJoint(j.getName());
+        double lo = -M_PI, hi = M_PI;
+        if (uj && uj->type != urdf::Joint::CONTINUOUS && uj->limits && uj->limits->lower < uj->limits->upper) {
+            lo = uj->limits->lower;
+            hi = uj->limits->upper;
+        }
+        q(c++) = lo + (hi - lo) * unit(rng);
+    }
+    return true;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 4 && std::string(argv[1]) == "--bench") return bench(argc, argv);
     if (argc < 6) {
         fprintf(stderr, "usage: %s URDF LABEL SEED NSAMPLES TIP...\n", argv[0]);
         return 2;
