@@ -362,7 +362,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         rc = KG_EXIT_OUTPUT;
     } else {
         run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
-        add_dynamics(run->json, s->robot, s->rr, out);
+        if (run->report || c->json) add_dynamics(run->json, s->robot, s->rr, out); /* read only there */
         if (run->report && kg_json_write_file(run->json, run->report) != 0) {
             fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
             rc = KG_EXIT_OUTPUT;
