@@ -14,15 +14,7 @@
 static char tmpdir[] = "/tmp/kg_cli_XXXXXX";
 
 /* Runs "kinegraph ARGS" (ARGS is shell text); returns the exit status. */
-static int run(const char *args, char **out, char **err) {
-    int st = kg_test_run_kinegraph(tmpdir, args);
-    char p[600];
-    snprintf(p, sizeof p, "%s/out", tmpdir);
-    *out = kg_test_slurp(p);
-    snprintf(p, sizeof p, "%s/err", tmpdir);
-    *err = kg_test_slurp(p);
-    return st;
-}
+static int run(const char *args, char **out, char **err) { return kg_test_run_captured(tmpdir, args, out, err); }
 
 static json_t *run_json(const char *args, int expect_status) {
     char *out, *err;

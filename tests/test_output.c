@@ -24,15 +24,7 @@
 
 static char tmpdir[] = "/tmp/kg_output_XXXXXX";
 
-static int run(const char *args, char **out, char **err) {
-    int st = kg_test_run_kinegraph(tmpdir, args);
-    char p[600];
-    snprintf(p, sizeof p, "%s/out", tmpdir);
-    *out = kg_test_slurp(p);
-    snprintf(p, sizeof p, "%s/err", tmpdir);
-    *err = kg_test_slurp(p);
-    return st;
-}
+static int run(const char *args, char **out, char **err) { return kg_test_run_captured(tmpdir, args, out, err); }
 
 static const char *at(const char *name) {
     static char path[4][700];

@@ -145,3 +145,13 @@ int kg_test_run_kinegraph(const char *dir, const char *args) {
     free(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+int kg_test_run_captured(const char *dir, const char *args, char **out, char **err) {
+    int st = kg_test_run_kinegraph(dir, args);
+    char p[600];
+    snprintf(p, sizeof p, "%s/out", dir);
+    *out = kg_test_slurp(p);
+    snprintf(p, sizeof p, "%s/err", dir);
+    *err = kg_test_slurp(p);
+    return st;
+}

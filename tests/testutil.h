@@ -57,6 +57,9 @@ const kg_diag *kg_test_find(const kg_diags *d, const char *code);
 /* Runs "kinegraph ARGS" (ARGS is shell text) with stdout and stderr in
  * DIR/out and DIR/err; returns its exit status, or -1 when it did not exit. */
 int kg_test_run_kinegraph(const char *dir, const char *args);
+/* The same, then its standard output and error read into *out and *err
+ * (malloc'd, "" when empty). */
+int kg_test_run_captured(const char *dir, const char *args, char **out, char **err);
 /* Removes a directory and what it holds (rm -rf); returns the shell's status. */
 int kg_test_remove_dir(const char *dir);
 /* A whole file as a malloc'd string ("" when it cannot be read). */
