@@ -70,6 +70,9 @@ struct kg_qp_work {
     double *d, *z, *r;     /* [nmax] the current constraint's d = J'n, z, r */
     double *c, *s;         /* [nmax] Givens cosines and sines of a drop; scratch */
     double *rownorm;       /* [mmax] |C_i|, then |A_i| */
+    double *row_s, *row_at;/* [mmax] an inequality's slack when last evaluated, and the path's
+                            * length then (-INFINITY: not evaluated this solve) */
+    double path;           /* the length of x's path so far this solve: sum of |steps| */
     int *active;           /* [nmax] constraint indices, equalities first */
     unsigned char *is_active; /* [mmax + 2 nmax] */
     int q, meq;            /* active constraints; of which equalities */
@@ -84,7 +87,7 @@ kg_qp_work *kg_qp_work_new(int nmax, int mmax) {
     if (!w) return NULL;
     size_t n = (size_t)nmax, m = (size_t)mmax;
     w->nmax = nmax, w->mmax = mmax;
-    w->J = malloc((2 * n * n + 7 * n + m + 1) * sizeof(double));
+    w->J = malloc((2 * n * n + 7 * n + 3 * m + 1) * sizeof(double));
     w->active = malloc((n + 1) * sizeof(int));
     w->is_active = malloc(m + 2 * n + 1);
     if (!w->J || !w->active || !w->is_active) {
@@ -95,6 +98,7 @@ kg_qp_work *kg_qp_work_new(int nmax, int mmax) {
     w->u = w->R + n * n;
     w->dnorm = w->u + n, w->d = w->dnorm + n, w->z = w->d + n, w->r = w->z + n;
     w->c = w->r + n, w->s = w->c + n, w->rownorm = w->s + n;
+    w->row_s = w->rownorm + m, w->row_at = w->row_s + m;
     return w;
 }
 
@@ -196,6 +200,13 @@ KG_QP_HOT static void unconstrained(const kg_qp *p, kg_qp_work *w, double *x) {
     for (int j = 0; j < n; j++) y[j] = -dot(w->J + j * n, p->g, j + 1);
     memset(x, 0, (size_t)n * sizeof *x);
     combine(x, y, w->J, n, n, n, 1);
+}
+
+/* x += t z, the path's length growing by |t z|: what most_violated's
+ * screening bounds a row's change of slack by. */
+static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
+    axpy(x, t, z, n);
+    w->path += fabs(t) * sqrt(dot(z, z, n));
 }
 
 /* ---- constraints ------------------------------------------------------------ */
@@ -337,7 +348,7 @@ static int add_inequality(const kg_qp *p, kg_qp_work *w, double *x, int k, int *
         if (t == INFINITY) return KG_QP_INFEASIBLE;
         for (int j = 0; j < w->q; j++) w->u[j] -= t * w->r[j];
         unew += t;
-        if (!dependent) axpy(x, t, w->z, n);
+        if (!dependent) move(w, x, t, w->z, n);
         ++*iterations;
         if (t2 <= t1) {
             add_active(w, k, unew);
@@ -404,14 +415,19 @@ static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double
 /* The most violated inequality or bound (by distance), -1 if none. The rows
  * and each kind of bound in loops of their own: this scan runs once per
  * addition over every constraint. */
-KG_QP_HOT static int most_violated(const kg_qp *p, const kg_qp_work *w, const double *x) {
+KG_QP_HOT static int most_violated(const kg_qp *p, kg_qp_work *w, const double *x) {
     int n = p->n, best = -1, base = p->neq + p->nin;
     const unsigned char *act = w->is_active;
     double worst = 0, xs = xsize(w, x, n);
     for (int i = 0; i < p->nin; i++) {
         int k = p->neq + i;
         if (act[k] || p->b[i] == -INFINITY) continue;
-        double v = shortfall(dot(p->A + (size_t)i * n, x, n) - p->b[i], w->rownorm[k], fabs(p->b[i]), xs);
+        /* x has moved at most path - row_at since the row's slack was row_s: a row
+         * that held by more than |A_i| times that holds still (most rows, most calls) */
+        if (w->row_s[k] - w->rownorm[k] * (w->path - w->row_at[k]) >= 0) continue;
+        double s = dot(p->A + (size_t)i * n, x, n) - p->b[i];
+        w->row_s[k] = s, w->row_at[k] = w->path;
+        double v = shortfall(s, w->rownorm[k], fabs(p->b[i]), xs);
         if (v < worst) worst = v, best = k;
     }
     for (int i = 0; p->lb && i < n; i++) {
@@ -434,7 +450,7 @@ static int add_full(const kg_qp *p, kg_qp_work *w, double *x, int k) {
     double s = slack(p, k, x);
     if (direction(p, w, k)) return 1;
     double t = -s / normal_dot(p, k, w->z);
-    axpy(x, t, w->z, p->n);
+    move(w, x, t, w->z, p->n);
     for (int j = 0; j < w->q; j++) w->u[j] -= t * w->r[j];
     add_active(w, k, t);
     return 0;
@@ -465,7 +481,7 @@ static int add_hints(const kg_qp *p, kg_qp_work *w, double *x, int cap, int *ite
         if (*iterations >= cap) return KG_QP_MAX_ITERATIONS;
         int k = w->active[j];
         drop_active(w, j);
-        if (!direction(p, w, k)) axpy(x, -worst, w->z, p->n);
+        if (!direction(p, w, k)) move(w, x, -worst, w->z, p->n);
         for (int i = 0; i < w->q; i++) w->u[i] += worst * w->r[i];
         ++*iterations;
     }
@@ -528,6 +544,8 @@ int kg_qp_solve(const kg_qp *p, double *x, double *lambda, kg_qp_work *w, kg_qp_
     } else {
         unconstrained(p, w, x);
         w->xscale = sqrt(dot(x, x, p->n));
+        w->path = 0;
+        for (int i = 0; i < p->neq + p->nin; i++) w->row_s[i] = -INFINITY, w->row_at[i] = 0;
         int cap = p->max_iterations > 0 ? p->max_iterations : 10 * (p->n + p->neq + p->nin + nbounds);
         if (status == KG_QP_OK) status = iterate(p, w, x, cap, &iterations);
         if (lambda) {
@@ -541,3 +559,4 @@ int kg_qp_solve(const kg_qp *p, double *x, double *lambda, kg_qp_work *w, kg_qp_
     if (r) *r = res;
     return status;
 }
+
