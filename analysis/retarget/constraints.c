@@ -202,6 +202,12 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
     }
 }
 
+/* Pair s's wake (step.h): pair_state() measures a far pair again once
+ * since > dist - collision_influence; 1e-9 m inside that, rounding aside. */
+static void set_wake(rt_step *w, const rt_pair *s) {
+    w->wake[s - w->pairs] = s->near ? -INFINITY : s->moved + s->dist - w->t.collision_influence - 1e-9;
+}
+
 /* A pair measured at the pose (GJK): its distance (when farther than reach, a
  * lower bound: its links' boxes' gap), normal
  * and witness points, world and in their links' frames. */
@@ -212,6 +218,7 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     double d[3];
     s->frame = w->frame, s->moved = moved;
     s->near = kg_pair_distance(&rr->coarse, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
+    set_wake(w, s);
     for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
     kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
     for (int a = 0; a < 3; a++) d[a] = s->pb[a] - w->d->link_pos[3 * lb + a];
@@ -227,6 +234,7 @@ static int bound(rt_step *w, rt_pair *s, int la, int lb, double moved) {
     double gap = rt_segment_distance(ca, ca + 3, cb, cb + 3) - ra - rb;
     if (!(gap >= w->t.collision_influence)) return 0;
     s->frame = w->frame, s->near = 0, s->dist = gap, s->moved = moved;
+    set_wake(w, s);
     return 1;
 }
 
@@ -308,6 +316,8 @@ static void collision_rows(rt_step *w) {
     int nn = 0;
     for (int k = 0; k < rr->nwatch; k++) {
         double dist, nv[3], pa[3], pb[3];
+        const int *ab = w->pair_links + 2 * k;
+        if (w->link_moved[ab[0]] + w->link_moved[ab[1]] < w->wake[k]) continue; /* far, as pair_state() says */
         if (!pair_state(w, k, &dist, nv, pa, pb) || dist >= t->collision_influence) continue;
         if (w->eval) keep_above(w, KG_SLACK_COLLISION, NULL, dist - safe_distance(w, k), t->collision_gain);
         else w->near[nn++] = (rt_near){k, dist - safe_distance(w, k)};

@@ -333,11 +333,17 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         w->capsule = calloc(6 * (size_t)m->nlink + 1, sizeof(double));
         w->pairs = calloc((size_t)rr->nwatch + 1, sizeof *w->pairs);
         w->near = malloc(((size_t)rr->nwatch + 1) * sizeof *w->near);
+        w->pair_links = malloc(2 * ((size_t)rr->nwatch + 1) * sizeof *w->pair_links);
+        w->wake = malloc(((size_t)rr->nwatch + 1) * sizeof *w->wake);
         for (int k = 0; w->pairs && k < rr->nwatch; k++) w->pairs[k].frame = -1, w->pairs[k].dist = -INFINITY;
+        for (int k = 0; w->pair_links && w->wake && k < rr->nwatch; k++) {
+            int p = rr->watch[k];
+            w->pair_links[2 * k] = rr->cm.pair_a[p], w->pair_links[2 * k + 1] = rr->cm.pair_b[p], w->wake[k] = -INFINITY;
+        }
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->trust || !w->x_last ||
-        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near))) {
+        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake))) {
         rt_step_free(w);
         return NULL;
     }
@@ -352,6 +358,6 @@ void rt_step_free(rt_step *w) {
     free(w->hint), free(w->q_prev), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
-    free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->pairs), free(w->near);
+    free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->pairs), free(w->near), free(w->pair_links), free(w->wake);
     free(w);
 }

@@ -57,6 +57,11 @@ struct rt_step {
     double *link_moved, *link_pose; /* [nlink], [12 nlink] the poses the bounds were last updated at */
     double *capsule;           /* [6 nlink] each link's capsule's ends at the pose (world) */
     rt_pair *pairs;            /* [nwatch] */
+    int *pair_links;           /* [2 nwatch] each watched pair's links */
+    double *wake;              /* [nwatch] the sum of its links' motion bounds (link_moved) below
+                                * which a far pair stays farther than collision_influence (by a
+                                * hair, for rounding): -INFINITY when near or not yet measured.
+                                * The scan of every pair every step reads only these */
     rt_near *near;             /* [nwatch] the step's near pairs */
     int frame;                 /* frames solved so far */
     int eval;                  /* evaluating the merit only (no Jacobians) */
