@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "core/model.h"
+#include "kinegraph/analysis.h"
 
 typedef struct kg_sample_coord {
     int q;          /* index in the joint vector */
@@ -23,7 +23,7 @@ typedef struct kg_sample_coord {
  * entries at most. Returns how many. */
 int kg_sample_coords(const kg_model *m, const unsigned char *mask, kg_sample_coord *out);
 
-enum { KG_SAMPLE_RANDOM = 0, KG_SAMPLE_HALTON = 1 };
+/* KG_SAMPLE_RANDOM, KG_SAMPLE_HALTON: include/kinegraph/analysis.h */
 
 #define KG_HALTON_DIMS 64
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "bench_common.h"
 #include "core/fk.h"
 #include "formats/load.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/retarget.h"
 #include "formats/load.h"
 
 static int cmp(const void *a, const void *b) {

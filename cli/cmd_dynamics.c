@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/dynamics/torques.h"
+#include "kinegraph/torques.h"
 #include "analysis/qp.h"
 #include "cli/common.h"
 #include "exporters/exporters.h"

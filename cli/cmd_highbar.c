@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "cli/common.h"
 
 int kg_cmd_highbar(int argc, char **argv);

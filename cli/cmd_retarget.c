@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/dynamics/torques.h"
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/torques.h"
+#include "kinegraph/retarget.h"
 #include "cli/common.h"
 #include "cli/retarget_json.h"
 #include "cli/shard.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "kinegraph/version.h"
 
 int kg_cmd_info(int argc, char **argv);
 int kg_cmd_fk(int argc, char **argv);
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
         return KG_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("kinegraph 0.1.0\n");
+        printf("kinegraph %s\n", kg_version());
         return KG_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "analysis/retarget/map.h"
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/bodymap.h"
+#include "kinegraph/retarget.h"
 
 /* One side ("source" or "robot") of a map file into map: {PART: LINK} or
  * {PART: {"link": LINK, "point": [x, y, z]}} (the point in the link's frame,

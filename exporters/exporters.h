@@ -13,28 +13,10 @@
 #include "core/model.h"
 #include "core/motion.h"
 #include "formats/fileio.h"
-#include "formats/ledger.h"
+#include "kinegraph/io.h"
 #include "formats/mesh.h"
 
-/* What an exporter may need besides the stream (all optional: o may be NULL). */
-typedef struct kg_export_options {
-    /* The file being written (the stream goes to a temporary beside it). Formats
-     * that write companion files (URDF: meshes that only exist inside a COLLADA
-     * file) put them next to it; without it they cannot, and say so in the ledger. */
-    const char *path;
-    /* Meshes are read through this cache when given (shared with the caller);
-     * otherwise the exporter keeps its own. */
-    kg_mesh_cache *meshes;
-    /* A dry run that only wants the ledger (kinegraph check): no mesh file is
-     * read, so mesh payloads are neither written nor reported. */
-    int skip_meshes;
-    /* Trajectories: leave out the coordinates of mimic followers (they follow
-     * from their leaders): a robot's motion as its actuated joints, as motion
-     * datasets list them. */
-    int skip_followers;
-    /* The companion files written (kg_save removes them when the output fails). */
-    kg_files *companions;
-} kg_export_options;
+/* kg_export_options: include/kinegraph/io.h */
 
 /* BVH: the model must be a BVH skeleton (a static root link, compound joints of
  * x/y/z position and rotation channels, End Sites as fixed leaf joints). */

@@ -18,7 +18,7 @@
 #ifndef KG_MESH_H
 #define KG_MESH_H
 
-#include "core/diag.h"
+#include "kinegraph/io.h"
 
 /* The triangles of one material. */
 typedef struct kg_mesh_group {
@@ -36,10 +36,7 @@ typedef struct kg_mesh {
     int nskipped;         /* point and line primitives left out */
 } kg_mesh;
 
-typedef struct kg_mesh_cache kg_mesh_cache;
-
-kg_mesh_cache *kg_mesh_cache_new(void);
-void kg_mesh_cache_free(kg_mesh_cache *c);
+/* kg_mesh_cache, kg_mesh_cache_new, kg_mesh_cache_free: include/kinegraph/io.h */
 
 /* The mesh of a file, or of one part of it (part NULL: the whole file). Returns
  * NULL after a warning (mesh.unreadable, mesh.no_part, naming ref_file:ref_line,

@@ -13,13 +13,7 @@
 #ifndef KG_RESOLVE_H
 #define KG_RESOLVE_H
 
-#include "core/diag.h"
-
-typedef struct kg_resolver {
-    const char *const *package_paths;
-    int npackage_paths;
-    int ignore_env; /* do not read ROS_PACKAGE_PATH */
-} kg_resolver;
+#include "kinegraph/io.h" /* kg_resolver */
 
 /* Returns the resolved path (malloc'd) or NULL. Warnings about the form of the
  * reference (package:///) go to d with the given file and line; the caller

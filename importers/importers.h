@@ -3,7 +3,8 @@
 #ifndef KG_IMPORTERS_H
 #define KG_IMPORTERS_H
 
-#include "formats/load.h"
+#include "formats/resolve.h"
+#include "kinegraph/io.h"
 
 #include <stdio.h>
 
@@ -18,23 +19,6 @@ kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const
                             kg_diags *d);
 kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg_load_options *o,
                          kg_diags *d);
-/* SRDF: the link pairs its <disable_collisions> name (malloc'd into *pairs).
- * A link the model does not have is a warning and its pair left out. Returns 0,
- * or -1 after error diagnostics (unreadable, not XML, a pair without links). */
-int kg_import_srdf_pairs(const char *path, const kg_model *m, kg_link_pair **pairs, int *npairs, kg_diags *d);
-/* A motion of model m from a trajectory CSV (exporters/trajectory.c): the
- * headed kinegraph layout (time, root_x, root_y, root_z, root_qw, root_qx,
- * root_qy, root_qz, then coordinates by kg_coord_name, in any order; a
- * coordinate left out keeps its rest value, a mimic follower's follows its
- * leader; other columns are ignored with a warning) or the headerless LAFAN1
- * one (root x y z, qx qy qz qw, then every coordinate but the mimic
- * followers', in the model's order). The root pose goes to the motion's base.
- * Frame time: 1 / fps when fps > 0, else the time column's (last - first) /
- * (frames - 1), else 1/30 s (said in an info). Contacts: when the header has
- * both contact_left and contact_right (0 or 1; any non-zero number is 1),
- * *contacts (may be NULL) gets [2 * nframes] flags, left then right per frame;
- * else *contacts is NULL. NULL after error diagnostics. */
-kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double fps, unsigned char **contacts,
-                                    kg_diags *d);
+/* kg_import_srdf_pairs, kg_import_trajectory_csv: include/kinegraph/io.h */
 
 #endif

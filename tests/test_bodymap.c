@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/retarget/map.h"
+#include "kinegraph/bodymap.h"
 #include "core/fk.h"
 #include "formats/load.h"
 

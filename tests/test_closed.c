@@ -23,7 +23,7 @@
 
 #include <lapacke.h>
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "analysis/jacobian.h"
 #include "core/builder.h"
 #include "core/fk.h"

@@ -34,7 +34,7 @@
 
 #include <lapacke.h>
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "analysis/jacobian.h"
 #include "core/fk.h"
 #include "core/spatial.h"

@@ -23,7 +23,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"

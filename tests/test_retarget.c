@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/retarget/map.h"
+#include "kinegraph/bodymap.h"
 #include "analysis/collision.h"
 #include "analysis/preview.h"
 #include "analysis/retarget/internal.h"
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/retarget.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "formats/load.h"

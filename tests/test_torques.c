@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/dynamics/torques.h"
+#include "kinegraph/torques.h"
 #include "analysis/qp.h"
 #include "core/fk.h"
 #include "core/motion.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/dynamics/torques.h"
-#include "analysis/retarget/map.h"
+#include "kinegraph/torques.h"
+#include "kinegraph/bodymap.h"
 #include "core/arena.h"
 #include "core/fk.h"
 #include "core/spatial.h"

@@ -11,7 +11,7 @@
 #ifndef KG_DYNAMICS_INTERNAL_H
 #define KG_DYNAMICS_INTERNAL_H
 
-#include "analysis/dynamics/dynamics.h"
+#include "kinegraph/dynamics.h"
 #include "core/spatial.h"
 
 /* Rigid-body inertia about a point, world axes: 13 doubles. */

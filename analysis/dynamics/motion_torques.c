@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/dynamics/torques.h"
+#include "kinegraph/torques.h"
 #include "analysis/qp.h"
 #include "core/fk.h"
 

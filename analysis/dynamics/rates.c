@@ -2,7 +2,7 @@
  * (the stencils: torques.h, kg_motion_rates). */
 #include <string.h>
 
-#include "analysis/dynamics/torques.h"
+#include "kinegraph/torques.h"
 #include "core/spatial.h"
 
 /* The stencil at frame f of n: offsets and weights for x' h and x'' h^2. */

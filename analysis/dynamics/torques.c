@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/dynamics/contacts.h"
-#include "analysis/dynamics/torques.h"
+#include "kinegraph/torques.h"
 #include "core/arena.h"
 #include "core/spatial.h"
 

@@ -5,7 +5,7 @@
 
 #include "analysis/collision.h"
 #include "analysis/preview.h"
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/retarget.h"
 #include "core/data.h"
 
 #define RT_G 9.80665

@@ -2,7 +2,7 @@
  * the thresholds; names (the family, and sides and limb words for ties); the
  * body at a pose (arc lengths down the tree); limbs and their joints; mirror
  * pairs; legs or arms; left or right; the head; filling the map. */
-#include "analysis/retarget/map.h"
+#include "kinegraph/bodymap.h"
 
 #include <ctype.h>
 #include <math.h>

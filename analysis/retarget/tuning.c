@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/retarget/retarget.h"
+#include "kinegraph/retarget.h"
 
 void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);

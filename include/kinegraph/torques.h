@@ -51,9 +51,10 @@
 #ifndef KG_TORQUES_H
 #define KG_TORQUES_H
 
-#include "analysis/dynamics/dynamics.h"
-#include "core/diag.h"
-#include "core/motion.h"
+#include "kinegraph/dynamics.h"
+#include "kinegraph/model.h"
+
+KG_BEGIN_DECLS
 
 enum { KG_FOOT_LEFT = 0, KG_FOOT_RIGHT = 1, KG_NFOOT = 2, KG_SOLE_CORNERS = 4 };
 
@@ -75,10 +76,10 @@ typedef struct kg_feet {
  * within 1 mm of the lowest make the face (robots stand on flat feet at rest),
  * its height their mean. Returns 0, or -1 when the model is not a
  * humanoid (the body map's errors are in d). */
-int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *d);
+KG_API int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *d);
 
 /* The sole corners of foot k at d's pose (after kg_fk), world frame. */
-void kg_feet_corners(const kg_feet *feet, const kg_data *d, int k, double out[KG_SOLE_CORNERS][3]);
+KG_API void kg_feet_corners(const kg_feet *feet, const kg_data *d, int k, double out[KG_SOLE_CORNERS][3]);
 
 typedef struct kg_torque_options {
     kg_dyn_options dyn;    /* gravity */
@@ -89,7 +90,7 @@ typedef struct kg_torque_options {
     double zmp_tolerance;  /* m: a ZMP farther than this outside the support polygon is outside (1e-4) */
 } kg_torque_options;
 
-void kg_torque_defaults(kg_torque_options *o);
+KG_API void kg_torque_defaults(kg_torque_options *o);
 
 /* The result for one frame. Wrenches are (force N, moment N m about the world
  * origin), world axes. */
@@ -114,12 +115,12 @@ typedef struct kg_torque_frame {
 typedef struct kg_torque_work kg_torque_work;
 /* Everything a frame needs (the dynamics and QP workspaces): one per model
  * and thread; never NULL. */
-kg_torque_work *kg_torque_work_new(const kg_model *m);
-void kg_torque_work_free(kg_torque_work *w);
+KG_API kg_torque_work *kg_torque_work_new(const kg_model *m);
+KG_API void kg_torque_work_free(kg_torque_work *w);
 
 /* The feet in contact at d's pose (after kg_fk): contact[k] = the foot's
  * lowest sole corner is within o->contact_height of the ground. */
-void kg_feet_contacts(const kg_feet *feet, const kg_data *d, const kg_torque_options *o, int contact[KG_NFOOT]);
+KG_API void kg_feet_contacts(const kg_feet *feet, const kg_data *d, const kg_torque_options *o, int contact[KG_NFOOT]);
 
 /* One frame, at d's pose (after kg_fk): the root moving at vbase, abase (as
  * kg_dyn_rnea_floating; NULL: still), the joints at v, a ([nv], NULL: zero),
@@ -127,20 +128,20 @@ void kg_feet_contacts(const kg_feet *feet, const kg_data *d, const kg_torque_opt
  * generalised forces of every velocity coordinate (followers not folded into
  * leaders: kg_torques_actuated does that); out gets the rest. Allocates
  * nothing. */
-void kg_torques_frame(const kg_model *m, const kg_data *d, kg_torque_work *w, const kg_torque_options *o,
+KG_API void kg_torques_frame(const kg_model *m, const kg_data *d, kg_torque_work *w, const kg_torque_options *o,
                       const kg_feet *feet, const int contact[KG_NFOOT], const double vbase[6], const double abase[6],
                       const double *v, const double *a, double *tau, kg_torque_frame *out);
 
 /* The actuated coordinates: velocity indices (model->nv numbering) of every
  * moving joint that is not a mimic follower, in joint order; returns their
  * count (idx may be NULL to count). */
-int kg_torques_actuated(const kg_model *m, int *idx);
+KG_API int kg_torques_actuated(const kg_model *m, int *idx);
 /* tau_act[k] for actuated coordinate idx[k]: its own generalised force plus
  * multiplier times each of its followers'. */
-void kg_torques_fold(const kg_model *m, const int *idx, int nact, const double *tau, double *tau_act);
+KG_API void kg_torques_fold(const kg_model *m, const int *idx, int nact, const double *tau, double *tau_act);
 /* The effort limit of velocity coordinate c (its joint's), NAN when it has
  * no positive finite one. */
-double kg_torques_effort(const kg_model *m, int c);
+KG_API double kg_torques_effort(const kg_model *m, int c);
 
 /* Rates of frame f of mo by finite differences, frame time h: root velocity
  * and acceleration (vbase, abase as kg_dyn_rnea_floating; zero when mo has no
@@ -155,7 +156,7 @@ double kg_torques_effort(const kg_model *m, int c);
  * derivatives at f are the angular velocity and acceleration. Joint
  * coordinates are differenced as they are (a continuous joint's angle must not
  * wrap in the motion). Needs nq == nv (kg_motion_torques checks). */
-void kg_motion_rates(const kg_model *m, const kg_motion *mo, int f, double vbase[6], double abase[6], double *v,
+KG_API void kg_motion_rates(const kg_model *m, const kg_motion *mo, int f, double vbase[6], double abase[6], double *v,
                      double *a);
 
 /* The figures of a whole motion. */
@@ -189,9 +190,11 @@ typedef struct kg_motion_torques {
  * (may be NULL): [nframes] per-frame results. Returns 0, or -1 after an error
  * diagnostic (model not supported, out of memory, mo not fitting m). This is
  * the function a report calls: it needs only the model and the motion. */
-int kg_motion_torques_compute(const kg_model *m, const kg_motion *mo, const unsigned char *contacts,
+KG_API int kg_motion_torques_compute(const kg_model *m, const kg_motion *mo, const unsigned char *contacts,
                               const kg_feet *feet, const kg_torque_options *o, kg_motion_torques *out,
                               kg_torque_frame *frames, kg_diags *d);
-void kg_motion_torques_free(kg_motion_torques *t);
+KG_API void kg_motion_torques_free(kg_motion_torques *t);
+
+KG_END_DECLS
 
 #endif

@@ -42,31 +42,32 @@
 #ifndef KG_DYNAMICS_H
 #define KG_DYNAMICS_H
 
-#include "core/data.h"
-#include "core/diag.h"
+#include "kinegraph/model.h"
+
+KG_BEGIN_DECLS
 
 typedef struct kg_dyn_options {
     double gravity[3]; /* m/s^2, world axes; kg_dyn_default: (0, 0, -9.81) */
 } kg_dyn_options;
 
-extern const kg_dyn_options kg_dyn_default;
+KG_API extern const kg_dyn_options kg_dyn_default;
 
 typedef struct kg_dyn kg_dyn;
 
 /* The workspace for one model (one per thread). Never NULL (aborts when out
  * of memory, as the rest of the library's set-up does). */
-kg_dyn *kg_dyn_new(const kg_model *m);
-void kg_dyn_free(kg_dyn *w);
+KG_API kg_dyn *kg_dyn_new(const kg_model *m);
+KG_API void kg_dyn_free(kg_dyn *w);
 
 /* Everything that depends on the pose alone: the links' inertias and the joints'
  * motion subspaces in world axes. Needs kg_fk on d first (uses d->q for
  * compound joints, and the link poses). */
-void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w);
+KG_API void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w);
 
 /* Inverse dynamics: tau [nv] = M(q) a + C(q, v) v + g(q) - sum_links J_i^T fext_i.
  * v, a: [nv], NULL meaning zero; fext as above, NULL for none; opt NULL means
  * kg_dyn_default. */
-void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *a,
+KG_API void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *a,
                  const double *fext, double *tau);
 /* Inverse dynamics with the root link floating: the root moves at vbase, abase
  * ([6] each, NULL meaning zero: the velocity of the root's origin then its
@@ -77,16 +78,16 @@ void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const 
  * what a floating joint between the world and the root would carry, and zero
  * when fext are the contacts that make the motion happen. The root's own
  * pose is the data's base pose. */
-void kg_dyn_rnea_floating(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double vbase[6],
+KG_API void kg_dyn_rnea_floating(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double vbase[6],
                           const double abase[6], const double *v, const double *a, const double *fext, double *tau,
                           double fbase[6]);
 /* tau = g(q): the generalised forces that hold the model still against gravity. */
-void kg_dyn_gravity(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, double *tau);
+KG_API void kg_dyn_gravity(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, double *tau);
 /* tau = C(q, v) v + g(q): Coriolis, centrifugal and gravity. */
-void kg_dyn_bias(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, double *tau);
+KG_API void kg_dyn_bias(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, double *tau);
 
 /* The joint-space mass matrix M(q), nv x nv row-major, both triangles filled. */
-void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
+KG_API void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
 
 /* Forward dynamics: a [nv] = M^-1 (tau - C v - g + sum J_i^T fext_i). tau, v:
  * [nv], NULL meaning zero. Returns 0, or the number of joints whose articulated
@@ -94,7 +95,7 @@ void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
  * end frame on a joint); the singular pivots of their joint's LDL^T are
  * dropped (no acceleration along those directions), so the answer is then one
  * choice among many, not an error. */
-int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *tau,
+KG_API int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *tau,
                const double *fext, double *a);
 
 /* Centre of mass and centroidal momentum. mass (kg) and com ([3], world) are
@@ -102,7 +103,7 @@ int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const do
  * ([6], may be NULL): the linear momentum (kg m/s) then the angular momentum
  * about the COM (kg m^2/s), world axes, at velocity v. AG ([6 x nv] row-major,
  * may be NULL): the centroidal momentum matrix, h = AG v. */
-void kg_dyn_centroidal(const kg_model *m, kg_dyn *w, const double *v, double *mass, double com[3], double h[6],
+KG_API void kg_dyn_centroidal(const kg_model *m, kg_dyn *w, const double *v, double *mass, double com[3], double h[6],
                        double *AG);
 
 /* ---- Closed chains (Nakamura and Yamane's method) ------------------------------
@@ -156,7 +157,7 @@ typedef struct kg_closed_options {
     double rcond;    /* dgelss cut-off for tau_A; default 1e-12 */
 } kg_closed_options;
 
-extern const kg_closed_options kg_closed_default;
+KG_API extern const kg_closed_options kg_closed_default;
 
 /* A closed chain's state-dependent matrices. Read-only for callers; filled by
  * kg_closed_update. Coordinates are the dynamics' nv velocity coordinates. */
@@ -184,24 +185,24 @@ typedef struct kg_closed {
  * and the actuated coordinates act[0..na) (act NULL: every coordinate except
  * the closed loops' cut joints', mimic followers' and floating and planar
  * joints'). Never NULL (aborts when out of memory). */
-kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na, const int *act);
-void kg_closed_free(kg_closed *c);
+KG_API kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na, const int *act);
+KG_API void kg_closed_free(kg_closed *c);
 
 /* At one pose (after kg_fk and kg_dyn_positions on the same d and w): J_C,
  * the closure error, theta_G / theta_S, H, W, S. Returns N_F. */
-int kg_closed_update(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, const kg_closed_options *o);
+KG_API int kg_closed_update(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, const kg_closed_options *o);
 
 /* All coordinates' accelerations a [nv] from theta_G'' (aG [nf], NULL: zero)
  * at velocity v [nv] (closed: v = W theta_G'): a = W aG + W' theta_G', the
  * dependent coordinates taking the velocity products that keep the loops
  * closed (J_C a + J_C' v = 0). Uses w's RNEA buffers. */
-void kg_closed_accel(const kg_model *m, kg_dyn *w, kg_closed *c, const double *v, const double *aG, double *a);
+KG_API void kg_closed_accel(const kg_model *m, kg_dyn *w, kg_closed *c, const double *v, const double *aG, double *a);
 
 /* Inverse dynamics of the closed chain at v, a [nv] (a closed motion):
  * tau_O = RNEA(v, a, fext) [nv] (may be NULL), tau_G = W^T tau_O, tau_A [na]
  * the minimum-norm solution of S^T tau_A = tau_G. Returns |S^T tau_A - tau_G|
  * (0 up to rounding unless the actuators cannot produce tau_G). */
-double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt, const double *v,
+KG_API double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt, const double *v,
                          const double *a, const double *fext, double *tauA, double *tauO);
 
 /* Forward dynamics of the closed chain by the unit-vector method: a [nv] from
@@ -211,7 +212,7 @@ double kg_closed_inverse(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dy
  * mass (A = W^T M W singular there: an open loop's cut joint, a massless
  * end), whose pivots are dropped and accelerations set to zero; -1 when A is
  * not positive semi-definite (negative masses). */
-int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt,
+KG_API int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_options *opt,
                       const kg_closed_options *o, const double *v, const double *tauA, const double *fext, double *a);
 
 /* Changes the set of loops closed to loops[0..nloop), without allocating (a
@@ -220,7 +221,7 @@ int kg_closed_forward(const kg_model *m, kg_dyn *w, kg_closed *c, const kg_dyn_o
  * actuators stay as created. Call kg_closed_update before using c again.
  * Returns 0, or -1 (c unchanged) when the set is too large or an index is
  * not a loop of m. */
-int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *loops);
+KG_API int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *loops);
 
 /* ---- Structure changes at run time (digest 1.9-1.10) ---------------------------
  *
@@ -268,19 +269,19 @@ int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *l
  * kg_impulse_work(nc, p, n1, n2) doubles. Returns 0, or -1 when B or Jn^T
  * B^-1 Jn is singular (velocities unchanged). Factorisations are LDL^T
  * without square roots: a diagonal B gives F1 = v / b to the last bit. */
-int kg_impulse_join(int nc, int p, const double *Jn, int n1, const double *A1, const double *J1, double *qd1, int n2,
+KG_API int kg_impulse_join(int nc, int p, const double *Jn, int n1, const double *A1, const double *J1, double *qd1, int n2,
                     const double *A2, const double *J2, double *qd2, double *F1, double *qdn, double *work);
-int kg_impulse_work(int nc, int p, int n1, int n2);
+KG_API int kg_impulse_work(int nc, int p, int n1, int n2);
 
 typedef struct kg_structure kg_structure;
 
 /* The workspace of kg_structure_* for a model (one per thread); never NULL. */
-kg_structure *kg_structure_new(const kg_model *m);
-void kg_structure_free(kg_structure *s);
+KG_API kg_structure *kg_structure_new(const kg_model *m);
+KG_API void kg_structure_free(kg_structure *s);
 
 /* The generalised momentum p [c->nf] = W^T M v of the chain at velocity v [nv],
  * after kg_closed_update (the state's kg_dyn_positions). */
-void kg_structure_momentum(const kg_model *m, kg_dyn *w, const kg_closed *c, kg_structure *s, const double *v,
+KG_API void kg_structure_momentum(const kg_model *m, kg_dyn *w, const kg_closed *c, kg_structure *s, const double *v,
                            double *p);
 
 /* Connects: closes loop `loop` of m (adds it to c's set; c created for all
@@ -289,12 +290,12 @@ void kg_structure_momentum(const kg_model *m, kg_dyn *w, const kg_closed *c, kg_
  * and replaces v [nv] by the velocity after the collision (above). Massless
  * generalised directions (an open loop's cut joint) keep their velocity.
  * Returns the new N_F, or -1 when loop is not a loop of m or the set is full. */
-int kg_structure_connect(const kg_model *m, const kg_data *d, kg_dyn *w, kg_closed *c, kg_structure *s, int loop,
+KG_API int kg_structure_connect(const kg_model *m, const kg_data *d, kg_dyn *w, kg_closed *c, kg_structure *s, int loop,
                          double *v);
 
 /* Cuts: reopens loop `loop` (drops it from c's set) and updates c. v does
  * not change. Returns the new N_F, or -1 when the loop was not closed. */
-int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, int loop);
+KG_API int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, int loop);
 
 /* The seed's high-bar figure (high_bar.c): a floating torso, arms and legs
  * of 4 DOF each (pitch, roll, yaw, bend), the hands on a bar along y through
@@ -304,7 +305,7 @@ int kg_structure_cut(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_cl
  * stays in the model moving only its massless virtual link (18 in
  * kg_closed, one dropped by the forward dynamics). NULL after diagnostics
  * on failure. */
-kg_model *kg_high_bar_model(kg_diags *diags);
+KG_API kg_model *kg_high_bar_model(kg_diags *diags);
 
 /* The seed's high-bar example, scripted: the figure starts at q = 0 swinging
  * rigidly about the bar at `swing` rad/s, hanging by both hands; at cut_time
@@ -321,7 +322,7 @@ typedef struct kg_high_bar_options {
     double frame_rate; /* frames passed to the callback per second (<= 0: every step); 100 */
 } kg_high_bar_options;
 
-extern const kg_high_bar_options kg_high_bar_default;
+KG_API extern const kg_high_bar_options kg_high_bar_default;
 
 /* Called per frame: time (s), the state (d->q; v [nv]), how many grips are
  * closed, and the largest closure error of those (m or rad). */
@@ -331,6 +332,8 @@ typedef void (*kg_high_bar_frame)(void *user, double t, const kg_model *m, const
 /* m: kg_high_bar_model's. o NULL: the defaults. Returns 0, or -1 (not that
  * model, dt <= 0, or the forward dynamics failed). Allocates once, not per
  * step. */
-int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
+KG_API int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
+
+KG_END_DECLS
 
 #endif

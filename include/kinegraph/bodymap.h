@@ -42,8 +42,9 @@
 #ifndef KG_RETARGET_MAP_H
 #define KG_RETARGET_MAP_H
 
-#include "core/diag.h"
-#include "core/model.h"
+#include "kinegraph/model.h"
+
+KG_BEGIN_DECLS
 
 enum {
     KG_PART_PELVIS,
@@ -76,14 +77,16 @@ typedef struct kg_body_map {
  * optional); a model that is not a humanoid gets one error
  * "retarget.not_humanoid" saying why instead, and sides that neither the pose
  * nor names tell a warning "retarget.side_guessed". */
-int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *d);
+KG_API int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *d);
 
 /* The same at the rest pose (model->q_default). */
-int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d);
+KG_API int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d);
 
 /* "pelvis", "left_knee", ... (NULL for no part); kg_part_parse: the part, or -1
  * for an unknown name */
-const char *kg_part_name(int part);
-int kg_part_parse(const char *name);
+KG_API const char *kg_part_name(int part);
+KG_API int kg_part_parse(const char *name);
+
+KG_END_DECLS
 
 #endif

@@ -39,8 +39,10 @@
 #ifndef KG_RETARGET_H
 #define KG_RETARGET_H
 
-#include "analysis/retarget/map.h"
-#include "core/motion.h"
+#include "kinegraph/bodymap.h"
+#include "kinegraph/model.h"
+
+KG_BEGIN_DECLS
 
 /* Slack used, per kind of constraint that may give. */
 enum {
@@ -51,7 +53,7 @@ enum {
     KG_SLACK_LOOP,      /* a closed loop open */
     KG_NSLACK
 };
-const char *kg_slack_kind_name(int kind);
+KG_API const char *kg_slack_kind_name(int kind);
 
 typedef struct kg_retarget_tuning {
     /* -- source: floor, contacts (lengths on the robot's scale) -- */
@@ -257,9 +259,9 @@ typedef struct kg_retarget_report {
  * the same on the right, then the trunk (the hips' middle to the
  * shoulders') and the head's up direction ("left_thigh", ...). */
 #define KG_NSEGMENT 10
-const char *kg_retarget_segment_name(int k);
+KG_API const char *kg_retarget_segment_name(int k);
 
-void kg_retarget_defaults(kg_retarget_options *o);
+KG_API void kg_retarget_defaults(kg_retarget_options *o);
 
 /* The tuning's fields by name (analysis/retarget/tuning.c), for setting them
  * from outside: name as in the struct (w_slack's per kind: w_slack_stance,
@@ -270,16 +272,16 @@ typedef struct kg_tuning_field {
     int is_int;
     const char *unit;
 } kg_tuning_field;
-const kg_tuning_field *kg_retarget_tuning_fields(int *n);
-double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field *f);
+KG_API const kg_tuning_field *kg_retarget_tuning_fields(int *n);
+KG_API double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field *f);
 /* Returns 0, -1 for an unknown name. */
-int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value);
+KG_API int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value);
 
 /* Retargets clip (frames of src) onto robot: out gets one frame per clip frame,
  * the robot's joint vector and its root pose (out->base). Returns 0, or -1
  * after error diagnostics (parts missing, out of memory). The same as
  * kg_retarget_robot_new, kg_retarget_prepared, kg_retarget_robot_free. */
-int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
+KG_API int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robot, const kg_retarget_options *o,
                 kg_motion **out, kg_retarget_report *report, kg_diags *d);
 
 /* A robot prepared for retargeting: its body parts (o->robot_map: parts
@@ -290,19 +292,21 @@ int kg_retarget(const kg_model *src, const kg_motion *clip, const kg_model *robo
  * clips, on any number of threads, while robot (which it refers to) lives.
  * NULL after error diagnostics. */
 typedef struct kg_retarget_robot kg_retarget_robot;
-kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_retarget_options *o, kg_diags *d);
-void kg_retarget_robot_free(kg_retarget_robot *rr);
+KG_API kg_retarget_robot *kg_retarget_robot_new(const kg_model *robot, const kg_retarget_options *o, kg_diags *d);
+KG_API void kg_retarget_robot_free(kg_retarget_robot *rr);
 /* How long kg_retarget_robot_new took (s). */
-double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
+KG_API double kg_retarget_robot_seconds(const kg_retarget_robot *rr);
 /* The robot's body map. */
-const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr);
+KG_API const kg_body_map *kg_retarget_robot_map(const kg_retarget_robot *rr);
 /* Side's sole (0 left, 1 right): the rectangle's corners in its foot link's
  * frame ((x, y) = (lo, lo), (hi, lo), (lo, hi), (hi, hi)), the one the
  * retargeting keeps on the ground; returns the foot link (the map's). */
-int kg_retarget_robot_sole(const kg_retarget_robot *rr, int side, double corners[4][3]);
+KG_API int kg_retarget_robot_sole(const kg_retarget_robot *rr, int side, double corners[4][3]);
 /* kg_retarget onto a prepared robot (o->robot_map and o->ignore_pairs are not
  * used: they are the prepared robot's). */
-int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
+KG_API int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const kg_motion *clip,
                          const kg_retarget_options *o, kg_motion **out, kg_retarget_report *report, kg_diags *d);
+
+KG_END_DECLS
 
 #endif
