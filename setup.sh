@@ -7,6 +7,7 @@
 #   (the modes below also install the test peers and build the tests and peer programs)
 #   ./setup.sh test      ... and run every test (ctest, all labels)
 #   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
+#   ./setup.sh package   ... and make the .deb (cpack; build/kinegraph_VERSION_ARCH.deb)
 #   ./setup.sh references  regenerate tests/reference/ from the peer tools
 #   ./setup.sh fuzz [SECONDS]  build the libFuzzer harnesses (fuzz/, clang) in build-fuzz/ and run
 #                        each for SECONDS (default 60); exit 1 on a finding
@@ -48,7 +49,7 @@ build() {
 
 install_packages "${PACKAGES[@]}"
 case "${1:-}" in
-"" | demo) build OFF ;;
+"" | demo | package) build OFF ;;
 *) install_packages "${PEER_PACKAGES[@]}" && build ON ;;
 esac
 
@@ -94,6 +95,10 @@ test)
 bench)
     build/bench/run_benchmarks.sh
     ;;
+package)
+    # dpkg-shlibdeps (dpkg-dev, from build-essential) fills in the package's Depends
+    (cd build && cpack)
+    ;;
 references)
     tests/peers/make_references.sh
     ;;
@@ -106,7 +111,7 @@ fuzz)
     fuzz/run.sh build-fuzz "${2:-60}"
     ;;
 *)
-    echo "usage: $0 [demo|test|bench|references|fuzz [SECONDS]]" >&2
+    echo "usage: $0 [demo|test|bench|package|references|fuzz [SECONDS]]" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Installs the build into a temporary prefix, as a user's `cmake --install`
+# would, and checks what a consumer of the installed tree gets:
+#   - the shared library exports the KG_API declarations and nothing else
+#     (check_symbols.py; nm -D);
+#   - every public header compiles on its own, as C and as C++;
+#   - a small program (consumer/) builds against the installed tree twice,
+#     through pkg-config and through find_package(kinegraph), and both builds
+#     run, reading MODEL and printing what the installed command prints for it
+#     (kinegraph info --json and mass --json: links, joints, dof, mass, COM).
+# Usage: run.sh BUILD_DIR SOURCE_DIR MODEL
+set -eu
+build=$1 src=$2 model=$3
+py=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kg_install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log"
+lib=$(dirname "$(find "$prefix" -name libkinegraph.so -print | head -n 1)")
+[ -n "$lib" ] || { echo "no libkinegraph.so installed under $prefix"; exit 1; }
+for f in "$lib/libkinegraph.a" "$lib/pkgconfig/kinegraph.pc" "$lib/cmake/kinegraph/kinegraphConfig.cmake" \
+         "$prefix/bin/kinegraph" "$prefix/include/kinegraph/kinegraph.h" "$prefix/include/kinegraph/version.h"; do
+    [ -e "$f" ] || { echo "not installed: $f"; exit 1; }
+done
+soname=$(readelf -d "$lib/libkinegraph.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ -e "$lib/$soname" ] || { echo "SONAME $soname not installed"; exit 1; }
+
+$py "$src/tests/install/check_symbols.py" "$lib/libkinegraph.so" "$prefix/include"
+
+for h in "$prefix"/include/kinegraph/*.h; do
+    echo "#include <kinegraph/$(basename "$h")>" >"$tmp/h.c"
+    cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" "$tmp/h.c" ||
+        { echo "$h does not compile alone (C)"; exit 1; }
+    c++ -std=c++17 -Wall -Werror -fsyntax-only -x c++ -I"$prefix/include" "$tmp/h.c" ||
+        { echo "$h does not compile alone (C++)"; exit 1; }
+done
+
+# pkg-config (the .pc is relocatable: its prefix is its own folder's)
+export PKG_CONFIG_PATH="$lib/pkgconfig"
+cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/consumer/consumer.c" -o "$tmp/consumer_pc" \
+    $(pkg-config --cflags --libs kinegraph) -Wl,-rpath,"$lib"
+# CMake package
+cmake -S "$src/tests/install/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_RPATH="$lib" >"$tmp/cmake.log"
+cmake --build "$tmp/cmake" >>"$tmp/cmake.log"
+
+"$prefix/bin/kinegraph" info "$model" --json >"$tmp/info.json"
+"$prefix/bin/kinegraph" mass "$model" --json >"$tmp/mass.json"
+"$prefix/bin/kinegraph" --version >"$tmp/version.txt"
+for c in "$tmp/consumer_pc" "$tmp/cmake/consumer"; do
+    "$c" "$model" >"$tmp/out.json"
+    # the consumer must run against the installed library, not the build's
+    ldd "$c" | grep -q "$lib/libkinegraph.so" || { echo "$c does not use $lib"; ldd "$c"; exit 1; }
+    $py - "$tmp" "$c" <<'PY'
+import json, sys
+tmp, prog = sys.argv[1], sys.argv[2]
+out = json.load(open(tmp + "/out.json"))
+info = json.load(open(tmp + "/info.json"))
+mass = json.load(open(tmp + "/mass.json"))
+version = open(tmp + "/version.txt").read().split()[1]
+want = {"version": version, "links": info["links"], "joints": info["joints"], "dof": info["dof"],
+        "mass": mass["mass"], "com": mass["com"]}
+bad = [k for k in want if out[k] != want[k]]
+if bad:
+    sys.exit("%s: %s differ: %s against the command's %s" % (prog, bad, [out[k] for k in bad], [want[k] for k in bad]))
+print("%s: %s" % (prog, out))
+PY
+done
+echo "install: ok ($(ls "$lib" | tr '\n' ' '))"
