@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static long peak_kb(void) {
     struct rusage u;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "formats/load.h"
-#include "formats/save.h"
+#include "io/load.h"
+#include "io/save.h"
 
 int main(int argc, char **argv) {
     if (argc != 4) {

@@ -21,7 +21,7 @@
 
 #include "analysis/collision.h"
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 typedef struct timing {
     double place, far, near, warm, warm_apart, warm_overlap; /* seconds over one rep */

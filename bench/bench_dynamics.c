@@ -21,7 +21,7 @@
 #include "kinegraph/dynamics.h"
 #include "bench_common.h"
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 #ifdef KG_HAVE_MUJOCO
 #include <mujoco/mujoco.h>

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "formats/load.h"
-#include "formats/motion_file.h"
-#include "formats/save.h"
+#include "io/load.h"
+#include "io/motion_file.h"
+#include "io/save.h"
 
 int main(int argc, char **argv) {
     if (argc < 6) {

@@ -8,7 +8,7 @@
 
 #include "bench_common.h"
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "../shared/data/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf";

@@ -14,7 +14,7 @@
 #include "analysis/sampling.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 int main(int argc, char **argv) {
     if (argc < 4) {

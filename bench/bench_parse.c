@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "bench_common.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 int main(int argc, char **argv) {
     if (argc < 3) {

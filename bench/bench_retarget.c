@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "kinegraph/retarget.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "analysis/workspace.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 int main(int argc, char **argv) {
     if (argc < 3) {

@@ -6,8 +6,8 @@
 
 #include "cli/common.h"
 #include "formats/ledger.h"
-#include "formats/motion_file.h"
-#include "formats/save.h"
+#include "io/motion_file.h"
+#include "io/save.h"
 
 int kg_cmd_convert(int argc, char **argv);
 

@@ -1,6 +1,6 @@
 /* kinegraph dynamics MODEL MOTION: the joint torques of a robot's motion with
  * its feet's contacts, the multibody ZMP and each joint's torque against its
- * effort limit (analysis/dynamics/torques.h). */
+ * effort limit (include/kinegraph/torques.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

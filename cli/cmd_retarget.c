@@ -17,7 +17,7 @@
 #include "cli/retarget_json.h"
 #include "cli/shard.h"
 #include "exporters/exporters.h"
-#include "formats/save.h"
+#include "io/save.h"
 #include "importers/importers.h"
 
 int kg_cmd_retarget(int argc, char **argv);
@@ -320,7 +320,7 @@ typedef struct clip_run {
     char *kept_log;                    /* a failed clip's messages (keep_logs) */
 } clip_run;
 
-/* The torques of the robot's motion in its report (analysis/dynamics/torques.h,
+/* The torques of the robot's motion in its report (include/kinegraph/torques.h,
  * the retargeting's feet and soles, contacts from the soles' heights): the
  * largest |torque| / effort limit and its
  * joint, the multibody ZMP outside the support polygon, the frames whose

@@ -11,7 +11,7 @@
 #include "cli/common.h"
 #include "exporters/view.h"
 #include "formats/fileio.h"
-#include "formats/motion_file.h"
+#include "io/motion_file.h"
 
 int kg_cmd_view(int argc, char **argv);
 

@@ -9,8 +9,8 @@
 
 #include "analysis/workspace.h"
 #include "cli/common.h"
-#include "formats/picture.h"
-#include "formats/ply.h"
+#include "cli/picture.h"
+#include "cli/ply.h"
 
 int kg_cmd_workspace(int argc, char **argv);
 

@@ -10,7 +10,7 @@
 #include "core/spatial.h"
 #include "analysis/mass.h"
 #include "formats/fileio.h"
-#include "formats/motion_file.h"
+#include "io/motion_file.h"
 #include "formats/xml.h"
 
 const char kg_cli_json_option_help[] =

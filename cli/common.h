@@ -11,7 +11,7 @@
 #include "core/diag.h"
 #include "core/model.h"
 #include "core/motion.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 /* Exit codes (documented in the README and in `kinegraph --help`). */
 enum {
@@ -67,7 +67,7 @@ int kg_cli_usage_error(const char *command, const char *fmt, ...);
 kg_model *kg_cli_load(kg_cli *c, kg_severity print_level);
 /* c->motion becomes model m's motion read from path (a trajectory CSV at
  * csv_fps when it has no time column, a BVH or COLLADA file with m's
- * coordinates: formats/motion_file.h), its warnings printed. Returns 0, or -1
+ * coordinates: io/motion_file.c), its warnings printed. Returns 0, or -1
  * after the errors were printed (c->motion is then NULL). */
 int kg_cli_load_motion(kg_cli *c, const kg_model *m, const char *path, double csv_fps);
 kg_load_options kg_cli_load_options(const kg_cli *c);

@@ -1,5 +1,5 @@
 /* The exporters: each writes a model (and its motion) in one file format to an
- * open stream; formats/save.c picks one and makes the write atomic. What the
+ * open stream; io/save.c picks one and makes the write atomic. What the
  * format cannot hold goes into the ledger (which may be NULL) as dropped,
  * approximated or defaulted. They return 0, or -1 after an error diagnostic when
  * nothing sensible can be written. Dates in outputs (COLLADA <created>) come from

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "exporters/exporters.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/zae.h"
 
 kg_model *kg_fuzz_load(const char *format, const uint8_t *data, size_t size, kg_motion **mo) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cli/retarget_json.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

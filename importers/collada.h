@@ -11,7 +11,8 @@
 #include "core/motion.h"
 #include "core/strmap.h"
 #include "formats/limits.h"
-#include "formats/load.h"
+#include "formats/resolve.h"
+#include "kinegraph/io.h"
 #include "formats/xml.h"
 
 #define MAX_AXES 6

@@ -1,5 +1,5 @@
 /* The importers: each turns the bytes of one file format into a model through
- * the builder (core/builder.h). They are called by kg_load (formats/load.h). */
+ * the builder (core/builder.h). They are called by kg_load (io/load.c, the layer above them). */
 #ifndef KG_IMPORTERS_H
 #define KG_IMPORTERS_H
 

@@ -13,7 +13,7 @@
 
 #include "kinegraph/bodymap.h"
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"

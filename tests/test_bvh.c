@@ -17,7 +17,7 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/number.h"
 #include "formats/units.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/validity.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 
 static char tmpdir[] = "/tmp/kg_check_XXXXXX";

@@ -20,7 +20,7 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/zae.h"
 
 static kg_model *load(const char *path, kg_diags *d) {

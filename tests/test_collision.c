@@ -31,7 +31,7 @@
 #include "analysis/trimesh.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static kg_model *load(const char *path, kg_diags *d) {
     kg_diags_init(d);

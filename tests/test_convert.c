@@ -19,9 +19,9 @@
 #include "core/spatial.h"
 #include "core/fk.h"
 #include "exporters/exporters.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/mesh.h"
-#include "formats/save.h"
+#include "io/save.h"
 
 static char *write_urdf(const kg_model *m, const kg_motion *mo, kg_ledger *l, size_t *len) {
     char *buf = NULL;

@@ -14,7 +14,7 @@
 
 #include "analysis/mass.h"
 #include "core/fk.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 #define TOL 1e-9
 

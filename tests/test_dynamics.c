@@ -38,7 +38,7 @@
 #include "analysis/jacobian.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 #ifdef KG_HAVE_MUJOCO
 #include <mujoco/mujoco.h>

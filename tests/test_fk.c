@@ -9,7 +9,7 @@
 #include "analysis/mass.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static kg_model *humanoid(void) {
     kg_diags d;

@@ -20,9 +20,9 @@
 
 #include "core/fk.h"
 #include "core/motion.h"
-#include "formats/load.h"
-#include "formats/motion_file.h"
-#include "formats/save.h"
+#include "io/load.h"
+#include "io/motion_file.h"
+#include "io/save.h"
 
 static char tmpdir[] = "/tmp/kg_gltf_XXXXXX";
 

@@ -16,7 +16,7 @@
 #include "analysis/manipulability.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double uniform(double lo, double hi) {

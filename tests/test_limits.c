@@ -11,7 +11,7 @@
 #include <zip.h>
 
 #include "formats/limits.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static double now(void) {
     struct timespec t;

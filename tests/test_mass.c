@@ -16,7 +16,7 @@
 #include "analysis/mass.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static const double one[3] = {1, 1, 1};
 

@@ -9,7 +9,7 @@
  * A + B >= C), our model takes MuJoCo's tensor for that link before comparing,
  * so the rest is compared on the same numbers; massless moving bodies get
  * 1e-12 kg (in the ledger), far below the tolerance. MuJoCo's free joint takes
- * its angular velocity in the body frame (see analysis/dynamics/dynamics.h):
+ * its angular velocity in the body frame (see include/kinegraph/dynamics.h):
  * converted as test_dynamics does. Also: a four-bar loop (weld equality),
  * mimic couplings (joint equalities), and a BVH skeleton (compound joints,
  * rest values in the "rest" keyframe) have the same poses. */
@@ -27,8 +27,8 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
-#include "formats/load.h"
-#include "formats/save.h"
+#include "io/load.h"
+#include "io/save.h"
 
 #ifdef KG_HAVE_MUJOCO
 #include <mujoco/mujoco.h>

@@ -19,8 +19,8 @@
 #include "core/fk.h"
 #include "core/motion.h"
 #include "core/spatial.h"
-#include "formats/load.h"
-#include "formats/save.h"
+#include "io/load.h"
+#include "io/save.h"
 
 static char tmpdir[] = "/tmp/kg_npz_XXXXXX";
 static const char *python = "/usr/bin/python3";

@@ -16,7 +16,7 @@
 #include <libxml/parser.h>
 
 #include "formats/fileio.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/utf8.h"
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"

@@ -15,7 +15,7 @@
 #include "kinegraph/retarget.h"
 #include "core/fk.h"
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 #include "formats/mesh.h"
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"

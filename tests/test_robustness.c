@@ -21,8 +21,8 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "formats/fileio.h"
-#include "formats/load.h"
-#include "formats/motion_file.h"
+#include "io/load.h"
+#include "io/motion_file.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void) { /* xorshift64* */

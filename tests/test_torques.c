@@ -1,5 +1,5 @@
 #define _XOPEN_SOURCE 700 /* mkstemp, fdopen */
-/* Torques of a motion (analysis/dynamics/torques.h), against values the test
+/* Torques of a motion (include/kinegraph/torques.h), against values the test
  * computes on its own: the floating-root inverse dynamics against the same
  * robot hung from the world by a floating joint; the rates of a base turning
  * at a known rate; a static biped on both feet (contact forces sum to m g,

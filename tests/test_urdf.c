@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/spatial.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 static const char *full_urdf =
     "<?xml version='1.0'?>\n"                                                              /* 1 */

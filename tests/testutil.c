@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 
 #include "core/builder.h"
-#include "formats/load.h"
+#include "io/load.h"
 
 const char *kg_test_data_dir(void) {
     static char buf[4096];

@@ -1,5 +1,5 @@
 /* Contact wrench distribution and support polygons (internal to the torques
- * of a motion, analysis/dynamics/torques.h). */
+ * of a motion, include/kinegraph/torques.h). */
 #ifndef KG_DYN_CONTACTS_H
 #define KG_DYN_CONTACTS_H
 

@@ -31,7 +31,7 @@
  *      and it lies outside the support polygon); undefined (NAN) when Fz <= 0
  *      (the robot falls or flies).
  *
- * Feet: the body map's (analysis/retarget/map.h) ankles and foot ends, a sole
+ * Feet: the body map's (include/kinegraph/bodymap.h) ankles and foot ends, a sole
  * per foot found from collision shapes (kg_feet_find). A foot in contact
  * touches at its sole corners within corner_height of its lowest one (all
  * four when flat, the toes' two when on tiptoe). Contacts come with the

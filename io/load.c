@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
-#include "formats/load.h"
+#include "io/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>

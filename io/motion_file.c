@@ -1,4 +1,4 @@
-#include "formats/motion_file.h"
+#include "io/motion_file.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "formats/save.h"
+#include "io/save.h"
 
 #include <errno.h>
 #include <string.h>

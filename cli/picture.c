@@ -1,4 +1,4 @@
-#include "formats/picture.h"
+#include "cli/picture.h"
 #include "formats/xml.h"
 
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "formats/ply.h"
+#include "cli/ply.h"
 
 #include <errno.h>
 #include <stdint.h>
