@@ -85,7 +85,7 @@ typedef struct cd {
 } cd;
 
 
-/* helpers (collada.c) */
+/* helpers (collada_common.c) */
 const char *cd_own(cd *c, char *s);          /* c frees s at the end */
 int cd_line_of(xmlNodePtr n);
 const char *cd_tag(xmlNodePtr n);
