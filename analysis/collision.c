@@ -630,7 +630,11 @@ typedef struct job {
     long from, to;
     long *hits;     /* [npair], this thread's */
     int failed;
+    long round_from, round_size, round_max; /* the first share's: its round, for the progress */
 } job;
+
+/* Samples between progress reports, less one (a mask). */
+#define PROGRESS_EVERY 4095
 
 static void *run(void *arg) {
     job *jb = arg;
@@ -649,6 +653,11 @@ static void *run(void *arg) {
             kg_fk(m, d);
             kg_self_collisions(jb->cm, d, w, jb->check, hit);
             for (int p = 0; p < jb->cm->npair; p++) jb->hits[p] += hit[p];
+            if (jb->o->progress && jb->round_size && ((i + 1 - jb->from) & PROGRESS_EVERY) == 0)
+                jb->o->progress(jb->o->progress_user,
+                                jb->round_from + (long)((double)(i + 1 - jb->from) * (double)jb->round_size /
+                                                        (double)(jb->to - jb->from)),
+                                jb->round_max);
         }
     }
     kg_data_free(d);
@@ -698,9 +707,10 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
     while (size > 0) {
         for (int t = 0; t < nt; t++) {
             jobs[t] = (job){m, cm, o, coords, ncoord, check, total + size * t / nt, total + size * (t + 1) / nt,
-                            thread_hits + (size_t)t * (np + 1), 0};
+                            thread_hits + (size_t)t * (np + 1), 0, 0, 0, 0};
             memset(jobs[t].hits, 0, (size_t)(np + 1) * sizeof *jobs[t].hits);
         }
+        jobs[0].round_from = total, jobs[0].round_size = size, jobs[0].round_max = max;
         pthread_t th[64];
         for (int t = 0; t < nt; t++)
             if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
@@ -717,6 +727,7 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
         /* (a pair first hit in this round by two threads still counts once as fresh) */
         total += size;
         out->rounds++;
+        if (o->progress) o->progress(o->progress_user, total, max);
         if ((!fresh && out->rounds > 1 && total >= least) || total >= max) break;
         size = total < max - total ? total : max - total;
     }

@@ -106,6 +106,9 @@ static inline int32_t voxel_index(double x) {
     return i - (x < (double)i);
 }
 
+/* Samples between progress reports, less one (a power of two less one: a mask). */
+#define PROGRESS_EVERY 8191
+
 static void *run(void *arg) {
     job *jb = arg;
     const kg_model *m = jb->m;
@@ -162,6 +165,9 @@ static void *run(void *arg) {
         if (i > jb->from && count(jb, pend_key, pend_w, i - 1)) break;
         pend_key = key;
         pend_w = w;
+        /* the first share tells the progress for all (the shares run at about one speed) */
+        if (o->progress && jb->from == 0 && ((i + 1) & PROGRESS_EVERY) == 0)
+            o->progress(o->progress_user, (long)((double)(i + 1) * (double)o->samples / (double)jb->to), o->samples);
     }
     if (!jb->failed && jb->to > jb->from) count(jb, pend_key, pend_w, jb->to - 1);
     kg_data_free(d);

@@ -8,6 +8,7 @@
 
 #include "analysis/collision.h"
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "core/fk.h"
 #include "formats/fileio.h"
 
@@ -180,7 +181,12 @@ int kg_cmd_collisions(int argc, char **argv) {
         kg_acm a;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (kg_collision_matrix(m, &cm, &ao, &a) != 0) {
+        kg_cli_progress pg;
+        kg_cli_progress_start(&pg, "collisions", "samples at most");
+        ao.progress = pg.on ? kg_cli_progress_update : NULL, ao.progress_user = &pg;
+        int failed = kg_collision_matrix(m, &cm, &ao, &a) != 0;
+        kg_cli_progress_end(&pg);
+        if (failed) {
             fprintf(stderr, "kinegraph collisions: out of memory\n");
             rc = KG_EXIT_ERRORS;
         }

@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/picture.h"
 #include "cli/ply.h"
+#include "cli/progress.h"
 
 int kg_cmd_workspace(int argc, char **argv);
 
@@ -134,7 +135,12 @@ int kg_cmd_workspace(int argc, char **argv) {
         wo.q = d->q; /* the joints that are not sampled stay where --q / --frame put them */
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (kg_workspace_compute(m, &wo, &w) != 0) {
+        kg_cli_progress pg;
+        kg_cli_progress_start(&pg, "workspace", "samples");
+        wo.progress = pg.on ? kg_cli_progress_update : NULL, wo.progress_user = &pg;
+        int failed = kg_workspace_compute(m, &wo, &w) != 0;
+        kg_cli_progress_end(&pg);
+        if (failed) {
             fprintf(stderr, "kinegraph workspace: %s\n",
                     w.nsampled == 0 ? "no joint between the base and the tip can be sampled" : "out of memory");
             rc = KG_EXIT_ERRORS;

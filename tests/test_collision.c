@@ -224,6 +224,13 @@ static void test_hull_tolerance(void **state) {
     }
 }
 
+/* A kg_progress_fn that keeps its reports (in test_matrix's struct). */
+static void report(void *user, long done, long total) {
+    struct { long last, total; int calls, backwards; } *pg = user;
+    pg->backwards |= done < pg->last;
+    pg->last = done, pg->total = total, pg->calls++;
+}
+
 static void test_matrix(void **state) {
     (void)state;
     kg_diags d;
@@ -235,7 +242,14 @@ static void test_matrix(void **state) {
     kg_acm a1, a2;
     assert_int_equal(kg_collision_matrix(m, &cm, &o, &a1), 0);
     o.threads = 2;
+    /* the progress: the last report is the samples drawn, of max_samples, never going back */
+    struct { long last, total; int calls, backwards; } pg = {0};
+    o.progress = report, o.progress_user = &pg;
     assert_int_equal(kg_collision_matrix(m, &cm, &o, &a2), 0);
+    assert_true(pg.calls >= a2.rounds);
+    assert_int_equal(pg.last, a2.samples);
+    assert_int_equal(pg.total, 20000);
+    assert_false(pg.backwards);
     assert_int_equal(a1.samples, a2.samples);
     int never = 0, adjacent = 0;
     for (int p = 0; p < cm.npair; p++) {

@@ -112,8 +112,41 @@ static void test_sampler(void **state) {
     KG_ASSERT_NEAR(a - b + (a < b), 0.25, 1e-15);
 }
 
+/* The progress callback: told the samples drawn of the total, never going
+ * back, from the first thread's share (2 of 3 threads: shares of 50 000 each,
+ * a report every 8192 samples of the first, scaled to the whole). */
+typedef struct progress_log {
+    int calls;
+    long last, total;
+    int backwards;
+} progress_log;
+
+static void log_progress(void *user, long done, long total) {
+    progress_log *l = user;
+    l->backwards |= done < l->last;
+    l->calls++, l->last = done, l->total = total;
+}
+
+static void test_progress(void **state) {
+    (void)state;
+    kg_model *m = model("<robot name='r1'><link name='base'/><link name='tip'/>"
+                        "<joint name='j1' type='continuous'><parent link='base'/><child link='tip'/><origin xyz='1 0 0'/>"
+                        "<axis xyz='0 0 1'/></joint></robot>");
+    progress_log l = {0};
+    kg_workspace_options o = {.tip = kg_model_link(m, "tip"), .base = -1, .samples = 100000, .voxel = 0.01, .seed = 1,
+                              .threads = 2, .progress = log_progress, .progress_user = &l};
+    kg_workspace w;
+    assert_int_equal(kg_workspace_compute(m, &o, &w), 0);
+    assert_int_equal(l.calls, 50000 / 8192); /* 6 reports: samples 8192 ... 49152 of the first share */
+    assert_int_equal(l.total, 100000);
+    assert_int_equal(l.last, 49152 * 2);
+    assert_false(l.backwards);
+    kg_workspace_free(&w);
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_planar_annulus), cmocka_unit_test(test_spherical_shell),
-                                       cmocka_unit_test(test_sampler)};
+                                       cmocka_unit_test(test_sampler), cmocka_unit_test(test_progress)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,9 @@ typedef struct kg_workspace_options {
     int manipulability;  /* compute w (analysis/manipulability.h) at every sample */
     int threads;         /* 0 or 1: this thread; more: split the samples */
     const double *q;     /* [nq] the coordinates that are not sampled (NULL: the rest pose) */
+    kg_progress_fn progress; /* NULL, or told the samples drawn (estimated from the first
+                              * thread's share) of `samples` */
+    void *progress_user;
 } kg_workspace_options;
 
 typedef struct kg_voxel {
@@ -308,6 +311,10 @@ typedef struct kg_acm_options {
     int threads;
     double always;         /* fraction for "always" (default 0.95) */
     const double *q;       /* [nq] the rest pose and the value of what is not sampled (NULL: q_default) */
+    kg_progress_fn progress; /* NULL, or told the samples drawn (within a round, estimated from
+                              * the first thread's share) of max_samples, the most there can be
+                              * (rounds may stop well before) */
+    void *progress_user;
 } kg_acm_options;
 
 typedef struct kg_acm {

@@ -45,6 +45,11 @@ typedef struct kg_diags {
     size_t dropped;
 } kg_diags;
 
+/* How far a long computation has got, for a progress bar: done of at most
+ * total units (samples, frames). Called from one thread at a time, now and
+ * then (a few hundred times in all at most); user is the caller's pointer. */
+typedef void (*kg_progress_fn)(void *user, long done, long total);
+
 KG_API void kg_diags_init(kg_diags *d);
 KG_API void kg_diags_clear(kg_diags *d);
 
