@@ -30,6 +30,9 @@
 #   OUT/results.jsonl                         those lines concatenated in the fixed order robot x clip
 #   OUT/matrix.md                             header, the checker's table, the summary (also printed)
 # A run the checker could not complete (it crashed, printed no line) gets a line with "status": "harness error".
+# A robot whose knees and elbows the checker cannot find by joint name (leg_left_4_joint, LKP) is measured on a copy
+# with those joints renamed from kinegraph's own body map (bench/checker_names.py; OUT/names/), kinegraph still
+# running on the original; its line says so ("checker_names").
 # Exit status: 0 when the matrix was written, whatever the runs found; 2 on a usage error.
 set -euo pipefail
 
@@ -162,6 +165,17 @@ run_one() {
     rc=0
     "$python" "$checker" "$kinegraph" "$clip" "$urdf" --keep "$out/runs" > "$line.tmp" \
         2> "$out/runs/$st.checker.log" || rc=$?
+    # The checker finds knees and elbows by joint name; for robots named by number, again on a copy named
+    # from kinegraph's own map (bench/checker_names.py), the run's line saying so.
+    if [ "$rc" -eq 0 ] && grep -q '"harness_error": "ValueError: robot: no .* found by name' "$line.tmp"; then
+        local named="$out/names/$(stem "$urdf")" copy
+        if copy=$("$python" "$repo/bench/checker_names.py" "$kinegraph" "$clip" "$urdf" "$named" 2>> "$out/runs/$st.checker.log"); then
+            "$python" "$checker" "$kinegraph" "$clip" "$copy" --run-robot "$urdf" --names "$named/names.json" \
+                --keep "$out/runs" > "$line.tmp" 2>> "$out/runs/$st.checker.log" || rc=$?
+            "$python" -c 'import json,sys; d=json.loads(sys.stdin.readline()); d["checker_names"]="kinegraph map: knees and elbows renamed (bench/checker_names.py)"; print(json.dumps(d))' \
+                < "$line.tmp" > "$line.named" && mv "$line.named" "$line.tmp"
+        fi
+    fi
     if [ "$rc" -ne 0 ] || ! grep -q '^{' "$line.tmp"; then
         "$python" - "$clip" "$urdf" "$rc" "$out/runs/$st.checker.log" > "$line.tmp" <<'PY'
 import json, os, sys
@@ -176,7 +190,7 @@ PY
     printf '[%s] %s\n' "$idx" "$(cut -c1-160 "$line" | sed 's/"parts".*//')" >&2
 }
 export -f run_one stem
-export out python checker kinegraph
+export out python checker kinegraph repo
 
 echo "retarget matrix: ${#sel_robots[@]} robots x ${#sel_clips[@]} clips = $n runs, $jobs at a time -> $out" >&2
 t0=$(date +%s.%N)
