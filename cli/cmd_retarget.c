@@ -348,7 +348,7 @@ static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_rob
 /* The clip's motion (resampled with --fps) to its OUT, its report to REPORT
  * and run->json, its summary to log. Returns an exit code. */
 static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
-                      FILE *log) {
+                      const unsigned *flags, FILE *log) {
     kg_motion *resampled = NULL;
     if (s->o->fps > 0 && !(resampled = kg_motion_resample(s->robot, out, s->o->fps))) {
         fprintf(log, "kinegraph retarget: %s: cannot resample to %g frames/s (out of memory)\n", run->clip, s->o->fps);
@@ -363,6 +363,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
     } else {
         run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
         if (run->report || c->json) add_dynamics(run->json, s->robot, s->rr, out); /* read only there */
+        if (flags) json_object_set_new(run->json, "timeline", kg_retarget_timeline_json(flags, rep->frames));
         if (run->report && kg_json_write_file(run->json, run->report) != 0) {
             fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
             rc = KG_EXIT_OUTPUT;
@@ -385,6 +386,7 @@ static int retarget_clip(const shared *s, kg_cli *c, clip_run *run, FILE *log) {
     kg_body_map smap;
     FILE *trace = NULL;
     char *trace_path = NULL;
+    unsigned *flags = NULL;
     int rc = KG_EXIT_ERRORS;
     if (!clip) goto done;
     if (s->map) { /* the map's source side names this clip's links */
@@ -402,14 +404,17 @@ static int retarget_clip(const shared *s, kg_cli *c, clip_run *run, FILE *log) {
     kg_retarget_report rep;
     size_t before = c->diags.count;
     ro.trace = trace;
+    /* each frame's problems, for the report's timeline (kinegraph view draws it) */
+    flags = ro.frame_flags = calloc((size_t)c->motion->nframes + 1, sizeof *flags);
     int r = kg_retarget_prepared(s->rr, clip, c->motion, &ro, &out, &rep, &c->diags);
     kg_cli_print_diags_from(c, log, c->verbose ? KG_INFO : KG_WARNING, before);
     if (r != 0) goto done;
     run->frames = rep.frames;
     rep.robot_seconds = run->robot_seconds;
     rep.setup_seconds += run->robot_seconds, rep.seconds += run->robot_seconds;
-    rc = write_clip(s, c, run, out, &rep, log);
+    rc = write_clip(s, c, run, out, &rep, flags, log);
 done:
+    free(flags);
     if (trace) fclose(trace);
     free(trace_path);
     kg_motion_free(out);

@@ -34,9 +34,12 @@ static const char help[] =
     "from disk in a browser with WebGL. Play/pause (space), the time slider, frame stepping\n"
     "(arrow keys), 'follow' (the camera keeps the robot in view), 'skeleton' (lines between\n"
     "link frames; on for models without geometry); drag to orbit, wheel to zoom.\n"
-    "Under the slider, bars mark the frames where a joint is outside its position limits\n"
-    "and where links' collision geometry meets (pairs not adjacent, not declared ignored,\n"
-    "apart at the rest pose; convex hulls); a click goes to the first frame of a bar. The URL's\n"
+    "Under the slider, bars mark frames: with a retarget report that has a timeline (retarget\n"
+    "writes one), its contact phases (each foot down) and the frames its counts count (foot slip,\n"
+    "penetration, hover, self-collision, ZMP and COM outside, joint limit and speed, root jump);\n"
+    "without, the frames where a joint is outside its position limits and where links'\n"
+    "collision geometry meets (pairs not adjacent, not declared ignored, apart at the rest\n"
+    "pose; convex hulls). A click goes to the first frame of a bar. The URL's\n"
     "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
     "#noui the panels (page.html#frame=30&nogrid&noui, for pictures).\n"
     "A build without three.js writes nothing and exits with status 3, saying so.\n"
@@ -48,8 +51,8 @@ static const char help[] =
     "  --source CLIP          the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
     "                         beside the robot at the report's leg scale (else at the robot's\n"
     "                         height) and played at the same times\n"
-    "  --no-marks             leave the timeline bare: no check of joint limits and\n"
-    "                         self-collision at every frame\n"
+    "  --no-marks             leave the timeline bare: no report marks, no check of joint\n"
+    "                         limits and self-collision at every frame\n"
     "  --force                write the page even when the model has errors\n";
 
 static int ends_with(const char *s, const char *ext) {
@@ -165,6 +168,7 @@ int kg_cmd_view(int argc, char **argv) {
                              .three_imports = kg_three_imports,
                              .three_version = kg_three_version,
                              .report_json = report,
+                             .report_name = report_path,
                              .motion_name = mslash ? mslash + 1 : motion_path,
                              .no_marks = no_marks,
                              .source = src,
@@ -184,6 +188,7 @@ int kg_cmd_view(int argc, char **argv) {
             fprintf(stderr, "kinegraph view: cannot write %s\n", out);
             rc = KG_EXIT_OUTPUT;
         } else {
+            kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
             long bytes = ftell(o.f);
             if (kg_out_commit(&o) != 0) {
                 perror(out);

@@ -163,3 +163,19 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     return o;
 }
 
+
+json_t *kg_retarget_timeline_json(const unsigned *flags, int n) {
+    json_t *o = json_object();
+    for (int k = 0; k < KG_NFRAME_FLAG; k++) {
+        json_t *runs = json_array();
+        for (int f = 0; f < n; f++) {
+            if (!(flags[f] & 1u << k)) continue;
+            int last = f;
+            while (last + 1 < n && flags[last + 1] & 1u << k) last++;
+            json_array_append_new(runs, json_pack("[i, i]", f, last));
+            f = last;
+        }
+        json_object_set_new(o, kg_retarget_frame_flag_name(k), runs);
+    }
+    return o;
+}

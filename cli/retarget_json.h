@@ -19,5 +19,9 @@ json_t *kg_map_json(const kg_model *m, const kg_body_map *map);
 json_t *kg_map_why_json(const kg_body_map *map);
 /* The report of one clip. */
 json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, const char *robot);
+/* The report's "timeline": {FLAG: [[first, last], ...]} for every KG_FRAME_*
+ * flag (kg_retarget_frame_flag_name), the runs of frames (0-based, inclusive)
+ * of flags[0..n) that have it. */
+json_t *kg_retarget_timeline_json(const unsigned *flags, int n);
 
 #endif

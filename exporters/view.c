@@ -5,8 +5,9 @@
  * motion's frame rate, and draws a ground grid; play/pause, a time slider and
  * frame stepping (buttons, arrow keys) move through the frames. The URL's
  * fragment picks a start for pictures and tests: #frame=N shows frame N paused,
- * Per-frame problems the library finds itself (joint limits, self-collision)
- * are bars under the slider.
+ * Per-frame problems are bars under the slider: a retarget report's timeline
+ * (its contact phases and problems, the frames its counts count), else those
+ * the library finds itself (joint limits, self-collision).
  * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui). body[data-kg-status] says "loading", "ready" (after
  * the first picture) or "error: ..." (a script error, a rejected promise, a
  * console error); console warnings are kept in body[data-kg-warnings]. */
@@ -255,13 +256,16 @@ static const char page_script[] =
     "  info.push(`ZMP outside ${n(R.zmp_outside_percent)} % of contact frames, CoM outside ${n(R.com_outside_percent)} %`);\n"
     "}\n"
     "/* per-frame problems: a row of bars under the slider per kind; a click goes to the bar's first frame */\n"
-    "const colours = { 'joint limit': '#d08000', 'self-collision': '#d02020' };\n"
+    "const colours = { 'joint limit': '#d08000', 'joint speed': '#b0a000', 'self-collision': '#d02020',\n"
+    "  'deep self-collision': '#800000', 'left foot down': '#5a9a5a', 'right foot down': '#4a8aa0', 'foot slip': '#e040a0',\n"
+    "  'penetration': '#7a4a20', 'hover': '#30a0e0', 'ZMP outside': '#e06000', 'COM outside': '#a06030', 'root jump': '#404040' };\n"
     "(data.marks || []).forEach((mk, row) => {\n"
     "  const colour = colours[mk.kind] || '#8030c0';\n"
     "  info.push(`${mk.kind}: ${mk.frames} frames (${mk.detail})`);\n"
     "  for (const [a, b] of mk.ranges) {\n"
     "    const bar = document.createElement('div');\n"
     "    bar.className = 'mark';\n"
+    "    bar.dataset.kind = mk.kind;\n"
     "    bar.style.background = colour;\n"
     "    bar.style.top = 6 * row + 'px';\n"
     "    bar.style.left = (100 * a / Math.max(1, frames - 1)) + '%';\n"
@@ -377,6 +381,84 @@ static json_t *frame_marks(const kg_model *m, const kg_motion *mo, kg_mesh_cache
     return marks;
 }
 
+/* ---- the retarget report's timeline (its per-frame flags), marked too ---------- */
+
+/* The report's flags (kg_retarget_frame_flag_name) as the page names them;
+ * contacts first, then the problems. */
+static const char *const report_kinds[][2] = {
+    {"contact_left", "left foot down"},   {"contact_right", "right foot down"},
+    {"slip", "foot slip"},                {"penetration", "penetration"},
+    {"hover", "hover"},                   {"self_collision", "self-collision"},
+    {"self_collision_deep", "deep self-collision"}, {"zmp_outside", "ZMP outside"},
+    {"com_outside", "COM outside"},       {"limit", "joint limit"},
+    {"velocity", "joint speed"},          {"root_fast", "root jump"}};
+
+/* One flag's runs [[a, b], ...] of report frames (dt_r apart) as runs of the
+ * motion's frames (fps), into marks. */
+static void add_report_mark(json_t *marks, const char *flag, const char *kind, json_t *runs, double k, int nframes) {
+    json_t *ranges = json_array();
+    int n = 0, last = -1;
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r) {
+        json_int_t a = json_integer_value(json_array_get(r, 0)), b = json_integer_value(json_array_get(r, 1));
+        int lo = (int)lround((double)a * k), hi = (int)lround((double)(b + 1) * k) - 1;
+        if (hi < lo) hi = lo;
+        if (lo <= last) lo = last + 1; /* a resampled run may meet the one before */
+        if (hi > nframes - 1) hi = nframes - 1;
+        for (int f = lo; f <= hi; f++) add_frame(ranges, f), n++;
+        if (hi >= lo) last = hi;
+    }
+    char detail[160];
+    snprintf(detail, sizeof detail, "the retarget report's \"%s\"", flag);
+    if (!n) {
+        json_decref(ranges);
+        return;
+    }
+    json_t *mk = json_pack("{s:s, s:o, s:i, s:s, s:s}", "kind", kind, "ranges", ranges, "frames", n, "detail", detail,
+                           "from", "report");
+    if (!strncmp(flag, "contact", 7)) json_object_set_new(mk, "class", json_string("contact"));
+    json_array_append_new(marks, mk);
+}
+
+/* The report's "timeline" onto the motion's frames, when the report covers
+ * the same time as the motion (else said, and left out). Returns 1 when it
+ * was used: the report's figures are then the page's only per-frame ones, so
+ * its bars add up to its counts beside them. */
+static int report_marks(json_t *marks, const char *report_json, const kg_motion *mo, const char *path, kg_diags *d) {
+    json_t *rep = report_json ? json_loads(report_json, 0, NULL) : NULL, *tl = json_object_get(rep, "timeline");
+    if (!json_is_object(tl)) {
+        json_decref(rep);
+        return 0;
+    }
+    double dt = json_number_value(json_object_get(rep, "frame_time"));
+    json_int_t nr = json_integer_value(json_object_get(rep, "frames"));
+    double fps = mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 0;
+    int n = mo ? mo->nframes : 0;
+    /* the same span of time: durations within a frame of either */
+    double span_r = (double)(nr - 1) * dt, span_m = n > 0 && fps > 0 ? (n - 1) / fps : -1;
+    if (!(dt > 0) || nr < 1 || n < 1 || !(fabs(span_r - span_m) <= 1.01 * fmax(dt, 1 / fps))) {
+        kg_diag_add(d, KG_WARNING, "view.report_motion", path, 0, NULL,
+                    "the report's timeline (%lld frames, %.4g s) is not this motion's (%d frames, %.4g s): "
+                    "it is not marked",
+                    (long long)nr, span_r, n, span_m);
+        json_decref(rep);
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof report_kinds / sizeof *report_kinds; k++)
+        add_report_mark(marks, report_kinds[k][0], report_kinds[k][1], json_object_get(tl, report_kinds[k][0]),
+                        dt * fps, n);
+    const char *key;
+    json_t *runs;
+    json_object_foreach(tl, key, runs) { /* flags of a later kinegraph, by their own names */
+        size_t k = 0;
+        while (k < sizeof report_kinds / sizeof *report_kinds && strcmp(key, report_kinds[k][0])) k++;
+        if (k == sizeof report_kinds / sizeof *report_kinds) add_report_mark(marks, key, key, runs, dt * fps, n);
+    }
+    json_decref(rep);
+    return 1;
+}
+
 /* The glTF binary of m and mo, in memory (*buf malloc'd). */
 static int glb_of(const kg_model *m, const kg_motion *mo, const kg_export_options *o, kg_ledger *l, kg_diags *d,
                   char **buf, size_t *n) {
@@ -441,9 +523,14 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
     json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
     if (!v->no_marks) {
-        kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-        json_object_set_new(meta, "marks", frame_marks(m, mo, own ? own : o->meshes));
-        if (own) kg_mesh_cache_free(own);
+        json_t *marks = json_array();
+        if (!report_marks(marks, v->report_json, mo, v->report_name, d)) {
+            kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+            json_decref(marks);
+            marks = frame_marks(m, mo, own ? own : o->meshes);
+            if (own) kg_mesh_cache_free(own);
+        }
+        json_object_set_new(meta, "marks", marks);
     } else {
         json_object_set_new(meta, "marks", json_array());
     }

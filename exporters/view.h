@@ -14,14 +14,17 @@ typedef struct kg_view_options {
     const char *title;        /* the page's title (the model's file), may be NULL */
     const char *three_imports; /* the import map's "imports" object (JSON), required */
     const char *three_version; /* said in the page, may be NULL */
-    const char *report_json;  /* a retarget report (JSON text) shown beside the timeline, may be NULL */
+    const char *report_json;  /* a retarget report (JSON text) shown beside the timeline, may be NULL;
+                               * its "timeline" (retarget writes it) is marked on the page's */
+    const char *report_name;  /* its file, for diagnostics (may be NULL) */
     const char *motion_name;  /* the motion's file, may be NULL */
     const kg_model *source;   /* a retarget's source clip, drawn as lines beside the model (may be NULL) */
     const kg_motion *source_motion;
     const char *source_name;
     double source_scale;      /* its lengths times this on the page (0: the model's height over its) */
-    int no_marks;             /* leave out the per-frame problems on the timeline (joint limits,
-                               * self-collision: the collision geometry checked at every frame) */
+    int no_marks;             /* leave out the per-frame marks on the timeline: the report's, or
+                               * without one joint limits and self-collision (the collision geometry
+                               * checked at every frame) */
 } kg_view_options;
 
 /* Writes the page to f; what the glTF cannot hold goes into the ledger l (may

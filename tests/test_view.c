@@ -8,7 +8,9 @@
  * sample walk (a BVH skeleton: its lines), the humanoid with a retarget CSV and
  * its report (and with the source clip beside it, --source), and the Unitree G1 with a retarget of the walk (corpus); a page
  * whose three.js is broken is seen as failing (status "error: ..."); a joint
- * driven past its limit on some frames is marked on the timeline there. Without
+ * driven past its limit on some frames is marked on the timeline there; a
+ * retarget report's timeline (contact phases, problems) is marked on the
+ * motion's frames and adds up to the report's counts. Without
  * chromium, or in a kinegraph built without three.js, the test is skipped
  * (exit 77, SKIP_RETURN_CODE) saying why. */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -323,6 +325,136 @@ static void test_marks(void **state) {
     json_decref(d);
 }
 
+/* Frames in runs [[a, b], ...]; into in[] (when not NULL) 1 for each. */
+static int run_frames(json_t *runs, unsigned char *in, int n) {
+    size_t i;
+    json_t *r;
+    int count = 0;
+    json_array_foreach(runs, i, r) {
+        int a = (int)json_integer_value(json_array_get(r, 0)), b = (int)json_integer_value(json_array_get(r, 1));
+        assert_true(0 <= a && a <= b && b < n);
+        count += b - a + 1;
+        if (in)
+            for (int f = a; f <= b; f++) in[f] = 1;
+    }
+    return count;
+}
+
+/* The report's timeline adds up to its counts: both feet's runs are
+ * contact_phases, their union contact_frames, their meet
+ * double_support_frames; self-collision frames, hover and COM outside as the
+ * report counts them; limits flagged exactly when limit_violations > 0. */
+static void check_timeline(json_t *r) {
+    json_t *tl = json_object_get(r, "timeline");
+    assert_true(json_is_object(tl));
+    int n = (int)json_integer_value(json_object_get(r, "frames"));
+    unsigned char *l = calloc((size_t)n, 1), *rt = calloc((size_t)n, 1);
+    run_frames(json_object_get(tl, "contact_left"), l, n);
+    run_frames(json_object_get(tl, "contact_right"), rt, n);
+    int any = 0, both = 0;
+    for (int f = 0; f < n; f++) any += l[f] || rt[f], both += l[f] && rt[f];
+    free(l), free(rt);
+    assert_int_equal(any, json_integer_value(json_object_get(r, "contact_frames")));
+    assert_int_equal(both, json_integer_value(json_object_get(r, "double_support_frames")));
+    assert_int_equal(json_array_size(json_object_get(tl, "contact_left")) + json_array_size(json_object_get(tl, "contact_right")),
+                     json_integer_value(json_object_get(r, "contact_phases")));
+    if (json_is_integer(json_object_get(r, "self_collision_frames")))
+        assert_int_equal(run_frames(json_object_get(tl, "self_collision"), NULL, n),
+                         json_integer_value(json_object_get(r, "self_collision_frames")));
+    assert_int_equal(run_frames(json_object_get(tl, "root_fast"), NULL, n), json_integer_value(json_object_get(r, "root_fast_frames")));
+    double hover = 100.0 * run_frames(json_object_get(tl, "hover"), NULL, n) / n;
+    assert_true(fabs(hover - json_number_value(json_object_get(r, "hover_percent"))) < 1e-9);
+    double com = 100.0 * run_frames(json_object_get(tl, "com_outside"), NULL, n) / (any ? any : 1);
+    assert_true(fabs(com - json_number_value(json_object_get(r, "com_outside_percent"))) < 1e-9);
+    assert_int_equal(run_frames(json_object_get(tl, "limit"), NULL, n) > 0, json_integer_value(json_object_get(r, "limit_violations")) > 0);
+    assert_true(run_frames(json_object_get(tl, "zmp_outside"), NULL, n) <= any);
+    printf("timeline: %d frames, %d contact, %d double, com outside %.1f %%, hover %.1f %%, zmp outside %d frames, slip %d, "
+           "penetration %d, self-collision %d\n", n, any, both, com, hover, run_frames(json_object_get(tl, "zmp_outside"), NULL, n),
+           run_frames(json_object_get(tl, "slip"), NULL, n), run_frames(json_object_get(tl, "penetration"), NULL, n),
+           run_frames(json_object_get(tl, "self_collision"), NULL, n));
+}
+
+/* The page's mark of this kind (NULL: none). */
+static json_t *mark_of(json_t *d, const char *kind) {
+    size_t i;
+    json_t *mk;
+    json_array_foreach(json_object_get(d, "marks"), i, mk) if (!strcmp(json_string_value(json_object_get(mk, "kind")), kind)) return mk;
+    return NULL;
+}
+
+/* The report's timeline on the page: the walk retargeted onto the sample
+ * humanoid, its report's runs the page's bars (same frames, and in the DOM);
+ * the motion written at 60 frames/s (--fps) gets them on its own frames (a run
+ * of report frames [a, b] at 30/s is [2a, 2b + 1]); a motion the report is not
+ * of gets none, said on stderr. */
+static void test_report_timeline(void **state) {
+    (void)state;
+    char cmd[4096], page[1200], path[1200];
+    snprintf(cmd, sizeof cmd,
+             "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '" KG_SOURCE_DIR "/samples/humanoid.urdf' "
+             "-o '%s/tl.csv' --report '%s/tl.json'", tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    snprintf(path, sizeof path, "%s/tl.json", tmpdir);
+    json_t *r = json_load_file(path, 0, NULL), *tl = json_object_get(r, "timeline");
+    check_timeline(r);
+    assert_true(json_array_size(json_object_get(tl, "contact_left")) > 1); /* the walk's steps */
+    snprintf(cmd, sizeof cmd, "'" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/tl.csv' '%s/tl.json'", tmpdir, tmpdir);
+    check_page(cmd, "timeline", 30);
+    snprintf(page, sizeof page, "%s/timeline.html", tmpdir);
+    json_t *d = page_data(page);
+    static const char *const flags[][2] = {{"contact_left", "left foot down"}, {"contact_right", "right foot down"},
+                                           {"com_outside", "COM outside"}, {"self_collision", "self-collision"}};
+    for (int k = 0; k < 4; k++) {
+        json_t *runs = json_object_get(tl, flags[k][0]), *mk = mark_of(d, flags[k][1]);
+        if (!json_array_size(runs)) {
+            assert_null(mk);
+            continue;
+        }
+        assert_non_null(mk);
+        assert_true(json_equal(runs, json_object_get(mk, "ranges")));
+        assert_int_equal(json_integer_value(json_object_get(mk, "frames")), run_frames(runs, NULL, 1 << 30));
+    }
+    assert_null(mark_of(d, "joint limit")); /* the report's figures only: none there */
+    json_decref(d);
+    char *dom = load(page, "frame=0");
+    assert_non_null(strstr(dom, "data-kind=\"left foot down\""));
+    assert_non_null(strstr(dom, "data-kind=\"right foot down\""));
+    free(dom);
+    /* at 60 frames/s */
+    snprintf(cmd, sizeof cmd,
+             "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '" KG_SOURCE_DIR "/samples/humanoid.urdf' "
+             "-o '%s/tl60.csv' --fps 60", tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/tl60.csv' '%s/tl.json' --motion-fps 60 -o '%s'",
+             tmpdir, tmpdir, page);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    d = page_data(page);
+    json_t *runs = json_object_get(tl, "contact_left"), *mk = mark_of(d, "left foot down"), *x;
+    assert_non_null(mk);
+    size_t i;
+    int nf = (int)json_integer_value(json_object_get(d, "frames"));
+    json_array_foreach(runs, i, x) {
+        json_t *y = json_array_get(json_object_get(mk, "ranges"), i);
+        int a = (int)json_integer_value(json_array_get(x, 0)), b = (int)json_integer_value(json_array_get(x, 1));
+        assert_int_equal(json_integer_value(json_array_get(y, 0)), 2 * a);
+        assert_int_equal(json_integer_value(json_array_get(y, 1)), 2 * b + 1 < nf ? 2 * b + 1 : nf - 1);
+    }
+    json_decref(d);
+    /* a motion of another length: no report marks, a warning */
+    snprintf(cmd, sizeof cmd, "head -n 60 '%s/tl.csv' >'%s/half.csv'", tmpdir, tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "view '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/half.csv' '%s/tl.json' -o '%s'",
+             tmpdir, tmpdir, page);
+    char *out = NULL, *err = NULL;
+    assert_int_equal(kg_test_run_captured(tmpdir, cmd, &out, &err), 0);
+    assert_non_null(strstr(err, "view.report_motion"));
+    free(out), free(err);
+    d = page_data(page);
+    assert_null(mark_of(d, "left foot down"));
+    json_decref(d);
+    json_decref(r);
+}
+
 static void test_g1(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
@@ -335,6 +467,11 @@ static void test_g1(void **state) {
     snprintf(cmd, sizeof cmd, "'%s/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf' '%s/g1.csv' '%s/g1.json'", data,
              tmpdir, tmpdir);
     check_page(cmd, "retarget_g1", 90);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/g1.json", tmpdir);
+    json_t *r = json_load_file(path, 0, NULL);
+    check_timeline(r);
+    json_decref(r);
 }
 
 int main(void) {
@@ -364,6 +501,7 @@ int main(void) {
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_marks),
+        cmocka_unit_test(test_report_timeline),
         cmocka_unit_test(test_g1),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

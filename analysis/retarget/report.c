@@ -22,6 +22,15 @@
 #define POSE_OFF 20.0       /* deg: a segment this far off its source's direction is "off" ... */
 #define AT_LIMIT 1e-3       /* rad, m: ... and held by a limit when a joint between the pelvis and it
                              * is this near one of its position limits */
+#define SLIP_SPEED 0.02     /* m/s: a sole on the ground moving faster marks its frame (KG_FRAME_SLIP) */
+#define DEEP_GROUND 0.005   /* m: a foot deeper into the ground marks its frame (KG_FRAME_PENETRATION) */
+
+const char *kg_retarget_frame_flag_name(int k) {
+    static const char *const names[KG_NFRAME_FLAG] = {
+        "contact_left", "contact_right", "slip",        "penetration", "hover",    "self_collision",
+        "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast"};
+    return k >= 0 && k < KG_NFRAME_FLAG ? names[k] : NULL;
+}
 
 const char *kg_retarget_segment_name(int k) {
     static const char *const names[KG_NSEGMENT] = {
@@ -52,7 +61,12 @@ typedef struct acc {
     int zmp_frames, zmp_out, double_out, com_out, hover;
     double kp_sum;
     long kp_n;
+    unsigned *flags;            /* o->frame_flags, or NULL */
 } acc;
+
+static void flag(acc *A, int f, unsigned what) {
+    if (A->flags) A->flags[f] |= what;
+}
 
 /* A part's point at d's pose. */
 static void part_point(const kg_retarget_robot *rr, const kg_data *d, int k, double p[3]) {
@@ -167,6 +181,7 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         lowest_any = fmin(lowest_any, deepest);
         if (F->contact[side]) rep->float_max_mm = fmax(rep->float_max_mm, deepest * 1e3);
         rep->penetration_max_mm = fmax(rep->penetration_max_mm, -deepest * 1e3);
+        if (-deepest > DEEP_GROUND) flag(A, f, KG_FRAME_PENETRATION);
         int on = low < ON_GROUND && F->contact[side];
         if (on) {
             if (A->run_len[side] > 0) { /* the least travel of the points touching in both frames */
@@ -176,6 +191,7 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
                         step = fmin(step, hypot(c[k][0] - A->corners_prev[side][k][0],
                                                 c[k][1] - A->corners_prev[side][k][1]));
                 if (isfinite(step)) A->slip_run[side] += step;
+                if (isfinite(step) && step > SLIP_SPEED * rep->frame_time) flag(A, f, KG_FRAME_SLIP);
             }
             A->run_len[side]++;
         }
@@ -190,6 +206,7 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         memcpy(A->touching_prev[side], touch, sizeof touch);
     }
     A->hover += F->standing && lowest_any > NEAR_GROUND;
+    if (F->standing && lowest_any > NEAR_GROUND) flag(A, f, KG_FRAME_HOVER);
 }
 
 /* Root speed; joint limits and speeds. */
@@ -202,16 +219,18 @@ static void motion_frame(const kg_retarget_robot *rr, const kg_motion *out, cons
         const double *a = s->f[f - 1].kp[KG_PART_PELVIS], *b = s->f[f].kp[KG_PART_PELVIS];
         double vs = hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]) / s->dt;
         rep->root_speed_max = fmax(rep->root_speed_max, v), rep->root_fast_frames += v > FAST_ROOT;
+        if (v > FAST_ROOT) flag(A, f, KG_FRAME_ROOT_FAST);
         rep->source_root_speed_max = fmax(rep->source_root_speed_max, vs), rep->source_root_fast_frames += vs > FAST_ROOT;
     }
     kg_vec3_copy(A->prev_root, root);
     for (int c = 0; c < m->dof; c++) {
         int qi = rr->qidx[c];
         if (qi < 0) continue;
-        if (q[qi] < rr->lower[c] - LIMIT_TOL || q[qi] > rr->upper[c] + LIMIT_TOL) rep->limit_violations++;
+        if (q[qi] < rr->lower[c] - LIMIT_TOL || q[qi] > rr->upper[c] + LIMIT_TOL)
+            rep->limit_violations++, flag(A, f, KG_FRAME_LIMIT);
         double vm = rr->vmax[c];
         if (qp && vm > 0 && isfinite(vm) && fabs(q[qi] - qp[qi]) > vm * s->dt * (1 + LIMIT_TOL) + LIMIT_TOL)
-            rep->velocity_violations++;
+            rep->velocity_violations++, flag(A, f, KG_FRAME_VELOCITY);
     }
 }
 
@@ -232,12 +251,14 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
         double dc = rt_polygon_distance((const double(*)[2])poly, np, A->com[f], 0, NULL);
         rep->com_margin_min_mm = fmin(rep->com_margin_min_mm, dc * 1e3);
         A->com_out += dc < 0, A->double_out += down == 2 && dc < 0;
+        if (dc < 0) flag(A, f, KG_FRAME_COM_OUTSIDE);
         if (f - H < 0 || f + H >= n) continue;
         double z[2];
         for (int a = 0; a < 2; a++) z[a] = rt_cart_table_zmp(A->com[f - H][a], A->com[f][a], A->com[f + H][a], H * s->dt, rr->com_h);
         double dz = rt_polygon_distance((const double(*)[2])poly, np, z, 0, NULL) * 1e3;
         rep->zmp_margin_min_mm = fmin(rep->zmp_margin_min_mm, dz);
         A->zmp_out += dz < 0, A->zmp_frames++;
+        if (dz < 0) flag(A, f, KG_FRAME_ZMP_OUTSIDE);
     }
     if (!isfinite(rep->zmp_margin_min_mm)) rep->zmp_margin_min_mm = 0;
     if (!isfinite(rep->com_margin_min_mm)) rep->com_margin_min_mm = 0;
@@ -276,10 +297,11 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         for (int side = 0; side < 2; side++) rep->contact_phases += F->contact[side] && (f == 0 || !s->f[f - 1].contact[side]);
         rep->contact_frames += F->contact[0] || F->contact[1];
         rep->double_support_frames += F->contact[0] && F->contact[1];
+        flag(A, f, (F->contact[0] ? KG_FRAME_CONTACT_LEFT : 0) | (F->contact[1] ? KG_FRAME_CONTACT_RIGHT : 0));
         if (!log) continue;
         const rt_frame_log *L = &log[f];
-        if (L->collision_depth > 0) rep->self_collision_frames++;
-        if (L->collision_depth > DEEP_COLLISION) rep->self_collision_deep_frames++;
+        if (L->collision_depth > 0) rep->self_collision_frames++, flag(A, f, KG_FRAME_SELF_COLLISION);
+        if (L->collision_depth > DEEP_COLLISION) rep->self_collision_deep_frames++, flag(A, f, KG_FRAME_SELF_COLLISION_DEEP);
         rep->self_collision_depth_max_mm = fmax(rep->self_collision_depth_max_mm, L->collision_depth * 1e3);
         for (int k = 0; k < KG_NSLACK; k++) {
             rep->slack_frames[k] += L->slack[k] > slack_least;
@@ -301,6 +323,8 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
     rep->self_collision_frames = rr->have_cm && rr->nwatch > 0 ? 0 : -1;
     acc A;
     memset(&A, 0, sizeof A);
+    A.flags = o->frame_flags;
+    if (A.flags) memset(A.flags, 0, (size_t)n * sizeof *A.flags);
     kg_data *d = kg_data_new(m);
     double *scratch = malloc(4 * ((size_t)m->nlink + 1) * sizeof *scratch), com[3];
     A.angles = malloc(((size_t)n * KG_NSEGMENT + 1) * sizeof *A.angles);

@@ -191,7 +191,33 @@ typedef struct kg_retarget_options {
     void *trace;                /* a FILE *: one CSV line per frame of what the solve saw and did
                                  * (see rt_trace in retarget.c), or NULL */
     kg_retarget_tuning tune;
+    unsigned *frame_flags;      /* the caller's array of one entry per clip frame, or NULL: the report
+                                 * sets there the KG_FRAME_* of each frame (the frames its counts
+                                 * count), for timelines */
 } kg_retarget_options;
+
+/* What the report found at one frame (kg_retarget_options.frame_flags). Each
+ * is the per-frame side of one of the report's figures and uses its
+ * definition (analysis/retarget/report.c), so the frames flagged add up to
+ * its counts: contact_frames, self_collision_frames, ... */
+enum {
+    KG_FRAME_CONTACT_LEFT = 1u << 0,   /* the source's left foot is down (its contact phases) */
+    KG_FRAME_CONTACT_RIGHT = 1u << 1,
+    KG_FRAME_SLIP = 1u << 2,           /* a sole on the ground, its source foot down, moved faster than
+                                        * 2 cm/s since the frame before */
+    KG_FRAME_PENETRATION = 1u << 3,    /* a foot's lowest point more than 5 mm below the ground */
+    KG_FRAME_HOVER = 1u << 4,          /* counted in hover_percent */
+    KG_FRAME_SELF_COLLISION = 1u << 5, /* counted in self_collision_frames */
+    KG_FRAME_SELF_COLLISION_DEEP = 1u << 6,
+    KG_FRAME_ZMP_OUTSIDE = 1u << 7,    /* counted in zmp_outside_percent */
+    KG_FRAME_COM_OUTSIDE = 1u << 8,    /* counted in com_outside_percent */
+    KG_FRAME_LIMIT = 1u << 9,          /* a joint outside its position limits */
+    KG_FRAME_VELOCITY = 1u << 10,      /* a joint faster than its velocity limit since the frame before */
+    KG_FRAME_ROOT_FAST = 1u << 11,     /* counted in root_fast_frames */
+};
+#define KG_NFRAME_FLAG 12
+/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast"). */
+KG_API const char *kg_retarget_frame_flag_name(int k);
 
 
 typedef struct kg_retarget_report {
