@@ -15,10 +15,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # What the library and the command need: libxml2, libzip (.zae), OpenBLAS + LAPACKE,
-# jansson, assimp (meshes), zlib (PNG), libccd and qhull (collision). `./setup.sh` and
-# `./setup.sh demo` install only these.
+# jansson, assimp (meshes), zlib (PNG), libccd and qhull (collision), cairo (pictures
+# with text: filmstrips, model pictures). `./setup.sh` and `./setup.sh demo` install only these.
 PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libassimp-dev libzip-dev
-          libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev)
+          libopenblas-dev liblapacke-dev zlib1g-dev libccd-dev libqhull-dev libcairo2-dev)
 # What the tests, references and benchmarks need besides: cmocka, and the peers they are
 # checked against: KDL with kdl_parser and urdfdom, MuJoCo, check_urdf, assimp,
 # collada_urdf (urdf_to_collada, collada_to_urdf), opencolladavalidator.

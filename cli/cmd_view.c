@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli/common.h"
+#include "exporters/filmstrip.h"
 #include "exporters/view.h"
 #include "formats/fileio.h"
 #include "io/motion_file.h"
@@ -22,7 +23,8 @@ extern const char *const kg_three_missing;
 extern const char kg_three_imports[];
 
 static const char help[] =
-    "usage: kinegraph view MODEL [MOTION] [REPORT.json] -o PAGE.html [--source CLIP] [--motion-fps N]\n"
+    "usage: kinegraph view MODEL [MOTION] [REPORT.json] [-o PAGE.html] [--png STRIP.png [--png-frames N]\n"
+    "                      [--png-columns N] [--png-size W,H]] [--source CLIP] [--motion-fps N]\n"
     "                      [--no-marks] [options]\n"
     "\n"
     "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
@@ -42,10 +44,18 @@ static const char help[] =
     "pose; convex hulls). A click goes to the first frame of a bar. The URL's\n"
     "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
     "#noui the panels (page.html#frame=30&nogrid&noui, for pictures).\n"
-    "A build without three.js writes nothing and exits with status 3, saying so.\n"
+    "A build without three.js writes no page and exits with status 3, saying so.\n"
+    "--png writes a filmstrip instead of, or besides, the page: frames spread evenly over\n"
+    "the motion (the first and the last among them), drawn with cairo (no browser), the same\n"
+    "scale in every panel, each centred on the model and captioned with its frame, time and\n"
+    "marks (feet down; problems in red, the panel framed in red).\n"
     "\n"
     "options:\n"
     "  -o, --output PAGE.html the page to write\n"
+    "  --png STRIP.png        a filmstrip of the motion as one PNG\n"
+    "  --png-frames N         its panels (default 8; fewer when the motion has fewer frames)\n"
+    "  --png-columns N        panels per row (default 4)\n"
+    "  --png-size W,H         one panel's picture in pixels (default 240,300), its caption below\n"
     "  --motion-fps N         the frame rate of a CSV MOTION (default: a headed CSV's time\n"
     "                         column, 30 for a headerless one, LAFAN1's and retarget's)\n"
     "  --source CLIP          the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
@@ -60,8 +70,61 @@ static int ends_with(const char *s, const char *ext) {
     return n > k && strcasecmp(s + n - k, ext) == 0;
 }
 
+/* The page to out (atomically); its size in *bytes. Returns 0, or -1 said. */
+static int write_page(kg_cli *c, const kg_model *m, const kg_view_options *v, const kg_export_options *eo,
+                      const char *out, long *bytes) {
+    kg_out o;
+    if (kg_out_open(&o, out) != 0) {
+        perror(out);
+        return -1;
+    }
+    if (kg_export_view(m, c->motion, v, eo, o.f, NULL, &c->diags) != 0) {
+        kg_out_abort(&o);
+        fprintf(stderr, "kinegraph view: cannot write %s\n", out);
+        return -1;
+    }
+    *bytes = ftell(o.f);
+    if (kg_out_commit(&o) != 0) {
+        perror(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The filmstrip to png (atomically). Returns 0, or -1 said. */
+static int write_strip(kg_cli *c, const kg_model *m, const kg_filmstrip_options *strip, kg_mesh_cache *meshes,
+                       const char *png) {
+    kg_out o;
+    if (kg_out_open(&o, png) != 0) {
+        perror(png);
+        return -1;
+    }
+    if (kg_filmstrip_png(m, c->motion, strip, meshes, o.f, png, &c->diags) != 0) {
+        kg_out_abort(&o);
+        fprintf(stderr, "kinegraph view: cannot write %s\n", png);
+        return -1;
+    }
+    if (kg_out_commit(&o) != 0) {
+        perror(png);
+        return -1;
+    }
+    return 0;
+}
+
+/* "W,H" (px, each 16 to 4096) into w, h; 0, -1 when malformed. */
+static int parse_size(const char *s, int *w, int *h) {
+    char *end;
+    long a = strtol(s, &end, 10), b = *end == ',' ? strtol(end + 1, &end, 10) : 0;
+    if (*end || a < 16 || b < 16 || a > 4096 || b > 4096) return -1;
+    *w = (int)a, *h = (int)b;
+    return 0;
+}
+
 int kg_cmd_view(int argc, char **argv) {
     kg_cli c = {.command = "view"};
+    const char *png = NULL;
+    kg_filmstrip_options strip;
+    kg_filmstrip_defaults(&strip);
     const char *out = NULL, *motion_path = NULL, *report_path = NULL, *source_path = NULL;
     double motion_fps = 0;
     int force = 0, no_marks = 0;
@@ -77,6 +140,26 @@ int kg_cmd_view(int argc, char **argv) {
         if (strcmp(argv[i], "--source") == 0) {
             if (i + 1 >= argc) return kg_cli_usage_error("view", "--source needs a clip");
             source_path = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--png") == 0) {
+            if (i + 1 >= argc) return kg_cli_usage_error("view", "--png needs a file name");
+            png = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--png-frames") == 0 || strcmp(argv[i], "--png-columns") == 0) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || end == argv[i + 1] || *end || v < 1 || v > 1000)
+                return kg_cli_usage_error("view", "%s needs a whole number from 1 to 1000", argv[i]);
+            *(argv[i][6] == 'f' ? &strip.frames : &strip.columns) = (int)v;
+            i++;
+            continue;
+        }
+        if (strcmp(argv[i], "--png-size") == 0) {
+            if (i + 1 >= argc || parse_size(argv[i + 1], &strip.width, &strip.height) != 0)
+                return kg_cli_usage_error("view", "--png-size needs W,H in pixels (16 to 4096)");
+            i++;
             continue;
         }
         if (strcmp(argv[i], "--no-marks") == 0) {
@@ -107,8 +190,8 @@ int kg_cmd_view(int argc, char **argv) {
         else return kg_cli_usage_error("view", "give MODEL, at most one MOTION and one REPORT.json");
     }
     if (!c.model_path) return kg_cli_usage_error("view", "give MODEL");
-    if (!out) return kg_cli_usage_error("view", "give the page to write with -o PAGE.html");
-    if (kg_three_missing) {
+    if (!out && !png) return kg_cli_usage_error("view", "give the page to write with -o PAGE.html, or --png STRIP.png");
+    if (out && kg_three_missing) {
         fprintf(stderr, "kinegraph view: %s; no page written\n", kg_three_missing);
         return KG_EXIT_OUTPUT;
     }
@@ -175,37 +258,35 @@ int kg_cmd_view(int argc, char **argv) {
                              .source_motion = src_motion,
                              .source_name = source_path,
                              .source_scale = source_scale};
-        kg_out o;
+        kg_mesh_cache *meshes = kg_mesh_cache_new(); /* the page's glTF and the filmstrip read them once */
+        kg_export_options eo = {.path = out, .meshes = meshes};
         size_t before = c.diags.count;
-        kg_export_options eo = {.path = out};
+        v.marks = kg_view_marks(m, c.motion, &v, &eo, &c.diags);
+        long bytes = 0;
         rc = kg_cli_status(&c);
-        if (kg_out_open(&o, out) != 0) {
-            perror(out);
-            rc = KG_EXIT_OUTPUT;
-        } else if (kg_export_view(m, c.motion, &v, &eo, o.f, NULL, &c.diags) != 0) {
-            kg_out_abort(&o);
-            kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-            fprintf(stderr, "kinegraph view: cannot write %s\n", out);
-            rc = KG_EXIT_OUTPUT;
-        } else {
-            kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-            long bytes = ftell(o.f);
-            if (kg_out_commit(&o) != 0) {
-                perror(out);
-                rc = KG_EXIT_OUTPUT;
-            } else {
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-                int frames = c.motion ? c.motion->nframes : 0;
-                fprintf(stderr, "kinegraph view: wrote %s (%.1f MB, %d links, %d frames, three.js %s) in %.3f s\n", out,
-                        bytes / 1e6, m->nlink - m->nloop, frames, kg_three_version, s);
-                if (c.json) {
-                    json_t *j = json_pack("{s:s, s:I, s:i, s:i, s:s, s:f}", "page", out, "bytes", (json_int_t)bytes,
-                                          "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version,
-                                          "seconds", s);
-                    if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
-                    json_decref(j);
-                }
+        if (out && write_page(&c, m, &v, &eo, out, &bytes) != 0) rc = KG_EXIT_OUTPUT;
+        strip.title = v.title;
+        strip.marks = v.marks;
+        if (rc != KG_EXIT_OUTPUT && png && write_strip(&c, m, &strip, meshes, png) != 0) rc = KG_EXIT_OUTPUT;
+        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
+        json_decref(v.marks);
+        kg_mesh_cache_free(meshes);
+        if (rc != KG_EXIT_OUTPUT) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+            int frames = c.motion ? c.motion->nframes : 0;
+            int panels = png ? (frames < strip.frames ? (frames ? frames : 1) : strip.frames) : 0;
+            if (out)
+                fprintf(stderr, "kinegraph view: wrote %s (%.1f MB, %d links, %d frames, three.js %s)\n", out, bytes / 1e6,
+                        m->nlink - m->nloop, frames, kg_three_version);
+            if (png) fprintf(stderr, "kinegraph view: wrote %s (%d frames)\n", png, panels);
+            fprintf(stderr, "kinegraph view: in %.3f s\n", s);
+            if (c.json) {
+                json_t *j = json_pack("{s:s?, s:I, s:i, s:i, s:s, s:f, s:s?, s:i}", "page", out, "bytes", (json_int_t)bytes,
+                                      "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version,
+                                      "seconds", s, "png", png, "png_frames", panels);
+                if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
+                json_decref(j);
             }
         }
     }

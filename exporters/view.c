@@ -459,6 +459,17 @@ static int report_marks(json_t *marks, const char *report_json, const kg_motion 
     return 1;
 }
 
+json_t *kg_view_marks(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
+                      kg_diags *d) {
+    json_t *marks = json_array();
+    if (v->no_marks || report_marks(marks, v->report_json, mo, v->report_name, d)) return marks;
+    kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
+    json_decref(marks);
+    marks = frame_marks(m, mo, own ? own : o->meshes);
+    if (own) kg_mesh_cache_free(own);
+    return marks;
+}
+
 /* The glTF binary of m and mo, in memory (*buf malloc'd). */
 static int glb_of(const kg_model *m, const kg_motion *mo, const kg_export_options *o, kg_ledger *l, kg_diags *d,
                   char **buf, size_t *n) {
@@ -522,18 +533,7 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
     json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
     json_object_set_new(meta, "three", json_string(v->three_version ? v->three_version : "?"));
-    if (!v->no_marks) {
-        json_t *marks = json_array();
-        if (!report_marks(marks, v->report_json, mo, v->report_name, d)) {
-            kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-            json_decref(marks);
-            marks = frame_marks(m, mo, own ? own : o->meshes);
-            if (own) kg_mesh_cache_free(own);
-        }
-        json_object_set_new(meta, "marks", marks);
-    } else {
-        json_object_set_new(meta, "marks", json_array());
-    }
+    json_object_set_new(meta, "marks", v->marks ? json_incref(v->marks) : kg_view_marks(m, mo, v, o, d));
     char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(meta);
     if (!s) {

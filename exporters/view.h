@@ -6,6 +6,7 @@
 #ifndef KG_EXPORTERS_VIEW_H
 #define KG_EXPORTERS_VIEW_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "exporters/exporters.h"
@@ -25,7 +26,14 @@ typedef struct kg_view_options {
     int no_marks;             /* leave out the per-frame marks on the timeline: the report's, or
                                * without one joint limits and self-collision (the collision geometry
                                * checked at every frame) */
+    json_t *marks;            /* those marks, from kg_view_marks (borrowed), or NULL: computed */
 } kg_view_options;
+
+/* The page's per-frame marks: [{"kind", "ranges": [[first, last], ...] (the
+ * motion's frames), "frames", "detail", "class" ("contact": a report's feet
+ * down), "from" ("report")}]; empty with no_marks. */
+json_t *kg_view_marks(const kg_model *m, const kg_motion *mo, const kg_view_options *v, const kg_export_options *o,
+                      kg_diags *d);
 
 /* Writes the page to f; what the glTF cannot hold goes into the ledger l (may
  * be NULL). Returns 0, or -1 after an error diagnostic. */
