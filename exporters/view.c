@@ -8,9 +8,14 @@
  * Per-frame problems are bars under the slider: a retarget report's timeline
  * (its contact phases and problems, the frames its counts count), else those
  * the library finds itself (joint limits, self-collision).
- * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui). body[data-kg-status] says "loading", "ready" (after
+ * #nogrid hides the grid, #noui the panels (#frame=3&nogrid&noui), #skeleton
+ * draws the lines between link frames, #nomesh hides the meshes, #size=WxH
+ * makes the picture that size whatever the window's. body[data-kg-status] says "loading", "ready" (after
  * the first picture) or "error: ..." (a script error, a rejected promise, a
- * console error); console warnings are kept in body[data-kg-warnings]. */
+ * console error); console warnings are kept in body[data-kg-warnings];
+ * body[data-kg-camera] holds the camera of that first picture: {"matrix":
+ * projection times view (16, column by column; three.js world, Y up),
+ * "width", "height"}. */
 #define _GNU_SOURCE /* open_memstream */
 #include "exporters/view.h"
 
@@ -116,7 +121,11 @@ static const char page_script[] =
     "const $ = (id) => document.getElementById(id);\n"
     "const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });\n"
     "renderer.setPixelRatio(window.devicePixelRatio);\n"
-    "renderer.setSize(innerWidth, innerHeight);\n"
+    "/* #size=WxH: a picture of that size whatever the window (a headless browser's window for a\n"
+    " * screenshot and for --dump-dom differ) */\n"
+    "const fixed = /^(\\d+)x(\\d+)$/.exec(hash.get('size') || '');\n"
+    "const width = () => (fixed ? +fixed[1] : innerWidth), height = () => (fixed ? +fixed[2] : innerHeight);\n"
+    "renderer.setSize(width(), height());\n"
     "document.body.prepend(renderer.domElement);\n"
     "const scene = new THREE.Scene();\n"
     "scene.background = new THREE.Color(0xeef0f3);\n"
@@ -124,7 +133,7 @@ static const char page_script[] =
     "const sun = new THREE.DirectionalLight(0xffffff, 1.6);\n"
     "sun.position.set(3, 6, 4);\n"
     "scene.add(sun);\n"
-    "const camera = new THREE.PerspectiveCamera(40, innerWidth / innerHeight, 0.01, 1000);\n"
+    "const camera = new THREE.PerspectiveCamera(40, width() / height(), 0.01, 1000);\n"
     "const controls = new OrbitControls(camera, renderer.domElement);\n"
     "const bin = Uint8Array.from(atob(data.glb), (c) => c.charCodeAt(0));\n"
     "const gltf = await new GLTFLoader().parseAsync(bin.buffer, '');\n"
@@ -161,7 +170,8 @@ static const char page_script[] =
     "skeleton(links, 0xd03030, true);\n"
     "let hasMesh = false;\n"
     "model.traverse((o) => { if (o.isMesh) hasMesh = true; });\n"
-    "$('bones').checked = !hasMesh;\n"
+    "$('bones').checked = !hasMesh || hash.has('skeleton');\n"
+    "if (hash.has('nomesh')) model.traverse((o) => { if (o.isMesh) o.visible = false; });\n"
     "const a = new THREE.Vector3(), b = new THREE.Vector3();\n"
     "function updateBones() {\n"
     "  for (const { pairs, lines, toggle } of skeletons) {\n"
@@ -278,7 +288,7 @@ static const char page_script[] =
     "});\n"
     "info.push('three.js ' + data.three);\n"
     "$('info').textContent = info.join('\\n');\n"
-    "addEventListener('resize', () => { camera.aspect = innerWidth / innerHeight; camera.updateProjectionMatrix(); renderer.setSize(innerWidth, innerHeight); });\n"
+    "addEventListener('resize', () => { camera.aspect = width() / height(); camera.updateProjectionMatrix(); renderer.setSize(width(), height()); });\n"
     "show(frame);\n"
     "setPlaying(playing);\n"
     "let first = true;\n"
@@ -291,7 +301,13 @@ static const char page_script[] =
     "  }\n"
     "  controls.update();\n"
     "  renderer.render(scene, camera);\n"
-    "  if (first) { first = false; status('ready'); }\n"
+    "  if (first) {\n"
+    "    first = false;\n"
+    "    /* the camera, for checks of the picture: world (three.js, Y up) to clip coordinates */\n"
+    "    const pv = new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);\n"
+    "    document.body.dataset.kgCamera = JSON.stringify({ matrix: pv.elements, width: width(), height: height() });\n"
+    "    status('ready');\n"
+    "  }\n"
     "});\n"
     "</script>\n</body>\n</html>\n";
 

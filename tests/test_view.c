@@ -16,6 +16,9 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "testutil.h"
 
+#include "core/fk.h"
+#include "io/motion_file.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -455,6 +458,141 @@ static void test_report_timeline(void **state) {
     json_decref(r);
 }
 
+/* The robot where FK puts it: the page of MODEL and its MOTION (a retarget
+ * CSV) at frame N with the skeleton only (#skeleton&nomesh: red lines between
+ * the link frames, drawn over everything), against the link frames of
+ * kinegraph's FK at that frame projected through the page's camera
+ * (body[data-kg-camera]): every link frame that ends a line of the skeleton
+ * has red pixels within 2 px of its projection, and nearly all red pixels
+ * (99 %) are within 2.5 px of a projected line. */
+static double seg_dist(double px, double py, const double a[2], const double b[2]) {
+    double dx = b[0] - a[0], dy = b[1] - a[1], l2 = dx * dx + dy * dy;
+    double t = l2 > 0 ? ((px - a[0]) * dx + (py - a[1]) * dy) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypot(px - a[0] - t * dx, py - a[1] - t * dy);
+}
+
+static void check_fk_projection(const char *model_path, const char *motion_path, const char *name, int frame) {
+    char cmd[4096], page[1200], png[1200], frag[80];
+    snprintf(page, sizeof page, "%s/%s_fk.html", tmpdir, name);
+    snprintf(png, sizeof png, "%s/%s_fk.png", tmpdir, name);
+    snprintf(cmd, sizeof cmd, "view '%s' '%s' --no-marks -o '%s'", model_path, motion_path, page);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    snprintf(frag, sizeof frag, "frame=%d&nogrid&noui&skeleton&nomesh&size=%dx%d", frame, W, H);
+    char *dom = load(page, frag);
+    const char *cam = strstr(dom, "data-kg-camera=\"");
+    assert_non_null(cam);
+    cam += 16;
+    /* the attribute's JSON, its quotes as &quot; */
+    char *json = malloc(strlen(cam) + 1);
+    size_t n = 0;
+    for (const char *c = cam; *c && *c != '"'; c++) {
+        if (!strncmp(c, "&quot;", 6)) json[n++] = '"', c += 5;
+        else json[n++] = *c;
+    }
+    json[n] = '\0';
+    json_t *camera = json_loads(json, 0, NULL);
+    assert_non_null(camera);
+    free(json), free(dom);
+    double M[16];
+    for (int k = 0; k < 16; k++) M[k] = json_number_value(json_array_get(json_object_get(camera, "matrix"), (size_t)k));
+    int W0 = (int)json_integer_value(json_object_get(camera, "width")), H0 = (int)json_integer_value(json_object_get(camera, "height"));
+    json_decref(camera);
+    /* FK at that frame */
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(model_path, NULL, &d);
+    assert_non_null(m);
+    kg_motion *mo = kg_load_motion_for(m, motion_path, NULL, 0, &d);
+    assert_non_null(mo);
+    kg_data *kd = kg_data_new(m);
+    int nl = m->nlink - m->nloop;
+    double (*px)[2] = malloc((size_t)nl * sizeof *px);
+    /* a control: FK of a frame 40 before (as far as the picture is concerned, another
+     * motion) leaves most red pixels off its lines */
+    for (int pass = 0; pass < 2; pass++) {
+        kg_motion_pose(mo, pass ? frame : frame - 40, kd);
+        kg_fk(m, kd);
+        for (int l = 0; l < nl; l++) {
+            const double *p = kd->link_pos + 3 * l;
+            double w[4] = {p[0], p[2], -p[1], 1}, c[4] = {0}; /* Z up to three.js's Y up (the glTF's z_up node) */
+            for (int r = 0; r < 4; r++)
+                for (int k = 0; k < 4; k++) c[r] += M[4 * k + r] * w[k];
+            px[l][0] = (c[0] / c[3] + 1) / 2 * W0, px[l][1] = (1 - c[1] / c[3]) / 2 * H0;
+        }
+        if (!pass) {
+            /* the screenshot's red pixels */
+            assert_int_equal(run_chromium(page, frag, png), 0);
+        }
+        int w, h;
+        unsigned char *rgb = png_read(png, &w, &h);
+        assert_int_equal(w, W0);
+        assert_int_equal(h, H0);
+        long red = 0, near = 0;
+        unsigned char *is_red = calloc((size_t)w * (size_t)h, 1);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const unsigned char *c = rgb + ((size_t)y * (size_t)w + (size_t)x) * 3;
+                if (!(c[0] - c[1] > 30 && c[0] - c[2] > 30)) continue; /* the line, anti-aliased */
+                is_red[(size_t)y * (size_t)w + (size_t)x] = 1, red++;
+                double best = INFINITY;
+                for (int l = 1; l < nl; l++)
+                    if (m->link[l].parent >= 0) best = fmin(best, seg_dist(x + 0.5, y + 0.5, px[m->link[l].parent], px[l]));
+                near += best <= 2.5;
+            }
+        int ends = 0, found = 0;
+        for (int l = 1; l < nl; l++) {
+            int p = m->link[l].parent;
+            if (p < 0 || hypot(px[l][0] - px[p][0], px[l][1] - px[p][1]) < 4) continue; /* a line too short to see */
+            for (int e = 0; e < 2; e++) {
+                const double *q = px[e ? p : l];
+                int hit = 0;
+                for (int y = (int)q[1] - 2; y <= (int)q[1] + 2 && !hit; y++)
+                    for (int x = (int)q[0] - 2; x <= (int)q[0] + 2 && !hit; x++)
+                        hit = x >= 0 && y >= 0 && x < w && y < h && is_red[(size_t)y * (size_t)w + (size_t)x];
+                ends++, found += hit;
+                if (!hit && pass) printf("%s: no line at %s's frame (%.1f, %.1f)\n", name, m->link[e ? p : l].name, q[0], q[1]);
+            }
+        }
+        printf("%s, frame %d: %ld red pixels, %.2f %% within 2.5 px of FK's projected lines at frame %d; %d/%d line ends found\n", name,
+               frame, red, 100.0 * near / (red ? red : 1), pass ? frame : frame - 40, found, ends);
+        if (!pass) {
+            assert_true(near < 0.9 * red);
+            free(is_red), free(rgb);
+            continue;
+        }
+        assert_true(red > 200);
+        assert_true(near >= 0.99 * red);
+        assert_true(ends > 10);
+        assert_int_equal(found, ends);
+        free(is_red), free(rgb);
+    }
+    free(px);
+    kg_data_free(kd);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+static void test_fk_projection(void **state) {
+    (void)state;
+    char cmd[4096], csv[1200], model[1200];
+    snprintf(csv, sizeof csv, "%s/fk_humanoid.csv", tmpdir);
+    snprintf(cmd, sizeof cmd, "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '" KG_SOURCE_DIR "/samples/humanoid.urdf' -o '%s'", csv);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    check_fk_projection(KG_SOURCE_DIR "/samples/humanoid.urdf", csv, "humanoid", 45);
+    KG_REQUIRE_DATA(data);
+    static const char *const robots[][2] = {{"g1", "urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf"},
+                                            {"jvrc1", "urdf/jvrc1/jvrc_description/urdf/jvrc1.urdf"}};
+    for (int r = 0; r < 2; r++) {
+        snprintf(model, sizeof model, "%s/%s", data, robots[r][1]);
+        snprintf(csv, sizeof csv, "%s/fk_%s.csv", tmpdir, robots[r][0]);
+        snprintf(cmd, sizeof cmd, "retarget '" KG_SOURCE_DIR "/samples/walk.bvh' --robot '%s' -o '%s'", model, csv);
+        assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+        check_fk_projection(model, csv, robots[r][0], 75);
+    }
+}
+
 static void test_g1(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
@@ -502,6 +640,7 @@ int main(void) {
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_report_timeline),
+        cmocka_unit_test(test_fk_projection),
         cmocka_unit_test(test_g1),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
