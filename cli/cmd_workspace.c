@@ -44,7 +44,7 @@ static const char help[] =
     "  --ply FILE             the voxels as a PLY point cloud: centres with count, w_min, w_mean, w_max\n"
     "  --svg FILE             three projections (top, front, side), coloured by the best w\n"
     "                         in each column of voxels, with extents and the colour scale\n"
-    "  --png FILE             the same projections as a PNG (no text)\n";
+    "  --png FILE             the same projections as a PNG (titles, axes in metres, colour bar)\n";
 
 typedef struct opts {
     const char *tip, *base, *point, *samples, *voxel, *seed, *sequence, *threads, *ply, *svg, *png;
@@ -186,7 +186,9 @@ int kg_cmd_workspace(int argc, char **argv) {
             if (o.svg && kg_svg_heatmaps(o.svg, title, wo.manipulability ? "best w" : "reached", maps, 3, wo.voxel, lo, hi,
                                          &c.diags))
                 rc = KG_EXIT_OUTPUT;
-            if (rc == 0 && o.png && kg_png_heatmaps(o.png, maps, 3, lo, hi, &c.diags)) rc = KG_EXIT_OUTPUT;
+            if (rc == 0 && o.png &&
+                kg_png_heatmaps(o.png, title, wo.manipulability ? "best w" : "reached", maps, 3, wo.voxel, lo, hi, &c.diags))
+                rc = KG_EXIT_OUTPUT;
             free(ix);
             free(iy);
             free(val);

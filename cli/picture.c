@@ -3,12 +3,13 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <zlib.h>
+#include <cairo.h>
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
+#include "core/spatial.h"
 #include "formats/fileio.h"
 
 /* A perceptually ordered ramp (dark blue, teal, green, yellow), as viridis. */
@@ -91,95 +92,140 @@ int kg_svg_heatmaps(const char *path, const char *title, const char *value_name,
     return 0;
 }
 
-/* ---- PNG ------------------------------------------------------------------------- */
+/* ---- PNG (cairo: the same panels and scale as the SVG, with their text) ------------ */
 
-static void be32(unsigned char *o, uint32_t v) {
-    o[0] = (unsigned char)(v >> 24), o[1] = (unsigned char)(v >> 16), o[2] = (unsigned char)(v >> 8), o[3] = (unsigned char)v;
+/* A round tick step for a range: 1, 2 or 5 times a power of ten, about 5 ticks. */
+static double tick_step(double range) {
+    double raw = range / 5, p = pow(10, floor(log10(raw > 0 ? raw : 1))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-static void chunk(FILE *f, const char *type, const unsigned char *data, uint32_t len) {
-    unsigned char h[8];
-    be32(h, len);
-    memcpy(h + 4, type, 4);
-    fwrite(h, 1, 8, f);
-    if (len) fwrite(data, 1, len, f);
-    uLong crc = crc32(0, (const Bytef *)type, 4);
-    if (len) crc = crc32(crc, data, len);
-    unsigned char c[4];
-    be32(c, (uint32_t)crc);
-    fwrite(c, 1, 4, f);
+static void label(cairo_t *cr, double x, double y, const char *s, double align_x) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    cairo_move_to(cr, x - align_x * e.x_advance, y);
+    cairo_show_text(cr, s);
 }
 
-int kg_png_heatmaps(const char *path, const kg_heatmap *maps, int nmaps, double vmin, double vmax, kg_diags *d) {
-    const int panel = 320, margin = 20, bar = 16;
-    const int W = nmaps * (panel + margin) + margin + bar + margin, H = panel + 2 * margin;
-    unsigned char *img = malloc((size_t)H * (1 + 3 * (size_t)W));
-    if (!img) {
-        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory drawing '%s'", path);
-        return -1;
-    }
-    for (int y = 0; y < H; y++) { /* white, each row led by PNG's filter byte 0 */
-        img[(size_t)y * (1 + 3 * W)] = 0;
-        memset(img + (size_t)y * (1 + 3 * W) + 1, 255, 3 * (size_t)W);
-    }
-#define PIXEL(x, y) (img + (size_t)(y) * (1 + 3 * (size_t)W) + 1 + 3 * (size_t)(x))
-    for (int p = 0; p < nmaps; p++) {
-        const kg_heatmap *h = &maps[p];
-        int x0 = margin + p * (panel + margin), y0 = margin;
-        for (int y = 0; y < panel; y++)
-            for (int x = 0; x < panel; x++) memset(PIXEL(x0 + x, y0 + y), 244, 3);
-        int32_t lx = INT32_MAX, hx = INT32_MIN, ly = INT32_MAX, hy = INT32_MIN;
-        for (long i = 0; i < h->n; i++) {
-            lx = h->ix[i] < lx ? h->ix[i] : lx, hx = h->ix[i] > hx ? h->ix[i] : hx;
-            ly = h->iy[i] < ly ? h->iy[i] : ly, hy = h->iy[i] > hy ? h->iy[i] : hy;
-        }
-        double span = h->n ? fmax(hx - lx + 1, hy - ly + 1) : 1, s = panel / span;
-        for (long i = 0; i < h->n; i++) {
-            int rgb[3];
-            ramp(vmax > vmin ? (h->value[i] - vmin) / (vmax - vmin) : 1, rgb);
-            int xa = (int)floor((h->ix[i] - lx) * s), xb = (int)ceil((h->ix[i] - lx + 1) * s);
-            int ya = (int)floor(panel - (h->iy[i] - ly + 1) * s), yb = (int)ceil(panel - (h->iy[i] - ly) * s);
-            for (int y = ya < 0 ? 0 : ya; y < yb && y < panel; y++)
-                for (int x = xa < 0 ? 0 : xa; x < xb && x < panel; x++) {
-                    unsigned char *px = PIXEL(x0 + x, y0 + y);
-                    px[0] = (unsigned char)rgb[0], px[1] = (unsigned char)rgb[1], px[2] = (unsigned char)rgb[2];
-                }
+/* Ticks and their values (m) along one side of a panel: from v0 at p0 to v1 at p1 (px). */
+static void axis(cairo_t *cr, int vertical, double at, double p0, double p1, double v0, double v1) {
+    double step = tick_step(v1 - v0);
+    char buf[32];
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1);
+    for (double v = ceil(v0 / step - 1e-9) * step; v <= v1 + 1e-9 * step; v += step) {
+        double p = p0 + (v - v0) / (v1 - v0) * (p1 - p0);
+        snprintf(buf, sizeof buf, "%.3g", fabs(v) < 1e-9 * step ? 0 : v);
+        if (vertical) {
+            cairo_move_to(cr, at, p), cairo_line_to(cr, at - 5, p), cairo_stroke(cr);
+            label(cr, at - 7, p + 4, buf, 1);
+        } else {
+            cairo_move_to(cr, p, at), cairo_line_to(cr, p, at + 5), cairo_stroke(cr);
+            label(cr, p, at + 17, buf, 0.5);
         }
     }
-    int bx = margin + nmaps * (panel + margin);
-    for (int y = 0; y < panel; y++) {
+}
+
+/* One heat map in the square (x0, y0, panel): cells, frame, axes in metres, titles. */
+static void heatmap(cairo_t *cr, const kg_heatmap *h, double x0, double y0, double panel, double cell, double vmin,
+                    double vmax) {
+    int32_t lx = INT32_MAX, hx = INT32_MIN, ly = INT32_MAX, hy = INT32_MIN;
+    for (long i = 0; i < h->n; i++) {
+        lx = h->ix[i] < lx ? h->ix[i] : lx, hx = h->ix[i] > hx ? h->ix[i] : hx;
+        ly = h->iy[i] < ly ? h->iy[i] : ly, hy = h->iy[i] > hy ? h->iy[i] : hy;
+    }
+    if (!h->n) lx = hx = ly = hy = 0;
+    double span = fmax(hx - lx + 1, hy - ly + 1), s = panel / span; /* px per cell, the same in x and y */
+    cairo_set_source_rgb(cr, 244 / 255.0, 244 / 255.0, 244 / 255.0);
+    cairo_rectangle(cr, x0, y0, panel, panel);
+    cairo_fill(cr);
+    for (long i = 0; i < h->n; i++) {
         int rgb[3];
-        ramp(1 - (double)y / (panel - 1), rgb);
-        for (int x = 0; x < bar; x++) {
-            unsigned char *px = PIXEL(bx + x, margin + y);
-            px[0] = (unsigned char)rgb[0], px[1] = (unsigned char)rgb[1], px[2] = (unsigned char)rgb[2];
-        }
+        ramp(vmax > vmin ? (h->value[i] - vmin) / (vmax - vmin) : 1, rgb);
+        cairo_set_source_rgb(cr, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
+        cairo_rectangle(cr, x0 + (h->ix[i] - lx) * s, y0 + panel - (h->iy[i] - ly + 1) * s, s + 0.3, s + 0.3);
+        cairo_fill(cr);
     }
-#undef PIXEL
-    uLongf zlen = compressBound((uLong)H * (1 + 3 * (uLong)W));
-    unsigned char *z = malloc(zlen);
-    int rc = z && compress2(z, &zlen, img, (uLong)H * (1 + 3 * (uLong)W), 6) == Z_OK ? 0 : -1;
-    free(img);
+    cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, x0 + 0.5, y0 + 0.5, panel - 1, panel - 1);
+    cairo_stroke(cr);
+    /* the axes: metres of the cells' extent, x along the bottom, y up the left */
+    axis(cr, 0, y0 + panel, x0, x0 + panel, lx * cell, (lx + span) * cell);
+    axis(cr, 1, x0, y0 + panel, y0, ly * cell, (ly + span) * cell);
+    char buf[160];
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    label(cr, x0, y0 - 8, h->title ? h->title : "", 0);
+    snprintf(buf, sizeof buf, "%s (m)", h->xlabel ? h->xlabel : "");
+    label(cr, x0 + panel / 2, y0 + panel + 34, buf, 0.5);
+    snprintf(buf, sizeof buf, "%s (m)", h->ylabel ? h->ylabel : "");
+    cairo_save(cr);
+    cairo_translate(cr, x0 - 44, y0 + panel / 2);
+    cairo_rotate(cr, -KG_PI / 2);
+    label(cr, 0, 0, buf, 0.5);
+    cairo_restore(cr);
+}
+
+/* The colour bar at (x, y), panel high, its values from vmin to vmax. */
+static void colour_bar(cairo_t *cr, double x, double y, double panel, double vmin, double vmax, const char *name) {
+    for (int k = 0; k < 128; k++) {
+        int rgb[3];
+        ramp(k / 127.0, rgb);
+        cairo_set_source_rgb(cr, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
+        cairo_rectangle(cr, x, y + panel - (k + 1) * panel / 128, 16, panel / 128 + 0.5);
+        cairo_fill(cr);
+    }
+    char buf[32];
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    label(cr, x, y - 8, name ? name : "", 0);
+    if (!(vmax > vmin)) {
+        snprintf(buf, sizeof buf, "%.4g", vmax);
+        label(cr, x + 20, y + 4, buf, 0);
+        return;
+    }
+    double step = tick_step(vmax - vmin);
+    cairo_set_line_width(cr, 1);
+    for (double v = ceil(vmin / step - 1e-9) * step; v <= vmax + 1e-9 * step; v += step) {
+        double p = y + panel - (v - vmin) / (vmax - vmin) * panel;
+        cairo_move_to(cr, x + 16, p), cairo_line_to(cr, x + 20, p), cairo_stroke(cr);
+        snprintf(buf, sizeof buf, "%.3g", fabs(v) < 1e-9 * step ? 0 : v);
+        label(cr, x + 22, p + 4, buf, 0);
+    }
+}
+
+static cairo_status_t to_file(void *f, const unsigned char *data, unsigned int n) {
+    return fwrite(data, 1, n, f) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+int kg_png_heatmaps(const char *path, const char *title, const char *value_name, const kg_heatmap *maps, int nmaps,
+                    double cell, double vmin, double vmax, kg_diags *d) {
+    const double panel = 320, left = 70, gap = 80, top = 60, bottom = 50;
+    const int W = (int)(left + nmaps * (panel + gap) + 70), H = (int)(top + panel + bottom);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 16);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    label(cr, left, 24, title ? title : "", 0);
+    cairo_set_font_size(cr, 12);
+    for (int p = 0; p < nmaps; p++) heatmap(cr, &maps[p], left + p * (panel + gap), top, panel, cell, vmin, vmax);
+    colour_bar(cr, left + nmaps * (panel + gap) - gap + 30, top, panel, vmin, vmax, value_name);
+    cairo_surface_flush(s);
+    int rc = cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
     kg_out out;
     if (rc == 0 && kg_out_open(&out, path) == 0) {
-        static const unsigned char sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
-        unsigned char ihdr[13] = {0};
-        be32(ihdr, (uint32_t)W);
-        be32(ihdr + 4, (uint32_t)H);
-        ihdr[8] = 8; /* bit depth */
-        ihdr[9] = 2; /* RGB */
-        fwrite(sig, 1, 8, out.f);
-        chunk(out.f, "IHDR", ihdr, 13);
-        chunk(out.f, "IDAT", z, (uint32_t)zlen);
-        chunk(out.f, "IEND", NULL, 0);
-        if (ferror(out.f) || kg_out_commit(&out) != 0) {
+        if (cairo_surface_write_to_png_stream(s, to_file, out.f) != CAIRO_STATUS_SUCCESS || ferror(out.f) ||
+            kg_out_commit(&out) != 0) {
             if (out.f) kg_out_abort(&out);
             rc = -1;
         }
     } else {
         rc = -1;
     }
-    free(z);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
     if (rc) kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
     return rc;
 }

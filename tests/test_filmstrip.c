@@ -4,7 +4,8 @@
  * background), and the panels framed in red are exactly those whose frame the
  * retarget report's timeline marks with a problem (the sample walk on the
  * sample humanoid: its COM leaves the support polygon on some frames). The
- * PNG is read back with cairo. No browser. */
+ * PNG is read back with cairo. No browser. And workspace --png's picture
+ * (axes, colour bar, title: cairo too). */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "testutil.h"
 
@@ -130,11 +131,41 @@ static void test_report_frames(void **state) {
     json_decref(r);
 }
 
+/* workspace --png (cli/picture.c, cairo): the layout's size, the colour bar's
+ * ends the ramp's (viridis: dark violet at the bottom, yellow at the top), and
+ * text in the title band (dark pixels there). */
+static void test_workspace_png(void **state) {
+    (void)state;
+    char cmd[2000], path[1200];
+    snprintf(cmd, sizeof cmd, "workspace '" KG_SOURCE_DIR "/samples/humanoid.urdf' --tip r_hand --base torso --samples 20000 "
+             "--voxel 0.05 --png '%s/ws.png'", tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    snprintf(path, sizeof path, "%s/ws.png", tmpdir);
+    picture p = read_png(path);
+    assert_int_equal(p.w, 70 + 3 * (320 + 80) + 70);
+    assert_int_equal(p.h, 60 + 320 + 50);
+    int bar = 70 + 3 * (320 + 80) - 80 + 30 + 8, top[3], bottom[3];
+    rgb(&p, bar, 60 + 1, top), rgb(&p, bar, 60 + 318, bottom);
+    assert_true(abs(top[0] - 253) < 6 && abs(top[1] - 231) < 6 && abs(top[2] - 37) < 6);
+    assert_true(abs(bottom[0] - 68) < 6 && abs(bottom[1] - 1) < 6 && abs(bottom[2] - 84) < 6);
+    long dark = 0;
+    for (int y = 0; y < 30; y++)
+        for (int x = 0; x < p.w; x++) {
+            int c[3];
+            rgb(&p, x, y, c);
+            dark += c[0] + c[1] + c[2] < 300;
+        }
+    printf("workspace picture %dx%d, %ld dark pixels in the title band\n", p.w, p.h, dark);
+    assert_true(dark > 100);
+    cairo_surface_destroy(p.s);
+}
+
 int main(void) {
     if (!mkdtemp(tmpdir)) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_report_frames),
+        cmocka_unit_test(test_workspace_png),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kg_test_remove_dir(tmpdir);
