@@ -30,6 +30,7 @@ typedef struct run {
     double (*feet)[2][4];    /* [nframes] the pinned feet: x, y, z, yaw */
     rt_pin pin[2];
     double shift[2];         /* the robot's footholds' offset from the source's, at the last landing */
+    double pelvis_z;         /* the pelvis's height target of the frame before */
     rt_frame_log *log;
     kg_collision_work *cw;
     unsigned char *check, *hit;
@@ -230,10 +231,17 @@ static void goal_at(run *R, int f, rt_goal *g) {
             g->pivot_yaw[side] = rt_pivot_yaw(&R->pin[side], &R->s, side, f, &R->o->tune);
     landing(R, f, g);
     g->pelvis_z = NAN;
-    if (f > 0) { /* the pelvis rises and falls as the source's */
+    if (f > 0) { /* the pelvis rises and falls as the source's: from where it is while both feet
+                  * stand (the legs set its height), else from the frame before's target - a swing
+                  * foot reaching for its landing, or a landing with no foot down, pulled the
+                  * pelvis down 0.2-1 m with nothing to bring it back */
         int l = R->rr->map.link[KG_PART_PELVIS];
-        g->pelvis_z = rt_step_data(R->step)->link_pos[3 * l + 2] + R->s.f[f].kp[KG_PART_PELVIS][2] -
-                      R->s.f[f - 1].kp[KG_PART_PELVIS][2];
+        double rise = R->s.f[f].kp[KG_PART_PELVIS][2] - R->s.f[f - 1].kp[KG_PART_PELVIS][2];
+        double now = rt_step_data(R->step)->link_pos[3 * l + 2], hold = R->o->tune.height_hold;
+        double from = now;
+        if (!(R->pin[0].down && R->pin[1].down) && f > 1 && hold > 0) /* the target relaxes onto the pelvis */
+            from = now + exp(-R->s.dt / hold) * (R->pelvis_z - now);
+        g->pelvis_z = R->pelvis_z = from + rise;
     }
 }
 
