@@ -60,8 +60,14 @@ def main():
         if path: mesh.set("filename", "file://" + os.path.abspath(path))
     os.makedirs(outdir, exist_ok=True)
     out = os.path.join(outdir, os.path.basename(urdf))
-    tree.write(out, encoding="utf-8", xml_declaration=True)
-    json.dump({"joints": names}, open(os.path.join(outdir, "names.json"), "w"), indent=1)
+    # written aside and renamed: the matrix runs several clips of one robot at a time, and a checker
+    # reading the copy while another run rewrote it found it empty
+    tmp = "%s.%d.tmp" % (out, os.getpid())
+    tree.write(tmp, encoding="utf-8", xml_declaration=True)
+    os.replace(tmp, out)
+    tmp = os.path.join(outdir, "names.json.%d.tmp" % os.getpid())
+    json.dump({"joints": names}, open(tmp, "w"), indent=1)
+    os.replace(tmp, os.path.join(outdir, "names.json"))
     print(out)
 
 
