@@ -8,42 +8,42 @@
 #include "analysis/dynamics/internal.h"
 
 /* The 6x6 form of a rigid-body inertia: [[I, [h]x], [[h]x^T, m E]]. */
-static void rb_to_matrix(double *A, const double *rb) {
-    const double m = rb[RB_M], *h = rb + RB_H, *I = rb + RB_I;
-    double H[9];
-    kg_mat3_skew(H, h);
-    memset(A, 0, 36 * sizeof *A);
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
-            A[6 * a + b] = I[3 * a + b];
-            A[6 * a + 3 + b] = H[3 * a + b];
-            A[6 * (3 + b) + a] = H[3 * a + b];
-        }
-    A[21] = A[28] = A[35] = m;
+static void rb_to_matrix(double *restrict A, const double *restrict rb) {
+    const double m = rb[RB_M], h0 = rb[RB_H], h1 = rb[RB_H + 1], h2 = rb[RB_H + 2], *I = rb + RB_I;
+    const double X[36] = {I[0], I[1], I[2], 0,   -h2, h1, /* [[I, [h]x], [[h]x^T, m E]] */
+                          I[3], I[4], I[5], h2,  0,   -h0,
+                          I[6], I[7], I[8], -h1, h0,  0,
+                          0,    h2,   -h1,  m,   0,   0,
+                          -h2,  0,    h0,   0,   m,   0,
+                          h1,   -h0,  0,    0,   0,   m};
+    memcpy(A, X, sizeof X);
 }
 
 /* P += X^T A X, X the motion shift by r (child's origin = parent's + r):
  * with A = [[A, B], [B^T, C]] and R = [r]x, the blocks become
- * A + R B^T + (R B^T)^T - R C R, B + R C, C. */
-static void articulated_add_shifted(double *P, const double *A, const double r[3]) {
-    double R[9], B[9], Bt[9], C[9], RC[9], RBt[9], RCR[9];
-    kg_mat3_skew(R, r);
+ * A + R B^T + (R B^T)^T - R C R, B + R C, C. R times a matrix is r crossed
+ * with each of its columns (6 products a column, not 9). */
+static void articulated_add_shifted(double *restrict P, const double *restrict A, const double r[3]) {
+    double RC[9], RBt[9], RCR[9];
+    for (int b = 0; b < 3; b++) { /* column b of R C and of R B^T (B^T's column b is B's row b) */
+        const double *C = A + 21, *Brow = A + 6 * b + 3;
+        const double c0 = C[b], c1 = C[6 + b], c2 = C[12 + b];
+        RC[b] = r[1] * c2 - r[2] * c1, RC[3 + b] = r[2] * c0 - r[0] * c2, RC[6 + b] = r[0] * c1 - r[1] * c0;
+        RBt[b] = r[1] * Brow[2] - r[2] * Brow[1], RBt[3 + b] = r[2] * Brow[0] - r[0] * Brow[2];
+        RBt[6 + b] = r[0] * Brow[1] - r[1] * Brow[0];
+    }
+    for (int a = 0; a < 3; a++) { /* row a of (R C) R is (row a of R C) x r, as R^T = -R */
+        const double *x = RC + 3 * a;
+        RCR[3 * a] = x[1] * r[2] - x[2] * r[1], RCR[3 * a + 1] = x[2] * r[0] - x[0] * r[2];
+        RCR[3 * a + 2] = x[0] * r[1] - x[1] * r[0];
+    }
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
-            B[3 * a + b] = A[6 * a + 3 + b];
-            Bt[3 * b + a] = A[6 * a + 3 + b];
-            C[3 * a + b] = A[6 * (3 + a) + 3 + b];
-        }
-    kg_mat3_mul(RC, R, C);
-    kg_mat3_mul(RBt, R, Bt);
-    kg_mat3_mul(RCR, RC, R);
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
-            const double nb = B[3 * a + b] + RC[3 * a + b];
+            const double nb = A[6 * a + 3 + b] + RC[3 * a + b];
             P[6 * a + b] += A[6 * a + b] + RBt[3 * a + b] + RBt[3 * b + a] - RCR[3 * a + b];
             P[6 * a + 3 + b] += nb;
             P[6 * (3 + b) + a] += nb;
-            P[6 * (3 + a) + 3 + b] += C[3 * a + b];
+            P[6 * (3 + a) + 3 + b] += A[6 * (3 + a) + 3 + b];
         }
 }
 
@@ -83,54 +83,104 @@ static int sym_inverse(const double *D, int n, double *Dinv) {
     return singular;
 }
 
-/* Pass 2 for link i moved by joint J: U, D^-1 and D^-1 u stored, and the
- * articulated inertia and bias force handed to the parent. */
-static int aba_link(const kg_model *m, kg_dyn *w, int i, const kg_joint *J, const double *tau) {
-    double *IA = w->IA + 36 * i, *pA = w->pA + 6 * i, Ia[36], pa[6];
+/* Pass 2 for a body whose joint has one column S (its U = IA S, D and D^-1 u
+ * scalars): Ia = IA - U U^T / D, pa = pA + Ia c + U u / D. Returns 1 when D
+ * is not positive (a massless subtree): the joint then gets no acceleration. */
+static int aba_one(kg_dyn *w, int i, int col, const double *tau, double *restrict Ia, double *restrict pa) {
+    const double *restrict IA = w->IA + 36 * i, *restrict pA = w->pA + 6 * i, *restrict c = w->c + 6 * i;
+    const double *restrict S = w->S + 6 * col;
+    double U[6], D = 0, u = tau ? tau[col] : 0; /* U local: stores to w->U would force reloads of IA */
+    switch (w->kind[i]) {
+    case DYN_REVOLUTE:
+        for (int e = 0; e < 6; e++) U[e] = IA[6 * e] * S[0] + IA[6 * e + 1] * S[1] + IA[6 * e + 2] * S[2];
+        D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+        u -= S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2];
+        break;
+    case DYN_PRISMATIC:
+        for (int e = 0; e < 6; e++) U[e] = IA[6 * e + 3] * S[3] + IA[6 * e + 4] * S[4] + IA[6 * e + 5] * S[5];
+        D = S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
+        u -= S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
+        break;
+    default:
+        for (int e = 0; e < 6; e++) {
+            double x = 0;
+            for (int f = 0; f < 6; f++) x += IA[6 * e + f] * S[f];
+            U[e] = x;
+        }
+        for (int e = 0; e < 6; e++) D += S[e] * U[e], u -= S[e] * pA[e];
+    }
+    const int singular = !(D > 0);
+    const double dinv = singular ? 0 : 1 / D, du = dinv * u;
+    double Ud[6];
+    for (int e = 0; e < 6; e++) Ud[e] = U[e] * dinv;
+    for (int e = 0; e < 6; e++) /* all 36 entries: fixed bounds vectorise, a triangle does not */
+        for (int f = 0; f < 6; f++) Ia[6 * e + f] = IA[6 * e + f] - Ud[e] * U[f];
+    /* pa = pA + Ia c + U du, with Ia c = IA c - Ud (U . c) */
+    const double uc = U[0] * c[0] + U[1] * c[1] + U[2] * c[2] + U[3] * c[3] + U[4] * c[4] + U[5] * c[5];
+    for (int e = 0; e < 6; e++) {
+        const double *row = IA + 6 * e;
+        pa[e] = pA[e] + row[0] * c[0] + row[1] * c[1] + row[2] * c[2] + row[3] * c[3] + row[4] * c[4] + row[5] * c[5] -
+                Ud[e] * uc + U[e] * du;
+    }
+    memcpy(w->U + 6 * col, U, sizeof U);
+    w->Dinv[6 * col] = dinv;
+    w->u[col] = du;
+    return singular;
+}
+
+/* Pass 2 for a body whose joint has n > 1 columns (D an n x n matrix). */
+static int aba_many(kg_dyn *w, int i, const kg_joint *J, const double *tau, double *Ia, double *pa) {
+    const double *IA = w->IA + 36 * i, *pA = w->pA + 6 * i;
     const int n = J->nv;
-    int singular = 0;
-    memcpy(Ia, IA, sizeof Ia);
-    memcpy(pa, pA, sizeof pa);
-    if (n > 0) {
-        double *U = w->U + 6 * J->vadr, *Dinv = w->Dinv + 6 * J->vadr, D[36], u[6], du[6];
-        const double *S = w->S + 6 * J->vadr, *c = w->c + 6 * i;
-        for (int k = 0; k < n; k++)
-            for (int e = 0; e < 6; e++) {
-                double s = 0;
-                for (int f = 0; f < 6; f++) s += IA[6 * e + f] * S[6 * k + f];
-                U[6 * k + e] = s;
-            }
-        for (int k = 0; k < n; k++) {
-            double s = tau ? tau[J->vadr + k] : 0;
-            for (int e = 0; e < 6; e++) s -= S[6 * k + e] * pA[e];
-            u[k] = s;
-            for (int l = 0; l < n; l++) {
-                double x = 0;
-                for (int e = 0; e < 6; e++) x += S[6 * k + e] * U[6 * l + e];
-                D[n * k + l] = x;
-            }
-        }
-        singular = sym_inverse(D, n, Dinv);
-        for (int k = 0; k < n; k++) {
-            double s = 0;
-            for (int l = 0; l < n; l++) s += Dinv[n * k + l] * u[l];
-            du[k] = w->u[J->vadr + k] = s;
-        }
-        /* Ia = IA - U D^-1 U^T; pa = pA + Ia c + U D^-1 u */
-        for (int k = 0; k < n; k++)
-            for (int l = 0; l < n; l++) {
-                const double x = Dinv[n * k + l];
-                for (int e = 0; e < 6; e++)
-                    for (int f = 0; f < 6; f++) Ia[6 * e + f] -= U[6 * k + e] * x * U[6 * l + f];
-            }
+    double *U = w->U + 6 * J->vadr, *Dinv = w->Dinv + 6 * J->vadr, D[36], u[6], du[6];
+    const double *S = w->S + 6 * J->vadr, *c = w->c + 6 * i;
+    memcpy(Ia, IA, 36 * sizeof *Ia);
+    memcpy(pa, pA, 6 * sizeof *pa);
+    for (int k = 0; k < n; k++)
         for (int e = 0; e < 6; e++) {
             double s = 0;
-            for (int f = 0; f < 6; f++) s += Ia[6 * e + f] * c[f];
-            for (int k = 0; k < n; k++) s += U[6 * k + e] * du[k];
-            pa[e] += s;
+            for (int f = 0; f < 6; f++) s += IA[6 * e + f] * S[6 * k + f];
+            U[6 * k + e] = s;
+        }
+    for (int k = 0; k < n; k++) {
+        double s = tau ? tau[J->vadr + k] : 0;
+        for (int e = 0; e < 6; e++) s -= S[6 * k + e] * pA[e];
+        u[k] = s;
+        for (int l = 0; l < n; l++) {
+            double x = 0;
+            for (int e = 0; e < 6; e++) x += S[6 * k + e] * U[6 * l + e];
+            D[n * k + l] = x;
         }
     }
-    const int p = m->link[i].parent;
+    const int singular = sym_inverse(D, n, Dinv);
+    for (int k = 0; k < n; k++) {
+        double s = 0;
+        for (int l = 0; l < n; l++) s += Dinv[n * k + l] * u[l];
+        du[k] = w->u[J->vadr + k] = s;
+    }
+    /* Ia = IA - U D^-1 U^T; pa = pA + Ia c + U D^-1 u */
+    for (int k = 0; k < n; k++)
+        for (int l = 0; l < n; l++) {
+            const double x = Dinv[n * k + l];
+            for (int e = 0; e < 6; e++)
+                for (int f = 0; f < 6; f++) Ia[6 * e + f] -= U[6 * k + e] * x * U[6 * l + f];
+        }
+    for (int e = 0; e < 6; e++) {
+        double s = 0;
+        for (int f = 0; f < 6; f++) s += Ia[6 * e + f] * c[f];
+        for (int k = 0; k < n; k++) s += U[6 * k + e] * du[k];
+        pa[e] += s;
+    }
+    return singular;
+}
+
+/* Pass 2 for body i: its joint's freedom taken out of its articulated inertia
+ * and bias force, which are handed to its parent. */
+static int aba_body(const kg_model *m, kg_dyn *w, int i, const double *tau) {
+    const kg_joint *J = &m->joint[w->joint_link[i]];
+    double Ia[36], pa[6];
+    const int singular = J->nv == 1 ? aba_one(w, i, J->vadr, tau, Ia, pa) : aba_many(w, i, J, tau, Ia, pa);
+    const int p = w->bparent[i];
     if (p > 0) {
         articulated_add_shifted(w->IA + 36 * p, Ia, w->r + 3 * i);
         sv_force_add_shifted(w->pA + 6 * p, pa, w->r + 3 * i);
@@ -138,32 +188,47 @@ static int aba_link(const kg_model *m, kg_dyn *w, int i, const kg_joint *J, cons
     return singular;
 }
 
-/* Pass 1: velocities, velocity-product accelerations, rigid inertias and bias forces. */
+/* Pass 1: velocities, velocity-product accelerations, rigid inertias and bias
+ * forces (computed in locals, stored once). */
 static void aba_velocities(const kg_model *m, kg_dyn *w, const double *v, const double *fext) {
-    sv_zero(w->vel);
-    for (int i = 1; i < m->nlink; i++) {
-        const int p = m->link[i].parent, j = w->joint_link[i];
-        double *vi = w->vel + 6 * i, *ci = w->c + 6 * i, *pA = w->pA + 6 * i;
-        const double *rb = w->rb + RB_SIZE * i;
-        sv_motion_shift(vi, w->vel + 6 * p, w->r + 3 * i);
-        sv_zero(ci);
-        if (v && m->joint[j].nv > 0) {
-            double vJ[6];
-            dyn_joint_velocity(m, w, j, vi, v + m->joint[j].vadr, vJ, ci);
-            for (int e = 0; e < 6; e++) vi[e] += vJ[e];
-        }
-        rb_to_matrix(w->IA + 36 * i, rb);
-        sv_zero(pA);
+    double *restrict vel = w->vel;
+    sv_zero(vel);
+    for (int b = 1; b < w->nbody; b++) {
+        const int i = w->body[b], j = w->joint_link[i];
+        const kg_joint *J = &m->joint[j];
+        const double *rb = w->rb + RB_SIZE * i, *S = w->S + 6 * J->vadr;
+        double V[6], C[6] = {0, 0, 0, 0, 0, 0}, P[6] = {0, 0, 0, 0, 0, 0};
+        sv_motion_shift(V, vel + 6 * w->bparent[i], w->r + 3 * i);
         if (v) {
+            const double qd = v[J->vadr];
+            double s[3];
+            switch (w->kind[i]) {
+            case DYN_REVOLUTE: /* c = (w x s qd; u x s qd), then w += s qd */
+                for (int e = 0; e < 3; e++) s[e] = S[e] * qd;
+                kg_vec3_cross(C, V, s);
+                kg_vec3_cross(C + 3, V + 3, s);
+                for (int e = 0; e < 3; e++) V[e] += s[e];
+                break;
+            case DYN_PRISMATIC: /* c = (0; w x s qd), then u += s qd */
+                for (int e = 0; e < 3; e++) s[e] = S[3 + e] * qd;
+                kg_vec3_cross(C + 3, V, s);
+                for (int e = 0; e < 3; e++) V[3 + e] += s[e];
+                break;
+            default: {
+                double vJ[6];
+                dyn_joint_velocity(m, w, j, V, v + J->vadr, vJ, C);
+                for (int e = 0; e < 6; e++) V[e] += vJ[e];
+            }
+            }
             double h[6];
-            rb_apply(h, rb, vi);
-            sv_cross_force_add(pA, vi, h);
+            rb_apply(h, rb, V);
+            sv_cross_force_add(P, V, h);
         }
-        if (fext) {
-            const double *fe = fext + 6 * i;
-            pA[0] -= fe[3], pA[1] -= fe[4], pA[2] -= fe[5];
-            pA[3] -= fe[0], pA[4] -= fe[1], pA[5] -= fe[2];
-        }
+        if (fext) dyn_body_fext(w, i, fext, P);
+        rb_to_matrix(w->IA + 36 * i, rb);
+        memcpy(vel + 6 * i, V, sizeof V);
+        memcpy(w->c + 6 * i, C, sizeof C);
+        memcpy(w->pA + 6 * i, P, sizeof P);
     }
 }
 
@@ -172,19 +237,26 @@ int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const do
     const double *g = dyn_options(opt)->gravity;
     aba_velocities(m, w, v, fext);
     int singular = 0;
-    for (int i = m->nlink - 1; i >= 1; i--) singular += aba_link(m, w, i, &m->joint[w->joint_link[i]], tau);
+    for (int b = w->nbody - 1; b >= 1; b--) singular += aba_body(m, w, w->body[b], tau);
     /* pass 3 */
     sv_zero(w->acc);
     w->acc[3] = -g[0], w->acc[4] = -g[1], w->acc[5] = -g[2];
-    for (int i = 1; i < m->nlink; i++) {
+    for (int b = 1; b < w->nbody; b++) {
+        const int i = w->body[b];
         const kg_joint *J = &m->joint[w->joint_link[i]];
         double *ai = w->acc + 6 * i;
         const double *ci = w->c + 6 * i;
-        sv_motion_shift(ai, w->acc + 6 * m->link[i].parent, w->r + 3 * i);
+        sv_motion_shift(ai, w->acc + 6 * w->bparent[i], w->r + 3 * i);
         for (int e = 0; e < 6; e++) ai[e] += ci[e];
         const int n = J->nv;
-        if (n == 0) continue;
         const double *U = w->U + 6 * J->vadr, *Dinv = w->Dinv + 6 * J->vadr, *S = w->S + 6 * J->vadr;
+        if (n == 1) {
+            const double x = w->u[J->vadr] -
+                             Dinv[0] * (U[0] * ai[0] + U[1] * ai[1] + U[2] * ai[2] + U[3] * ai[3] + U[4] * ai[4] + U[5] * ai[5]);
+            a[J->vadr] = x;
+            for (int e = 0; e < 6; e++) ai[e] += S[e] * x;
+            continue;
+        }
         double Ua[6];
         for (int k = 0; k < n; k++) {
             double s = 0;

@@ -324,10 +324,12 @@ static void closure_bias(const kg_model *m, kg_dyn *w, kg_closed *c, const doubl
     for (int k = 0; k < c->nloop; k++) {
         const kg_loop *lp = &m->loop[c->loops[k]];
         const int vl = lp->virtual_link, rl = lp->real_link;
-        const double *pv = w->pos + 3 * vl, *pr = w->pos + 3 * rl, *av = w->acc + 6 * vl;
+        const double *pv = w->pos + 3 * vl, *pr = w->pos + 3 * rl;
         const double r[3] = {pv[0] - pr[0], pv[1] - pr[1], pv[2] - pr[2]};
-        double ar[6];
-        sv_motion_shift(ar, w->acc + 6 * rl, r);
+        double av[6], arl[6], ar[6]; /* either may be welded to its parent */
+        dyn_link_motion(w, w->acc, vl, av);
+        dyn_link_motion(w, w->acc, rl, arl);
+        sv_motion_shift(ar, arl, r);
         for (int e = 0; e < 3; e++) {
             gamma[6 * k + e] = -(av[3 + e] - ar[3 + e]);
             gamma[6 * k + 3 + e] = -(av[e] - ar[e]);

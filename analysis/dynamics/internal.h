@@ -7,7 +7,8 @@
  * FK already gives world rotations, so moving a vector from a parent to a child
  * is a translation by r = p_child - p_parent, with no rotation (cheaper than
  * Featherstone's link-local frames, and as exact). A rigid body's inertia is
- * kept as (m, h = m c, I about the origin), c the COM relative to the origin. */
+ * kept as (m, h = m c, I about the origin), c the COM relative to the origin.
+ * Links on fixed joints are welded to their parents' bodies (struct kg_dyn). */
 #ifndef KG_DYNAMICS_INTERNAL_H
 #define KG_DYNAMICS_INTERNAL_H
 
@@ -17,14 +18,32 @@
 /* Rigid-body inertia about a point, world axes: 13 doubles. */
 enum { RB_M = 0, RB_H = 1, RB_I = 4, RB_SIZE = 13 };
 
+/* How a body's joint moves it, for the recursions' fast paths: a revolute or
+ * continuous joint's single column is (a; 0) (its axis passes through the
+ * child's origin), a prismatic joint's (0; a); anything else goes through the
+ * general per-column code. */
+enum { DYN_GENERAL = 0, DYN_REVOLUTE = 1, DYN_PRISMATIC = 2 };
+
+/* Bodies. The recursions run over the root and the links a moving joint
+ * carries ("bodies"); a link on a fixed joint is welded to its nearest body
+ * (its anchor): its inertia is added to the anchor's at kg_dyn_positions and
+ * its external wrench to the anchor's, so it costs nothing per call (G1: 30
+ * bodies of 39 links). Body arrays are indexed by link; a welded link's
+ * velocity and acceleration are its anchor's, moved (dyn_link_motion). */
 struct kg_dyn {
     int nlink, nv;
     int *joint_link;   /* [nlink]: the joint moving link i (-1 for the root), cached from the model */
+    int nbody, *body;  /* [nbody] the bodies' links, root first, parents before children */
+    int *anchor;       /* [nlink] the body each link is welded to (itself for a body) */
+    int *bparent;      /* [nlink] for a body, its parent link's anchor (-1 for the root) */
+    int *kind;         /* [nlink] for a body, DYN_REVOLUTE, DYN_PRISMATIC or DYN_GENERAL */
+    int *weld_off, *weld; /* the welded links of body i: weld[weld_off[i] .. weld_off[i + 1]) */
+    int nwelded, *welded; /* every welded link, parents first */
     double *pos;       /* [3 nlink] link origins (world), copied from kg_fk */
-    double *r;         /* [3 nlink] p_i - p_parent */
-    double *rb;        /* [RB_SIZE nlink] each link's inertia about its origin */
+    double *r;         /* [3 nlink] for a body, p_i - p_bparent */
+    double *rb;        /* [RB_SIZE nlink] each body's inertia about its origin, welded links included */
     double *S;         /* [6 nv] motion subspace: each coordinate's unit motion about its child's origin */
-    double *vel, *acc, *frc; /* [6 nlink] */
+    double *vel, *acc, *frc; /* [6 nlink], bodies only */
     double *c;         /* [6 nlink] ABA: velocity-product accelerations */
     double *comp;      /* [RB_SIZE nlink] CRBA: composite inertias */
     double *IA;        /* [36 nlink] ABA: articulated inertias (row-major 6x6) */
@@ -42,6 +61,14 @@ static inline void sv_motion_shift(double *restrict o, const double *restrict x,
     o[3] = x[3] + x[1] * r[2] - x[2] * r[1];
     o[4] = x[4] + x[2] * r[0] - x[0] * r[2];
     o[5] = x[5] + x[0] * r[1] - x[1] * r[0];
+}
+
+/* Link i's velocity or acceleration (x: w->vel or w->acc) after a recursion
+ * that filled them: a welded link's is its anchor's moved to its origin. */
+static inline void dyn_link_motion(const kg_dyn *w, const double *x, int i, double o[6]) {
+    const int b = w->anchor[i];
+    const double *pb = w->pos + 3 * b, *pi = w->pos + 3 * i, r[3] = {pi[0] - pb[0], pi[1] - pb[1], pi[2] - pb[2]};
+    sv_motion_shift(o, x + 6 * b, r);
 }
 
 /* Adds a force at the child's origin to one at the parent's: (n + r x f; f). */
@@ -87,15 +114,39 @@ static inline void rb_apply(double *restrict f, const double *restrict I, const 
 
 /* o += x moved from the child's origin to the parent's (r = p_child - p_parent):
  * the COM offset grows by r, and the parallel-axis terms
- * I' = I + (2 h.r + m r.r) E - (h r^T + r h^T + m r r^T). */
+ * I' = I + (2 h.r + m r.r) E - (h r^T + r h^T + m r r^T), six entries of a
+ * symmetric matrix computed once each. */
 static inline void rb_add_shifted(double *restrict o, const double *restrict x, const double r[3]) {
-    const double m = x[RB_M], *h = x + RB_H, *J = x + RB_I;
-    const double d = 2 * kg_vec3_dot(h, r) + m * kg_vec3_dot(r, r);
+    const double m = x[RB_M], *J = x + RB_I;
+    const double h0 = x[RB_H], h1 = x[RB_H + 1], h2 = x[RB_H + 2], r0 = r[0], r1 = r[1], r2 = r[2];
+    const double g0 = h0 + m * r0, g1 = h1 + m * r1, g2 = h2 + m * r2; /* h + m r: the new h's increment */
+    const double d = h0 * r0 + h1 * r1 + h2 * r2 + g0 * r0 + g1 * r1 + g2 * r2;
+    /* h_a r_b + r_a h_b + m r_a r_b = h_a r_b + r_a g_b */
+    const double i00 = J[0] + d - (h0 * r0 + r0 * g0), i11 = J[4] + d - (h1 * r1 + r1 * g1),
+                 i22 = J[8] + d - (h2 * r2 + r2 * g2);
+    const double i01 = J[1] - (h0 * r1 + r0 * g1), i02 = J[2] - (h0 * r2 + r0 * g2), i12 = J[5] - (h1 * r2 + r1 * g2);
+    double *I = o + RB_I;
     o[RB_M] += m;
-    for (int a = 0; a < 3; a++) o[RB_H + a] += h[a] + m * r[a];
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            o[RB_I + 3 * a + b] += J[3 * a + b] + (a == b ? d : 0) - (h[a] * r[b] + r[a] * h[b] + m * r[a] * r[b]);
+    o[RB_H] += g0, o[RB_H + 1] += g1, o[RB_H + 2] += g2;
+    I[0] += i00, I[4] += i11, I[8] += i22;
+    I[1] += i01, I[3] += i01, I[2] += i02, I[6] += i02, I[5] += i12, I[7] += i12;
+}
+
+/* f -= the external wrenches on body i and its welded links, moved to its
+ * origin (fext as the API has it: per link force, then moment, world axes). */
+static inline void dyn_body_fext(const kg_dyn *w, int i, const double *fext, double *restrict f) {
+    const double *fe = fext + 6 * i;
+    f[0] -= fe[3], f[1] -= fe[4], f[2] -= fe[5];
+    f[3] -= fe[0], f[4] -= fe[1], f[5] -= fe[2];
+    for (int k = w->weld_off[i]; k < w->weld_off[i + 1]; k++) {
+        const int l = w->weld[k];
+        const double *x = fext + 6 * l, *pl = w->pos + 3 * l, *pi = w->pos + 3 * i;
+        const double r[3] = {pl[0] - pi[0], pl[1] - pi[1], pl[2] - pi[2]}; /* moment about p_i: n + r x f */
+        f[0] -= x[3] + r[1] * x[2] - r[2] * x[1];
+        f[1] -= x[4] + r[2] * x[0] - r[0] * x[2];
+        f[2] -= x[5] + r[0] * x[1] - r[1] * x[0];
+        f[3] -= x[0], f[4] -= x[1], f[5] -= x[2];
+    }
 }
 
 static inline const kg_dyn_options *dyn_options(const kg_dyn_options *o) { return o ? o : &kg_dyn_default; }

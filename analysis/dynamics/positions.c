@@ -10,12 +10,47 @@
 
 const kg_dyn_options kg_dyn_default = {{0, 0, -9.81}};
 
+/* The bodies, anchors and welds (struct kg_dyn): links are in topological
+ * order (a parent before its children), so one pass finds every anchor. */
+static void find_bodies(const kg_model *m, kg_dyn *w) {
+    int nw = 0;
+    for (int i = 0; i < m->nlink; i++) {
+        const int j = m->link[i].joint;
+        const int moving = i == 0 || (j >= 0 && m->joint[j].nv > 0);
+        w->anchor[i] = moving ? i : w->anchor[m->link[i].parent];
+        w->bparent[i] = -1;
+        if (!moving) {
+            w->welded[nw++] = i;
+            continue;
+        }
+        w->body[w->nbody++] = i;
+        if (i > 0) w->bparent[i] = w->anchor[m->link[i].parent];
+        const int t = i > 0 ? m->joint[j].type : KG_JOINT_FIXED;
+        w->kind[i] = t == KG_JOINT_REVOLUTE || t == KG_JOINT_CONTINUOUS ? DYN_REVOLUTE
+                     : t == KG_JOINT_PRISMATIC                         ? DYN_PRISMATIC
+                                                                       : DYN_GENERAL;
+    }
+    w->nwelded = nw;
+    /* welds grouped by anchor (counting sort, parents first within each) */
+    for (int k = 0; k < nw; k++) w->weld_off[w->anchor[w->welded[k]] + 1]++;
+    for (int i = 0; i < m->nlink; i++) w->weld_off[i + 1] += w->weld_off[i];
+    int *fill = kg_xcalloc((size_t)m->nlink, sizeof *fill);
+    for (int k = 0; k < nw; k++) {
+        const int a = w->anchor[w->welded[k]];
+        w->weld[w->weld_off[a] + fill[a]++] = w->welded[k];
+    }
+    free(fill);
+}
+
 kg_dyn *kg_dyn_new(const kg_model *m) {
     kg_dyn *w = kg_xcalloc(1, sizeof *w);
     const size_t L = (size_t)m->nlink, V = (size_t)m->nv + 1;
     w->nlink = m->nlink;
     w->nv = m->nv;
-    w->joint_link = kg_xcalloc(L, sizeof *w->joint_link);
+    /* one block for the ints: joint_link, body, anchor, bparent, kind, weld_off, weld, welded */
+    int *ints = kg_xcalloc(8 * L + 1, sizeof *ints);
+    w->joint_link = ints, w->body = ints + L, w->anchor = ints + 2 * L, w->bparent = ints + 3 * L;
+    w->kind = ints + 4 * L, w->weld_off = ints + 5 * L, w->weld = ints + 6 * L + 1, w->welded = w->weld + L;
     /* one block for the doubles: each array's size in doubles */
     const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
                             6 * V, 6 * V, V};
@@ -29,13 +64,14 @@ kg_dyn *kg_dyn_new(const kg_model *m) {
         block += sizes[k];
     }
     for (int i = 0; i < m->nlink; i++) w->joint_link[i] = m->link[i].joint;
+    find_bodies(m, w);
     return w;
 }
 
 void kg_dyn_free(kg_dyn *w) {
     if (!w) return;
     free(w->pos); /* the first slot owns the block */
-    free(w->joint_link);
+    free(w->joint_link); /* and the ints' */
     free(w);
 }
 
@@ -111,31 +147,64 @@ static void joint_subspace(const kg_model *m, const kg_data *d, int j, double *S
     }
 }
 
-/* Link i's inertia about its origin in world axes: I = R Ic R^T + m (c.c E - c c^T). */
-static void link_inertia(const kg_link *L, const double *R, double *rb) {
-    const double m = L->mass;
-    double c[3], Iw[9];
-    kg_mat3_vec(c, R, L->com);
-    kg_inertia_rotate(Iw, R, L->inertia);
-    const double cc = kg_vec3_dot(c, c);
-    rb[RB_M] = m;
-    for (int a = 0; a < 3; a++) rb[RB_H + a] = m * c[a];
+/* Link L's inertia about its origin in world axes: the parallel-axis terms in
+ * the link's frame, Io = Ic + m (c.c E - c c^T), then I = R Io R^T with
+ * symmetry used (one product of three, half of the second); h = m R c. */
+static void link_inertia(const kg_link *L, const double *Rw, double *rb) {
+    const double m = L->mass, *Ic = L->inertia, c[3] = {L->com[0], L->com[1], L->com[2]};
+    double R[9], Io[9], T[9], out[RB_SIZE]; /* locals: no store can alias an input */
+    memcpy(R, Rw, sizeof R);
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
     for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) rb[RB_I + 3 * a + b] = Iw[3 * a + b] + m * ((a == b ? cc : 0) - c[a] * c[b]);
+        for (int b = a; b < 3; b++)
+            Io[3 * a + b] = Io[3 * b + a] = 0.5 * (Ic[3 * a + b] + Ic[3 * b + a]) + m * ((a == b ? cc : 0) - c[a] * c[b]);
+    kg_mat3_mul(T, R, Io);
+    double *I = out + RB_I;
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++)
+            I[3 * a + b] = I[3 * b + a] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+    out[RB_M] = m;
+    for (int a = 0; a < 3; a++) out[RB_H + a] = m * (R[3 * a] * c[0] + R[3 * a + 1] * c[1] + R[3 * a + 2] * c[2]);
+    memcpy(rb, out, sizeof out);
+}
+
+/* A welded link adds anything to its anchor only with mass or inertia. */
+static int has_inertia(const kg_link *L) {
+    if (L->mass != 0) return 1;
+    for (int k = 0; k < 9; k++)
+        if (L->inertia[k] != 0) return 1;
+    return 0;
 }
 
 void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w) {
-    memcpy(w->pos, d->link_pos, 3 * (size_t)m->nlink * sizeof *w->pos);
-    for (int i = 0; i < m->nlink; i++) {
-        const int p = m->link[i].parent;
+    const double *P = d->link_pos;
+    memcpy(w->pos, P, 3 * (size_t)m->nlink * sizeof *w->pos);
+    for (int b = 0; b < w->nbody; b++) {
+        const int i = w->body[b], p = w->bparent[i];
         double *r = w->r + 3 * i;
         if (p < 0) r[0] = r[1] = r[2] = 0;
         else
-            for (int a = 0; a < 3; a++) r[a] = d->link_pos[3 * i + a] - d->link_pos[3 * p + a];
+            for (int a = 0; a < 3; a++) r[a] = P[3 * i + a] - P[3 * p + a];
         link_inertia(&m->link[i], d->link_rot + 9 * i, w->rb + RB_SIZE * i);
     }
-    for (int j = 0; j < m->njoint; j++)
-        if (m->joint[j].nv > 0) joint_subspace(m, d, j, w->S + 6 * m->joint[j].vadr);
+    for (int k = 0; k < w->nwelded; k++) {
+        const int l = w->welded[k], a = w->anchor[l];
+        if (!has_inertia(&m->link[l])) continue;
+        double rb[RB_SIZE];
+        const double r[3] = {P[3 * l] - P[3 * a], P[3 * l + 1] - P[3 * a + 1], P[3 * l + 2] - P[3 * a + 2]};
+        link_inertia(&m->link[l], d->link_rot + 9 * l, rb);
+        rb_add_shifted(w->rb + RB_SIZE * a, rb, r);
+    }
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->nv == 0) continue;
+        double *S = w->S + 6 * J->vadr;
+        if (w->kind[J->child] == DYN_REVOLUTE) { /* (R axis; 0): the common case, without the switch */
+            kg_mat3_vec(S, d->link_rot + 9 * J->child, J->axis);
+            S[3] = S[4] = S[5] = 0;
+        } else
+            joint_subspace(m, d, j, S);
+    }
 }
 
 void dyn_joint_velocity(const kg_model *m, const kg_dyn *w, int j, const double *vp, const double *qd, double *vJ,

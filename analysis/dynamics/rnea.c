@@ -4,62 +4,103 @@
  * root (a_0 = -g), so every link's force already includes its weight. With
  * a floating root (kg_dyn_rnea_floating) the root moves as given and its own
  * force joins the backward pass: the wrench the base would need. */
+#include <string.h>
+
 #include "analysis/dynamics/internal.h"
 
-/* The force link i's motion needs (I a + v x* I v), less the external wrench on it. */
-static void link_force(kg_dyn *w, int i, int have_v, const double *fext) {
-    const double *vi = w->vel + 6 * i, *ai = w->acc + 6 * i, *rb = w->rb + RB_SIZE * i;
-    double *fi = w->frc + 6 * i;
-    rb_apply(fi, rb, ai);
+/* f = I a + v x* I v for one body's inertia (restrict: all distinct). */
+static inline void body_force(double *restrict f, const double *restrict rb, const double *restrict V,
+                              const double *restrict A, int have_v) {
+    rb_apply(f, rb, A);
     if (have_v) {
         double h[6];
-        rb_apply(h, rb, vi);
-        sv_cross_force_add(fi, vi, h);
-    }
-    if (fext) { /* (force; moment) in the API, (moment; force) here */
-        const double *fe = fext + 6 * i;
-        fi[0] -= fe[3], fi[1] -= fe[4], fi[2] -= fe[5];
-        fi[3] -= fe[0], fi[4] -= fe[1], fi[5] -= fe[2];
+        rb_apply(h, rb, V);
+        sv_cross_force_add(f, V, h);
     }
 }
 
-/* Forward pass: every link's velocity and acceleration (the root's given in
- * w->vel, w->acc, gravity included), then the force each link's motion needs. */
+/* One body's velocity V and acceleration A (locals, the parent's moved to
+ * its origin on entry) gain its joint's rates (internal.h's convention: the
+ * velocity products are vp x vJ for a joint whose axis passes through the
+ * child's origin or translates it). */
+static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const double *v, const double *a,
+                                double *restrict V, double *restrict A) {
+    const int j = w->joint_link[i];
+    const kg_joint *J = &m->joint[j];
+    const double *S = w->S + 6 * J->vadr;
+    switch (w->kind[i]) {
+    case DYN_REVOLUTE: { /* S = (s; 0): A += (w x s qd + s qdd; u x s qd), then w += s qd */
+        const double qd = v ? v[J->vadr] : 0, qdd = a ? a[J->vadr] : 0;
+        const double s0 = S[0] * qd, s1 = S[1] * qd, s2 = S[2] * qd;
+        A[0] += V[1] * s2 - V[2] * s1 + S[0] * qdd;
+        A[1] += V[2] * s0 - V[0] * s2 + S[1] * qdd;
+        A[2] += V[0] * s1 - V[1] * s0 + S[2] * qdd;
+        A[3] += V[4] * s2 - V[5] * s1;
+        A[4] += V[5] * s0 - V[3] * s2;
+        A[5] += V[3] * s1 - V[4] * s0;
+        V[0] += s0, V[1] += s1, V[2] += s2;
+        break;
+    }
+    case DYN_PRISMATIC: { /* S = (0; s): A += (0; w x s qd + s qdd), then u += s qd */
+        const double qd = v ? v[J->vadr] : 0, qdd = a ? a[J->vadr] : 0;
+        const double s0 = S[3] * qd, s1 = S[4] * qd, s2 = S[5] * qd;
+        A[3] += V[1] * s2 - V[2] * s1 + S[3] * qdd;
+        A[4] += V[2] * s0 - V[0] * s2 + S[4] * qdd;
+        A[5] += V[0] * s1 - V[1] * s0 + S[5] * qdd;
+        V[3] += s0, V[4] += s1, V[5] += s2;
+        break;
+    }
+    default:
+        if (v) {
+            double vJ[6], zeta[6];
+            dyn_joint_velocity(m, w, j, V, v + J->vadr, vJ, zeta);
+            for (int e = 0; e < 6; e++) V[e] += vJ[e], A[e] += zeta[e];
+        }
+        if (a)
+            for (int c = 0; c < J->nv; c++)
+                for (int e = 0; e < 6; e++) A[e] += S[6 * c + e] * a[J->vadr + c];
+    }
+}
+
+/* Forward pass: every body's velocity and acceleration (the root's given in
+ * w->vel, w->acc, gravity included), then the force each body's motion needs,
+ * less the external wrenches on it. Locals in between: the stores to the
+ * workspace would otherwise make the compiler reload everything. */
 static void rnea_forward(const kg_model *m, kg_dyn *w, const double *v, const double *a, const double *fext,
                          int have_v) {
-    for (int i = 1; i < m->nlink; i++) {
-        const int p = m->link[i].parent, j = w->joint_link[i];
-        double *vi = w->vel + 6 * i, *ai = w->acc + 6 * i;
-        const double *r = w->r + 3 * i;
-        sv_motion_shift(vi, w->vel + 6 * p, r);
-        sv_motion_shift(ai, w->acc + 6 * p, r);
-        const kg_joint *J = &m->joint[j];
-        if (J->nv > 0) {
-            const double *S = w->S + 6 * J->vadr;
-            if (v) {
-                double vJ[6], zeta[6];
-                dyn_joint_velocity(m, w, j, vi, v + J->vadr, vJ, zeta);
-                for (int e = 0; e < 6; e++) vi[e] += vJ[e], ai[e] += zeta[e];
-            }
-            if (a)
-                for (int c = 0; c < J->nv; c++)
-                    for (int e = 0; e < 6; e++) ai[e] += S[6 * c + e] * a[J->vadr + c];
-        }
-        link_force(w, i, have_v, fext);
+    double *restrict vel = w->vel, *restrict acc = w->acc, *restrict frc = w->frc;
+    for (int b = 1; b < w->nbody; b++) {
+        const int i = w->body[b], p = w->bparent[i];
+        double V[6], A[6], F[6];
+        sv_motion_shift(V, vel + 6 * p, w->r + 3 * i);
+        sv_motion_shift(A, acc + 6 * p, w->r + 3 * i);
+        joint_motion(m, w, i, v, a, V, A);
+        body_force(F, w->rb + RB_SIZE * i, V, A, have_v);
+        if (fext) dyn_body_fext(w, i, fext, F);
+        memcpy(vel + 6 * i, V, sizeof V);
+        memcpy(acc + 6 * i, A, sizeof A);
+        memcpy(frc + 6 * i, F, sizeof F);
     }
 }
 
-/* Backward pass: each joint carries the forces of the links below it; with
+/* Backward pass: each joint carries the forces of the bodies below it; with
  * root set, the root's own force and its children's are summed into w->frc[0]. */
 static void rnea_backward(const kg_model *m, kg_dyn *w, double *tau, int root) {
-    for (int i = m->nlink - 1; i >= 1; i--) {
+    for (int b = w->nbody - 1; b >= 1; b--) {
+        const int i = w->body[b];
         const kg_joint *J = &m->joint[w->joint_link[i]];
         const double *fi = w->frc + 6 * i, *S = w->S + 6 * J->vadr;
-        for (int c = 0; c < J->nv; c++) {
-            const double *s = S + 6 * c;
-            tau[J->vadr + c] = s[0] * fi[0] + s[1] * fi[1] + s[2] * fi[2] + s[3] * fi[3] + s[4] * fi[4] + s[5] * fi[5];
+        switch (w->kind[i]) {
+        case DYN_REVOLUTE: tau[J->vadr] = S[0] * fi[0] + S[1] * fi[1] + S[2] * fi[2]; break;
+        case DYN_PRISMATIC: tau[J->vadr] = S[3] * fi[3] + S[4] * fi[4] + S[5] * fi[5]; break;
+        default:
+            for (int c = 0; c < J->nv; c++) {
+                const double *s = S + 6 * c;
+                tau[J->vadr + c] =
+                    s[0] * fi[0] + s[1] * fi[1] + s[2] * fi[2] + s[3] * fi[3] + s[4] * fi[4] + s[5] * fi[5];
+            }
         }
-        const int p = m->link[i].parent;
+        const int p = w->bparent[i];
         if (p > 0 || root) sv_force_add_shifted(w->frc + 6 * p, fi, w->r + 3 * i);
     }
 }
@@ -89,7 +130,8 @@ void kg_dyn_rnea_floating(const kg_model *m, kg_dyn *w, const kg_dyn_options *op
     kg_vec3_cross(t, vbase + 3, vbase);
     a0[0] = abase[3], a0[1] = abase[4], a0[2] = abase[5];
     for (int e = 0; e < 3; e++) a0[3 + e] = abase[e] - t[e] - g[e];
-    link_force(w, 0, 1, fext);
+    body_force(w->frc, w->rb, v0, a0, 1);
+    if (fext) dyn_body_fext(w, 0, fext, w->frc);
     rnea_forward(m, w, v, a, fext, 1);
     rnea_backward(m, w, tau, 1);
     const double *f0 = w->frc; /* (moment; force) here, (force; moment) in the API */
