@@ -727,7 +727,6 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
     if (strcmp(m->link[root].name, json_string_value(json_object_get(ref, "root"))) != 0)
         fail_msg("%s: our root %s, KDL's %s", file, m->link[root].name, json_string_value(json_object_get(ref, "root")));
     kg_data *d = kg_data_new(m);
-    kg_dyn *w = kg_dyn_new(m);
     size_t nv = (size_t)m->nv;
     double *v = calloc(nv + 1, sizeof *v), *a = calloc(nv + 1, sizeof *a), *tau = calloc(nv + 1, sizeof *tau);
     double *tin = calloc(nv + 1, sizeof *tin), *acc = calloc(nv + 1, sizeof *acc);
@@ -748,6 +747,7 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
             L->mass = on[i] ? mass[i] : 0;
             for (int k = 0; k < 9; k++) L->inertia[k] = on[i] ? inertia[i][k] : 0;
         }
+        kg_dyn *w = kg_dyn_new(m); /* after the masses: it reads them */
         size_t n = json_array_size(names);
         int *va = malloc(n * sizeof *va + 1), *qa = malloc(n * sizeof *qa + 1);
         for (size_t k = 0; k < n; k++) {
@@ -803,6 +803,7 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
         if (!(e.tau <= 1e-9 && e.M <= 1e-9 && e.fd <= 1e-9)) fail_msg("%s, chain to %s: not within 1e-9 of KDL", file, tipname);
         ++*nchains;
         free(t), free(tr), free(Mc), free(Mr), free(va), free(qa), free(on);
+        kg_dyn_free(w);
     }
     for (int i = 0; i < m->nlink; i++) {
         kg_link *L = (kg_link *)&m->link[i];
@@ -810,7 +811,6 @@ static void compare_kdl_file(const char *ref_path, const char *data, int *nchain
         memcpy(L->inertia, inertia[i], sizeof *inertia);
     }
     free(v), free(a), free(tau), free(tin), free(acc), free(M), free(mass), free(inertia);
-    kg_dyn_free(w);
     kg_data_free(d);
     kg_model_free(m);
     json_decref(ref);

@@ -162,8 +162,10 @@ static void test_four_bar_connect(void **state) {
     (void)state;
     chain ch;
     kg_diags_init(&ch.diags);
-    chain_open(&ch, kg_test_four_bar(0.1, 0.35, 0.3, 0.4, KG_JOINT_CONTINUOUS, &ch.diags));
-    four_bar_masses(ch.m);
+    kg_model *m = kg_test_four_bar(0.1, 0.35, 0.3, 0.4, KG_JOINT_CONTINUOUS, &ch.diags);
+    assert_non_null(m);
+    four_bar_masses(m); /* before the workspace, which reads them (kg_dyn_new) */
+    chain_open(&ch, m);
     const char *jn[4] = {"J1", "J2", "J3", "J4"};
     const double q[4] = {1.047197551, -0.418482424, -1.974532808, 1.345817680}; /* D7, closed to 1e-9 */
     int vi[4];

@@ -20,22 +20,21 @@ void dyn_composite(const kg_model *m, kg_dyn *w) {
 
 /* The projection of the force F on the columns of body k's joint, into column
  * col of M (both triangles): the entries M[col, k's coordinates]. */
-static inline void project(const kg_model *m, const kg_dyn *w, int k, const double F[6], double *M, int col) {
-    const int n = m->nv;
-    const kg_joint *A = &m->joint[w->joint_link[k]];
-    const double *S = w->S + 6 * A->vadr;
+static inline void project(const kg_model *m, const kg_dyn *w, int k, const double F[6], double *restrict M, int col) {
+    const int n = m->nv, va = w->vadr[k];
+    const double *S = w->S + 6 * va;
     switch (w->kind[k]) {
     case DYN_REVOLUTE:
-        M[(size_t)col * n + A->vadr] = M[(size_t)A->vadr * n + col] = S[0] * F[0] + S[1] * F[1] + S[2] * F[2];
+        M[(size_t)col * n + va] = M[(size_t)va * n + col] = S[0] * F[0] + S[1] * F[1] + S[2] * F[2];
         break;
     case DYN_PRISMATIC:
-        M[(size_t)col * n + A->vadr] = M[(size_t)A->vadr * n + col] = S[3] * F[3] + S[4] * F[4] + S[5] * F[5];
+        M[(size_t)col * n + va] = M[(size_t)va * n + col] = S[3] * F[3] + S[4] * F[4] + S[5] * F[5];
         break;
     default:
-        for (int c2 = 0; c2 < A->nv; c2++) {
+        for (int c2 = 0; c2 < m->joint[w->joint_link[k]].nv; c2++) {
             const double *s = S + 6 * c2;
             const double x = s[0] * F[0] + s[1] * F[1] + s[2] * F[2] + s[3] * F[3] + s[4] * F[4] + s[5] * F[5];
-            M[(size_t)col * n + A->vadr + c2] = M[(size_t)(A->vadr + c2) * n + col] = x;
+            M[(size_t)col * n + va + c2] = M[(size_t)(va + c2) * n + col] = x;
         }
     }
 }

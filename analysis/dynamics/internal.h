@@ -28,7 +28,9 @@ enum { DYN_GENERAL = 0, DYN_REVOLUTE = 1, DYN_PRISMATIC = 2 };
  * carries ("bodies"); a link on a fixed joint is welded to its nearest body
  * (its anchor): its inertia is added to the anchor's at kg_dyn_positions and
  * its external wrench to the anchor's, so it costs nothing per call (G1: 30
- * bodies of 39 links). Body arrays are indexed by link; a welded link's
+ * bodies of 39 links). The bodies' inertias in their own frames, welds
+ * included, are constant: kg_dyn_new computes them once, and each pose only
+ * rotates them. Body arrays are indexed by link; a welded link's
  * velocity and acceleration are its anchor's, moved (dyn_link_motion). */
 struct kg_dyn {
     int nlink, nv;
@@ -37,11 +39,14 @@ struct kg_dyn {
     int *anchor;       /* [nlink] the body each link is welded to (itself for a body) */
     int *bparent;      /* [nlink] for a body, its parent link's anchor (-1 for the root) */
     int *kind;         /* [nlink] for a body, DYN_REVOLUTE, DYN_PRISMATIC or DYN_GENERAL */
+    int *vadr;         /* [nlink] for a body, its joint's first velocity coordinate (one load, not three) */
     int *weld_off, *weld; /* the welded links of body i: weld[weld_off[i] .. weld_off[i + 1]) */
     int nwelded, *welded; /* every welded link, parents first */
     double *pos;       /* [3 nlink] link origins (world), copied from kg_fk */
     double *r;         /* [3 nlink] for a body, p_i - p_bparent */
-    double *rb;        /* [RB_SIZE nlink] each body's inertia about its origin, welded links included */
+    double *rbl;       /* [RB_SIZE nlink] each body's inertia about its origin in its own frame,
+                        * welded links included: read from the model by kg_dyn_new */
+    double *rb;        /* [RB_SIZE nlink] the same in world axes (kg_dyn_positions) */
     double *S;         /* [6 nv] motion subspace: each coordinate's unit motion about its child's origin */
     double *vel, *acc, *frc; /* [6 nlink], bodies only */
     double *c;         /* [6 nlink] ABA: velocity-product accelerations */

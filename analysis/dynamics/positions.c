@@ -16,15 +16,15 @@ static void find_bodies(const kg_model *m, kg_dyn *w) {
     int nw = 0;
     for (int i = 0; i < m->nlink; i++) {
         const int j = m->link[i].joint;
-        const int moving = i == 0 || (j >= 0 && m->joint[j].nv > 0);
-        w->anchor[i] = moving ? i : w->anchor[m->link[i].parent];
+        const int is_body = i == 0 || j < 0 || m->joint[j].type != KG_JOINT_FIXED || m->joint[j].nv > 0;
+        w->anchor[i] = is_body ? i : w->anchor[m->link[i].parent];
         w->bparent[i] = -1;
-        if (!moving) {
+        if (!is_body) {
             w->welded[nw++] = i;
             continue;
         }
         w->body[w->nbody++] = i;
-        if (i > 0) w->bparent[i] = w->anchor[m->link[i].parent];
+        if (i > 0) w->bparent[i] = w->anchor[m->link[i].parent], w->vadr[i] = m->joint[j].vadr;
         const int t = i > 0 ? m->joint[j].type : KG_JOINT_FIXED;
         w->kind[i] = t == KG_JOINT_REVOLUTE || t == KG_JOINT_CONTINUOUS ? DYN_REVOLUTE
                      : t == KG_JOINT_PRISMATIC                         ? DYN_PRISMATIC
@@ -42,19 +42,81 @@ static void find_bodies(const kg_model *m, kg_dyn *w) {
     free(fill);
 }
 
+/* Link L's inertia about its origin in axes R (rotation of its frame): the
+ * parallel-axis terms in the link's frame, Io = Ic + m (c.c E - c c^T), then
+ * I = R Io R^T with symmetry used; h = m R c. */
+static void link_inertia(const kg_link *L, const double *Rw, double *rb) {
+    const double m = L->mass, *Ic = L->inertia, c[3] = {L->com[0], L->com[1], L->com[2]};
+    double R[9], Io[9], T[9], out[RB_SIZE]; /* locals: no store can alias an input */
+    memcpy(R, Rw, sizeof R);
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++)
+            Io[3 * a + b] = Io[3 * b + a] = 0.5 * (Ic[3 * a + b] + Ic[3 * b + a]) + m * ((a == b ? cc : 0) - c[a] * c[b]);
+    kg_mat3_mul(T, R, Io);
+    double *I = out + RB_I;
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++)
+            I[3 * a + b] = I[3 * b + a] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+    out[RB_M] = m;
+    for (int a = 0; a < 3; a++) out[RB_H + a] = m * (R[3 * a] * c[0] + R[3 * a + 1] * c[1] + R[3 * a + 2] * c[2]);
+    memcpy(rb, out, sizeof out);
+}
+
+/* The inertia x (about an origin, in a frame) in axes turned by R: I = R Io R^T
+ * (symmetry used: one product of three, half of the second), h = R h. */
+static void rb_rotate(double *restrict o, const double *restrict x, const double *restrict Rw) {
+    double R[9], T[9], out[RB_SIZE];
+    memcpy(R, Rw, sizeof R);
+    kg_mat3_mul(T, R, x + RB_I);
+    double *I = out + RB_I;
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++)
+            I[3 * a + b] = I[3 * b + a] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+    out[RB_M] = x[RB_M];
+    kg_mat3_vec(out + RB_H, R, x + RB_H);
+    memcpy(o, out, sizeof out);
+}
+
+/* w->rbl: each body's inertia in its own frame, its welded links moved in
+ * through the fixed joints' origins (composed down the welds, parents first). */
+static void body_inertias(const kg_model *m, kg_dyn *w) {
+    static const double E[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double *rot = kg_xcalloc(9 * (size_t)m->nlink + 1, sizeof *rot), *pos = kg_xcalloc(3 * (size_t)m->nlink + 1, sizeof *pos);
+    for (int b = 0; b < w->nbody; b++) {
+        const int i = w->body[b];
+        link_inertia(&m->link[i], E, w->rbl + RB_SIZE * i);
+        memcpy(rot + 9 * i, E, sizeof E); /* a body in its own frame */
+    }
+    for (int k = 0; k < w->nwelded; k++) {
+        const int l = w->welded[k], p = m->link[l].parent, a = w->anchor[l];
+        const kg_kin *K = &m->kin[l];
+        const double *Rp = rot + 9 * p, *pp = pos + 3 * p;
+        kg_mat3_mul(rot + 9 * l, Rp, K->r0);
+        kg_mat3_vec(pos + 3 * l, Rp, K->p0);
+        for (int e = 0; e < 3; e++) pos[3 * l + e] += pp[e];
+        double rb[RB_SIZE];
+        link_inertia(&m->link[l], rot + 9 * l, rb);
+        rb_add_shifted(w->rbl + RB_SIZE * a, rb, pos + 3 * l);
+    }
+    free(rot);
+    free(pos);
+}
+
 kg_dyn *kg_dyn_new(const kg_model *m) {
     kg_dyn *w = kg_xcalloc(1, sizeof *w);
     const size_t L = (size_t)m->nlink, V = (size_t)m->nv + 1;
     w->nlink = m->nlink;
     w->nv = m->nv;
     /* one block for the ints: joint_link, body, anchor, bparent, kind, weld_off, weld, welded */
-    int *ints = kg_xcalloc(8 * L + 1, sizeof *ints);
+    int *ints = kg_xcalloc(9 * L + 1, sizeof *ints);
     w->joint_link = ints, w->body = ints + L, w->anchor = ints + 2 * L, w->bparent = ints + 3 * L;
     w->kind = ints + 4 * L, w->weld_off = ints + 5 * L, w->weld = ints + 6 * L + 1, w->welded = w->weld + L;
+    w->vadr = w->welded + L;
     /* one block for the doubles: each array's size in doubles */
-    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
+    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, RB_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
                             6 * V, 6 * V, V};
-    double **slots[] = {&w->pos, &w->r, &w->rb, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
+    double **slots[] = {&w->pos, &w->r, &w->rbl, &w->rb, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
                         &w->U, &w->Dinv, &w->u};
     size_t total = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += sizes[k];
@@ -65,6 +127,7 @@ kg_dyn *kg_dyn_new(const kg_model *m) {
     }
     for (int i = 0; i < m->nlink; i++) w->joint_link[i] = m->link[i].joint;
     find_bodies(m, w);
+    body_inertias(m, w);
     return w;
 }
 
@@ -147,35 +210,6 @@ static void joint_subspace(const kg_model *m, const kg_data *d, int j, double *S
     }
 }
 
-/* Link L's inertia about its origin in world axes: the parallel-axis terms in
- * the link's frame, Io = Ic + m (c.c E - c c^T), then I = R Io R^T with
- * symmetry used (one product of three, half of the second); h = m R c. */
-static void link_inertia(const kg_link *L, const double *Rw, double *rb) {
-    const double m = L->mass, *Ic = L->inertia, c[3] = {L->com[0], L->com[1], L->com[2]};
-    double R[9], Io[9], T[9], out[RB_SIZE]; /* locals: no store can alias an input */
-    memcpy(R, Rw, sizeof R);
-    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-    for (int a = 0; a < 3; a++)
-        for (int b = a; b < 3; b++)
-            Io[3 * a + b] = Io[3 * b + a] = 0.5 * (Ic[3 * a + b] + Ic[3 * b + a]) + m * ((a == b ? cc : 0) - c[a] * c[b]);
-    kg_mat3_mul(T, R, Io);
-    double *I = out + RB_I;
-    for (int a = 0; a < 3; a++)
-        for (int b = a; b < 3; b++)
-            I[3 * a + b] = I[3 * b + a] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
-    out[RB_M] = m;
-    for (int a = 0; a < 3; a++) out[RB_H + a] = m * (R[3 * a] * c[0] + R[3 * a + 1] * c[1] + R[3 * a + 2] * c[2]);
-    memcpy(rb, out, sizeof out);
-}
-
-/* A welded link adds anything to its anchor only with mass or inertia. */
-static int has_inertia(const kg_link *L) {
-    if (L->mass != 0) return 1;
-    for (int k = 0; k < 9; k++)
-        if (L->inertia[k] != 0) return 1;
-    return 0;
-}
-
 void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w) {
     const double *P = d->link_pos;
     memcpy(w->pos, P, 3 * (size_t)m->nlink * sizeof *w->pos);
@@ -185,15 +219,7 @@ void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w) {
         if (p < 0) r[0] = r[1] = r[2] = 0;
         else
             for (int a = 0; a < 3; a++) r[a] = P[3 * i + a] - P[3 * p + a];
-        link_inertia(&m->link[i], d->link_rot + 9 * i, w->rb + RB_SIZE * i);
-    }
-    for (int k = 0; k < w->nwelded; k++) {
-        const int l = w->welded[k], a = w->anchor[l];
-        if (!has_inertia(&m->link[l])) continue;
-        double rb[RB_SIZE];
-        const double r[3] = {P[3 * l] - P[3 * a], P[3 * l + 1] - P[3 * a + 1], P[3 * l + 2] - P[3 * a + 2]};
-        link_inertia(&m->link[l], d->link_rot + 9 * l, rb);
-        rb_add_shifted(w->rb + RB_SIZE * a, rb, r);
+        rb_rotate(w->rb + RB_SIZE * i, w->rbl + RB_SIZE * i, d->link_rot + 9 * i);
     }
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];

@@ -25,12 +25,11 @@ static inline void body_force(double *restrict f, const double *restrict rb, con
  * child's origin or translates it). */
 static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const double *v, const double *a,
                                 double *restrict V, double *restrict A) {
-    const int j = w->joint_link[i];
-    const kg_joint *J = &m->joint[j];
-    const double *S = w->S + 6 * J->vadr;
+    const int va = w->vadr[i];
+    const double *S = w->S + 6 * va;
     switch (w->kind[i]) {
     case DYN_REVOLUTE: { /* S = (s; 0): A += (w x s qd + s qdd; u x s qd), then w += s qd */
-        const double qd = v ? v[J->vadr] : 0, qdd = a ? a[J->vadr] : 0;
+        const double qd = v ? v[va] : 0, qdd = a ? a[va] : 0;
         const double s0 = S[0] * qd, s1 = S[1] * qd, s2 = S[2] * qd;
         A[0] += V[1] * s2 - V[2] * s1 + S[0] * qdd;
         A[1] += V[2] * s0 - V[0] * s2 + S[1] * qdd;
@@ -42,7 +41,7 @@ static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const
         break;
     }
     case DYN_PRISMATIC: { /* S = (0; s): A += (0; w x s qd + s qdd), then u += s qd */
-        const double qd = v ? v[J->vadr] : 0, qdd = a ? a[J->vadr] : 0;
+        const double qd = v ? v[va] : 0, qdd = a ? a[va] : 0;
         const double s0 = S[3] * qd, s1 = S[4] * qd, s2 = S[5] * qd;
         A[3] += V[1] * s2 - V[2] * s1 + S[3] * qdd;
         A[4] += V[2] * s0 - V[0] * s2 + S[4] * qdd;
@@ -50,7 +49,9 @@ static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const
         V[3] += s0, V[4] += s1, V[5] += s2;
         break;
     }
-    default:
+    default: {
+        const int j = w->joint_link[i];
+        const kg_joint *J = &m->joint[j];
         if (v) {
             double vJ[6], zeta[6];
             dyn_joint_velocity(m, w, j, V, v + J->vadr, vJ, zeta);
@@ -59,6 +60,7 @@ static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const
         if (a)
             for (int c = 0; c < J->nv; c++)
                 for (int e = 0; e < 6; e++) A[e] += S[6 * c + e] * a[J->vadr + c];
+    }
     }
 }
 
@@ -87,16 +89,15 @@ static void rnea_forward(const kg_model *m, kg_dyn *w, const double *v, const do
  * root set, the root's own force and its children's are summed into w->frc[0]. */
 static void rnea_backward(const kg_model *m, kg_dyn *w, double *tau, int root) {
     for (int b = w->nbody - 1; b >= 1; b--) {
-        const int i = w->body[b];
-        const kg_joint *J = &m->joint[w->joint_link[i]];
-        const double *fi = w->frc + 6 * i, *S = w->S + 6 * J->vadr;
+        const int i = w->body[b], va = w->vadr[i];
+        const double *fi = w->frc + 6 * i, *S = w->S + 6 * va;
         switch (w->kind[i]) {
-        case DYN_REVOLUTE: tau[J->vadr] = S[0] * fi[0] + S[1] * fi[1] + S[2] * fi[2]; break;
-        case DYN_PRISMATIC: tau[J->vadr] = S[3] * fi[3] + S[4] * fi[4] + S[5] * fi[5]; break;
+        case DYN_REVOLUTE: tau[va] = S[0] * fi[0] + S[1] * fi[1] + S[2] * fi[2]; break;
+        case DYN_PRISMATIC: tau[va] = S[3] * fi[3] + S[4] * fi[4] + S[5] * fi[5]; break;
         default:
-            for (int c = 0; c < J->nv; c++) {
+            for (int c = 0; c < m->joint[w->joint_link[i]].nv; c++) {
                 const double *s = S + 6 * c;
-                tau[J->vadr + c] =
+                tau[va + c] =
                     s[0] * fi[0] + s[1] * fi[1] + s[2] * fi[2] + s[3] * fi[3] + s[4] * fi[4] + s[5] * fi[5];
             }
         }

@@ -55,7 +55,10 @@ KG_API extern const kg_dyn_options kg_dyn_default;
 typedef struct kg_dyn kg_dyn;
 
 /* The workspace for one model (one per thread). Never NULL (aborts when out
- * of memory, as the rest of the library's set-up does). */
+ * of memory, as the rest of the library's set-up does). It reads the links'
+ * masses, COMs and inertias and the fixed joints' origins once (each body's
+ * inertia with the links welded to it by fixed joints, in its own frame): a
+ * model whose inertials change afterwards needs a new workspace. */
 KG_API kg_dyn *kg_dyn_new(const kg_model *m);
 KG_API void kg_dyn_free(kg_dyn *w);
 
