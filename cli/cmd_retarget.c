@@ -25,6 +25,7 @@ int kg_cmd_retarget(int argc, char **argv);
 static const char help[] =
     "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
     "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
+    "                          [--dynamics-filter]\n"
     "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
     "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
     "                          [--print-shards] [options]\n"
@@ -78,6 +79,9 @@ static const char help[] =
     "  --no-balance           no preview-control COM reference (the source's COM instead) and no\n"
     "                         COM constraint\n"
     "  --no-avoidance         self-collisions measured in the report, not avoided\n"
+    "  --dynamics-filter      correct the motion so its multibody ZMP stays in the support polygon\n"
+    "                         (irteus's preview-control dynamics filter, through the joints that\n"
+    "                         carry no foot); the report gains dynamics_filter, before and after\n"
     "  --srdf FILE            the robot's SRDF: the link pairs it disables (<disable_collisions>)\n"
     "                         are neither kept apart nor counted\n"
     "  --tune NAME=VALUE,...  set numbers of the tuning (their names, units and defaults:\n"
@@ -111,7 +115,7 @@ static const char help[] =
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin, *srdf, *trace, *tune;
     const char *fps_text, *jobs_text, *shard_text, *summary;
-    int no_balance, no_avoidance, print_map, print_tuning, skip_existing, print_shards;
+    int no_balance, no_avoidance, dynamics_filter, print_map, print_tuning, skip_existing, print_shards;
     int shard_k, shard_n; /* --shard, or 1/1 */
     double fps; /* --fps, or 0 */
     int jobs;
@@ -130,6 +134,7 @@ static int option(kg_cli *c, int argc, char **argv, int *i) {
     }
     int *flag = !strcmp(a, "--no-balance")       ? &o->no_balance
                 : !strcmp(a, "--no-avoidance")   ? &o->no_avoidance
+                : !strcmp(a, "--dynamics-filter") ? &o->dynamics_filter
                 : !strcmp(a, "--print-map")      ? &o->print_map
                 : !strcmp(a, "--print-tuning")   ? &o->print_tuning
                 : !strcmp(a, "--skip-existing")  ? &o->skip_existing
@@ -327,11 +332,33 @@ typedef struct clip_run {
  * contacts cannot make the wrench the motion needs. null where the dynamics
  * cannot be had (no body map, a floating joint inside the tree); computed
  * after the retargeting, outside its timed figures. */
+static kg_feet robot_feet(const kg_retarget_robot *rr) {
+    kg_feet feet = {.from_geometry = {1, 1}}; /* the retargeting's own feet and soles */
+    for (int side = 0; side < KG_NFOOT; side++) feet.link[side] = kg_retarget_robot_sole(rr, side, feet.corner[side]);
+    return feet;
+}
+
+/* --dynamics-filter's figures (filter NULL when it did not run or failed). */
+static void add_filter(json_t *j, const kg_dyn_filter_result *r) {
+    if (!r) {
+        json_object_set_new(j, "dynamics_filter", json_null());
+        return;
+    }
+    json_t *f = json_object();
+    json_object_set_new(f, "multibody_zmp_outside_percent_before", kg_json_num(r->outside_before));
+    json_object_set_new(f, "multibody_zmp_outside_percent_after", kg_json_num(r->outside_after));
+    json_object_set_new(f, "zmp_margin_min_mm_before", kg_json_num(1e3 * r->margin_min_before));
+    json_object_set_new(f, "zmp_margin_min_mm_after", kg_json_num(1e3 * r->margin_min_after));
+    json_object_set_new(f, "passes", json_integer(r->passes));
+    json_object_set_new(f, "com_correction_max_mm", kg_json_num(1e3 * r->shift_max));
+    json_object_set_new(f, "com_correction_missed_max_mm", kg_json_num(1e3 * r->com_error_max));
+    json_object_set_new(j, "dynamics_filter", f);
+}
+
 static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_robot *rr, const kg_motion *out) {
     kg_diags d;
     kg_diags_init(&d);
-    kg_feet feet = {.from_geometry = {1, 1}}; /* the retargeting's own feet and soles */
-    for (int side = 0; side < KG_NFOOT; side++) feet.link[side] = kg_retarget_robot_sole(rr, side, feet.corner[side]);
+    kg_feet feet = robot_feet(rr);
     kg_motion_torques t;
     int ok = kg_motion_torques_compute(robot, out, NULL, &feet, NULL, &t, NULL, &d) == 0;
     char name[1100];
@@ -348,7 +375,7 @@ static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_rob
 /* The clip's motion (resampled with --fps) to its OUT, its report to REPORT
  * and run->json, its summary to log. Returns an exit code. */
 static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
-                      const unsigned *flags, FILE *log) {
+                      const unsigned *flags, const kg_dyn_filter_result *filter, FILE *log) {
     kg_motion *resampled = NULL;
     if (s->o->fps > 0 && !(resampled = kg_motion_resample(s->robot, out, s->o->fps))) {
         fprintf(log, "kinegraph retarget: %s: cannot resample to %g frames/s (out of memory)\n", run->clip, s->o->fps);
@@ -364,6 +391,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         run->json = kg_retarget_report_json(rep, run->clip, s->o->robot);
         if (run->report || c->json) add_dynamics(run->json, s->robot, s->rr, out); /* read only there */
         if (flags) json_object_set_new(run->json, "timeline", kg_retarget_timeline_json(flags, rep->frames));
+        if (s->o->dynamics_filter) add_filter(run->json, filter);
         if (run->report && kg_json_write_file(run->json, run->report) != 0) {
             fprintf(log, "kinegraph retarget: cannot write %s\n", run->report);
             rc = KG_EXIT_OUTPUT;
@@ -412,7 +440,14 @@ static int retarget_clip(const shared *s, kg_cli *c, clip_run *run, FILE *log) {
     run->frames = rep.frames;
     rep.robot_seconds = run->robot_seconds;
     rep.setup_seconds += run->robot_seconds, rep.seconds += run->robot_seconds;
-    rc = write_clip(s, c, run, out, &rep, flags, log);
+    kg_dyn_filter_result fres, *filtered = NULL;
+    if (o->dynamics_filter) { /* after the retargeting, outside its timed figures */
+        const kg_feet feet = robot_feet(s->rr);
+        before = c->diags.count;
+        if (kg_dyn_filter(s->robot, out, &feet, NULL, &fres, &c->diags) == 0) filtered = &fres;
+        kg_cli_print_diags_from(c, log, KG_WARNING, before);
+    }
+    rc = write_clip(s, c, run, out, &rep, flags, filtered, log);
 done:
     free(flags);
     if (trace) fclose(trace);

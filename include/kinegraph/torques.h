@@ -197,4 +197,49 @@ KG_API void kg_motion_torques_free(kg_motion_torques *t);
 
 KG_END_DECLS
 
+/* ---- The preview-control dynamics filter (filter.c) ------------------------------
+ *
+ * irteus's :preview-control-dynamics-filter: the motion corrected so that its
+ * multibody ZMP follows a reference, by the cart-table preview controller
+ * (analysis/preview.h) fed with the ZMP error, its cart position applied as a
+ * horizontal move of the centre of mass by the joints that carry no foot (the
+ * legs and the base stay as they are). The reference is the ZMP
+ * itself where it is at least `margin` inside the support polygon, else the
+ * nearest point that far in along the way to the contact points' centroid.
+ * The steps and their choices are in filter.c's comment. */
+typedef struct kg_dyn_filter_options {
+    double delay;          /* s: preview horizon (0.8, irteus's for this filter) */
+    double q, r;           /* preview weights on the ZMP error and the jerk's change (1, 1e-9; irteus
+                            * has r = 1e-6 for a planned ZMP: an error measured per frame changes at
+                            * the frame rate, which r = 1e-6 lets the cart follow only in part: G1's
+                            * Bandai walk 69 -> 45 % outside against 9 % at 1e-9) */
+    double margin;         /* m: how far inside the support polygon the reference is kept (0.01) */
+    int passes;            /* at most this many, each on the motion the last one corrected (3) */
+    int iterations;        /* Newton steps of the upper body's move per frame (3) */
+    double damping;        /* m^2: damped least squares of that move (1e-6) */
+    double error_max;      /* m: per axis, a larger ZMP error is clipped to this (0.1): a foot landing
+                            * (its speed gone in a frame) or the end frames' one-sided differences put
+                            * the ZMP decimetres to metres off, which no smooth move of the COM
+                            * follows; chasing them disturbs the frames around (G1's Bandai walk:
+                            * 9, 15, 22, 44 % outside after 3 passes at 0.1, 0.2, 0.5, 1 m) */
+    kg_torque_options torque; /* contacts, friction, ground, gravity (kg_torque_defaults) */
+} kg_dyn_filter_options;
+
+KG_API void kg_dyn_filter_defaults(kg_dyn_filter_options *o);
+
+typedef struct kg_dyn_filter_result {
+    double outside_before, outside_after;       /* % of contact frames with the multibody ZMP outside */
+    double margin_min_before, margin_min_after; /* m: its least margin in the support polygon */
+    int passes;                                 /* corrections applied */
+    double shift_max;                           /* m: the largest COM correction asked */
+    double com_error_max;                       /* m: the largest part of one the upper body could not make */
+} kg_dyn_filter_result;
+
+/* Filters mo (a motion of m with its base pose per frame) in place: the
+ * one-coordinate joints that carry no foot change. feet: the robot's
+ * (kg_feet_find, or a retargeting's). o NULL: defaults. Returns 0, or -1 after
+ * an error diagnostic (no base or feet, a model the torques refuse). */
+KG_API int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const kg_dyn_filter_options *o,
+                  kg_dyn_filter_result *res, kg_diags *d);
+
 #endif
