@@ -136,6 +136,54 @@ static void test_walk(void **state) {
     json_decref(r);
 }
 
+/* retarget --dynamics-filter: the report's before and after (the after the same
+ * figure the report computes on the written motion), fewer frames outside; the
+ * root and the legs (the joints that carry a foot) exactly as without the
+ * filter, the upper body moved. */
+static void test_dynamics_filter(void **state) {
+    (void)state;
+    char args[2048], path[700];
+    snprintf(args, sizeof args,
+             "retarget '%s' --robot '%s' -o '%s/walkf.csv' --csv-layout kinegraph --report '%s/walkf.json' "
+             "--dynamics-filter",
+             WALK, SAMPLE, tmpdir, tmpdir);
+    run_ok(args);
+    snprintf(path, sizeof path, "%s/walkf.json", tmpdir);
+    json_error_t e;
+    json_t *r = json_load_file(path, 0, &e);
+    assert_non_null(r);
+    json_t *f = json_object_get(r, "dynamics_filter");
+    assert_true(json_is_object(f));
+    const double before = json_number_value(json_object_get(f, "multibody_zmp_outside_percent_before"));
+    const double after = json_number_value(json_object_get(f, "multibody_zmp_outside_percent_after"));
+    assert_true(json_integer_value(json_object_get(f, "passes")) >= 1);
+    assert_true(after < before);
+    assert_true(after == json_number_value(json_object_get(r, "multibody_zmp_outside_percent")));
+    json_decref(r);
+    snprintf(path, sizeof path, "%s/walk.csv", tmpdir);
+    char *plain = kg_test_slurp(path);
+    snprintf(path, sizeof path, "%s/walkf.csv", tmpdir);
+    char *filt = kg_test_slurp(path);
+    assert_non_null(plain);
+    assert_non_null(filt);
+    /* column k of every row: time, root (7), 12 leg joints kept; the rest may move */
+    int moved = 0, rows = 0;
+    char *sp, *sf, *lp = strtok_r(plain, "\n", &sp), *lf = strtok_r(filt, "\n", &sf);
+    assert_string_equal(lp, lf); /* the header */
+    while ((lp = strtok_r(NULL, "\n", &sp)) && (lf = strtok_r(NULL, "\n", &sf))) {
+        char *cp, *cf, *a = strtok_r(lp, ",", &cp), *b = strtok_r(lf, ",", &cf);
+        for (int k = 0; a && b; k++, a = strtok_r(NULL, ",", &cp), b = strtok_r(NULL, ",", &cf)) {
+            if (k < 20) assert_string_equal(a, b);
+            else moved += strcmp(a, b) != 0;
+        }
+        rows++;
+    }
+    assert_int_equal(rows, 120);
+    assert_true(moved > 0);
+    free(plain);
+    free(filt);
+}
+
 static void test_usage(void **state) {
     (void)state;
     char args[2048], *err;
@@ -169,6 +217,7 @@ static void test_usage(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_walk), cmocka_unit_test(test_usage)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_walk), cmocka_unit_test(test_dynamics_filter),
+                                       cmocka_unit_test(test_usage)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
