@@ -17,6 +17,7 @@
  *    with the momentum in the free directions conserved (1e-12). */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,6 +317,77 @@ static void test_high_bar_run(void **state) {
     kg_diags_clear(&diags);
 }
 
+/* A cut without a virtual link (kg_structure_cut_joint): the high-bar figure's
+ * right hip cut, the leg a free body. The new model: one floating joint more
+ * (nv + 5), the loops kept; the state moved onto it keeps every link's pose
+ * (1e-12 m) and the kinetic energy and centroidal momentum (1e-12
+ * relative); and at rest without torques the freed leg falls as one body:
+ * its floating joint's acceleration is gravity, its own joints' zero
+ * (1e-10), as a free body's must be. */
+static void test_cut_joint(void **state) {
+    (void)state;
+    kg_diags dg;
+    kg_diags_init(&dg);
+    kg_model *m = kg_high_bar_model(&dg);
+    assert_non_null(m);
+    const int joint = kg_model_joint(m, "leg_r_pitch");
+    assert_true(joint >= 0);
+    kg_model *mc = kg_structure_cut_joint(m, joint, &dg);
+    assert_non_null(mc);
+    assert_int_equal(mc->nv, m->nv + 5);
+    assert_int_equal(mc->nloop, m->nloop);
+    const int cj = kg_model_joint(mc, "leg_r_pitch");
+    assert_int_equal(mc->joint[cj].type, KG_JOINT_FLOATING);
+    assert_int_equal(mc->joint[cj].parent, 0);
+
+    kg_data *d = kg_data_new(m), *dc = kg_data_new(mc);
+    kg_dyn *w = kg_dyn_new(m), *wc = kg_dyn_new(mc);
+    const int nv = m->nv, ncv = mc->nv;
+    double *v = calloc((size_t)nv, sizeof *v), *vc = calloc((size_t)ncv, sizeof *vc);
+    double *M = calloc((size_t)nv * nv, sizeof *M), *Mc = calloc((size_t)ncv * ncv, sizeof *Mc);
+    for (int j = 0; j < m->njoint; j++) /* a general pose: every 1-DOF joint turned, by fixed numbers */
+        if (m->joint[j].nq == 1) d->q[m->joint[j].qadr] = 0.4 * sin(1.7 * j + 0.3);
+    for (int k = 0; k < nv; k++) v[k] = cos(2.3 * k + 0.1);
+    kg_fk(m, d);
+    kg_dyn_positions(m, d, w);
+    assert_int_equal(kg_structure_cut_state(m, d, w, v, joint, mc, dc, vc), cj);
+    kg_fk(mc, dc);
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real >= 0) continue;
+        const int k = kg_model_link(mc, m->link[i].name);
+        assert_true(k >= 0);
+        for (int e = 0; e < 3; e++) KG_ASSERT_NEAR(dc->link_pos[3 * k + e], d->link_pos[3 * i + e], 1e-12);
+        for (int e = 0; e < 9; e++) KG_ASSERT_NEAR(dc->link_rot[9 * k + e], d->link_rot[9 * i + e], 1e-12);
+    }
+    kg_dyn_positions(mc, dc, wc);
+    kg_dyn_crba(m, w, M);
+    kg_dyn_crba(mc, wc, Mc);
+    double T = 0, Tc = 0, h[6], hc[6], mass, com[3];
+    for (int a = 0; a < nv; a++)
+        for (int b = 0; b < nv; b++) T += 0.5 * v[a] * M[(size_t)a * nv + b] * v[b];
+    for (int a = 0; a < ncv; a++)
+        for (int b = 0; b < ncv; b++) Tc += 0.5 * vc[a] * Mc[(size_t)a * ncv + b] * vc[b];
+    KG_ASSERT_NEAR(Tc, T, 1e-12 * T);
+    kg_dyn_centroidal(m, w, v, &mass, com, h, NULL);
+    kg_dyn_centroidal(mc, wc, vc, &mass, com, hc, NULL);
+    for (int e = 0; e < 6; e++) KG_ASSERT_NEAR(hc[e], h[e], 1e-12 * mass);
+
+    /* at rest, no torque: the leg falls freely */
+    double *a = calloc((size_t)ncv, sizeof *a);
+    kg_dyn_aba(mc, wc, NULL, NULL, NULL, NULL, a);
+    const kg_joint *F = &mc->joint[cj];
+    for (int e = 0; e < 3; e++) KG_ASSERT_NEAR(a[F->vadr + e], kg_dyn_default.gravity[e], 1e-10);
+    for (int e = 3; e < 6; e++) KG_ASSERT_NEAR(a[F->vadr + e], 0, 1e-10);
+    for (int j = 0; j < mc->njoint; j++) /* the leg's own joints */
+        if (!strncmp(mc->joint[j].name, "leg_r_", 6) && j != cj)
+            for (int c = 0; c < mc->joint[j].nv; c++) KG_ASSERT_NEAR(a[mc->joint[j].vadr + c], 0, 1e-10);
+    free(a), free(v), free(vc), free(M), free(Mc);
+    kg_dyn_free(w), kg_dyn_free(wc);
+    kg_data_free(d), kg_data_free(dc);
+    kg_model_free(mc), kg_model_free(m);
+    kg_diags_clear(&dg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impulse_rigid),
@@ -324,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_four_bar_connect),
         cmocka_unit_test(test_high_bar),
         cmocka_unit_test(test_high_bar_run),
+        cmocka_unit_test(test_cut_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

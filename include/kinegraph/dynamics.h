@@ -254,10 +254,12 @@ KG_API int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const
  * the loop is dropped from the set, and the velocities do not jump (the
  * seed takes the relative velocity at separation as zero).
  *
- * Not done here: a cut at a joint without a virtual link (the seed's
- * "make the cut-off part a free-floating child of the base") needs a model
- * with a floating joint there; build the model with that joint as a loop
- * instead. */
+ * A cut at a joint without a virtual link (the seed's "make the cut-off
+ * part a free-floating child of the base") changes the model:
+ * kg_structure_cut_joint makes the model with that joint turned floating,
+ * from the root link, and kg_structure_cut_state moves a state onto it with
+ * every link's pose and velocity as they were (so every momentum is kept;
+ * nothing jumps at a cut). */
 
 /* The impulse at a connection (P24-P28, and P29-P33 with the corrected sign
  * of the digest). nc constraint rows (6; 3 for a point contact), p the new
@@ -295,6 +297,25 @@ KG_API void kg_structure_momentum(const kg_model *m, kg_dyn *w, const kg_closed 
  * Returns the new N_F, or -1 when loop is not a loop of m or the set is full. */
 KG_API int kg_structure_connect(const kg_model *m, const kg_data *d, kg_dyn *w, kg_closed *c, kg_structure *s, int loop,
                          double *v);
+
+/* The model m with joint `joint` (a joint of the tree, not a loop's cut
+ * joint) replaced by a floating joint of the same name from the root link to
+ * its child, at the root's origin: the cut-off subtree is a free body hanging
+ * from nothing. Everything else is carried over (links, inertials, geoms,
+ * materials, the other joints, mimic couplings, loops, extras, end effectors,
+ * ignored pairs). NULL after an error diagnostic. A new kg_data, kg_dyn and
+ * kg_closed are needed for it. */
+kg_model *kg_structure_cut_joint(const kg_model *m, int joint, kg_diags *d);
+
+/* The state (d after kg_fk, w after kg_dyn_positions, velocity v [nv]; v and
+ * vc may be NULL: positions only) of m moved onto mc = kg_structure_cut_joint(m,
+ * joint): dc's base pose and q (every other joint's coordinates by name; the
+ * floating joint's: the child's position and orientation quaternion in the
+ * root's frame) and vc [mc->nv] (the floating joint's: the child origin's
+ * velocity, then its angular velocity, root axes). Uses w's RNEA buffers.
+ * Returns the floating joint's index in mc, or -1 when mc is not that model. */
+int kg_structure_cut_state(const kg_model *m, const kg_data *d, kg_dyn *w, const double *v, int joint,
+                           const kg_model *mc, kg_data *dc, double *vc);
 
 /* Cuts: reopens loop `loop` (drops it from c's set) and updates c. v does
  * not change. Returns the new N_F, or -1 when the loop was not closed. */
