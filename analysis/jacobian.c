@@ -1,11 +1,11 @@
 #include "analysis/jacobian.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/closure_basis.h"
 #include "core/spatial.h"
 
 /* A unit motion as a world twist: rotation about a through o, or translation along a. */
@@ -169,96 +169,38 @@ void kg_closure_free(kg_closure *c) {
 int kg_closure_solve(const kg_model *m, const kg_data *d, kg_closure *c) {
     memset(c, 0, sizeof *c);
     const int n = m->dof, rows = 6 * m->nloop;
-    double *JC = calloc((size_t)rows * n + 1, sizeof *JC), *Q = calloc((size_t)rows * n + 1, sizeof *Q);
-    int *dep = calloc((size_t)n + 1, sizeof *dep), *order = calloc((size_t)n + 1, sizeof *order);
-    c->gen = calloc((size_t)n + 1, sizeof *c->gen);
-    c->W = calloc((size_t)n * n + 1, sizeof *c->W);
-    if (!JC || !Q || !dep || !order || !c->gen || !c->W) {
-        free(JC), free(Q), free(dep), free(order);
-        kg_closure_free(c);
-        return -1;
-    }
-    /* J_C: each loop's virtual link relative to its real link (at the virtual link's origin) */
-    for (int k = 0; k < m->nloop; k++)
-        kg_jacobian(m, d, m->loop[k].virtual_link, NULL, m->loop[k].real_link, JC + (size_t)6 * k * n);
-    double scale = 0;
-    for (int e = 0; e < rows * n; e++) scale = fmax(scale, fabs(JC[e]));
-    const double tol = 1e-10 * fmax(scale, 1e-300);
-    /* candidates for theta_S: the cut joints' columns, then every column from the last */
-    int no = 0;
-    for (int k = 0; k < m->nloop; k++) {
-        const kg_joint *J = &m->joint[m->loop[k].cut_joint];
-        for (int x = 0; J->dofadr >= 0 && x < J->nv; x++) order[no++] = J->dofadr + x;
-    }
-    for (int col = n - 1; col >= 0; col--) {
-        int seen = 0;
-        for (int e = 0; e < no && !seen; e++) seen = order[e] == col;
-        if (!seen) order[no++] = col;
-    }
-    /* greedy modified Gram-Schmidt: a column joins theta_S while it adds to the rank */
-    int r = 0;
-    for (int e = 0; e < no && r < rows; e++) {
-        int col = order[e];
-        double *v = Q + (size_t)r * rows;
-        for (int i = 0; i < rows; i++) v[i] = JC[(size_t)i * n + col];
-        for (int p = 0; p < r; p++) {
-            const double *u = Q + (size_t)p * rows;
-            double dot = 0;
-            for (int i = 0; i < rows; i++) dot += u[i] * v[i];
-            for (int i = 0; i < rows; i++) v[i] -= dot * u[i];
+    const size_t N = (size_t)n + 1, Rw = (size_t)rows + 1;
+    double *JC = calloc(Rw * N, sizeof *JC), *Q = calloc(N * Rw, sizeof *Q), *R = calloc(N * N, sizeof *R);
+    double *rc = calloc(N, sizeof *rc), *col = calloc(Rw, sizeof *col), *x = calloc(N, sizeof *x);
+    int *dep = calloc(N, sizeof *dep), *order = calloc(N, sizeof *order), *is_dep = calloc(N, sizeof *is_dep);
+    c->gen = calloc(N, sizeof *c->gen);
+    c->W = calloc(N * N, sizeof *c->W);
+    int rc_ = -1;
+    if (JC && Q && R && rc && col && x && dep && order && is_dep && c->gen && c->W) {
+        /* J_C: each loop's virtual link relative to its real link (at the virtual link's origin) */
+        for (int k = 0; k < m->nloop; k++)
+            kg_jacobian(m, d, m->loop[k].virtual_link, NULL, m->loop[k].real_link, JC + (size_t)6 * k * n);
+        double scale = 0;
+        for (int e = 0; e < rows * n; e++) scale = fmax(scale, fabs(JC[e]));
+        /* candidates for theta_S: the cut joints' columns, then every column from the last */
+        int no = 0;
+        for (int k = 0; k < m->nloop; k++) {
+            const kg_joint *J = &m->joint[m->loop[k].cut_joint];
+            for (int v = 0; J->dofadr >= 0 && v < J->nv; v++)
+                if (!is_dep[J->dofadr + v]) is_dep[J->dofadr + v] = 1, order[no++] = J->dofadr + v;
         }
-        double norm = 0;
-        for (int i = 0; i < rows; i++) norm += v[i] * v[i];
-        norm = sqrt(norm);
-        if (norm <= tol) continue;
-        for (int i = 0; i < rows; i++) v[i] /= norm;
-        dep[col] = 1;
-        r++;
+        for (int v = n - 1; v >= 0; v--)
+            if (!is_dep[v]) order[no++] = v;
+        /* the mechanism kg_closed shares (closure_basis.h) */
+        kg_basis_work bw = {.Q = Q, .R = R, .rc = rc, .col = col, .x = x, .is_dep = is_dep};
+        c->rank = kg_basis_split(JC, rows, n, order, no, 1e-10 * fmax(scale, 1e-300), &bw, dep, c->gen, &c->ngen);
+        kg_basis_w(JC, rows, n, c->rank, dep, c->gen, c->ngen, &bw, c->W);
+        c->residual = kg_basis_residual(JC, rows, n, c->W, c->ngen);
+        rc_ = 0;
     }
-    c->rank = r;
-    for (int col = 0; col < n; col++)
-        if (!dep[col]) c->gen[c->ngen++] = col;
-    /* H: J_S H = -J_G, least squares over the (possibly redundant) constraint rows */
-    const int ns = r, ng = c->ngen;
-    int ok = 0;
-    if (ns > 0 && ng > 0) {
-        double *A = calloc((size_t)rows * ns + 1, sizeof *A), *B = calloc((size_t)rows * ng + 1, sizeof *B);
-        int *scol = calloc((size_t)ns + 1, sizeof *scol);
-        if (A && B && scol) {
-            int s = 0;
-            for (int col = 0; col < n; col++)
-                if (dep[col]) scol[s++] = col;
-            for (int i = 0; i < rows; i++) {
-                for (int k = 0; k < ns; k++) A[(size_t)i * ns + k] = JC[(size_t)i * n + scol[k]];
-                for (int k = 0; k < ng; k++) B[(size_t)i * ng + k] = -JC[(size_t)i * n + c->gen[k]];
-            }
-            ok = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', rows, ns, ng, A, ns, B, ng) == 0;
-            for (int k = 0; ok && k < ns; k++) /* the first ns rows of B hold H */
-                for (int g = 0; g < ng; g++) c->W[(size_t)scol[k] * ng + g] = B[(size_t)k * ng + g];
-        }
-        free(A);
-        free(B);
-        free(scol);
-    } else {
-        ok = 1;
-    }
-    for (int g = 0; g < ng; g++) c->W[(size_t)c->gen[g] * ng + g] = 1;
-    /* how well J_C W = 0 holds */
-    for (int i = 0; i < rows; i++)
-        for (int g = 0; g < ng; g++) {
-            double v = 0;
-            for (int col = 0; col < n; col++) v += JC[(size_t)i * n + col] * c->W[(size_t)col * ng + g];
-            c->residual = fmax(c->residual, fabs(v));
-        }
-    free(JC);
-    free(Q);
-    free(dep);
-    free(order);
-    if (!ok) {
-        kg_closure_free(c);
-        return -1;
-    }
-    return 0;
+    free(JC), free(Q), free(R), free(rc), free(col), free(x), free(dep), free(order), free(is_dep);
+    if (rc_ != 0) kg_closure_free(c);
+    return rc_;
 }
 
 const char *kg_jacobian_column_name(const kg_model *m, int c, char *buf, unsigned long size) {

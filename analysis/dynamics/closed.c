@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/closure_basis.h"
 #include "analysis/dynamics/internal.h"
 #include "core/arena.h"
 
@@ -219,85 +220,15 @@ static void mimic_row(const kg_model *m, const kg_data *d, kg_closed *c, int k) 
 
 /* ---- theta_S, H, W, S -------------------------------------------------------------- */
 
-/* Orthogonalises col against the first r basis vectors (twice: Gram-Schmidt
- * loses orthogonality on nearly dependent columns), the coefficients into rc. */
-static double orthogonalise(const double *Q, int r, int n, double *col, double *rc) {
-    for (int p = 0; p < r; p++) rc[p] = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int p = 0; p < r; p++) {
-            const double *u = Q + (size_t)p * n;
-            double dot = 0;
-            for (int i = 0; i < n; i++) dot += u[i] * col[i];
-            for (int i = 0; i < n; i++) col[i] -= dot * u[i];
-            rc[p] += dot;
-        }
-    double norm = 0;
-    for (int i = 0; i < n; i++) norm += col[i] * col[i];
-    return sqrt(norm);
-}
-
-/* Greedy column selection: J_S = Q^T R over the chosen columns. */
-static void choose_dependent(kg_closed *c, double tol) {
-    struct kg_closed_ws *ws = c->ws;
-    const int nv = c->nv, nr = c->nrow;
-    memset(ws->is_dep, 0, (size_t)nv * sizeof *ws->is_dep);
-    c->rank = 0;
-    for (int e = 0; e < nv && c->rank < nr; e++) {
-        const int v = ws->order[e], r = c->rank;
-        double *q = ws->Q + (size_t)r * nr, *rc = ws->rc;
-        for (int i = 0; i < nr; i++) q[i] = c->JC[(size_t)i * nv + v];
-        const double norm = orthogonalise(ws->Q, r, nr, q, rc);
-        if (norm <= tol) continue;
-        for (int i = 0; i < nr; i++) q[i] /= norm;
-        for (int p = 0; p < r; p++) ws->R[(size_t)p * nv + r] = rc[p];
-        ws->R[(size_t)r * nv + r] = norm;
-        c->dep[c->rank++] = v;
-        ws->is_dep[v] = 1;
-    }
-    c->nf = 0;
-    for (int v = 0; v < nv; v++)
-        if (!ws->is_dep[v]) c->gen[c->nf++] = v;
-}
-
-/* x [rank] = the least-squares solution of J_S x = y [nrow]: R x = Q y. */
-static void solve_dependent(const kg_closed *c, const double *y, double *x) {
+/* The shared mechanism (analysis/closure_basis.h) on c's workspace. */
+static kg_basis_work basis_work(const kg_closed *c) {
     const struct kg_closed_ws *ws = c->ws;
-    const int r = c->rank, nr = c->nrow, nv = c->nv;
-    for (int p = 0; p < r; p++) {
-        const double *u = ws->Q + (size_t)p * nr;
-        double dot = 0;
-        for (int i = 0; i < nr; i++) dot += u[i] * y[i];
-        x[p] = dot;
-    }
-    for (int p = r - 1; p >= 0; p--) {
-        for (int k = p + 1; k < r; k++) x[p] -= ws->R[(size_t)p * nv + k] * x[k];
-        x[p] /= ws->R[(size_t)p * nv + p];
-    }
+    return (kg_basis_work){.Q = ws->Q, .R = ws->R, .rc = ws->rc, .col = ws->col, .x = ws->x, .is_dep = ws->is_dep};
 }
 
-/* W: theta_G rows the unit vectors, theta_S rows H = -J_S^-1 J_G. */
-static void fill_w(kg_closed *c) {
-    struct kg_closed_ws *ws = c->ws;
-    const int nv = c->nv, nf = c->nf;
-    memset(c->W, 0, (size_t)nv * nf * sizeof *c->W);
-    for (int g = 0; g < nf; g++) {
-        for (int i = 0; i < c->nrow; i++) ws->col[i] = -c->JC[(size_t)i * nv + c->gen[g]];
-        solve_dependent(c, ws->col, ws->x);
-        for (int k = 0; k < c->rank; k++) c->W[(size_t)c->dep[k] * nf + g] = ws->x[k];
-        c->W[(size_t)c->gen[g] * nf + g] = 1;
-    }
-    for (int k = 0; k < c->na; k++) memcpy(c->S + (size_t)k * nf, c->W + (size_t)c->act[k] * nf, (size_t)nf * sizeof *c->S);
-}
-
-static double closure_residual(const kg_closed *c) {
-    double res = 0;
-    for (int i = 0; i < c->nrow; i++)
-        for (int g = 0; g < c->nf; g++) {
-            double s = 0;
-            for (int v = 0; v < c->nv; v++) s += c->JC[(size_t)i * c->nv + v] * c->W[(size_t)v * c->nf + g];
-            res = fmax(res, fabs(s));
-        }
-    return res;
+static void solve_dependent(const kg_closed *c, const double *y, double *x) {
+    const kg_basis_work bw = basis_work(c);
+    kg_basis_solve(c->nrow, c->nv, c->rank, &bw, y, x);
 }
 
 int kg_closed_update(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_closed *c, const kg_closed_options *o) {
@@ -306,9 +237,12 @@ int kg_closed_update(const kg_model *m, const kg_data *d, const kg_dyn *w, kg_cl
     for (int k = 0; k < c->nmimic; k++) mimic_row(m, d, c, k);
     double scale = 0;
     for (size_t e = 0; e < (size_t)c->nrow * c->nv; e++) scale = fmax(scale, fabs(c->JC[e]));
-    choose_dependent(c, o->rank_tol * fmax(scale, 1e-300));
-    fill_w(c);
-    c->residual = closure_residual(c);
+    kg_basis_work bw = basis_work(c);
+    c->rank = kg_basis_split(c->JC, c->nrow, c->nv, c->ws->order, c->nv, o->rank_tol * fmax(scale, 1e-300), &bw, c->dep,
+                             c->gen, &c->nf);
+    kg_basis_w(c->JC, c->nrow, c->nv, c->rank, c->dep, c->gen, c->nf, &bw, c->W);
+    for (int k = 0; k < c->na; k++) memcpy(c->S + (size_t)k * c->nf, c->W + (size_t)c->act[k] * c->nf, (size_t)c->nf * sizeof *c->S);
+    c->residual = kg_basis_residual(c->JC, c->nrow, c->nv, c->W, c->nf);
     c->ws->rcond = o->rcond;
     return c->nf;
 }
