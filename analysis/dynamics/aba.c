@@ -1,50 +1,76 @@
 /* Forward dynamics by the articulated-body algorithm (Featherstone 7.3): O(n),
- * no mass matrix. Pass 1 the velocities; pass 2, leaves to root, each link's
+ * no mass matrix. Pass 1 the velocities; pass 2, leaves to root, each body's
  * articulated inertia and bias force with its joint's freedom taken out; pass
- * 3, root to leaves, the accelerations. Articulated inertias are full
- * symmetric 6x6 matrices (row-major, angular rows and columns first). */
+ * 3, root to leaves, the accelerations.
+ *
+ * An articulated inertia is a symmetric 6x6 [[A, B], [B^T, C]] (angular rows
+ * and columns first), kept as its 21 distinct entries (AI_*: A's and C's upper
+ * triangles, B whole): every update touches 21 numbers, not 36. Joints with
+ * several columns (floating, planar, compound) go through a dense 6x6 copy. */
 #include <string.h>
 
 #include "analysis/dynamics/internal.h"
 
-/* The 6x6 form of a rigid-body inertia: [[I, [h]x], [[h]x^T, m E]]. */
-static void rb_to_matrix(double *restrict A, const double *restrict rb) {
+enum { AI_A = 0, AI_B = 6, AI_C = 15, AI_SIZE = 21 };
+/* a symmetric 3x3's upper-triangle slot of (row, column) */
+static const int SYM[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+
+/* A rigid-body inertia's: A = I, B = [h]x, C = m E. */
+static void ai_from_rb(double *restrict X, const double *restrict rb) {
     const double m = rb[RB_M], h0 = rb[RB_H], h1 = rb[RB_H + 1], h2 = rb[RB_H + 2], *I = rb + RB_I;
-    const double X[36] = {I[0], I[1], I[2], 0,   -h2, h1, /* [[I, [h]x], [[h]x^T, m E]] */
-                          I[3], I[4], I[5], h2,  0,   -h0,
-                          I[6], I[7], I[8], -h1, h0,  0,
-                          0,    h2,   -h1,  m,   0,   0,
-                          -h2,  0,    h0,   0,   m,   0,
-                          h1,   -h0,  0,    0,   0,   m};
-    memcpy(A, X, sizeof X);
+    const double v[AI_SIZE] = {I[0], I[1], I[2], I[4], I[5], I[8], /* A */
+                               0,    -h2,  h1,   h2,   0,    -h0, -h1, h0, 0, /* B */
+                               m,    0,    0,    m,    0,    m}; /* C */
+    memcpy(X, v, sizeof v);
 }
 
-/* P += X^T A X, X the motion shift by r (child's origin = parent's + r):
- * with A = [[A, B], [B^T, C]] and R = [r]x, the blocks become
- * A + R B^T + (R B^T)^T - R C R, B + R C, C. R times a matrix is r crossed
- * with each of its columns (6 products a column, not 9). */
-static void articulated_add_shifted(double *restrict P, const double *restrict A, const double r[3]) {
-    double RC[9], RBt[9], RCR[9];
-    for (int b = 0; b < 3; b++) { /* column b of R C and of R B^T (B^T's column b is B's row b) */
-        const double *C = A + 21, *Brow = A + 6 * b + 3;
-        const double c0 = C[b], c1 = C[6 + b], c2 = C[12 + b];
-        RC[b] = r[1] * c2 - r[2] * c1, RC[3 + b] = r[2] * c0 - r[0] * c2, RC[6 + b] = r[0] * c1 - r[1] * c0;
-        RBt[b] = r[1] * Brow[2] - r[2] * Brow[1], RBt[3 + b] = r[2] * Brow[0] - r[0] * Brow[2];
-        RBt[6 + b] = r[0] * Brow[1] - r[1] * Brow[0];
+/* o = X x for a spatial vector x: (A xa + B xl; B^T xa + C xl). */
+static inline void ai_apply(double *restrict o, const double *restrict X, const double *restrict x) {
+    const double *A = X + AI_A, *B = X + AI_B, *C = X + AI_C;
+    for (int a = 0; a < 3; a++) {
+        o[a] = A[SYM[a][0]] * x[0] + A[SYM[a][1]] * x[1] + A[SYM[a][2]] * x[2] + B[3 * a] * x[3] + B[3 * a + 1] * x[4] +
+               B[3 * a + 2] * x[5];
+        o[3 + a] = B[a] * x[0] + B[3 + a] * x[1] + B[6 + a] * x[2] + C[SYM[a][0]] * x[3] + C[SYM[a][1]] * x[4] +
+                   C[SYM[a][2]] * x[5];
     }
-    for (int a = 0; a < 3; a++) { /* row a of (R C) R is (row a of R C) x r, as R^T = -R */
-        const double *x = RC + 3 * a;
-        RCR[3 * a] = x[1] * r[2] - x[2] * r[1], RCR[3 * a + 1] = x[2] * r[0] - x[0] * r[2];
-        RCR[3 * a + 2] = x[0] * r[1] - x[1] * r[0];
-    }
+}
+
+/* The dense 6x6 (row-major) of X, and back (the upper triangle read). */
+static void ai_to_dense(double *restrict D, const double *restrict X) {
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
-            const double nb = A[6 * a + 3 + b] + RC[3 * a + b];
-            P[6 * a + b] += A[6 * a + b] + RBt[3 * a + b] + RBt[3 * b + a] - RCR[3 * a + b];
-            P[6 * a + 3 + b] += nb;
-            P[6 * (3 + b) + a] += nb;
-            P[6 * (3 + a) + 3 + b] += A[6 * (3 + a) + 3 + b];
+            D[6 * a + b] = X[AI_A + SYM[a][b]];
+            D[6 * (3 + a) + 3 + b] = X[AI_C + SYM[a][b]];
+            D[6 * a + 3 + b] = D[6 * (3 + b) + a] = X[AI_B + 3 * a + b];
         }
+}
+
+static void ai_from_dense(double *restrict X, const double *restrict D) {
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++) X[AI_A + SYM[a][b]] = D[6 * a + b], X[AI_C + SYM[a][b]] = D[6 * (3 + a) + 3 + b];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) X[AI_B + 3 * a + b] = D[6 * a + 3 + b];
+}
+
+/* P += X^T A X, X the motion shift by r (child's origin = parent's + r): with
+ * R = [r]x the blocks become A + R B^T + (R B^T)^T - R C R, B + R C, C. R times
+ * a matrix is r crossed with each of its columns; (R C) R's row a is (row a of
+ * R C) x r, as R^T = -R; R C R is symmetric. */
+static void ai_add_shifted(double *restrict P, const double *restrict X, const double r[3]) {
+    const double *A = X + AI_A, *B = X + AI_B, *C = X + AI_C;
+    double RC[9], RBt[9];
+    for (int b = 0; b < 3; b++) { /* column b of R C (C's column b is its row b) and of R B^T (B's row b) */
+        const double c0 = C[SYM[0][b]], c1 = C[SYM[1][b]], c2 = C[SYM[2][b]], *Br = B + 3 * b;
+        RC[b] = r[1] * c2 - r[2] * c1, RC[3 + b] = r[2] * c0 - r[0] * c2, RC[6 + b] = r[0] * c1 - r[1] * c0;
+        RBt[b] = r[1] * Br[2] - r[2] * Br[1], RBt[3 + b] = r[2] * Br[0] - r[0] * Br[2];
+        RBt[6 + b] = r[0] * Br[1] - r[1] * Br[0];
+    }
+    for (int a = 0; a < 3; a++) {
+        const double *x = RC + 3 * a, rcr[3] = {x[1] * r[2] - x[2] * r[1], x[2] * r[0] - x[0] * r[2], x[0] * r[1] - x[1] * r[0]};
+        for (int b = a; b < 3; b++) P[AI_A + SYM[a][b]] += A[SYM[a][b]] + RBt[3 * a + b] + RBt[3 * b + a] - rcr[b];
+        for (int b = a; b < 3; b++) P[AI_C + SYM[a][b]] += C[SYM[a][b]];
+        for (int b = 0; b < 3; b++) P[AI_B + 3 * a + b] += B[3 * a + b] + RC[3 * a + b];
+    }
 }
 
 /* Dinv = D^-1 for a symmetric positive semi-definite n x n D (n <= 6), by
@@ -87,41 +113,47 @@ static int sym_inverse(const double *D, int n, double *Dinv) {
  * scalars): Ia = IA - U U^T / D, pa = pA + Ia c + U u / D. Returns 1 when D
  * is not positive (a massless subtree): the joint then gets no acceleration. */
 static int aba_one(kg_dyn *w, int i, int col, const double *tau, double *restrict Ia, double *restrict pa) {
-    const double *restrict IA = w->IA + 36 * i, *restrict pA = w->pA + 6 * i, *restrict c = w->c + 6 * i;
+    const double *restrict IA = w->IA + AI_SIZE * i, *restrict pA = w->pA + 6 * i, *restrict c = w->c + 6 * i;
     const double *restrict S = w->S + 6 * col;
     double U[6], D = 0, u = tau ? tau[col] : 0; /* U local: stores to w->U would force reloads of IA */
+    const double *A = IA + AI_A, *B = IA + AI_B, *C = IA + AI_C;
     switch (w->kind[i]) {
-    case DYN_REVOLUTE:
-        for (int e = 0; e < 6; e++) U[e] = IA[6 * e] * S[0] + IA[6 * e + 1] * S[1] + IA[6 * e + 2] * S[2];
+    case DYN_REVOLUTE: /* S = (s; 0): U = (A s; B^T s) */
+        for (int a = 0; a < 3; a++) {
+            U[a] = A[SYM[a][0]] * S[0] + A[SYM[a][1]] * S[1] + A[SYM[a][2]] * S[2];
+            U[3 + a] = B[a] * S[0] + B[3 + a] * S[1] + B[6 + a] * S[2];
+        }
         D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
         u -= S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2];
         break;
-    case DYN_PRISMATIC:
-        for (int e = 0; e < 6; e++) U[e] = IA[6 * e + 3] * S[3] + IA[6 * e + 4] * S[4] + IA[6 * e + 5] * S[5];
+    case DYN_PRISMATIC: /* S = (0; s): U = (B s; C s) */
+        for (int a = 0; a < 3; a++) {
+            U[a] = B[3 * a] * S[3] + B[3 * a + 1] * S[4] + B[3 * a + 2] * S[5];
+            U[3 + a] = C[SYM[a][0]] * S[3] + C[SYM[a][1]] * S[4] + C[SYM[a][2]] * S[5];
+        }
         D = S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
         u -= S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
         break;
     default:
-        for (int e = 0; e < 6; e++) {
-            double x = 0;
-            for (int f = 0; f < 6; f++) x += IA[6 * e + f] * S[f];
-            U[e] = x;
-        }
+        ai_apply(U, IA, S);
         for (int e = 0; e < 6; e++) D += S[e] * U[e], u -= S[e] * pA[e];
     }
     const int singular = !(D > 0);
     const double dinv = singular ? 0 : 1 / D, du = dinv * u;
     double Ud[6];
     for (int e = 0; e < 6; e++) Ud[e] = U[e] * dinv;
-    for (int e = 0; e < 6; e++) /* all 36 entries: fixed bounds vectorise, a triangle does not */
-        for (int f = 0; f < 6; f++) Ia[6 * e + f] = IA[6 * e + f] - Ud[e] * U[f];
-    /* pa = pA + Ia c + U du, with Ia c = IA c - Ud (U . c) */
-    const double uc = U[0] * c[0] + U[1] * c[1] + U[2] * c[2] + U[3] * c[3] + U[4] * c[4] + U[5] * c[5];
-    for (int e = 0; e < 6; e++) {
-        const double *row = IA + 6 * e;
-        pa[e] = pA[e] + row[0] * c[0] + row[1] * c[1] + row[2] * c[2] + row[3] * c[3] + row[4] * c[4] + row[5] * c[5] -
-                Ud[e] * uc + U[e] * du;
+    for (int a = 0; a < 3; a++) {
+        for (int b = a; b < 3; b++) {
+            Ia[AI_A + SYM[a][b]] = IA[AI_A + SYM[a][b]] - Ud[a] * U[b];
+            Ia[AI_C + SYM[a][b]] = IA[AI_C + SYM[a][b]] - Ud[3 + a] * U[3 + b];
+        }
+        for (int b = 0; b < 3; b++) Ia[AI_B + 3 * a + b] = IA[AI_B + 3 * a + b] - Ud[a] * U[3 + b];
     }
+    /* pa = pA + Ia c + U du, with Ia c = IA c - Ud (U . c) */
+    double Ic[6];
+    ai_apply(Ic, IA, c);
+    const double uc = U[0] * c[0] + U[1] * c[1] + U[2] * c[2] + U[3] * c[3] + U[4] * c[4] + U[5] * c[5];
+    for (int e = 0; e < 6; e++) pa[e] = pA[e] + Ic[e] - Ud[e] * uc + U[e] * du;
     memcpy(w->U + 6 * col, U, sizeof U);
     w->Dinv[6 * col] = dinv;
     w->u[col] = du;
@@ -130,7 +162,9 @@ static int aba_one(kg_dyn *w, int i, int col, const double *tau, double *restric
 
 /* Pass 2 for a body whose joint has n > 1 columns (D an n x n matrix). */
 static int aba_many(kg_dyn *w, int i, const kg_joint *J, const double *tau, double *Ia, double *pa) {
-    const double *IA = w->IA + 36 * i, *pA = w->pA + 6 * i;
+    double IA[36];
+    const double *pA = w->pA + 6 * i;
+    ai_to_dense(IA, w->IA + AI_SIZE * i);
     const int n = J->nv;
     double *U = w->U + 6 * J->vadr, *Dinv = w->Dinv + 6 * J->vadr, D[36], u[6], du[6];
     const double *S = w->S + 6 * J->vadr, *c = w->c + 6 * i;
@@ -171,18 +205,22 @@ static int aba_many(kg_dyn *w, int i, const kg_joint *J, const double *tau, doub
         for (int k = 0; k < n; k++) s += U[6 * k + e] * du[k];
         pa[e] += s;
     }
+    double X[AI_SIZE];
+    ai_from_dense(X, Ia);
+    memcpy(Ia, X, sizeof X);
     return singular;
 }
+
 
 /* Pass 2 for body i: its joint's freedom taken out of its articulated inertia
  * and bias force, which are handed to its parent. */
 static int aba_body(const kg_model *m, kg_dyn *w, int i, const double *tau) {
     const kg_joint *J = &m->joint[w->joint_link[i]];
-    double Ia[36], pa[6];
+    double Ia[36], pa[6]; /* 36: aba_many's dense work; AI_SIZE used after */
     const int singular = J->nv == 1 ? aba_one(w, i, J->vadr, tau, Ia, pa) : aba_many(w, i, J, tau, Ia, pa);
     const int p = w->bparent[i];
     if (p > 0) {
-        articulated_add_shifted(w->IA + 36 * p, Ia, w->r + 3 * i);
+        ai_add_shifted(w->IA + AI_SIZE * p, Ia, w->r + 3 * i);
         sv_force_add_shifted(w->pA + 6 * p, pa, w->r + 3 * i);
     }
     return singular;
@@ -225,7 +263,7 @@ static void aba_velocities(const kg_model *m, kg_dyn *w, const double *v, const 
             sv_cross_force_add(P, V, h);
         }
         if (fext) dyn_body_fext(w, i, fext, P);
-        rb_to_matrix(w->IA + 36 * i, rb);
+        ai_from_rb(w->IA + AI_SIZE * i, rb);
         memcpy(vel + 6 * i, V, sizeof V);
         memcpy(w->c + 6 * i, C, sizeof C);
         memcpy(w->pA + 6 * i, P, sizeof P);
