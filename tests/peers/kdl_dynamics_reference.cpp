@@ -23,6 +23,8 @@
 // qdot, qddot and the torques uniform in [-1, 1]), 31 repetitions, min and median
 // per call in µs, each solver from q (KDL does its own FK).
 //
+// Then TreeIdSolver_RNE on the whole tree ("tree": KDL's one tree solver).
+//
 // usage: kg_kdl_dynamics_reference --bench URDF TIP... > timings.json
 #include <kdl/chain.hpp>
 #include <kdl/chaindynparam.hpp>
@@ -30,6 +32,7 @@
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/jntspaceinertiamatrix.hpp>
 #include <kdl/tree.hpp>
+#include <kdl/treeidsolver_recursive_newton_euler.hpp>
 #include <kdl_parser/kdl_parser.hpp>
 #include <urdf_parser/urdf_parser.h>
 
@@ -52,6 +55,39 @@ static void vec(const char *key, const KDL::JntArray &x) {
 
 static bool random_q(const urdf::ModelInterfaceSharedPtr &model, const KDL::Chain &chain, std::mt19937_64 &rng,
                      KDL::JntArray &q);
+
+// TreeIdSolver_RNE, KDL's one tree solver, on the whole tree (same protocol;
+// q within each joint's limits, qdot and qddot uniform in [-1, 1]).
+static void bench_tree(const urdf::ModelInterfaceSharedPtr &model, const KDL::Tree &tree, std::mt19937_64 &rng, int N,
+                       int R) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0);
+    const unsigned n = tree.getNrOfJoints();
+    std::vector<KDL::JntArray> q(N, KDL::JntArray(n)), qd(q), qdd(q);
+    for (int s = 0; s < N; s++) {
+        for (const auto &el : tree.getSegments()) {
+            const KDL::Joint &j = el.second.segment.getJoint();
+            if (j.getType() == KDL::Joint::None) continue;
+            auto uj = model->getJoint(j.getName());
+            double lo = -M_PI, hi = M_PI;
+            if (uj && uj->type != urdf::Joint::CONTINUOUS && uj->limits && uj->limits->lower < uj->limits->upper)
+                lo = uj->limits->lower, hi = uj->limits->upper;
+            q[s](el.second.q_nr) = lo + (hi - lo) * unit(rng);
+        }
+        for (unsigned i = 0; i < n; i++) qd[s](i) = sym(rng), qdd[s](i) = sym(rng);
+    }
+    KDL::TreeIdSolver_RNE rne(tree, KDL::Vector(0, 0, -9.81));
+    KDL::WrenchMap fext;
+    KDL::JntArray out(n);
+    std::vector<double> us(R);
+    for (int r = 0; r < R; r++) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int s = 0; s < N; s++) rne.CartToJnt(q[s], qd[s], qdd[s], fext, out);
+        us[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / N * 1e6;
+    }
+    std::sort(us.begin(), us.end());
+    printf("{\"joints\": %u, \"segments\": %u, \"kdl_tree_rne\": [%.3f, %.3f]}", n, tree.getNrOfSegments(), us[0],
+           us[R / 2]);
+}
 
 static int bench(int argc, char **argv) {
     urdf::ModelInterfaceSharedPtr model = urdf::parseURDFFile(argv[2]);
@@ -104,7 +140,9 @@ static int bench(int argc, char **argv) {
         }
         printf("}");
     }
-    printf("\n]}\n");
+    printf("\n], \"tree\": ");
+    bench_tree(model, tree, rng, N, R);
+    printf("}\n");
     return 0;
 }
 
