@@ -21,7 +21,6 @@
  * Passes repeat on the corrected motion until no contact frame's ZMP is
  * outside the support polygon or `passes` are done. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
