@@ -159,7 +159,8 @@ static int cholesky_fails(const double *M, int n) {
 }
 
 typedef struct {
-    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond;
+    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q;
+    int local; /* kg_dyn_rnea_q took its link-local path */
 } identity_errors;
 
 /* The 2-norm condition number of a symmetric positive definite M. */
@@ -212,8 +213,8 @@ static void jacobian_checks(const kg_model *m, kg_data *d, kg_dyn *w, const doub
 static identity_errors identities(const kg_model *m, int states) {
     identity_errors e = {0};
     const int n = m->nv;
-    kg_data *d = kg_data_new(m);
-    kg_dyn *w = kg_dyn_new(m);
+    kg_data *d = kg_data_new(m), *dq = kg_data_new(m);
+    kg_dyn *w = kg_dyn_new(m), *wq = kg_dyn_new(m);
     double *M = malloc((size_t)n * n * sizeof *M + 8), *v = malloc((size_t)n * sizeof *v + 8),
            *a = malloc((size_t)n * sizeof *a + 8), *tau = malloc((size_t)n * sizeof *tau + 8),
            *b = malloc((size_t)n * sizeof *b + 8), *a2 = malloc((size_t)n * sizeof *a2 + 8),
@@ -235,6 +236,11 @@ static identity_errors identities(const kg_model *m, int states) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) b[i] += M[i * n + j] * a[j];
         e.rnea_mab = fmax(e.rnea_mab, rel_diff(tau, b, (size_t)n));
+        /* the same torques from q alone (link-local frames, no FK): a second data, its poses not computed */
+        memcpy(dq->q, d->q, (size_t)m->nq * sizeof *d->q);
+        memcpy(dq->base_pos, d->base_pos, sizeof d->base_pos), memcpy(dq->base_rot, d->base_rot, sizeof d->base_rot);
+        kg_dyn_rnea_q(m, dq, wq, NULL, v, a, b);
+        e.rnea_q = fmax(e.rnea_q, rel_diff(b, tau, (size_t)n));
         /* ABA undoes RNEA, with external wrenches too */
         kg_dyn_rnea(m, w, NULL, v, a, fext, tau);
         assert_int_equal(kg_dyn_aba(m, w, NULL, v, tau, fext, a2), 0);
@@ -249,8 +255,9 @@ static identity_errors identities(const kg_model *m, int states) {
         }
     }
     free(M), free(v), free(a), free(tau), free(b), free(a2), free(fext);
-    kg_dyn_free(w);
-    kg_data_free(d);
+    e.local = kg_dyn_rnea_q_local(wq);
+    kg_dyn_free(w), kg_dyn_free(wq);
+    kg_data_free(d), kg_data_free(dq);
     return e;
 }
 
@@ -274,8 +281,8 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     identity_errors e = identities(m, states);
     const int physical = physical_inertias(m);
     printf("%-28s nv %3d  M sym %.1e  RNEA-(Ma+b) %.1e  gravity %.1e  ABA(RNEA) %.1e (backward %.1e, cond(M) %.1e)  "
-           "momentum %.1e%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
-           physical ? "" : "  (inertias not physical)");
+           "momentum %.1e  RNEA from q %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
+           e.rnea_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
     if (m->nmimic) printf("    (mimic joints: the gravity and momentum checks through Jacobians are skipped)\n");
     assert_true(e.sym <= 1e-12);
     assert_true(e.rnea_mab <= 1e-10);
@@ -285,6 +292,7 @@ static void check_identities(const kg_model *m, const char *name, int states) {
      * the backward error, ~1e-13 cond(M) (Nao: cond 1.1e8 gives 1.1e-6) */
     if (physical) assert_true(e.aba <= fmax(1e-10, 1e-13 * e.cond));
     assert_true(e.momentum <= 1e-10);
+    assert_true(e.rnea_q <= 1e-12);
 }
 
 static void test_identities_random(void **state) {

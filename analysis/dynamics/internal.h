@@ -18,6 +18,14 @@
 /* Rigid-body inertia about a point, world axes: 13 doubles. */
 enum { RB_M = 0, RB_H = 1, RB_I = 4, RB_SIZE = 13 };
 
+/* A body's joint in its parent body's frame (rnea_q.c): the joint frame's
+ * rotation Rs and origin ps (the parent link's pose in its body, welds
+ * composed, times the joint origin), Rs [a]x and Rs [a]x^2 (a the axis, in
+ * the joint frame; the rotation at q is Rs + sin q B1 + (1 - cos q) B2),
+ * Rs a, and a itself (the axis in the body's own frame). */
+enum { XS_R = 0, XS_P = 9, XS_B1 = 12, XS_B2 = 21, XS_A = 30, XS_AX = 33, XS_SIZE = 36 };
+enum { XM_GENERAL = -1, XM_AXIS_X = 0, XM_FIXED = 3 };
+
 /* How a body's joint moves it, for the recursions' fast paths: a revolute or
  * continuous joint's single column is (a; 0) (its axis passes through the
  * child's origin), a prismatic joint's (0; a); anything else goes through the
@@ -47,6 +55,13 @@ struct kg_dyn {
     double *rbl;       /* [RB_SIZE nlink] each body's inertia about its origin in its own frame,
                         * welded links included: read from the model by kg_dyn_new */
     double *rb;        /* [RB_SIZE nlink] the same in world axes (kg_dyn_positions) */
+    double *xs;        /* [XS_SIZE nlink] for a body, its joint's constant transform from its parent
+                        * body (kg_dyn_rnea_q's link-local recursion) */
+    int *qadr;         /* [nlink] for a body, its joint's coordinate in q */
+    int *xmode;        /* [nlink] for a body, its rotation's form at q (rnea_q.c): XM_GENERAL, or
+                        * XM_AXIS_X + k for Rs = E and a coordinate axis k (a turn mixing two
+                        * components), or XM_FIXED for a prismatic joint with Rs = E */
+    int local_ok;      /* every body's joint is revolute, continuous or prismatic: kg_dyn_rnea_q's own path */
     double *S;         /* [6 nv] motion subspace: each coordinate's unit motion about its child's origin */
     double *vel, *acc, *frc; /* [6 nlink], bodies only */
     double *c;         /* [6 nlink] ABA: velocity-product accelerations */

@@ -72,6 +72,19 @@ KG_API void kg_dyn_positions(const kg_model *m, const kg_data *d, kg_dyn *w);
  * kg_dyn_default. */
 KG_API void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *a,
                  const double *fext, double *tau);
+/* Inverse dynamics from the joint vector alone: the torques of kg_fk +
+ * kg_dyn_positions + kg_dyn_rnea (no external wrenches) for d->q (mimic
+ * followers set from their leaders) and d's base pose, without either: the
+ * recursion runs in each body's own frame with the joint transforms built from
+ * q (Featherstone's form). Models whose moving joints are all revolute,
+ * continuous or prismatic take that path; others go through kg_fk,
+ * kg_dyn_positions and kg_dyn_rnea. d's link poses are not updated; w's
+ * per-link velocities and forces are then in the bodies' frames (what
+ * kg_dyn_positions computed is kept). */
+void kg_dyn_rnea_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
+                   const double *a, double *tau);
+/* 1 when kg_dyn_rnea_q takes its link-local path for w's model. */
+int kg_dyn_rnea_q_local(const kg_dyn *w);
 /* Inverse dynamics with the root link floating: the root moves at vbase, abase
  * ([6] each, NULL meaning zero: the velocity of the root's origin then its
  * angular velocity, world axes, as a floating joint's coordinates from a
