@@ -81,10 +81,10 @@ KG_API void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt,
  * kg_dyn_positions and kg_dyn_rnea. d's link poses are not updated; w's
  * per-link velocities and forces are then in the bodies' frames (what
  * kg_dyn_positions computed is kept). */
-void kg_dyn_rnea_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
+KG_API void kg_dyn_rnea_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
                    const double *a, double *tau);
 /* 1 when kg_dyn_rnea_q takes its link-local path for w's model. */
-int kg_dyn_rnea_q_local(const kg_dyn *w);
+KG_API int kg_dyn_rnea_q_local(const kg_dyn *w);
 /* Inverse dynamics with the root link floating: the root moves at vbase, abase
  * ([6] each, NULL meaning zero: the velocity of the root's origin then its
  * angular velocity, world axes, as a floating joint's coordinates from a
@@ -318,7 +318,7 @@ KG_API int kg_structure_connect(const kg_model *m, const kg_data *d, kg_dyn *w, 
  * materials, the other joints, mimic couplings, loops, extras, end effectors,
  * ignored pairs). NULL after an error diagnostic. A new kg_data, kg_dyn and
  * kg_closed are needed for it. */
-kg_model *kg_structure_cut_joint(const kg_model *m, int joint, kg_diags *d);
+KG_API kg_model *kg_structure_cut_joint(const kg_model *m, int joint, kg_diags *d);
 
 /* The state (d after kg_fk, w after kg_dyn_positions, velocity v [nv]; v and
  * vc may be NULL: positions only) of m moved onto mc = kg_structure_cut_joint(m,
@@ -327,7 +327,7 @@ kg_model *kg_structure_cut_joint(const kg_model *m, int joint, kg_diags *d);
  * root's frame) and vc [mc->nv] (the floating joint's: the child origin's
  * velocity, then its angular velocity, root axes). Uses w's RNEA buffers.
  * Returns the floating joint's index in mc, or -1 when mc is not that model. */
-int kg_structure_cut_state(const kg_model *m, const kg_data *d, kg_dyn *w, const double *v, int joint,
+KG_API int kg_structure_cut_state(const kg_model *m, const kg_data *d, kg_dyn *w, const double *v, int joint,
                            const kg_model *mc, kg_data *dc, double *vc);
 
 /* Cuts: reopens loop `loop` (drops it from c's set) and updates c. v does
