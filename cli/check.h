@@ -28,6 +28,8 @@ typedef struct kg_check_result {
     int nlink, njoint, dof, nloop, frames;
     double mass, seconds;
     kg_check_tree tree;  /* filled for the HTML report, a shard's results and summary */
+    unsigned char *picture; /* the model at rest as a PNG, for the HTML report (NULL: none) */
+    size_t picture_size;
     int resumed;         /* read back from a shard's result file (--skip-existing) */
 } kg_check_result;
 

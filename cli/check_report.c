@@ -8,6 +8,7 @@
 #include "cli/check.h"
 #include "cli/common.h"
 #include "core/arena.h"
+#include "formats/base64.h"
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
@@ -324,6 +325,11 @@ int kg_check_write_html(const char *path, const kg_check_result *r, int n, doubl
         } else {
             fprintf(f, "<p class=note>No findings.</p>\n");
         }
+        if (x->picture) {
+            fprintf(f, "<figure><img alt=\"the model at rest\" src=\"data:image/png;base64,");
+            kg_base64_write(f, x->picture, x->picture_size);
+            fprintf(f, "\"><figcaption>at rest (joints at zero), its visual geometry</figcaption></figure>\n");
+        }
         if (x->tree.nlink) {
             fprintf(f, "<details%s><summary>kinematic tree (%d links; dotted: fixed joints, red: loop "
                        "closures)</summary>\n", x->tree.nlink <= 80 ? " open" : "", x->tree.nlink);
@@ -474,5 +480,6 @@ void kg_check_result_free(kg_check_result *r) {
     free(r->tree.joint_type);
     free(r->tree.real);
     memset(&r->tree, 0, sizeof r->tree);
-    r->name = NULL;
+    free(r->picture);
+    r->name = NULL, r->picture = NULL, r->picture_size = 0;
 }

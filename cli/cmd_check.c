@@ -21,6 +21,7 @@
 #include "cli/common.h"
 #include "cli/shard.h"
 #include "core/arena.h"
+#include "exporters/filmstrip.h"
 #include "formats/mesh.h"
 
 int kg_cmd_check(int argc, char **argv);
@@ -56,7 +57,7 @@ static const char help[] =
     "  --json F               write the JSON report to F ('-': stdout, instead of text)\n"
     "  --junit F              write a JUnit XML report (one test case per file; errors fail)\n"
     "  --html F               write an HTML report: a summary table, the findings of each\n"
-    "                         model and its kinematic tree drawn\n"
+    "                         model, a picture of it at rest and its kinematic tree drawn\n"
     "  --jobs N               check N files at a time (default: the number of processors)\n"
     "  --shard K/N            check only the K-th of N parts of the file list (K from 1 to N),\n"
     "                         to split a corpus across machines: parts balanced by file size\n"
@@ -228,6 +229,24 @@ static void keep_tree(kg_check_result *r, const kg_model *m) {
     }
 }
 
+/* The model at rest as a PNG in r->picture (the HTML report's): left out,
+ * silently, when it cannot be drawn - the report still has the tree. The
+ * meshes' warnings are check's own already. */
+static void keep_picture(kg_check_result *r, const kg_model *m, kg_mesh_cache *meshes) {
+    kg_filmstrip_options fo;
+    kg_filmstrip_defaults(&fo);
+    fo.frames = 1, fo.columns = 1;
+    kg_diags scratch = {0};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    int rc = f ? kg_filmstrip_png(m, NULL, &fo, meshes, f, r->path, &scratch) : -1;
+    if (f && fclose(f) != 0) rc = -1;
+    kg_diags_clear(&scratch);
+    if (rc == 0 && size) r->picture = (unsigned char *)buf, r->picture_size = size;
+    else free(buf);
+}
+
 static void check_one(work *w, int i) {
     kg_check_result *r = &w->results[i];
     double t0 = now();
@@ -251,6 +270,7 @@ static void check_one(work *w, int i) {
         kg_check_options co = {.meshes = meshes};
         if (kg_check_model(m, mo, &co, &r->diags) != 0)
             kg_diag_add(&r->diags, KG_ERROR, "io.memory", r->path, 0, NULL, "out of memory while checking");
+        if (w->o->html) keep_picture(r, m, meshes);
         kg_mesh_cache_free(meshes);
         if (w->o->html || w->o->summary || w->o->results) keep_tree(r, m); /* merge may draw it */
         kg_model_free(m);

@@ -28,25 +28,7 @@
 #include "analysis/collision.h"
 #include "core/data.h"
 #include "core/fk.h"
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void put_base64(FILE *f, const unsigned char *p, size_t n) {
-    char buf[4096];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        buf[k++] = b64[v >> 18 & 63];
-        buf[k++] = b64[v >> 12 & 63];
-        buf[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-        buf[k++] = i + 2 < n ? b64[v & 63] : '=';
-        if (k + 4 > sizeof buf) {
-            fwrite(buf, 1, k, f);
-            k = 0;
-        }
-    }
-    fwrite(buf, 1, k, f);
-}
+#include "formats/base64.h"
 
 /* Text inside HTML: & < > " escaped. */
 static void put_html(FILE *f, const char *s) {
@@ -563,11 +545,11 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     fputs(",\"report\":", f);
     put_json_in_script(f, v->report_json ? v->report_json : "null");
     fputs(",\"glb\":\"", f);
-    put_base64(f, (const unsigned char *)glb, nglb);
+    kg_base64_write(f, (const unsigned char *)glb, nglb);
     fputs("\",\"source_glb\":", f);
     if (sglb) {
         fputc('"', f);
-        put_base64(f, (const unsigned char *)sglb, nsglb);
+        kg_base64_write(f, (const unsigned char *)sglb, nsglb);
         fputc('"', f);
     } else {
         fputs("null", f);

@@ -385,6 +385,13 @@ static void test_command(void **state) {
     assert_non_null(strstr(x, "<svg class=tree"));
     assert_non_null(strstr(x, "link.mass_negative"));
     assert_non_null(strstr(x, ">arm</text>"));
+    /* each model's picture at rest, a PNG (its signature's base64) with its panel's size in IHDR
+     * (240 x 300 + the caption: width 0x000000F0, "AAAA8A" after "IHDR" = "SUhEUg") */
+    int pictures = 0;
+    for (const char *p = strstr(x, "src=\"data:image/png;base64,iVBORw0KGgo"); p; p = strstr(p + 1, "src=\"data:image/png;base64,iVBORw0KGgo"))
+        pictures++;
+    assert_int_equal(pictures, 3);
+    assert_non_null(strstr(x, "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAPA"));
     free(x);
     json_decref(j);
     /* shards: 1/2 and 2/2 split the files (balanced by size), disjoint and

@@ -102,8 +102,19 @@ static char *blank_times(char *s) {
     return s;
 }
 
+/* Without the HTML report's pictures (<figure>...</figure>): check draws them
+ * from the models, merge has only the summaries' results. */
+static char *drop_figures(char *s) {
+    for (char *p = strstr(s, "<figure>"); p; p = strstr(p, "<figure>")) {
+        char *e = strstr(p, "</figure>\n");
+        if (!e) break;
+        memmove(p, e + 10, strlen(e + 10) + 1);
+    }
+    return s;
+}
+
 static void assert_same_text(const char *a, const char *b) {
-    char *x = blank_times(kg_test_slurp(a)), *y = blank_times(kg_test_slurp(b));
+    char *x = drop_figures(blank_times(kg_test_slurp(a))), *y = drop_figures(blank_times(kg_test_slurp(b)));
     assert_true(x[0]);
     if (strlen(x) != strlen(y) || strcmp(x, y)) {
         size_t k = 0;
