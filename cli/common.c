@@ -31,9 +31,9 @@ const char kg_cli_q_options_help[] =
     "                         joints [x, y, z, qw, qx, qy, qz]; mimic followers are computed and\n"
     "                         may not be named\n"
     "  --q-file FILE          the same JSON object, read from FILE\n"
-    "  --base X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity); also\n"
-    "                         --root-pose, the name to use where --base names a link\n"
-    "                         (jacobian, workspace)\n"
+    "  --root-pose X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity);\n"
+    "                         fk, mass and collisions also take it as --base, its first name\n"
+    "                         (jacobian, ik and workspace's --base is a link)\n"
     "  --frame N              start from frame N (0-based) of the input's motion (BVH)\n";
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {

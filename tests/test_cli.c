@@ -49,15 +49,45 @@ static int teardown(void **state) {
 
 static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
+/* The options a help text lists: each line's leading "-x, --name" or
+ * "--name" (indented), as "--name" (or "-x" alone); 0 when one is listed
+ * twice (the CLI's contract: every option once). */
+static int options_once(const char *help, const char *cmd) {
+    char seen[128][48];
+    int n = 0;
+    for (const char *l = help; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *p = l;
+        while (*p == ' ') p++;
+        if (p == l || p - l > 4 || *p != '-') continue; /* not prose, nor a description's continuation */
+        if (p[1] != '-' && p[2] == ',' && p[3] == ' ' && p[4] == '-') p += 4; /* "-o, --output" */
+        size_t k = strcspn(p, " ,=\n[");
+        if (k >= sizeof seen[0]) continue;
+        for (int i = 0; i < n; i++)
+            if (strlen(seen[i]) == k && !strncmp(seen[i], p, k)) {
+                printf("  %s: %.*s listed twice\n", cmd, (int)k, p);
+                return 0;
+            }
+        if (n < 128) memcpy(seen[n], p, k), seen[n++][k] = '\0';
+    }
+    return 1;
+}
+
 static void test_help(void **state) {
     (void)state;
-    const char *cmds[] = {"--help",          "info --help",      "fk --help",        "mass --help", "convert --help",
-                          "jacobian --help", "workspace --help", "collisions --help", "ik --help",
-                          "highbar --help"};
+    const char *cmds[] = {"--help",          "info --help",     "check --help",      "merge --help",   "fk --help",
+                          "mass --help",     "jacobian --help", "ik --help",         "dynamics --help", "highbar --help",
+                          "retarget --help", "workspace --help", "collisions --help", "view --help",    "convert --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
         assert_int_equal(run(cmds[i], &out, &err), 0);
         assert_non_null(strstr(out, "usage: kinegraph"));
+        assert_true(options_once(out, cmds[i]));
+        if (i == 0) /* the top level names every command */
+            for (size_t k = 1; k < sizeof cmds / sizeof *cmds; k++) {
+                char name[32];
+                snprintf(name, sizeof name, "  %.*s ", (int)strcspn(cmds[k], " "), cmds[k]);
+                if (!strstr(out, name)) fail_msg("kinegraph --help does not list '%s'", name);
+            }
         free(out);
         free(err);
     }
