@@ -55,6 +55,7 @@
 #include "formats/mesh.h"
 #include "formats/limits.h"
 #include "formats/number.h"
+#include "kinegraph/version.h"
 
 /* A <geometry> written once and instanced by every geom with the same source. */
 typedef struct cgeom {
@@ -1454,7 +1455,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     attr(&x, "version", "1.5.0");
     start(&x, "asset");
     start(&x, "contributor");
-    text(&x, "authoring_tool", "kinegraph 0.1.0");
+    text(&x, "authoring_tool", "kinegraph " KG_VERSION_STRING);
     end(&x);
     char now[32];
     const char *epoch = getenv("SOURCE_DATE_EPOCH"); /* reproducible outputs */
