@@ -29,6 +29,10 @@
  *   visual geometry   a node under its link's node instancing a <geometry>;
  *                     materials as effects with their diffuse colour
  *   collision meshes  rigid-body shapes instancing a <geometry>
+ *   mass, no collision the schema wants a <shape> in every rigid body: one shape
+ *                     instancing an empty <geometry> (no vertices, no triangles),
+ *                     marked <placeholder/> in a kinegraph extra and read back as
+ *                     no geometry; other readers find nothing to collide with
  *   meshes            the file read through assimp (formats/mesh.h), its triangles
  *                     written in the geometry, scaled, with the file's own
  *                     materials; <extra type="kinegraph"> keeps the reference as
@@ -77,6 +81,7 @@ typedef struct cw {
     char *buf;    /* number arrays are built here */
     size_t cap;
     int *first, *next; /* children of each link (virtual ones too), in link order; -1 ends */
+    int placeholder;   /* index of the empty <geometry> of mass-only bodies' shapes; -1: none */
 } cw;
 
 /* The children lists, in one pass (a scan per link is quadratic); returns the
@@ -386,8 +391,15 @@ static void mesh_element(cw *x, int k, const double *v, int nv, const int *t, co
 
 /* Mesh vertices with the geom's scale (which may mirror: then the triangles turn). */
 static void library_geometries(cw *x) {
-    if (x->ngeoms == 0) return; /* the schema wants at least one <geometry> in a library */
+    if (x->ngeoms == 0 && x->placeholder < 0) return; /* the schema wants at least one <geometry> */
     start(x, "library_geometries");
+    if (x->placeholder >= 0) {
+        start(x, "geometry");
+        attrf(x, "id", "g%d", x->placeholder);
+        attr(x, "name", "placeholder");
+        mesh_element(x, x->placeholder, NULL, 0, NULL, NULL, 0, 0);
+        end(x);
+    }
     for (int k = 0; k < x->ngeoms; k++) {
         const cgeom *c = &x->geoms[k];
         const kg_geom *G = c->first;
@@ -1113,14 +1125,45 @@ static void shapes(cw *x, int i) {
     }
 }
 
+static int has_collision(const kg_model *m, int i) {
+    const kg_link *L = &m->link[i];
+    for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
+        if (m->geom[g].role == KG_COLLISION) return 1;
+    return 0;
+}
+
 /* A rigid body carries a link's mass and its collision geometry. */
 static int has_body(const kg_model *m, int i) {
     const kg_link *L = &m->link[i];
     if (L->real >= 0) return 0;
-    if (L->has_inertial) return 1;
-    for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
-        if (m->geom[g].role == KG_COLLISION) return 1;
-    return 0;
+    return L->has_inertial || has_collision(m, i);
+}
+
+/* A mass without collision geometry still needs one <shape> (the schema's
+ * minimum): the empty placeholder geometry, marked so kinegraph reads no geom. */
+static void placeholder_shape(cw *x) {
+    char url[32];
+    snprintf(url, sizeof url, "#g%d", x->placeholder);
+    start(x, "shape");
+    start(x, "instance_geometry");
+    attr(x, "url", url);
+    end(x);
+    start(x, "extra");
+    attr(x, "type", "kinegraph");
+    start(x, "technique");
+    attr(x, "profile", "kinegraph");
+    start(x, "placeholder");
+    end(x);
+    end(x);
+    end(x);
+    end(x);
+}
+
+/* The index of the placeholder geometry when some body needs it, else -1. */
+static int find_placeholder(const cw *x) {
+    for (int i = 0; i < x->m->nlink; i++)
+        if (has_body(x->m, i) && !has_collision(x->m, i)) return x->ngeoms;
+    return -1;
 }
 
 static void library_physics(cw *x) {
@@ -1162,6 +1205,7 @@ static void library_physics(cw *x) {
         end(x);
         nums(x, "inertia", moments, 3);
         shapes(x, i);
+        if (!has_collision(m, i)) placeholder_shape(x);
         end(x);
         end(x);
     }
@@ -1445,6 +1489,7 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     x.w = w;
     x.meshes = own ? own : o->meshes;
     collect_geometry(&x);
+    x.placeholder = find_placeholder(&x);
     /* indentation grows with the depth: past KG_LIMIT_INDENT links deep it is
      * left out, so the file's size stays linear in the number of links */
     xmlTextWriterSetIndent(w, deepest <= KG_LIMIT_INDENT);

@@ -644,15 +644,21 @@ static int body_link(cd *c, xmlNodePtr rb, xmlNodePtr pscene_model) {
     return i;
 }
 
-/* A shape's name, from kinegraph's extra (URDF collision names). */
-static const char *shape_name(cd *c, xmlNodePtr sh) {
+/* The child `what` of a shape's kinegraph extra, or NULL. */
+static xmlNodePtr shape_extra(cd *c, xmlNodePtr sh, const char *what) {
     for (xmlNodePtr e = kg_xml_first(sh); e; e = kg_xml_next(e)) {
         xmlNodePtr t = kg_xml_is(e, "extra") ? kg_xml_child(e, "technique") : NULL;
         const char *profile = t ? kg_xml_attr(&c->x, t, "profile") : NULL;
-        xmlNodePtr n = profile && !strcmp(profile, "kinegraph") ? kg_xml_child(t, "name") : NULL;
-        if (n) return cd_text(c, n);
+        xmlNodePtr n = profile && !strcmp(profile, "kinegraph") ? kg_xml_child(t, what) : NULL;
+        if (n) return n;
     }
     return NULL;
+}
+
+/* A shape's name, from kinegraph's extra (URDF collision names). */
+static const char *shape_name(cd *c, xmlNodePtr sh) {
+    xmlNodePtr n = shape_extra(c, sh, "name");
+    return n ? cd_text(c, n) : NULL;
 }
 
 /* The shapes of a rigid body are collision geometry of its link: analytic ones
@@ -660,6 +666,9 @@ static const char *shape_name(cd *c, xmlNodePtr sh) {
 static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
     for (xmlNodePtr sh = kg_xml_first(tc); sh; sh = kg_xml_next(sh)) {
         if (!kg_xml_is(sh, "shape")) continue;
+        /* kinegraph's stand-in for "no geometry" in a body with a mass (the schema
+         * wants a shape in every rigid body): not a geom */
+        if (shape_extra(c, sh, "placeholder")) continue;
         xmlNodePtr prim = NULL, ig = kg_xml_child(sh, "instance_geometry");
         if (ig) {
             pose at;

@@ -7,6 +7,9 @@
 #include "testutil.h"
 
 #include <assimp/cimport.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <ftw.h>
@@ -897,6 +900,70 @@ static void test_loops_and_defaults_in_ledger(void **state) {
     kg_diags_clear(&d2);
 }
 
+/* How many nodes an XPath expression selects. */
+static int xpath_count(xmlXPathContextPtr xp, const char *expr) {
+    xmlXPathObjectPtr r = xmlXPathEvalExpression(BAD_CAST expr, xp);
+    assert_non_null(r);
+    int n = r->nodesetval ? r->nodesetval->nodeNr : 0;
+    xmlXPathFreeObject(r);
+    return n;
+}
+
+/* A link with a mass but no collision geometry (issue 26): the COLLADA 1.5 schema
+ * wants a <shape> in every <rigid_body>, so the body gets one shape instancing an
+ * empty placeholder geometry, which kinegraph reads back as no geom at all. */
+static void test_collada_mass_only_body(void **state) {
+    (void)state;
+    const char *text = "<robot name='b'>\n"
+                       " <link name='base'><inertial><mass value='2'/>"
+                       "<inertia ixx='0.1' iyy='0.2' izz='0.3' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+                       " <link name='a'><inertial><mass value='1'/>"
+                       "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial>"
+                       "<collision><geometry><box size='0.1 0.2 0.3'/></geometry></collision></link>\n"
+                       " <link name='c'><collision><geometry><sphere radius='0.05'/></geometry></collision></link>\n"
+                       " <joint name='ja' type='continuous'><parent link='base'/><child link='a'/></joint>\n"
+                       " <joint name='jc' type='fixed'><parent link='a'/><child link='c'/></joint>\n"
+                       "</robot>\n";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *a = kg_test_load_string("massonly.urdf", text, &d);
+    assert_non_null(a);
+    size_t len;
+    char *dae = write_with(kg_export_collada, a, NULL, &len);
+    xmlDocPtr doc = xmlReadMemory(dae, (int)len, "massonly.dae", NULL, XML_PARSE_NONET);
+    assert_non_null(doc);
+    xmlXPathContextPtr xp = xmlXPathNewContext(doc);
+    xmlXPathRegisterNs(xp, BAD_CAST "c", BAD_CAST "http://www.collada.org/2008/03/COLLADASchema");
+    /* three bodies, none without a shape; base's is the placeholder, of no vertices */
+    assert_int_equal(xpath_count(xp, "//c:rigid_body"), 3);
+    assert_int_equal(xpath_count(xp, "//c:rigid_body[not(c:technique_common/c:shape)]"), 0);
+    assert_int_equal(xpath_count(xp, "//c:rigid_body[@name='base']//c:shape//c:placeholder"), 1);
+    assert_int_equal(xpath_count(xp, "//c:shape//c:placeholder"), 1);
+    assert_int_equal(xpath_count(xp, "//c:geometry[@name='placeholder']//c:float_array[@count='0']"), 1);
+    assert_int_equal(xpath_count(xp, "//c:geometry[@name='placeholder']//c:triangles"), 0);
+    xmlXPathFreeContext(xp);
+    xmlFreeDoc(doc);
+    kg_diags d2;
+    kg_diags_init(&d2);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *b = kg_load_buffer("massonly.dae", dae, len, &o, &d2);
+    assert_non_null(b);
+    assert_int_equal(b->ngeom, a->ngeom); /* the placeholder is no geom */
+    for (int i = 0; i < a->nlink; i++) {
+        int j = kg_model_link(b, a->link[i].name);
+        assert_true(j >= 0);
+        assert_int_equal(b->link[j].geom_count, a->link[i].geom_count);
+        assert_int_equal(b->link[j].has_inertial, a->link[i].has_inertial);
+        assert_true(fabs(b->link[j].inertial.mass - a->link[i].inertial.mass) <= 1e-12);
+    }
+    free(dae);
+    kg_model_free(a);
+    kg_model_free(b);
+    kg_diags_clear(&d);
+    kg_diags_clear(&d2);
+}
+
 static void test_trajectory_ledger(void **state) {
     (void)state;
     /* a URDF has nothing a BVH-style motion file can hold but the skeleton */
@@ -921,6 +988,7 @@ int main(void) {
         cmocka_unit_test(test_trajectory_ledger),
         cmocka_unit_test(test_collada_round_trip),
         cmocka_unit_test(test_collada_peers),
+        cmocka_unit_test(test_collada_mass_only_body),
         cmocka_unit_test(test_collada_loops),
         cmocka_unit_test(test_collada_meshes_in_assimp),
         cmocka_unit_test(test_embedded_meshes_to_urdf),

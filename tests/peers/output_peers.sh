@@ -98,14 +98,8 @@ peer_urdf() {
 }
 peer_dae() {
     if [ $SCHEMA_OK = 1 ]; then
-        # KNOWN (left open, issue 26): a <rigid_body> with mass but no collision shape; the
-        # 1.5 schema wants at least one <shape>. Counted and printed, not failed.
-        local known='Expected is one of ( {http://www.collada.org/2008/03/COLLADASchema}instance_physics_material, {http://www.collada.org/2008/03/COLLADASchema}physics_material, {http://www.collada.org/2008/03/COLLADASchema}shape )'
         if xmllint --nonet --noout --schema "$T/collada_1_5.xsd" "$1" >"$T/p.out" 2>&1; then ok
-        elif ! grep "validity error\|parser error" "$T/p.out" | grep -v -q -F "$known"; then
-            ok
-            echo "KNOWN: $1: $(grep -c -F "$known" "$T/p.out") <rigid_body> without <shape> (mass only; the COLLADA 1.5 schema wants a shape)"
-        else fail "$1 is not valid against the COLLADA 1.5 schema: $(grep -v -F "$known" "$T/p.out" | head -5)"; fi
+        else fail "$1 is not valid against the COLLADA 1.5 schema: $(head -5 "$T/p.out")"; fi
     fi
     if [ $HAVE_OCV = 1 ]; then
         # opencolladavalidator exits 0 even on errors; its verdict is the "is valid" line
