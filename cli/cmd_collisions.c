@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "core/fk.h"
 #include "formats/fileio.h"
+#include "formats/xml.h"
 
 int kg_cmd_collisions(int argc, char **argv);
 
@@ -72,15 +73,6 @@ static const char *srdf_reason(int cls) {
     }
 }
 
-static void xml_attr(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '"') fputs("&quot;", f);
-        else if (*s == '<') fputs("&lt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else fputc(*s, f);
-    }
-}
-
 static int write_srdf(const char *path, const kg_model *m, const kg_collision_model *cm, const kg_acm *a, long samples,
                       kg_diags *d) {
     kg_out out;
@@ -91,15 +83,15 @@ static int write_srdf(const char *path, const kg_model *m, const kg_collision_mo
     fprintf(out.f, "<?xml version=\"1.0\"?>\n<!-- kinegraph collisions: %ld samples; 'Never' pairs were not hit, so at a "
                    "random pose they collide with probability below 3/%ld (95 %%) -->\n<robot name=\"",
             samples, samples);
-    xml_attr(out.f, m->name);
+    kg_xml_escape(out.f, m->name);
     fprintf(out.f, "\">\n");
     for (int p = 0; p < cm->npair; p++) {
         const char *reason = srdf_reason(a->cls[p]);
         if (!reason) continue;
         fprintf(out.f, "  <disable_collisions link1=\"");
-        xml_attr(out.f, m->link[cm->pair_a[p]].name);
+        kg_xml_escape(out.f, m->link[cm->pair_a[p]].name);
         fprintf(out.f, "\" link2=\"");
-        xml_attr(out.f, m->link[cm->pair_b[p]].name);
+        kg_xml_escape(out.f, m->link[cm->pair_b[p]].name);
         fprintf(out.f, "\" reason=\"%s\"/>\n", reason);
     }
     fprintf(out.f, "</robot>\n");

@@ -18,8 +18,8 @@
  * The hierarchy's roots: when the model has a static world above its body
  * (BVH and COLLADA skeletons) the world's children, each a ROOT; otherwise the
  * root link itself, with six channels from the motion's base pose. A
- * skeleton's fixed leaves are End Sites again (named when their name is not
- * "<parent>_End", the name BVH importers give them); a robot's leaves are
+ * skeleton's fixed leaves are End Sites again (unnamed, as BVH readers want
+ * them: another name than "<parent>_End" is in the ledger); a robot's leaves are
  * joints with an End Site at their origin added, since BVH joints must have
  * children. Without a motion one frame at the rest pose is written.
  * Numbers are written in the shortest form that reads back as the same double;
@@ -30,9 +30,12 @@
 
 #include "core/fk.h"
 #include "core/spatial.h"
+#include "core/strmap.h"
 #include "exporters/exporters.h"
 #include "formats/limits.h"
 #include "formats/number.h"
+
+#include <ctype.h>
 
 static const char *const names[2][3] = {{"Xrotation", "Yrotation", "Zrotation"},
                                         {"Xposition", "Yposition", "Zposition"}};
@@ -79,7 +82,11 @@ typedef struct bw {
     int n;
     int *first, *next; /* real children of each link, in link order (-1 ends) */
     int *order;        /* per link: its rotation channel order (orders[]) */
+    char **name;       /* per link: the name written when it is not the link's (bvh_names) */
 } bw;
+
+/* The name link i is written with. */
+static const char *wname(const bw *w, int i) { return w->name[i] ? w->name[i] : w->m->link[i].name; }
 
 static int translates(const kg_model *m, const kg_joint *J) {
     if (J->type == KG_JOINT_PRISMATIC || J->type == KG_JOINT_PLANAR || J->type == KG_JOINT_FLOATING) return 1;
@@ -180,6 +187,51 @@ static void offset(FILE *f, int depth, const double off[3]) {
     fprintf(f, "OFFSET %s %s %s\n", kg_format_number(x, off[0]), kg_format_number(y, off[1]), kg_format_number(z, off[2]));
 }
 
+/* A name BVH readers take back: one word (assimp splits at white space and
+ * takes a leading brace for a token; kinegraph drops a final '{'), at most
+ * KG_LIMIT_BVH_NAME bytes cut at a character boundary. NULL when the name is
+ * one already. */
+static char *bvh_word(const char *name) {
+    size_t n = strlen(name);
+    int bad = n == 0 || n > KG_LIMIT_BVH_NAME || name[n - 1] == '{' || name[0] == '{' || name[0] == '}';
+    for (size_t k = 0; k < n && !bad; k++) bad = isspace((unsigned char)name[k]);
+    if (!bad) return NULL;
+    size_t cut = n > KG_LIMIT_BVH_NAME - 8 ? KG_LIMIT_BVH_NAME - 8 : n; /* room for a "~N" suffix */
+    while (cut < n && ((unsigned char)name[cut] & 0xC0) == 0x80) cut--;  /* not inside a UTF-8 sequence */
+    char *out = malloc(cut + 2);
+    for (size_t k = 0; k < cut; k++) out[k] = isspace((unsigned char)name[k]) ? '_' : name[k];
+    if (cut == 0) out[cut++] = '_';
+    if (out[cut - 1] == '{') out[cut - 1] = '_';
+    if (out[0] == '{' || out[0] == '}') out[0] = '_';
+    out[cut] = 0;
+    return out;
+}
+
+/* The names written for links BVH cannot name as they are (bvh_word), made
+ * unique against every other name with a "~N" suffix; each in the ledger. */
+static void bvh_names(bw *w, kg_ledger *l) {
+    const kg_model *m = w->m;
+    w->name = calloc((size_t)m->nlink + 1, sizeof *w->name);
+    kg_strmap taken;
+    kg_strmap_init(&taken);
+    for (int i = 0; i < m->nlink; i++) kg_strmap_put(&taken, m->link[i].name, i);
+    for (int i = 0; i < m->nlink; i++) {
+        char *word = bvh_word(m->link[i].name);
+        if (!word) continue;
+        size_t len = strlen(word);
+        char *u = malloc(len + 16);
+        memcpy(u, word, len + 1);
+        for (int k = 2; kg_strmap_get(&taken, u) >= 0; k++) snprintf(u + len, 16, "~%d", k);
+        free(word);
+        w->name[i] = u;
+        kg_strmap_put(&taken, u, i);
+        kg_ledger_add(l, KG_APPROXIMATED, "link", m->link[i].name, m->source, m->link[i].line,
+                      "BVH names are one word of at most %d bytes: '%s' is written as '%s'", KG_LIMIT_BVH_NAME,
+                      m->link[i].name, u);
+    }
+    kg_strmap_free(&taken);
+}
+
 /* Writes the head of the node of `link` (root: a ROOT with six channels from
  * the base pose), up to its CHANNELS; returns its index in w->nodes. */
 static int open_node(bw *w, int link, int depth, int root, kg_ledger *l) {
@@ -211,11 +263,18 @@ static int open_node(bw *w, int link, int depth, int root, kg_ledger *l) {
     b.add_end = !b.end_site && !b.native && w->first[link] < 0; /* a BVH file's own leaf joints stay as they were */
     w->nodes[w->n++] = b;
     indent(f, depth);
-    char end_name[600];
-    snprintf(end_name, sizeof end_name, "%s_End", J ? m->link[J->parent].name : "");
-    if (b.end_site && !strcmp(m->link[link].name, end_name)) fprintf(f, "End Site\n");
-    else if (b.end_site) fprintf(f, "End Site %s\n", m->link[link].name); /* the file named it */
-    else fprintf(f, "%s %s\n", root ? "ROOT" : "JOINT", m->link[link].name);
+    if (b.end_site) {
+        /* never "End Site NAME": assimp and most readers refuse a name there */
+        fprintf(f, "End Site\n");
+        const char *name = m->link[link].name, *parent = wname(w, J->parent);
+        size_t n = strlen(parent);
+        if (strncmp(name, parent, n) || strcmp(name + n, "_End"))
+            kg_ledger_add(l, KG_APPROXIMATED, "link", name, m->source, m->link[link].line,
+                          "BVH End Sites have no name: '%s' is written as an End Site of '%s', read back as '%s_End'",
+                          name, parent, parent);
+    } else {
+        fprintf(f, "%s %s\n", root ? "ROOT" : "JOINT", wname(w, link));
+    }
     indent(f, depth);
     fprintf(f, "{\n");
     offset(f, depth, off);
@@ -291,7 +350,7 @@ static long count_nodes(const bw *w) {
 int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                   kg_diags *d) {
     kg_ledger_model_only(m, l, "BVH");
-    bw w = {m, f, mo, NULL, NULL, 0, NULL, NULL, NULL};
+    bw w = {m, f, mo, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     children(&w);
     if (count_nodes(&w) > KG_LIMIT_BVH_NODES) {
         kg_diag_add(d, KG_ERROR, "bvh.too_many_joints", m->source, 0, NULL,
@@ -303,6 +362,7 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
     }
     w.kd = kg_data_new(m);
     rotation_orders(&w);
+    bvh_names(&w, l);
     w.nodes = calloc((size_t)m->nlink + 1, sizeof(bnode));
     fprintf(f, "HIERARCHY\n");
     if (m->root_body != 0) { /* a static world: its children are the hierarchies */
@@ -353,6 +413,8 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
     free(w.first);
     free(w.next);
     free(w.order);
+    for (int i = 0; i < m->nlink; i++) free(w.name[i]);
+    free(w.name);
     kg_data_free(kd);
     (void)o;
     return ferror(f) ? -1 : 0;

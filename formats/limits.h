@@ -15,6 +15,9 @@ unsigned long long kg_limit(const char *name, unsigned long long value);
 /* Joints and End Sites of a BVH hierarchy, and so also its nesting depth (each
  * level is a joint). 10^6 nodes are about 100 MB of model. */
 #define KG_LIMIT_BVH_NODES 1000000
+/* Bytes of a BVH joint name. The BVH writer shortens a longer name (a URDF
+ * link's may be any length) and says so in the ledger. */
+#define KG_LIMIT_BVH_NAME 512
 /* Nesting of a kinematic tree (COLLADA <link>s) or of visual-scene nodes
  * (instance_node included, which is also what stops instancing cycles): 10^5
  * levels, a chain of 10^5 links. The writers refuse a deeper model. */

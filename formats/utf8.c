@@ -30,17 +30,27 @@ int kg_utf8_valid(const char *s, size_t n) {
 }
 
 char *kg_utf8_clean(const char *s, size_t n, int *changed) {
+    const unsigned char *p = (const unsigned char *)s;
     int utf8 = kg_utf8_valid(s, n);
     char *out = kg_xmalloc(2 * n + 1), *o = out; /* Latin-1 takes at most two bytes a character */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        if (c >= 0x80 && utf8) {
+            size_t k = sequence(p + i, n - i);
+            /* U+FFFE and U+FFFF are well-formed UTF-8 but no XML characters */
+            if (k == 3 && c == 0xEF && p[i + 1] == 0xBF && p[i + 2] >= 0xBE) *o++ = '_';
+            else memcpy(o, s + i, k), o += k;
+            i += k;
+            continue;
+        }
         if (c < 0x20 || c == 0x7F) *o++ = '_';
-        else if (c < 0x80 || utf8) *o++ = (char)c;
+        else if (c < 0x80) *o++ = (char)c;
         else if (c < 0xA0) *o++ = '_'; /* C1 controls: no character in XML either */
         else {
             *o++ = (char)(0xC0 | (c >> 6));
             *o++ = (char)(0x80 | (c & 0x3F));
         }
+        i++;
     }
     *o = 0;
     *changed = (size_t)(o - out) != n || memcmp(out, s, n) != 0;

@@ -1,4 +1,5 @@
 #include "formats/xml.h"
+#include "formats/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -499,6 +500,9 @@ char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
 
 void kg_xml_escape(FILE *f, const char *s) {
     if (!s) return;
+    /* text that is not UTF-8 (a file name's bytes) has its non-ASCII bytes as '?',
+     * as kg_json_str does: XML must be UTF-8 */
+    int utf8 = kg_utf8_valid(s, strlen(s));
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
         case '&': fputs("&amp;", f); break;
@@ -506,9 +510,14 @@ void kg_xml_escape(FILE *f, const char *s) {
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
+        /* as references, which an attribute keeps (a parser turns them to spaces raw) */
+        case '\n': fputs("&#10;", f); break;
+        case '\r': fputs("&#13;", f); break;
+        case '\t': fputs("&#9;", f); break;
         default:
-            /* XML 1.0 has no place for control characters */
-            if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', f);
+            /* XML 1.0 has no place for other control characters, U+FFFE or U+FFFF */
+            if (*p < 0x20 || (*p >= 0x80 && !utf8)) fputc('?', f);
+            else if (*p == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) fputc('?', f), p += 2;
             else fputc(*p, f);
         }
     }

@@ -49,7 +49,10 @@ static inline int kg_xml_double(kg_xml *x, xmlNodePtr n, const char *name, doubl
 /* The element serialised as XML (malloc'd). */
 char *kg_xml_dump(kg_xml *x, xmlNodePtr n);
 /* Writes s as XML text or attribute content (HTML and SVG too): & < > " '
- * escaped, control characters XML 1.0 cannot hold as '?'. NULL writes nothing. */
+ * escaped, line feed, carriage return and tab as character references (so an
+ * attribute keeps them), other control characters, U+FFFE and U+FFFF (which
+ * XML 1.0 cannot hold) as '?', and the non-ASCII bytes of text that is not
+ * UTF-8 as '?'. NULL writes nothing. */
 void kg_xml_escape(FILE *f, const char *s);
 
 /* Parses a whitespace-separated list of exactly `count` finite doubles from s.

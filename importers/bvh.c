@@ -37,7 +37,6 @@
 #include "formats/number.h"
 #include "importers/importers.h"
 
-#define BVH_MAX_NAME 512
 #define BVH_MAX_FRAMES 100000000
 #define BVH_MAX_LINE (64u << 20)
 
@@ -220,8 +219,10 @@ static int read_hierarchy(bvh *p) {
                 len--;
                 while (len && isspace((unsigned char)rest[len - 1])) len--;
             }
-            if (len > BVH_MAX_NAME) {
-                err(p, "bvh.name_too_long", word, "a joint name is longer than 512 characters%s", NULL);
+            if (len > KG_LIMIT_BVH_NAME) {
+                char limit[16];
+                snprintf(limit, sizeof limit, "%d", KG_LIMIT_BVH_NAME);
+                err(p, "bvh.name_too_long", word, "a joint name is longer than %s bytes (KG_LIMIT_BVH_NAME)", limit);
                 return -1;
             }
             if (!end_site && len == 0) {
@@ -404,7 +405,7 @@ static kg_model *build_model(bvh *p) {
     kg_builder_add_link(b, world, 1);
     for (int i = 0; i < p->nnodes; i++) {
         node *n = &p->nodes[i];
-        char endname[BVH_MAX_NAME + 8];
+        char endname[KG_LIMIT_BVH_NAME + 8];
         const char *want = n->name;
         if (n->end_site && !n->name[0]) {
             snprintf(endname, sizeof endname, "%s_End", p->nodes[n->parent].name);

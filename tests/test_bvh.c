@@ -503,12 +503,135 @@ static void test_errors(void **state) {
     free(deep);
 }
 
+/* What a BVH writer makes of names BVH cannot hold (issue 26): white space
+ * (assimp splits names there), a leading brace (assimp's token), a final '{'
+ * (kinegraph's reader drops it), a name past KG_LIMIT_BVH_NAME bytes (kinegraph
+ * refused its own file), a name already taken by the cleaned one, and a named
+ * End Site (assimp refused "End Site Toe"). Each is written as one word that
+ * reads back (by name, below), and said in the ledger. */
+static char *write_bvh(const kg_model *m, const kg_motion *mo, kg_ledger *l, size_t *len) {
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    kg_diags d;
+    kg_diags_init(&d);
+    assert_int_equal(kg_export_bvh(m, mo, NULL, f, l, &d), 0);
+    fclose(f);
+    kg_diags_clear(&d);
+    return buf;
+}
+
+static void test_writer_names(void **state) {
+    (void)state;
+    char *longname = malloc(701);
+    memset(longname, 'L', 700);
+    memcpy(longname + 501, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 10); /* the cut falls inside an 'é' */
+    longname[700] = 0;
+    const char *names[] = {"with space", "with_space", "{lead", "brace{", "tab\there", longname};
+    size_t n = sizeof names / sizeof *names;
+    char *text = malloc(8000), *p = text;
+    p += sprintf(p, "<robot name='r'><link name='base'/>");
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "<link name='%s'/><joint name='j%zu' type='continuous'><parent link='%s'/><child link='%s'/>"
+                        "<origin xyz='0 0 0.1'/></joint>", !strcmp(names[i], "tab\there") ? "tab&#9;here" : names[i], i,
+                     i ? (!strcmp(names[i - 1], "tab\there") ? "tab&#9;here" : names[i - 1]) : "base",
+                     !strcmp(names[i], "tab\there") ? "tab&#9;here" : names[i]);
+    sprintf(p, "</robot>");
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("names.urdf", text, &d);
+    assert_non_null(m);
+    assert_int_equal(m->nlink, 7);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    size_t len;
+    char *bvh = write_bvh(m, NULL, &l, &len);
+    kg_motion *mo;
+    kg_diags d2;
+    kg_model *b = load_text(bvh, &mo, &d2);
+    assert_non_null(b);
+    assert_int_equal(kg_diags_count(&d2, KG_ERROR), 0);
+    assert_int_equal(kg_diags_count(&d2, KG_WARNING), 0); /* no duplicate renamed by the reader */
+    /* a space and a tab become '_', the clash gets "~2", braces at the ends '_' */
+    assert_true(kg_model_link(b, "with_space~2") >= 0);
+    assert_true(kg_model_link(b, "with_space") >= 0);
+    assert_true(kg_model_link(b, "_lead") >= 0);
+    assert_true(kg_model_link(b, "brace_") >= 0);
+    assert_true(kg_model_link(b, "tab_here") >= 0);
+    /* 700 bytes: cut to 504 (KG_LIMIT_BVH_NAME less room for a suffix), back to 503 so
+     * as not to split the 'é' at bytes 503-504 */
+    char cut[600];
+    memcpy(cut, longname, 503);
+    cut[503] = 0;
+    assert_true(kg_model_link(b, cut) >= 0);
+    /* each renamed link in the ledger, with its old and new names */
+    int said = 0;
+    for (size_t i = 0; i < l.count; i++)
+        if (l.items[i].action == KG_APPROXIMATED && strstr(l.items[i].detail, "BVH names are one word")) said++;
+    assert_int_equal(said, 5);
+    free(bvh);
+    kg_ledger_clear(&l);
+    kg_model_free(b);
+    kg_motion_free(mo);
+    kg_diags_clear(&d2);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
+    free(longname);
+
+    /* a named End Site is written unnamed and read back as "<parent>_End" */
+    const char *clip = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 100 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
+                       "Xrotation Yrotation\n JOINT Foot\n {\n  OFFSET 0 -90 0\n  CHANNELS 1 Xrotation\n"
+                       "  End Site Toe\n  {\n   OFFSET 0 0 20\n  }\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.04\n"
+                       "5 100 7 90 0 0 0\n";
+    m = load_text(clip, &mo, &d);
+    assert_non_null(m);
+    kg_ledger_init(&l);
+    bvh = write_bvh(m, mo, &l, &len);
+    assert_null(strstr(bvh, "End Site Toe"));
+    assert_non_null(strstr(bvh, "End Site\n"));
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0].name, "Toe");
+    kg_motion *mo2;
+    b = load_text(bvh, &mo2, &d2);
+    assert_non_null(b);
+    assert_true(kg_model_link(b, "Foot_End") >= 0);
+    assert_int_equal(b->nlink, m->nlink);
+    free(bvh);
+    kg_ledger_clear(&l);
+    kg_model_free(b);
+    kg_motion_free(mo2);
+    kg_diags_clear(&d2);
+    kg_model_free(m);
+    kg_motion_free(mo);
+    kg_diags_clear(&d);
+}
+
+/* U+FFFE and U+FFFF are well-formed UTF-8 but no XML characters: a BVH name
+ * holding them made every XML output unreadable. */
+static void test_names_not_xml_characters(void **state) {
+    (void)state;
+    const char *clip = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 100 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
+                       "Xrotation Yrotation\n JOINT a\xef\xbf\xbe" "b\xef\xbf\xbf\xc3\xa9\n {\n  OFFSET 0 -90 0\n"
+                       "  CHANNELS 1 Xrotation\n  End Site\n  {\n   OFFSET 0 0 20\n  }\n }\n}\nMOTION\nFrames: 1\n"
+                       "Frame Time: 0.04\n5 100 7 90 0 0 0\n";
+    kg_diags d;
+    kg_motion *mo;
+    kg_model *m = load_text(clip, &mo, &d);
+    assert_non_null(m);
+    assert_true(kg_model_link(m, "a_b_\xc3\xa9") >= 0); /* the é (valid, an XML character) stays */
+    assert_non_null(kg_test_find(&d, "bvh.name_encoding"));
+    kg_model_free(m);
+    kg_motion_free(mo);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_dialects),  cmocka_unit_test(test_mixed_rotation_orders),
         cmocka_unit_test(test_fk_against_assimp), cmocka_unit_test(test_position_channels),
         cmocka_unit_test(test_round_trip_all),   cmocka_unit_test(test_trajectories),
         cmocka_unit_test(test_units_and_scale),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_writer_names),     cmocka_unit_test(test_names_not_xml_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,15 +7,17 @@
 #          and MathML 2, replaced by local stand-ins: the xml: attributes declared, <math>
 #          content not checked), and opencolladavalidator
 #   BVH    assimp info (Debian assimp-utils)
-#   JSON   /usr/bin/python3's json module (.json motion, ledgers, .gltf, info/fk/mass/check --json)
+#   JSON   /usr/bin/python3's json module (.json motion, ledgers, .gltf, info/fk/mass/check/collisions/
+#          workspace/jacobian --json)
 #   CSV    /usr/bin/python3's csv module (one column count for every row)
 #   npz    numpy (tests/npz_dump.py, no pickles)
 #   glTF   the Khronos glTF validator (npm gltf-validator; KINEGRAPH_GLTF_VALIDATOR, build/npm,
 #          or npm root -g), .gltf and .glb
 #   MJCF   well-formed XML (xmllint); MuJoCo reads it in test_mjcf
-#   JUnit  well-formed XML (xmllint)
-# Models: samples/humanoid.urdf, samples/walk.bvh and two corpus robots (KINEGRAPH_DATA or
-# ../shared/data; left out with a notice when absent). A peer that is not installed is
+#   JUnit, SRDF (collisions --srdf), SVG (workspace --svg)  well-formed XML (xmllint)
+# Models: samples/humanoid.urdf, samples/walk.bvh, two corpus robots (KINEGRAPH_DATA or
+# ../shared/data; left out with a notice when absent) and three hostile-name models
+# (tests/peers/hostile_models.py). A peer that is not installed is
 # skipped with a notice, never passed silently. Usage: output_peers.sh KINEGRAPH SOURCE_DIR BINARY_DIR
 set -uo pipefail
 KG=$1
@@ -141,8 +143,8 @@ GLTF_FILES=()
 # write_all MODEL STEM WITH_MOTION: every format and every report, each read back
 write_all() {
     local model=$1 stem=$2 motion=$3 ext out
-    local kinds=(urdf dae xml gltf glb)
-    [ "$motion" = 1 ] && kinds+=(bvh csv json npz)
+    local kinds=(urdf dae xml gltf glb bvh) # BVH from any model: one frame at rest without a motion
+    [ "$motion" = 1 ] && kinds+=(csv json npz)
     for ext in "${kinds[@]}"; do
         out=$T/${stem}_out.$ext
         if ! "$KG" convert "$model" "$out" --ledger "$T/${stem}_${ext}_ledger.json" >"$T/kg.out" 2>&1; then
@@ -170,6 +172,25 @@ write_all() {
     "$KG" check "$model" --json "$T/${stem}_check.json" --junit "$T/${stem}_check.xml" >/dev/null 2>&1
     peer_json "$T/${stem}_check.json"
     peer_xml "$T/${stem}_check.xml"
+    # the reports that name links: collisions (SRDF, JSON); workspace (SVG, JSON) and
+    # jacobian of the link farthest from the root at rest (the end of a chain)
+    "$KG" collisions "$model" --samples 200 --min-samples 200 --srdf "$T/${stem}.srdf" --json \
+        >"$T/${stem}_collisions.json" 2>"$T/kg.err"
+    peer_xml "$T/${stem}.srdf"
+    peer_json "$T/${stem}_collisions.json"
+    [ $HAVE_PY = 1 ] || return 0
+    local tip
+    tip=$($PY -c '
+import json, sys
+links = json.load(open(sys.argv[1], encoding="utf-8"))["links"]
+root = next(iter(links.values()))["position"]
+print(max(links, key=lambda n: sum((a - b) ** 2 for a, b in zip(links[n]["position"], root))), end="")' \
+        "$T/${stem}_fk.json" 2>/dev/null) || { fail "no link in $T/${stem}_fk.json"; return 0; }
+    "$KG" workspace "$model" --tip "$tip" --samples 500 --svg "$T/${stem}_ws.svg" --json >"$T/${stem}_ws.json" 2>"$T/kg.err"
+    peer_xml "$T/${stem}_ws.svg"
+    peer_json "$T/${stem}_ws.json"
+    "$KG" jacobian "$model" --tip "$tip" --json >"$T/${stem}_jacobian.json" 2>"$T/kg.err"
+    peer_json "$T/${stem}_jacobian.json"
 }
 
 models=("$SRC/samples/humanoid.urdf:humanoid:0" "$SRC/samples/walk.bvh:walk:1")
@@ -182,6 +203,16 @@ if [ -d "$DATA" ]; then
     done
 else
     echo "SKIPPED (in part): the shared corpus is absent ($DATA; set KINEGRAPH_DATA): its robots are left out"
+fi
+# Hostile names (tests/peers/hostile_models.py): Latin-1, broken UTF-8, U+FFFE, control
+# characters, XML/JSON/CSV specials, spaces and braces, 512 and 5000 characters, duplicates,
+# under file names that are hostile too
+if [ $HAVE_PY = 1 ]; then
+    mkdir -p "$T/hostile"
+    while IFS= read -r line; do models+=("$line"); done < <($PY "$SRC/tests/peers/hostile_models.py" "$T/hostile")
+    [ ${#models[@]} -ge 5 ] || fail "tests/peers/hostile_models.py wrote no models"
+else
+    echo "SKIPPED (in part): the hostile-name models need $PY"
 fi
 for m in "${models[@]}"; do
     IFS=: read -r path stem motion <<<"$m"
