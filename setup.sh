@@ -5,7 +5,8 @@
 #   ./setup.sh           install what the library and the command need, and build them
 #   ./setup.sh demo      ... and run the main job on the built-in sample (samples/)
 #   (the modes below also install the test peers and build the tests and peer programs)
-#   ./setup.sh test      ... and run every test (ctest, all labels)
+#   ./setup.sh test      ... and run every test (ctest, all labels; the libFuzzer harnesses
+#                        are built with clang in build-fuzz/ and run 60 s each: label fuzz)
 #   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
 #   ./setup.sh package   ... and make the .deb (cpack; build/kinegraph_VERSION_ARCH.deb)
 #   ./setup.sh references  regenerate tests/reference/ from the peer tools
@@ -28,6 +29,9 @@ PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev 
 # slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd), and
 # headless Chromium for test_view (kinegraph view's pages).
 TEST_PACKAGES=(slurm-wlm munge chromium)
+# The libFuzzer harnesses (fuzz/): clang and its runtime libraries (libFuzzer); only
+# build-fuzz/ uses them, the normal build uses gcc.
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 install_packages() {
     local missing=()
     for p in "$@"; do
@@ -45,6 +49,14 @@ install_packages() {
 build() {
     cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_TESTS="$1" -DKG_PEERS="$1" >/dev/null
     cmake --build build -j"$(nproc)"
+}
+
+# The harnesses, in build-fuzz/ (the library again, with coverage, ASan and UBSan).
+build_fuzz() {
+    install_packages "${FUZZ_PACKAGES[@]}" || return 1
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_FUZZ=ON -DKG_PEERS=OFF \
+        -DKG_TESTS=OFF >/dev/null || return 1
+    cmake --build build-fuzz -j"$(nproc)" --target fuzz_urdf fuzz_collada fuzz_zae fuzz_bvh fuzz_export fuzz_map
 }
 
 install_packages "${PACKAGES[@]}"
@@ -90,6 +102,7 @@ test)
     fi
     # test-only Debian packages: without them (no registry) test_slurm says so and skips
     install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm and test_view will skip"
+    build_fuzz || echo "setup: could not build the libFuzzer harnesses (clang); the fuzz tests will skip"
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;
 bench)
@@ -103,11 +116,7 @@ references)
     tests/peers/make_references.sh
     ;;
 fuzz)
-    # clang and its runtime libraries (libFuzzer) only here: the normal build uses gcc
-    PACKAGES=(clang libclang-rt-14-dev)
-    install_packages
-    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_FUZZ=ON -DKG_PEERS=OFF >/dev/null
-    cmake --build build-fuzz -j"$(nproc)" --target fuzz_urdf fuzz_collada fuzz_zae fuzz_bvh fuzz_export fuzz_map
+    build_fuzz
     fuzz/run.sh build-fuzz "${2:-60}"
     ;;
 *)

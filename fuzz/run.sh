@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer harness for SECONDS (default 60): fuzz/run.sh BUILD_DIR [SECONDS]
-# Seeds: samples/, the shared corpus (../shared/data or $KINEGRAPH_DATA, files up to
-# 64 KB) and tests/data/fuzz-regressions/NAME/. New inputs go to BUILD_DIR/corpus/NAME,
-# findings to BUILD_DIR/artifacts/NAME/ (copy them to tests/data/fuzz-regressions/
-# NAME/ so ctest runs them). Exit 1 when any harness found something.
+# Runs each libFuzzer harness for SECONDS (default 60): fuzz/run.sh BUILD_DIR [SECONDS [NAME...]]
+# (NAME: urdf collada zae bvh export map; default all). Seeds: samples/, the shared corpus
+# (../shared/data or $KINEGRAPH_DATA, files up to 64 KB), fuzz/seeds/NAME/ (what neither has:
+# a retarget map) and tests/data/fuzz-regressions/NAME/.
+# New inputs go to BUILD_DIR/corpus/NAME, findings to BUILD_DIR/artifacts/NAME/ (copy them
+# to tests/data/fuzz-regressions/NAME/ so ctest runs them). Exit 1 when any harness found
+# something, 77 (ctest's skip) when a harness asked for is not built.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build="${1:?build dir}"
 seconds="${2:-60}"
+shift $(($# < 2 ? $# : 2))
 data="${KINEGRAPH_DATA:-../shared/data}"
 
 # name  dictionary  file patterns for seeds
@@ -24,7 +27,7 @@ seed() { # NAME PATTERNS (comma-separated): copies small seed files into BUILD/s
     local dir="$build/seeds/$1" p pats
     IFS=, read -ra pats <<<"$2"
     mkdir -p "$dir"
-    for root in samples "$data" "tests/data/fuzz-regressions/$1"; do
+    for root in samples "$data" "fuzz/seeds/$1" "tests/data/fuzz-regressions/$1"; do
         [ -d "$root" ] || continue
         for p in "${pats[@]}"; do
             find "$root" -type f -name "$p" -size -64k -print0 2>/dev/null |
@@ -36,10 +39,16 @@ seed() { # NAME PATTERNS (comma-separated): copies small seed files into BUILD/s
     return 0
 }
 
+wanted=" $* "
 status=0
 summary=()
 for h in "${harnesses[@]}"; do
     read -r name dict pattern <<<"$h"
+    [ $# -eq 0 ] || [[ "$wanted" == *" $name "* ]] || continue
+    if [ ! -x "$build/fuzz/fuzz_$name" ]; then
+        echo "SKIPPED: $build/fuzz/fuzz_$name is not built (./setup.sh test or ./setup.sh fuzz builds it with clang)"
+        exit 77
+    fi
     seed "$name" "$pattern"
     mkdir -p "$build/corpus/$name" "$build/artifacts/$name"
     log="$build/fuzz-$name.log"
@@ -52,6 +61,7 @@ for h in "${harnesses[@]}"; do
     if [ $rc -ne 0 ]; then
         status=1
         summary+=("fuzz_$name: FINDING (exit $rc) after ${runs:-?} runs; see $log and $build/artifacts/$name/")
+        grep -m1 -A12 "ERROR: \|==ERROR\|runtime error" "$log" >&2
     else
         summary+=("fuzz_$name: ${runs:-?} runs in ${seconds} s (~$rate/s), nothing found")
     fi
