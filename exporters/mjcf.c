@@ -55,6 +55,7 @@
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
 #include "formats/number.h"
+#include "formats/xml.h"
 
 /* The smallest mass and inertia given to a massless moving body (see above). */
 #define MJCF_MIN_MASS 1e-12
@@ -642,8 +643,7 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     const char *text = (const char *)xmlBufferContent(body_buf);
     const char *open = strstr(text, "<mujoco>"), *close = strstr(text, "</mujoco>");
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mujoco model=\"");
-    for (const char *c = m->name ? m->name : "robot"; *c; c++) /* attribute text, escaped */
-        fputs(*c == '"' ? "&quot;" : *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : (char[2]){*c, 0}, f);
+    kg_xml_escape(f, m->name ? m->name : "robot"); /* a line feed too, which the attribute keeps */
     fprintf(f, "\">\n  <compiler angle=\"radian\" inertiafromgeom=\"false\" boundmass=\"0\" boundinertia=\"0\"%s/>\n",
             x.unbalanced ? " balanceinertia=\"true\"" : "");
     fprintf(f, "  <default>\n    <default class=\"visual\">\n      <geom contype=\"0\" conaffinity=\"0\" group=\"2\"/>\n"
