@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/retarget_json.h"
 #include "exporters/exporters.h"
 #include "io/load.h"
 #include "formats/zae.h"
@@ -68,4 +69,21 @@ void kg_fuzz_export_all(const kg_model *m, const kg_motion *mo) {
         write_one(m, mo, kg_export_csv, NULL);
         write_one(m, mo, kg_export_json, NULL);
     }
+}
+
+void kg_fuzz_map(const uint8_t *data, size_t size) {
+    static kg_model *robot; /* loaded once: the harness runs millions of inputs */
+    if (!robot) {
+        kg_diags d;
+        kg_diags_init(&d);
+        robot = kg_load(KG_SOURCE_DIR "/samples/humanoid.urdf", NULL, &d);
+        kg_diags_clear(&d);
+        if (!robot) abort();
+    }
+    json_t *j = json_loadb((const char *)data, size, 0, NULL);
+    if (!j) return;
+    kg_body_map map;
+    kg_map_read(json_object_get(j, "robot"), "robot", robot, &map, "fuzz.json");
+    kg_map_read(json_object_get(j, "source"), "source", robot, &map, "fuzz.json");
+    json_decref(j);
 }

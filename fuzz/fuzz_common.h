@@ -16,5 +16,8 @@ kg_model *kg_fuzz_load(const char *format, const uint8_t *data, size_t size, kg_
 /* Writes m (and mo) in every format to memory; each XML/BVH output is read
  * back, and a failure to read back what kinegraph wrote aborts (a finding). */
 void kg_fuzz_export_all(const kg_model *m, const kg_motion *mo);
+/* The bytes as a retarget body map (--map MAP.json), both sides read against
+ * the sample humanoid. */
+void kg_fuzz_map(const uint8_t *data, size_t size);
 
 #endif
