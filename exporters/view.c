@@ -29,16 +29,16 @@
 #include "core/data.h"
 #include "core/fk.h"
 #include "formats/base64.h"
+#include "formats/utf8.h"
+#include "formats/xml.h"
 
 /* Text inside HTML: & < > " escaped. */
-static void put_html(FILE *f, const char *s) {
-    for (; s && *s; s++) switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
+/* A name for the page (a file's, which may be Latin-1 or broken UTF-8) as
+ * UTF-8: jansson drops a string that is not (json_string returns NULL), and
+ * the page must be UTF-8. NULL stays NULL. */
+static char *page_name(const char *s) {
+    int changed;
+    return s ? kg_utf8_clean(s, strlen(s), &changed) : NULL;
 }
 
 /* JSON inside <script>: every '<' (only ever inside strings) as \u003c, so no
@@ -512,21 +512,22 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
         free(glb);
         return -1;
     }
-    const char *title = v->title ? v->title : "model";
+    char *title = page_name(v->title ? v->title : "model"), *motion = page_name(v->motion_name);
+    char *source = page_name(v->source_name ? v->source_name : "source");
     fputs(page_head, f);
     fputs("kinegraph view: ", f);
-    put_html(f, title);
+    kg_xml_escape(f, title);
     fputs(page_style, f);
     fputs(v->three_imports, f);
     fputs(page_body, f);
     /* {"title", "motion", "links", "frames", "fps", "three", "report", "glb"} */
     json_t *meta = json_object();
     json_object_set_new(meta, "title", json_string(title));
-    json_object_set_new(meta, "motion", v->motion_name ? json_string(v->motion_name) : json_null());
+    json_object_set_new(meta, "motion", motion ? json_string(motion) : json_null());
     json_object_set_new(meta, "links", link_names(m));
     if (v->source)
         json_object_set_new(meta, "source",
-                            json_pack("{s:s, s:o, s:f}", "title", v->source_name ? v->source_name : "source", "links",
+                            json_pack("{s:s, s:o, s:f}", "title", source, "links",
                                       link_names(v->source), "scale", v->source_scale > 0 ? v->source_scale : 0.0));
     json_object_set_new(meta, "frames", json_integer(mo ? mo->nframes : 1));
     json_object_set_new(meta, "fps", json_real(mo && mo->frame_time > 0 ? 1.0 / mo->frame_time : 30.0));
@@ -534,8 +535,9 @@ int kg_export_view(const kg_model *m, const kg_motion *mo, const kg_view_options
     json_object_set_new(meta, "marks", v->marks ? json_incref(v->marks) : kg_view_marks(m, mo, v, o, d));
     char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(meta);
+    free(title), free(motion), free(source);
     if (!s) {
-        free(glb);
+        free(glb), free(sglb);
         kg_diag_add(d, KG_ERROR, "io.write", o ? o->path : NULL, 0, NULL, "out of memory");
         return -1;
     }

@@ -17,6 +17,7 @@
 #include "testutil.h"
 
 #include "core/fk.h"
+#include "formats/utf8.h"
 #include "io/motion_file.h"
 
 #include <stdlib.h>
@@ -243,6 +244,24 @@ static void test_usage(void **state) {
     assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 1);
     snprintf(path, sizeof path, "%s/nope.html", tmpdir);
     assert_int_not_equal(access(path, F_OK), 0); /* nothing written on failure */
+}
+
+/* A model whose file name is Latin-1 (as older tools write): the page is
+ * UTF-8, its title the name transcoded (it was written raw, and the page
+ * data lost the key). */
+static void test_latin1_name(void **state) {
+    (void)state;
+    char cmd[2400], path[1200];
+    snprintf(cmd, sizeof cmd, "cp '" KG_SOURCE_DIR "/samples/humanoid.urdf' '%s/h\xe9t.urdf'", tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "view '%s/h\xe9t.urdf' -o '%s/latin1.html'", tmpdir, tmpdir);
+    assert_int_equal(kg_test_run_kinegraph(tmpdir, cmd), 0);
+    snprintf(path, sizeof path, "%s/latin1.html", tmpdir);
+    char *page = kg_test_slurp(path);
+    assert_true(kg_utf8_valid(page, strlen(page)));
+    assert_non_null(strstr(page, "<title>kinegraph view: h\xc3\xa9t.urdf</title>"));
+    assert_non_null(strstr(page, "\"title\":\"h\\u00E9t.urdf\""));
+    free(page);
 }
 
 static void test_samples(void **state) {
@@ -637,6 +656,7 @@ int main(void) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_latin1_name),
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_report_timeline),
