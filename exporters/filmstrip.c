@@ -61,7 +61,8 @@ static void text(cairo_t *cr, double x, double y, const char *s, double r, doubl
     cairo_show_text(cr, s);
 }
 
-/* One panel at (x, y): the model at frame f (d posed), its caption below. */
+/* One panel at (x, y): the model at frame f (d posed), its caption below
+ * (frame_time < 0: no motion, the model at rest). */
 static void panel(cairo_t *cr, const kg_render_model *rm, const kg_data *d, const kg_filmstrip_options *o,
                   kg_render_view *v, double x, double y, int f, int nframes, double frame_time) {
     double lo[2], hi[2];
@@ -80,7 +81,8 @@ static void panel(cairo_t *cr, const kg_render_model *rm, const kg_data *d, cons
     cairo_save(cr);
     cairo_rectangle(cr, x, y + o->height, o->width - 4, CAPTION_LINES * CAPTION_LINE + 6);
     cairo_clip(cr);
-    snprintf(line, sizeof line, "frame %d/%d  %.2f s", f + 1, nframes, f * frame_time);
+    if (frame_time < 0) snprintf(line, sizeof line, "at rest"); /* no motion */
+    else snprintf(line, sizeof line, "frame %d/%d  %.2f s", f + 1, nframes, f * frame_time);
     double ty = y + o->height + CAPTION_LINE;
     text(cr, x + 6, ty, line, 0.1, 0.1, 0.1);
     if (feet[0]) text(cr, x + 6, ty + CAPTION_LINE, feet, 0.25, 0.5, 0.3);
@@ -134,7 +136,7 @@ int kg_filmstrip_png(const kg_model *m, const kg_motion *mo, const kg_filmstrip_
         if (mo) kg_motion_pose(mo, fr, kd);
         kg_fk(m, kd);
         panel(cr, rm, kd, o, &v, (k % cols) * o->width, title_h + (k / cols) * cell_h, fr, nframes,
-              mo ? mo->frame_time : 0);
+              mo ? mo->frame_time : -1);
     }
     cairo_surface_flush(s);
     if (cairo_surface_write_to_png_stream(s, to_file, f) != CAIRO_STATUS_SUCCESS || ferror(f))
