@@ -57,6 +57,47 @@ void kg_collision_model_free(kg_collision_model *cm) {
     memset(cm, 0, sizeof *cm);
 }
 
+int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c, double **verts, kg_diags *d) {
+    const kg_geom *G = &m->geom[g];
+    memset(c, 0, sizeof *c);
+    if (verts) *verts = NULL;
+    c->geom = g;
+    kg_vec3_copy(c->pos, G->pos);
+    kg_mat3_copy(c->rot, G->rot);
+    switch (G->type) {
+    case KG_GEOM_BOX:
+        c->type = KG_CONVEX_BOX;
+        for (int a = 0; a < 3; a++) c->size[a] = G->size[a] / 2;
+        break;
+    case KG_GEOM_SPHERE:
+        c->type = KG_CONVEX_SPHERE;
+        c->size[0] = G->size[0];
+        break;
+    case KG_GEOM_CYLINDER:
+    case KG_GEOM_CAPSULE:
+        c->type = G->type == KG_GEOM_CYLINDER ? KG_CONVEX_CYLINDER : KG_CONVEX_CAPSULE;
+        c->size[0] = G->size[0];
+        c->size[1] = G->size[1] / 2;
+        break;
+    case KG_GEOM_MESH: {
+        const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
+        if (!me || me->nvert == 0) return 1;
+        double *v = malloc((size_t)me->nvert * 3 * sizeof *v);
+        if (!v) return -1;
+        for (int k = 0; k < 3 * me->nvert; k++) v[k] = me->vert[k] * G->scale[k % 3];
+        if (kg_convex_hull(v, me->nvert, c) != 0) {
+            free(v);
+            return -1;
+        }
+        if (verts) *verts = v;
+        else free(v);
+        return 0;
+    }
+    }
+    kg_convex_bounds(c);
+    return 0;
+}
+
 int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
     memset(cm, 0, sizeof *cm);
     int cap = 0;
@@ -73,46 +114,25 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
             if (G->role != KG_COLLISION) continue;
             kg_convex c;
             kg_trimesh t = {0, 0, NULL, NULL, 0, NULL};
-            memset(&c, 0, sizeof c);
+            double *v = NULL;
+            int rc = kg_geom_convex(m, g, meshes, &c, &v, d);
+            if (rc < 0) goto fail;
+            if (rc > 0) {
+                kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
+                            "collision mesh '%s' of link '%s' %s; the link is checked without it",
+                            G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
+                continue;
+            }
             c.link = i;
-            c.geom = g;
-            kg_vec3_copy(c.pos, G->pos);
-            kg_mat3_copy(c.rot, G->rot);
-            switch (G->type) {
-            case KG_GEOM_BOX:
-                c.type = KG_CONVEX_BOX;
-                for (int a = 0; a < 3; a++) c.size[a] = G->size[a] / 2;
-                break;
-            case KG_GEOM_SPHERE:
-                c.type = KG_CONVEX_SPHERE;
-                c.size[0] = G->size[0];
-                break;
-            case KG_GEOM_CYLINDER:
-            case KG_GEOM_CAPSULE:
-                c.type = G->type == KG_GEOM_CYLINDER ? KG_CONVEX_CYLINDER : KG_CONVEX_CAPSULE;
-                c.size[0] = G->size[0];
-                c.size[1] = G->size[1] / 2;
-                break;
-            case KG_GEOM_MESH: {
-                const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
-                if (!me || me->nvert == 0) {
-                    kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
-                                "collision mesh '%s' of link '%s' %s; the link is checked without it",
-                                G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
-                    continue;
-                }
-                double *v = malloc((size_t)me->nvert * 3 * sizeof *v);
-                if (!v) goto fail;
-                for (int k = 0; k < 3 * me->nvert; k++) v[k] = me->vert[k] * G->scale[k % 3];
-                int rc = kg_convex_hull(v, me->nvert, &c);
+            if (v) { /* a mesh: its triangles kept for exact tests */
+                const kg_mesh *me = kg_mesh_get(meshes, G->mesh_path, G->mesh_part, NULL, m->source, G->line);
                 t.tri = me->ntri > 0 ? malloc((size_t)me->ntri * 3 * sizeof *t.tri) : NULL;
-                if (rc != 0 || (me->ntri > 0 && !t.tri)) {
+                if (me->ntri > 0 && !t.tri) {
                     free(v);
-                    free(t.tri);
-                    if (rc == 0) kg_convex_free(&c);
+                    kg_convex_free(&c);
                     goto fail;
                 }
-                if (t.tri) { /* kept for exact tests */
+                if (t.tri) {
                     memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
                     t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
                     if (kg_trimesh_index(&t) != 0) {
@@ -124,10 +144,7 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
                     free(v);
                 }
                 cm->hull_vertices += c.nvert;
-                break;
             }
-            }
-            if (c.type != KG_CONVEX_HULL) kg_convex_bounds(&c);
             if (add_shape(cm, &cap, &c, &t) != 0) {
                 kg_convex_free(&c);
                 kg_trimesh_free(&t);

@@ -134,6 +134,64 @@ static void test_retarget_prepared(void **state) {
     kg_motion_free(one);
 }
 
+static int diag_count(const kg_diags *d, const char *code) {
+    int n = 0;
+    for (size_t i = 0; i < d->count; i++) n += strcmp(d->items[i].code, code) == 0;
+    return n;
+}
+
+/* Blanks out the first <tag>...</tag> of link `link` in URDF text t. */
+static void cut(char *t, const char *link, const char *tag) {
+    char name[64], open[32], close[32];
+    snprintf(name, sizeof name, "<link name=\"%s\">", link);
+    snprintf(open, sizeof open, "<%s>", tag), snprintf(close, sizeof close, "</%s>", tag);
+    char *l = strstr(t, name), *end = l ? strstr(l, "</link>") : NULL, *a = l ? strstr(l, open) : NULL;
+    char *b = a ? strstr(a, close) : NULL;
+    assert_true(l && a && b && b < end);
+    memset(a, ' ', (size_t)(b + strlen(close) - a));
+}
+
+static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) {
+    *robot = kg_load_buffer(SAMPLE, t, strlen(t), NULL, d);
+    assert_non_null(*robot);
+    return kg_retarget_robot_new(*robot, NULL, d);
+}
+
+/* A foot without collision geometry stands on its visual geometry's lowest
+ * face (the sample's right foot draws the box it collides with: the same
+ * sole); without either, on the tuning's default sole at the foot link's
+ * origin; each says so. */
+static void test_visual_sole(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE), *vis_text = strdup(text), *none_text = strdup(text);
+    assert_non_null(text);
+    cut(vis_text, "r_foot", "collision");
+    cut(none_text, "r_foot", "collision"), cut(none_text, "r_foot", "visual"), cut(none_text, "r_ankle_link", "visual");
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_diags d0, d1, d2;
+    kg_diags_init(&d0), kg_diags_init(&d1), kg_diags_init(&d2);
+    kg_model *m0, *m1, *m2;
+    kg_retarget_robot *full = prepare(text, &d0, &m0), *vis = prepare(vis_text, &d1, &m1), *none = prepare(none_text, &d2, &m2);
+    assert_non_null(full), assert_non_null(vis), assert_non_null(none);
+    assert_int_equal(diag_count(&d0, "retarget.visual_sole") + diag_count(&d0, "retarget.no_sole"), 0);
+    assert_int_equal(diag_count(&d1, "retarget.visual_sole"), 1);
+    assert_int_equal(diag_count(&d2, "retarget.no_sole"), 1);
+    for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) assert_float_equal(vis->sole[1][k][a], full->sole[1][k][a], 1e-12);
+    assert_float_equal(vis->foot_h[1], full->foot_h[1], 1e-12);
+    /* the sample's sole box is 0.2 x 0.1 (corners k: bit 0 front, bit 1 left) */
+    assert_float_equal(full->sole[1][3][0] - full->sole[1][0][0], 0.2, 1e-12);
+    assert_float_equal(full->sole[1][3][1] - full->sole[1][0][1], 0.1, 1e-12);
+    assert_float_equal(none->foot_h[1], 0, 1e-12);
+    assert_float_equal(none->sole[1][0][0], -o.tune.default_sole_back, 1e-12);
+    assert_float_equal(none->sole[1][3][0], o.tune.default_sole_front, 1e-12);
+    kg_retarget_robot_free(full), kg_retarget_robot_free(vis), kg_retarget_robot_free(none);
+    kg_model_free(m0), kg_model_free(m1), kg_model_free(m2);
+    kg_diags_clear(&d0), kg_diags_clear(&d1), kg_diags_clear(&d2);
+    free(text), free(vis_text), free(none_text);
+}
+
 /* Corpus clips onto the corpus humanoids, held to the bars every one of
  * them meets (the others, slip, penetration, pose and ZMP, are measured over
  * the whole corpus by bench/retarget_matrix.sh): no joint limit or velocity
@@ -312,6 +370,7 @@ int main(void) {
         cmocka_unit_test(test_preview_gains),
         cmocka_unit_test(test_retarget_sample),
         cmocka_unit_test(test_retarget_prepared),
+        cmocka_unit_test(test_visual_sole),
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),
     };

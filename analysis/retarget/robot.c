@@ -14,7 +14,8 @@
 #include "core/spatial.h"
 
 /* A sole is the lowest face of the foot's collision shapes (tuning
- * sole_face, sole_lean); without collision geometry under the ankle, one of
+ * sole_face, sole_lean), or of its visual shapes when it has no collision
+ * shape; without either under the ankle, one of
  * the tuning's default_sole_* size is assumed at the foot link's origin (a
  * warning says so). */
 
@@ -35,32 +36,55 @@ static int is_below(const kg_model *m, int l, int anc) {
     return 0;
 }
 
-/* The lowest points (SOLE_LEAN), in the foot link's frame, of the collision
- * shapes of every link below the ankle: pts gets up to max of them. */
-static int foot_points(const kg_retarget_robot *rr, const kg_data *d, int side, double lean, double (*pts)[3], int max) {
+/* Convex c's lowest points (straight down and tilted by lean towards the
+ * four horizontal diagonals) on link l, in the frame of the link at Rf, pf:
+ * five to pts. */
+static void lowest_points(const kg_convex *c, const kg_data *d, int l, const double *Rf, const double *pf, double lean,
+                          double (*pts)[3]) {
+    static const double diag[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+    double Rs[9];
+    kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
+    for (int dir = 0; dir < 5; dir++) {
+        double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
+        int hint = -1;
+        kg_mat3_tvec(ds, Rs, down);
+        kg_convex_support(c, ds, &hint, v);
+        kg_mat3_vec(vl, c->rot, v);
+        for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+        kg_mat3_vec(w, d->link_rot + 9 * l, vl);
+        for (int a = 0; a < 3; a++) dw[a] = w[a] + d->link_pos[3 * l + a] - pf[a];
+        kg_mat3_tvec(pts[dir], Rf, dw);
+    }
+}
+
+/* The lowest points (lowest_points), in the foot link's frame, of the collision
+ * shapes of every link below the ankle: pts gets up to max of them. A foot
+ * without collision geometry stands on its visual geometry's (a file that
+ * draws a foot but gives it no collision shape still says where its sole is);
+ * *visual says so. */
+static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, int side, double lean,
+                       double (*pts)[3], int max, int *visual) {
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
     int np = 0;
+    *visual = 0;
     for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
         if (!is_below(r, l, ankle)) continue;
-        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++) {
-            const kg_convex *c = &rr->cm.shape[k];
-            double Rs[9];
-            kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
-            static const double diag[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-            for (int dir = 0; dir < 5; dir++) {
-                double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
-                int hint = -1;
-                kg_mat3_tvec(ds, Rs, down);
-                kg_convex_support(c, ds, &hint, v);
-                kg_mat3_vec(vl, c->rot, v);
-                for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
-                kg_mat3_vec(w, d->link_rot + 9 * l, vl);
-                for (int a = 0; a < 3; a++) dw[a] = w[a] + d->link_pos[3 * l + a] - pf[a];
-                kg_mat3_tvec(pts[np++], Rf, dw);
-            }
+        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++)
+            lowest_points(&rr->cm.shape[k], d, l, Rf, pf, lean, pts + np), np += 5;
+    }
+    const int without = np == 0;
+    for (int l = ankle; without && l < r->nlink; l++) {
+        if (!is_below(r, l, ankle)) continue;
+        const kg_link *Lk = &r->link[l];
+        for (int g = Lk->geom_first; g < Lk->geom_first + Lk->geom_count && np + 5 <= max; g++) {
+            kg_convex c;
+            if (r->geom[g].role != KG_VISUAL || kg_geom_convex(r, g, mc, &c, NULL, NULL) != 0) continue;
+            lowest_points(&c, d, l, Rf, pf, lean, pts + np), np += 5;
+            kg_convex_free(&c);
+            *visual = 1;
         }
     }
     return np;
@@ -83,7 +107,7 @@ static int foot_shapes(kg_retarget_robot *rr) {
 
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
  * heights and offsets; returns the sole plane's height at rest. */
-static double soles(kg_retarget_robot *rr, const kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
+static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, const kg_retarget_tuning *t, kg_diags *dg) {
     const kg_model *r = rr->model;
     const double dflt[4] = {-t->default_sole_back, t->default_sole_front, -t->default_sole_half_width,
                             t->default_sole_half_width}; /* x lo, hi, y lo, hi */
@@ -92,18 +116,22 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, const kg_retarget_t
     for (int s = 0; s < 2; s++) {
         int ankle = L[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         double pts[256][3], lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zmin = INFINITY;
-        int np = foot_points(rr, d, s, t->sole_lean, pts, 256);
+        int visual, np = foot_points(rr, d, mc, s, t->sole_lean, pts, 256, &visual);
         for (int i = 0; i < np; i++) zmin = fmin(zmin, pts[i][2]);
         for (int i = 0; i < np; i++)
             if (pts[i][2] <= zmin + t->sole_face)
                 for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[i][a]), hi[a] = fmax(hi[a], pts[i][a]);
         if (np == 0 || !(hi[0] > lo[0]) || !(hi[1] > lo[1])) {
             kg_diag_add(dg, KG_WARNING, "retarget.no_sole", r->source, 0, NULL,
-                        "the %s foot of '%s' has no collision geometry: a %.0f x %.0f cm sole at its link's origin "
+                        "the %s foot of '%s' has no collision or visual geometry: a %.0f x %.0f cm sole at its link's origin "
                         "is assumed", s ? "right" : "left", r->name ? r->name : "",
                         100 * (dflt[1] - dflt[0]), 100 * (dflt[3] - dflt[2]));
             lo[0] = dflt[0], hi[0] = dflt[1], lo[1] = dflt[2], hi[1] = dflt[3];
             zmin = 0, np = 0; /* the rectangle's corners are its points */
+        } else if (visual) {
+            kg_diag_add(dg, KG_WARNING, "retarget.visual_sole", r->source, 0, NULL,
+                        "the %s foot of '%s' has no collision geometry: its sole is its visual geometry's lowest face",
+                        s ? "right" : "left", r->name ? r->name : "");
         }
         for (int k = 0; k < 4; k++) {
             rr->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
@@ -392,7 +420,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     kg_mesh_cache *mc = kg_mesh_cache_new();
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
-    double sole_z = soles(rr, d, &o->tune, dg);
+    double sole_z = soles(rr, d, mc, &o->tune, dg);
     kg_mesh_cache_free(mc);
     if (driven_columns(rr) != 0) goto oom;
     if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
