@@ -160,7 +160,7 @@ static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) 
 /* A foot without collision geometry stands on its visual geometry's lowest
  * face (the sample's right foot draws the box it collides with: the same
  * sole); without either, on the tuning's default sole at the foot link's
- * origin; each says so. */
+ * origin, turning on that origin; each says so. */
 static void test_visual_sole(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE), *vis_text = strdup(text), *none_text = strdup(text);
@@ -186,6 +186,12 @@ static void test_visual_sole(void **state) {
     assert_float_equal(none->foot_h[1], 0, 1e-12);
     assert_float_equal(none->sole[1][0][0], -o.tune.default_sole_back, 1e-12);
     assert_float_equal(none->sole[1][3][0], o.tune.default_sole_front, 1e-12);
+    /* a pivot turns a foot on its sole's inner toe or heel corner; on an assumed sole (corners
+     * the file does not give), on its link's origin */
+    for (int e = 0; e < 2; e++)
+        for (int a = 0; a < 3; a++) assert_float_equal(none->sole_end[1][e][a], 0, 0);
+    assert_float_equal(full->sole_end[1][0][0], full->sole[1][3][0], 1e-12);
+    assert_float_equal(full->sole_end[1][1][0], full->sole[1][0][0], 1e-12);
     kg_retarget_robot_free(full), kg_retarget_robot_free(vis), kg_retarget_robot_free(none);
     kg_model_free(m0), kg_model_free(m1), kg_model_free(m2);
     kg_diags_clear(&d0), kg_diags_clear(&d1), kg_diags_clear(&d2);

@@ -151,6 +151,9 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, 
                 double v = (e ? -1 : 1) * kg_vec3_dot(pk, fwd) + 1e-3 * kg_vec3_dot(pk, lat);
                 if (v > best) best = v, kg_vec3_copy(rr->sole_end[s][e], pk), rr->sole_end[s][e][2] = zmin;
             }
+            /* an assumed sole's ends are guesses: a foot turns on the one point the file gives,
+             * its link's origin */
+            if (np == 0) memset(rr->sole_end[s][e], 0, sizeof rr->sole_end[s][e]);
         }
         const double *pf = d->link_pos + 3 * foot;
         rr->foot_h[s] = -zmin; /* at rest the foot link is level (robots stand on flat feet) */

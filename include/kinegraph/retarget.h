@@ -145,9 +145,10 @@ typedef struct kg_retarget_tuning {
                                  * corner was 7 mm out on G1's 5 mm sole spheres, and a foot turned on it
                                  * slid on the real ones), a mesh its lowest vertices (0.1) */
     double default_sole_back, default_sole_front, default_sole_half_width;
-                                /* m: without collision geometry under the ankle, a sole reaching this far
-                                 * behind, in front of and to each side of the foot link's origin (a
-                                 * warning says so) (0.08, 0.12, 0.05) */
+                                /* m: without collision or visual geometry under the ankle, a sole reaching
+                                 * this far behind, in front of and to each side of the foot link's origin
+                                 * (a warning says so) (0.08, 0.12, 0.05); such a foot pivots on that
+                                 * origin, the one point of its sole the file gives */
     double sole_watch;          /* m: a swinging foot's sole corners, and its shapes' lowest points below
                                  * those, lower than this get ground rows (0.05) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
