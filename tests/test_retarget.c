@@ -315,6 +315,52 @@ static void test_push_off(void **state) {
     kg_diags_clear(&d);
 }
 
+/* The first frame's feet are pinned where the robot can stand: the sample
+ * walk with the source's hips eight times as wide plans footholds wider apart
+ * than the sample humanoid's legs reach; pinned there, the stance rows ran on
+ * slack from the first frame until a foot lifted. Frame 0's stance slack
+ * (the trace's slack_stance column) is the solve's tolerance. */
+static void test_first_frame_pins(void **state) {
+    (void)state;
+    FILE *in = fopen(WALK, "r");
+    assert_non_null(in);
+    char path[] = "/tmp/kg_wide_hips_XXXXXX", line[8192];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    int wide = 0, leg = 0;
+    while (fgets(line, sizeof line, in)) {
+        double x, y, z;
+        if (leg && sscanf(line, " OFFSET %lf %lf %lf", &x, &y, &z) == 3) { /* the hip's offset from the pelvis */
+            fprintf(out, "\t\tOFFSET %.4f %.4f %.4f\n", 8 * x, y, z);
+            leg = 0, wide++;
+            continue;
+        }
+        leg = strstr(line, "JOINT LeftUpLeg") || strstr(line, "JOINT RightUpLeg") ? 1 : leg;
+        fputs(line, out);
+    }
+    fclose(in), fclose(out);
+    assert_int_equal(wide, 2);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    FILE *trace = tmpfile();
+    assert_non_null(trace);
+    o.trace = trace;
+    kg_retarget_report rep;
+    kg_motion *m = run(path, SAMPLE, &o, &rep);
+    rewind(trace);
+    assert_non_null(fgets(line, sizeof line, trace)); /* the header: slack_stance is the 24th column */
+    assert_non_null(fgets(line, sizeof line, trace));
+    const char *c = line;
+    for (int k = 0; k < 23; k++) c = strchr(c, ',') + 1;
+    double slack = atof(c);
+    printf("  hips 8x as wide: frame 0's stance slack %.2e (%s)\n", slack, line);
+    assert_true(slack <= 1e-4);
+    fclose(trace);
+    remove(path);
+    kg_motion_free(m);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -379,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_visual_sole),
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),
+        cmocka_unit_test(test_first_frame_pins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,25 @@ static void pose_target(rt_step *w, int kind, int lb, int la, const double pos[3
     for (int r = 0; r < 6; r++) approach(w, kind, w->J + r * nx, e[r]);
 }
 
+/* A settling foot: its height and tilt held, flat on the ground (it slides
+ * and turns on it as costs say). */
+static void slide_target(rt_step *w, int side, const rt_pin *pin) {
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    const double *p = w->d->link_pos + 3 * l, *R = w->d->link_rot + 9 * l;
+    double Rr[9], Rf[9], Re[9], e[3];
+    kg_mat3_mul_bt(Rr, R, rr->rest_rot[foot]); /* flat, turned as it is: the tilt to undo */
+    rt_yaw_rot(Rf, rt_heading(Rr), rr->rest_rot[foot]);
+    kg_mat3_mul_bt(Re, Rf, R);
+    kg_rot_log(Re, e);
+    if (!w->eval) {
+        rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
+        rt_clear_marks(w);
+    }
+    approach(w, KG_SLACK_STANCE, w->J + 2 * nx, pin->pos[2] - p[2]);
+    for (int r = 0; r < 2; r++) approach(w, KG_SLACK_STANCE, w->J + (3 + r) * nx, e[r]);
+}
+
 /* A pivoting foot: the point it turns on held, its sole flat (its turn is the
  * source's, a cost). */
 static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
@@ -150,6 +169,10 @@ static void roll_target(rt_step *w, int side, const rt_pin *pin) {
 static void stance_rows(rt_step *w, const rt_goal *g) {
     for (int side = 0; side < 2; side++) {
         if (!g->pin[side].down) continue;
+        if (g->pin[side].slide) {
+            slide_target(w, side, &g->pin[side]);
+            continue;
+        }
         if (g->pin[side].pivot) {
             pivot_target(w, side, &g->pin[side]);
             continue;

@@ -187,6 +187,11 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
             rt_yaw_rot(R, g->pivot_yaw[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
             orientation_task(w, l, R, t->w_landing);
         }
+        if (g->pin[side].down && g->pin[side].slide) { /* settling: onto its pin, flat on the ground */
+            double zero[3] = {0, 0, 0};
+            position_task(w, l, w->d->link_pos + 3 * l, -1, zero, g->pin[side].pos, t->w_landing);
+            orientation_task(w, l, g->pin[side].R, t->w_landing);
+        }
         if (g->pin[side].down) continue;
         double pos[3], R[9], zero[3] = {0, 0, 0}, u = g->landing[side];
         swing_target(w, g, side, pos, R);

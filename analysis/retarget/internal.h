@@ -134,6 +134,8 @@ enum { RT_PIVOT_NONE = 0, RT_PIVOT_FRONT, RT_PIVOT_BACK };
  * only the point it turns on (pivot_at, world) and its sole flat. */
 typedef struct rt_pin {
     int down, pivot;
+    int slide;                    /* flat on the ground, free to slide and turn on it (its height and tilt
+                                   * held), pulled onto pos and R by a cost: the first frame's settling */
     double pos[3], R[9];
     double pivot_at[3];
     int roll;                     /* pushing off: the sole's front edge held (its middle at roll_at), the
@@ -157,7 +159,8 @@ typedef struct rt_goal {
     double pelvis_z;              /* the pelvis's height target (NAN: none) */
     double shift[2];              /* the robot's footholds' offset from the source's (x, y): a swinging
                                    * foot aims at the source's plus this */
-    int first;                    /* the first frame: no previous one, more iterations */
+    int first;                    /* the first frame: no previous one, more iterations (from the neutral
+                                   * pose when nothing was solved before) */
 } rt_goal;
 
 typedef struct rt_step_result {

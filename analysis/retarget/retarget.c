@@ -31,6 +31,7 @@ typedef struct run {
     rt_pin pin[2];
     double shift[2];         /* the robot's footholds' offset from the source's, at the last landing */
     double pelvis_z;         /* the pelvis's height target of the frame before */
+    int posed;               /* the robot has a pose (settle() has run) */
     rt_frame_log *log;
     kg_collision_work *cw;
     unsigned char *check, *hit;
@@ -116,7 +117,7 @@ static int set_pins(run *R, int f) {
         if (p->down || (f > 0 && sole_height(R, side) > R->o->tune.pin_height)) continue;
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
-        if (f == 0) { /* no pose yet: where the source's foot is planned */
+        if (f == 0 && !R->posed) { /* no pose yet: where the source's foot is planned */
             const double *pl = R->s.f[0].pin[side];
             p->pos[0] = pl[0], p->pos[1] = pl[1], yaw = pl[3];
         } else {
@@ -245,6 +246,32 @@ static void goal_at(run *R, int f, rt_goal *g) {
     }
 }
 
+/* The first frame's pose, before its feet are pinned: from the neutral pose
+ * under the source's pelvis, the feet the source has down stand flat on the
+ * ground, free to slide and turn on it, pulled onto their planned footholds
+ * (rt_pin.slide); set_pins() then pins them where they are. Pinned at the
+ * plan, a foothold the legs cannot reach together with the other (a stance
+ * wider than the hips and ankles allow) held the stance rows on slack for as
+ * long as the contact lasted, and the root jumped at the robot's speed limit
+ * to make it up when the other foot lifted. */
+static void settle(run *R) {
+    const kg_retarget_robot *rr = R->rr;
+    rt_goal g;
+    rt_step_result res;
+    memset(&g, 0, sizeof g);
+    g.src = &R->s.f[0], g.first = 1, g.pelvis_z = NAN;
+    for (int side = 0; side < 2; side++) {
+        if (!R->s.f[0].contact[side]) continue;
+        const double *pl = R->s.f[0].pin[side];
+        rt_pin *p = &g.pin[side];
+        p->down = p->slide = 1;
+        p->pos[0] = pl[0], p->pos[1] = pl[1], p->pos[2] = rr->foot_h[side];
+        rt_yaw_rot(p->R, pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+    }
+    rt_step_frame(R->step, &g, &res);
+    R->posed = 1;
+}
+
 /* The deepest overlap of a watched pair at the pose (meshes confirming hull hits). */
 static double overlap(run *R) {
     const kg_retarget_robot *rr = R->rr;
@@ -366,6 +393,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     for (int f = 0; f < n; f++) {
         rt_goal g;
         rt_step_result res;
+        if (f == 0) settle(&R);
         goal_at(&R, f, &g);
         rt_step_frame(R.step, &g, &res);
         record(&R, f, *out, &res);

@@ -271,8 +271,8 @@ static void start_pose(rt_step *w, const rt_goal *g) {
 
 void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     memset(res, 0, sizeof *res);
-    if (g->first) {
-        start_pose(w, g);
+    if (g->first) { /* from the neutral pose, unless a first solve has posed the robot already */
+        if (w->frame == 0) start_pose(w, g);
         w->have_prev = 0, w->nhint = 0;
     }
     int iters = g->first ? w->t.first_iterations : w->t.iterations;
