@@ -361,6 +361,63 @@ static void test_first_frame_pins(void **state) {
     kg_motion_free(m);
 }
 
+/* Scales every length of line (an <origin>'s xyz, a box's size, a radius, a
+ * length) by k, into out. */
+static void scale_line(const char *line, double k, FILE *out) {
+    static const char *const keys[] = {"xyz=\"", "size=\"", "radius=\"", "length=\""};
+    const char *p = line;
+    while (*p) {
+        const char *hit = NULL;
+        int key = -1;
+        for (int i = 0; i < 4; i++) {
+            const char *h = strstr(p, keys[i]);
+            if (h && (i > 0 || strstr(line, "<origin")) && (!hit || h < hit)) hit = h, key = i;
+        }
+        if (!hit) break;
+        hit += strlen(keys[key]);
+        fwrite(p, 1, (size_t)(hit - p), out);
+        char *end;
+        for (double v = strtod(hit, &end); end != hit; v = strtod(hit, &end)) {
+            fprintf(out, "%s%.9g", *hit == ' ' ? " " : "", v * k);
+            hit = end;
+        }
+        p = hit;
+    }
+    fputs(p, out);
+}
+
+/* A clip's contacts are the source's: the same on the sample humanoid and on
+ * a copy of it a third of its size (on the robot's own scale, the small
+ * robot saw the walk's swinging feet as slow and low, and never stepped). */
+static void test_contacts_scale_free(void **state) {
+    (void)state;
+    FILE *in = fopen(SAMPLE, "r");
+    assert_non_null(in);
+    char path[] = "/tmp/kg_small_humanoid_XXXXXX", line[8192];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    while (fgets(line, sizeof line, in)) scale_line(line, 1.0 / 3, out);
+    fclose(in), fclose(out);
+    kg_retarget_report big, small, robot_scale;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_motion_free(run(WALK, SAMPLE, &o, &big));
+    kg_motion_free(run(WALK, path, &o, &small));
+    o.tune.contact_leg = 0; /* on the robot's scale, as before */
+    kg_motion_free(run(WALK, path, &o, &robot_scale));
+    remove(path);
+    printf("  contact phases / frames / double support: sample %d/%d/%d, a third of it %d/%d/%d (%d/%d/%d on its "
+           "own scale); leg scale %.4f, %.4f\n", big.contact_phases, big.contact_frames, big.double_support_frames,
+           small.contact_phases, small.contact_frames, small.double_support_frames, robot_scale.contact_phases,
+           robot_scale.contact_frames, robot_scale.double_support_frames, big.leg_scale, small.leg_scale);
+    KG_ASSERT_NEAR(small.leg_scale, big.leg_scale / 3, 1e-9 * big.leg_scale);
+    assert_int_equal(small.contact_phases, big.contact_phases);
+    assert_int_equal(small.contact_frames, big.contact_frames);
+    assert_int_equal(small.double_support_frames, big.double_support_frames);
+    assert_true(robot_scale.double_support_frames > big.double_support_frames);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -426,6 +483,7 @@ int main(void) {
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),
         cmocka_unit_test(test_first_frame_pins),
+        cmocka_unit_test(test_contacts_scale_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

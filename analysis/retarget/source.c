@@ -199,8 +199,20 @@ static void push_offs(rt_source *s, int side) {
     }
 }
 
-/* Heel and toe down with hysteresis; a foot down while either is; filtered. */
-static void contacts(rt_source *s, const kg_retarget_tuning *t, double *floor[2]) {
+/* How much longer the contact thresholds' scale (contact_leg) is than the
+ * robot's, whose scale the source's positions are on: heights and speeds are
+ * multiplied by this before they are compared with the thresholds. */
+static double contact_scale(const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
+    return t->contact_leg > 0 && rr->leg > 0 ? t->contact_leg / rr->leg : 1;
+}
+
+/* Heel and toe down with hysteresis; a foot down while either is; filtered.
+ * On the scale of a contact_leg-long leg: a clip's contacts are the same on
+ * every robot (on the robot's own scale, a robot a third of a person's size
+ * saw a walk's swinging feet slow and low: 2 contact phases instead of 17,
+ * both feet down throughout, and it never stepped). */
+static void contacts(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr, double *floor[2]) {
+    const double k = contact_scale(t, rr);
     int h = (int)lround(t->speed_window / s->dt), L = (int)ceil(t->min_contact_time / s->dt);
     if (h < 1) h = 1;
     if (L < 1) L = 1;
@@ -210,9 +222,10 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, double *floor[2]
             rt_frame_source *F = &s->f[f];
             int low_slow = 0;
             for (int kind = 0; kind < 2; kind++) {
-                int k = kind ? TOE[side] : ANKLE[side];
+                int p = kind ? TOE[side] : ANKLE[side];
                 /* the ankle's scaled height is ankle_h at its resting level: heights from there */
-                double z = F->kp[k][2] - (kind ? floor[1][f] : floor[0][f]), v = speed(s, k, f, h);
+                double z = F->kp[p][2] - (kind ? floor[1][f] : floor[0][f]), v = speed(s, p, f, h);
+                z *= k, v *= k;
                 int on = z < t->contact_height && v < t->contact_speed;
                 low_slow |= on;
                 down[kind] = down[kind] ? z < t->contact_height_off && v < t->contact_speed_off : on;
@@ -231,13 +244,14 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, double *floor[2]
  * comes from its link, also when it points down. Without a toe below the
  * ankle's link, the ankle-to-toe line's pitch when flat instead. */
 static void calibrate_feet(rt_source *s, const kg_model *m, double (*ankle_R)[2][9], double *floor[2],
-                           const kg_retarget_tuning *t) {
+                           const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
+    const double near = t->contact_height / contact_scale(t, rr); /* on the robot's scale */
     for (int side = 0; side < 2; side++) {
         double fix[9] = {0}, pitch = 0;
         int cnt = 0;
         for (int f = 0; f < s->nframes; f++) {
             const double *an = s->f[f].kp[ANKLE[side]], *to = s->f[f].kp[TOE[side]];
-            if (an[2] - floor[0][f] > t->contact_height || to[2] - floor[1][f] > t->contact_height) continue;
+            if (an[2] - floor[0][f] > near || to[2] - floor[1][f] > near) continue;
             double x[3] = {to[0] - an[0], to[1] - an[1], 0}, z[3] = {0, 0, 1}, F[9], O[9];
             if (kg_vec3_norm(x) < 1e-9) continue;
             pitch += atan2(an[2] - to[2], hypot(x[0], x[1]));
@@ -477,8 +491,8 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     }
     if (floors(s, &o->tune, floor) != 0) goto done;
     scale_frames(s, floor, rr);
-    contacts(s, &o->tune, floor);
-    calibrate_feet(s, m, ankle_R, floor, &o->tune);
+    contacts(s, &o->tune, rr, floor);
+    calibrate_feet(s, m, ankle_R, floor, &o->tune, rr);
     for (int f = 0; f < n; f++) {
         body_frames(&s->f[f], rr);
         for (int side = 0; side < 2; side++) foot_frame(s, &s->f[f], side, ankle_R[f][side], s->f[f].foot_R[side]);
