@@ -159,8 +159,8 @@ static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) 
 
 /* A foot without collision geometry stands on its visual geometry's lowest
  * face (the sample's right foot draws the box it collides with: the same
- * sole); without either, on the tuning's default sole at the foot link's
- * origin, turning on that origin; each says so. */
+ * sole); without either, on the tuning's default sole scaled to its legs at
+ * the foot link's origin, turning on that origin; each says so. */
 static void test_visual_sole(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE), *vis_text = strdup(text), *none_text = strdup(text);
@@ -184,8 +184,17 @@ static void test_visual_sole(void **state) {
     assert_float_equal(full->sole[1][3][0] - full->sole[1][0][0], 0.2, 1e-12);
     assert_float_equal(full->sole[1][3][1] - full->sole[1][0][1], 0.1, 1e-12);
     assert_float_equal(none->foot_h[1], 0, 1e-12);
-    assert_float_equal(none->sole[1][0][0], -o.tune.default_sole_back, 1e-12);
-    assert_float_equal(none->sole[1][3][0], o.tune.default_sole_front, 1e-12);
+    /* the assumed sole is for a leg_reference-long leg, scaled to the robot's (the sample's 0.59 m) */
+    double ks = none->leg / o.tune.leg_reference;
+    assert_float_equal(none->sole[1][0][0], -ks * o.tune.default_sole_back, 1e-12);
+    assert_float_equal(none->sole[1][3][0], ks * o.tune.default_sole_front, 1e-12);
+    o.tune.leg_reference = none->leg / 2; /* twice the leg it is given for: twice the sole */
+    kg_model *m3 = kg_load_buffer(SAMPLE, none_text, strlen(none_text), NULL, &d2);
+    kg_retarget_robot *half = kg_retarget_robot_new(m3, &o, &d2);
+    assert_non_null(half);
+    assert_float_equal(half->sole[1][0][0], -2 * o.tune.default_sole_back, 1e-12);
+    assert_float_equal(half->sole[1][3][1] - half->sole[1][0][1], 4 * o.tune.default_sole_half_width, 1e-12);
+    kg_retarget_robot_free(half), kg_model_free(m3);
     /* a pivot turns a foot on its sole's inner toe or heel corner; on an assumed sole (corners
      * the file does not give), on its link's origin */
     for (int e = 0; e < 2; e++)
@@ -404,7 +413,7 @@ static void test_contacts_scale_free(void **state) {
     kg_retarget_defaults(&o);
     kg_motion_free(run(WALK, SAMPLE, &o, &big));
     kg_motion_free(run(WALK, path, &o, &small));
-    o.tune.contact_leg = 0; /* on the robot's scale, as before */
+    o.tune.leg_reference = 0; /* on the robot's scale, as before */
     kg_motion_free(run(WALK, path, &o, &robot_scale));
     remove(path);
     printf("  contact phases / frames / double support: sample %d/%d/%d, a third of it %d/%d/%d (%d/%d/%d on its "

@@ -15,9 +15,9 @@
 
 /* A sole is the lowest face of the foot's collision shapes (tuning
  * sole_face, sole_lean), or of its visual shapes when it has no collision
- * shape; without either under the ankle, one of
- * the tuning's default_sole_* size is assumed at the foot link's origin (a
- * warning says so). */
+ * shape; without either under the ankle, one of the tuning's
+ * default_sole_* size (for a leg_reference-long leg, scaled to the robot's)
+ * is assumed at the foot link's origin (a warning says so). */
 
 double rt_now(void) {
     struct timespec t;
@@ -109,8 +109,10 @@ static int foot_shapes(kg_retarget_robot *rr) {
  * heights and offsets; returns the sole plane's height at rest. */
 static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, const kg_retarget_tuning *t, kg_diags *dg) {
     const kg_model *r = rr->model;
-    const double dflt[4] = {-t->default_sole_back, t->default_sole_front, -t->default_sole_half_width,
-                            t->default_sole_half_width}; /* x lo, hi, y lo, hi */
+    /* the assumed sole is a person-sized foot's on a leg_reference-long leg: scaled to the robot's */
+    const double ks = t->leg_reference > 0 && rr->leg > 0 ? rr->leg / t->leg_reference : 1;
+    const double dflt[4] = {-ks * t->default_sole_back, ks * t->default_sole_front, -ks * t->default_sole_half_width,
+                            ks * t->default_sole_half_width}; /* x lo, hi, y lo, hi */
     const int *L = rr->map.link;
     double sole_z = INFINITY;
     for (int s = 0; s < 2; s++) {
@@ -377,9 +379,8 @@ static int link_bounds(kg_retarget_robot *rr) {
     return 0;
 }
 
-/* Lengths, rest frames, the head's up axis, the COM at rest. */
-static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
-    const kg_model *r = rr->model;
+/* The leg (hip-knee-ankle) and arm (shoulder-elbow-wrist) lengths at rest. */
+static void limb_lengths(kg_retarget_robot *rr, const kg_data *d) {
     const int *L = rr->map.link;
     const double *P = d->link_pos;
     for (int s = 0; s < 2; s++) {
@@ -387,6 +388,13 @@ static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
         rr->leg += 0.5 * (dist3(P + 3 * L[hip], P + 3 * L[hip + 1]) + dist3(P + 3 * L[hip + 1], P + 3 * L[hip + 2]));
         rr->arm += 0.5 * (dist3(P + 3 * L[sh], P + 3 * L[sh + 1]) + dist3(P + 3 * L[sh + 1], P + 3 * L[sh + 2]));
     }
+}
+
+/* Rest frames, the head's up axis, the COM at rest. */
+static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
+    const kg_model *r = rr->model;
+    const int *L = rr->map.link;
+    const double *P = d->link_pos;
     for (int k = 0; k < KG_NPART; k++)
         if (L[k] >= 0) kg_mat3_copy(rr->rest_rot[k], d->link_rot + 9 * L[k]), kg_vec3_copy(rr->rest_pos[k], P + 3 * L[k]);
     double z[3] = {0, 0, 1};
@@ -420,6 +428,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (!rr->lower || !rr->upper || !rr->vmax || !rr->qidx || !rr->neutral || !d || paths(rr) != 0) goto oom;
     column_limits(rr);
     kg_fk(r, d);
+    limb_lengths(rr, d);
     kg_mesh_cache *mc = kg_mesh_cache_new();
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);

@@ -199,15 +199,15 @@ static void push_offs(rt_source *s, int side) {
     }
 }
 
-/* How much longer the contact thresholds' scale (contact_leg) is than the
+/* How much longer the contact thresholds' scale (leg_reference) is than the
  * robot's, whose scale the source's positions are on: heights and speeds are
  * multiplied by this before they are compared with the thresholds. */
 static double contact_scale(const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
-    return t->contact_leg > 0 && rr->leg > 0 ? t->contact_leg / rr->leg : 1;
+    return t->leg_reference > 0 && rr->leg > 0 ? t->leg_reference / rr->leg : 1;
 }
 
 /* Heel and toe down with hysteresis; a foot down while either is; filtered.
- * On the scale of a contact_leg-long leg: a clip's contacts are the same on
+ * On the scale of a leg_reference-long leg: a clip's contacts are the same on
  * every robot (on the robot's own scale, a robot a third of a person's size
  * saw a walk's swinging feet slow and low: 2 contact phases instead of 17,
  * both feet down throughout, and it never stepped). */

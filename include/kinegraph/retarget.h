@@ -184,11 +184,13 @@ typedef struct kg_retarget_tuning {
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
-    double contact_leg;         /* m: contact_height, contact_speed and their _off values are on the scale
-                                 * of a leg (hip-knee-ankle) this long: the source is scaled to it to find
-                                 * its contacts, so a clip's contacts are the same whatever the robot's
-                                 * size (0: on the robot's own scale) (0.6: the legs of the humanoids
-                                 * the thresholds were set on; a person's is about 0.85) */
+    double leg_reference;       /* m: the leg (hip-knee-ankle) the person-sized lengths are given for:
+                                 * contact_height, contact_speed and their _off values (the source is
+                                 * scaled to this leg to find its contacts, so a clip has the same
+                                 * contacts whatever the robot's size) and the assumed sole,
+                                 * default_sole_* (scaled by the robot's leg over this). 0: both on the
+                                 * robot's own scale (0.6: the legs of the humanoids these were set on;
+                                 * a person's is about 0.85) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
