@@ -226,11 +226,14 @@ static void test_retarget_corpus(void **state) {
     };
     static const char *robots[] = {"urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf",
                                    "urdf/jvrc1/jvrc_description/urdf/jvrc1.urdf",
-                                   "urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"},
-                      *names[] = {"g1", "jvrc1", "talos"};
+                                   "urdf/talos/example-robot-data/robots/talos_data/robots/talos_reduced.urdf",
+                                   /* feet of two cylinders each, which roll on each other when they meet: a
+                                    * first-order distance trusted too far let them overlap 7.9 mm */
+                                   "urdf/fourier_gr1t2/GRX/GR1/gr1t2/basic_urdf/gr1t2.urdf"},
+                      *names[] = {"g1", "jvrc1", "talos", "gr1t2"};
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    for (size_t ri = 0; ri < 3; ri++)
+    for (size_t ri = 0; ri < sizeof robots / sizeof *robots; ri++)
         for (size_t k = 0; k < sizeof clips / sizeof *clips; k++) {
             char cp[4096], rp[4096];
             snprintf(cp, sizeof cp, "%s/bvh/%s", data, clips[k]);
