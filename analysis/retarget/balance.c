@@ -100,11 +100,12 @@ static void pin_pose(const kg_retarget_robot *rr, int side, const rt_pin *p, dou
 /* The references of frames [a, b]: a foot pinned now counts where its pin is
  * for as long as its contact lasts (turning as the source's when it pivots);
  * a swinging foot's next contact where it is planned, moved by the footholds'
- * shift and the miss (lag) the robot's foot now has of that; a contact after
- * that where it is planned, moved by the shift. */
+ * shift and its foretold miss (lag: rt_balance_frame); a contact after that
+ * where it is planned, moved by the shift and by how far its foot's last
+ * landing missed. */
 static void clamp_window(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f, int a, int b,
                          const rt_pin pin[2], const int last[2], const int next_end[2], const double lag[2][2],
-                         const double shift[2]) {
+                         const double miss[2][2], const double shift[2]) {
     double now[2][4];
     for (int side = 0; side < 2; side++)
         if (pin[side].down) pin_pose(rr, side, &pin[side], now[side]);
@@ -119,8 +120,8 @@ static void clamp_window(rt_source *s, const kg_retarget_robot *rr, const kg_ret
                               pose[side]);
             else if (j <= next_end[side])
                 pose[side][0] += lag[side][0], pose[side][1] += lag[side][1];
-            else
-                pose[side][0] += shift[0], pose[side][1] += shift[1];
+            else /* a later contact: as its foot's last landing missed */
+                pose[side][0] += shift[0] + miss[side][0], pose[side][1] += shift[1] + miss[side][1];
         }
         clamp_ref(F, rr, t, (const double(*)[4])pose);
     }
@@ -134,7 +135,8 @@ static int run_end(const rt_source *s, int side, int j) {
 }
 
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
-                      const rt_pin pin[2], int landed, const double lag[2][2], const double shift[2]) {
+                      const rt_pin pin[2], int landed, const double lag[2][2], const double miss[2][2],
+                      const double shift[2]) {
     if (!b->on) return;
     const int n = s->nframes, N = b->N;
     /* a landing moves the references ahead, a swinging foot those of its next contact; otherwise
@@ -151,11 +153,12 @@ void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr,
         while (L < n && L <= f + N && !s->f[L].contact[side]) L++;
         if (L >= n || L > f + N) continue;
         next_end[side] = run_end(s, side, L);
-        /* the miss foretells the landing the more, the nearer it is: the fraction of the swing done */
+        /* the foot's miss now foretells the landing the more, the nearer it is (the fraction of the
+         * swing done); before, how far its last landing missed does (a gait's misses repeat) */
         int lift = f;
         while (lift > 0 && !s->f[lift - 1].contact[side]) lift--;
         double u = (double)(f - lift + 1) / (L - lift + 1);
-        for (int a = 0; a < 2; a++) moved[side][a] = shift[a] + u * lag[side][a];
+        for (int a = 0; a < 2; a++) moved[side][a] = shift[a] + (1 - u) * miss[side][a] + u * lag[side][a];
         /* its references are moved again when the foretold pin moved by zmp_replan or more */
         if (L == b->landing[side] && hypot(moved[side][0] - b->moved[side][0], moved[side][1] - b->moved[side][1]) <
                                          t->zmp_replan)
@@ -164,7 +167,7 @@ void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr,
         b->landing[side] = L;
         memcpy(b->moved[side], moved[side], sizeof moved[side]);
     }
-    clamp_window(s, rr, t, f, from, f + N, pin, last, next_end, (const double(*)[2])moved, shift);
+    clamp_window(s, rr, t, f, from, f + N, pin, last, next_end, (const double(*)[2])moved, miss, shift);
     for (int ax = 0; ax < 2; ax++) {
         s->f[f].com_ref[ax] = b->st[ax].x[0]; /* the state is this frame's COM; its step gives the next */
         for (int j = 0; j <= N; j++) b->refs[j] = s->f[f + j < n ? f + j : n - 1].zmp_ref[ax];

@@ -201,10 +201,12 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
                kg_diags *dg);
 /* Frame f's com_ref, the pins of frame f set (landed: one was set at f; lag:
  * each swinging foot's horizontal miss of the source's foot at the frame
- * before): the references ahead moved into their polygons, the controller
- * stepped. */
+ * before; miss: how far each foot's last landing was from the source's
+ * foothold moved by the shift): the references ahead moved into their
+ * polygons, the controller stepped. */
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
-                      const rt_pin pin[2], int landed, const double lag[2][2], const double shift[2]);
+                      const rt_pin pin[2], int landed, const double lag[2][2], const double miss[2][2],
+                      const double shift[2]);
 void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */

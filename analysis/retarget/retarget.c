@@ -30,6 +30,7 @@ typedef struct run {
     double (*feet)[2][4];    /* [nframes] the pinned feet: x, y, z, yaw */
     rt_pin pin[2];
     double shift[2];         /* the robot's footholds' offset from the source's, at the last landing */
+    double miss[2][2];       /* each foot's offset from that, at its own last landing (fading as the shift) */
     double pelvis_z;         /* the pelvis's height target of the frame before */
     int posed;               /* the robot has a pose (settle() has run) */
     rt_frame_log *log;
@@ -131,6 +132,7 @@ static int set_pins(run *R, int f) {
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
          * fell further behind, its swinging foot stretched towards targets out of reach */
+        double was[2] = {R->shift[0], R->shift[1]};
         for (int a = 0; a < 2 && f > 0; a++) R->shift[a] = p->pos[a] - R->s.f[f].pin[side][a];
         /* not on the other foot's sole (the robot's feet are larger than a
          * person's, set down where the source's landed they can overlap);
@@ -142,6 +144,10 @@ static int set_pins(run *R, int f) {
             rt_sole_clear(rr, side, p->pos, p->R, opos, oR, 0);
         }
         p->pivot = R->s.f[f].pivot[side];
+        /* where it landed against where the balance foresaw it at the swing's start (the source's
+         * foothold moved by the shift): a gait's misses repeat foot by foot (a swinging leg kept
+         * clear of the standing one lands out by the same centimetres each step) */
+        for (int a = 0; a < 2 && f > 0; a++) R->miss[side][a] = p->pos[a] - (R->s.f[f].pin[side][a] + was[a]);
         p->f0 = f, p->yaw = yaw, p->src_yaw = R->s.f[f].foot_yaw[side];
         if (p->pivot) { /* the point it turns on, where it is set down */
             kg_mat3_vec(p->pivot_at, p->R, rr->sole_end[side][p->pivot - 1]);
@@ -221,10 +227,12 @@ static void goal_at(run *R, int f, rt_goal *g) {
      * is set again by each landing (what it could not make up) */
     const double fade = R->o->tune.shift_fade > 0 ? exp(-R->s.dt / R->o->tune.shift_fade) : 0;
     R->shift[0] *= fade, R->shift[1] *= fade;
+    for (int side = 0; side < 2; side++) R->miss[side][0] *= fade, R->miss[side][1] *= fade;
     int landed = set_pins(R, f);
     double lag[2][2];
     swing_lag(R, f, lag);
-    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag, R->shift);
+    rt_balance_frame(&R->bal, &R->s, R->rr, &R->o->tune, f, R->pin, landed, (const double(*)[2])lag,
+                     (const double(*)[2])R->miss, R->shift);
     memcpy(g->pin, R->pin, sizeof g->pin);
     memcpy(g->shift, R->shift, sizeof g->shift);
     for (int side = 0; side < 2; side++)
