@@ -159,8 +159,8 @@ static int cholesky_fails(const double *M, int n) {
 }
 
 typedef struct {
-    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q;
-    int local; /* kg_dyn_rnea_q took its link-local path */
+    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q, aba_q;
+    int local; /* kg_dyn_rnea_q and kg_dyn_aba_q took their link-local paths */
 } identity_errors;
 
 /* The 2-norm condition number of a symmetric positive definite M. */
@@ -245,6 +245,13 @@ static identity_errors identities(const kg_model *m, int states) {
         kg_dyn_rnea(m, w, NULL, v, a, fext, tau);
         assert_int_equal(kg_dyn_aba(m, w, NULL, v, tau, fext, a2), 0);
         e.aba = fmax(e.aba, rel_diff(a2, a, (size_t)n));
+        /* the same accelerations from q alone (without external wrenches) */
+        kg_dyn_rnea(m, w, NULL, v, a, NULL, tau);
+        assert_int_equal(kg_dyn_aba(m, w, NULL, v, tau, NULL, a2), 0);
+        assert_int_equal(kg_dyn_aba_q(m, dq, wq, NULL, v, tau, b), 0);
+        e.aba_q = fmax(e.aba_q, rel_diff(b, a2, (size_t)n));
+        kg_dyn_rnea(m, w, NULL, v, a, fext, tau);
+        kg_dyn_aba(m, w, NULL, v, tau, fext, a2);
         /* backward error: how far a2 is from solving the system, in torques */
         kg_dyn_rnea(m, w, NULL, v, a2, fext, b);
         e.aba_backward = fmax(e.aba_backward, rel_diff(b, tau, (size_t)n));
@@ -281,8 +288,8 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     identity_errors e = identities(m, states);
     const int physical = physical_inertias(m);
     printf("%-28s nv %3d  M sym %.1e  RNEA-(Ma+b) %.1e  gravity %.1e  ABA(RNEA) %.1e (backward %.1e, cond(M) %.1e)  "
-           "momentum %.1e  RNEA from q %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
-           e.rnea_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
+           "momentum %.1e  from q: RNEA %.1e ABA %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
+           e.rnea_q, e.aba_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
     if (m->nmimic) printf("    (mimic joints: the gravity and momentum checks through Jacobians are skipped)\n");
     assert_true(e.sym <= 1e-12);
     assert_true(e.rnea_mab <= 1e-10);
@@ -293,6 +300,9 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     if (physical) assert_true(e.aba <= fmax(1e-10, 1e-13 * e.cond));
     assert_true(e.momentum <= 1e-10);
     assert_true(e.rnea_q <= 1e-12);
+    /* the same algorithm in other frames: the two differ by rounding,
+     * amplified as ABA's own forward error is (2.9e-13 at most on the corpus) */
+    assert_true(e.aba_q <= fmax(1e-10, 1e-13 * e.cond));
 }
 
 static void test_identities_random(void **state) {
@@ -523,7 +533,7 @@ static int mj_body_of(const kg_model *m, const mjModel *mj, int i) {
 }
 
 typedef struct {
-    double rnea, rnea_fext, crba, aba;
+    double rnea, rnea_fext, crba, aba, rnea_q, aba_q; /* _q: kg_dyn_rnea_q, kg_dyn_aba_q */
 } peer_errors;
 
 /* One random state through both. */
@@ -547,6 +557,9 @@ static void mj_compare_state(const kg_model *m, kg_data *d, kg_dyn *w, const mjM
     mulT(T, n, md->qacc, ref, 1);
     kg_dyn_aba(m, w, NULL, v, tau, NULL, x);
     e->aba = fmax(e->aba, rel_diff(x, ref, (size_t)n));
+    /* and from q alone (it leaves the world-frame stage of w as it was) */
+    kg_dyn_aba_q(m, d, w, NULL, v, tau, x);
+    e->aba_q = fmax(e->aba_q, rel_diff(x, ref, (size_t)n));
     /* CRBA against mj_fullM: T^T M T */
     mj_fullM(mj, Mmj, md->qM);
     for (int r = 0; r < n; r++)
@@ -569,6 +582,8 @@ static void mj_compare_state(const kg_model *m, kg_data *d, kg_dyn *w, const mjM
     mulT(T, n, y, ref, 1);
     kg_dyn_rnea(m, w, NULL, v, a, NULL, x);
     e->rnea = fmax(e->rnea, rel_diff(x, ref, (size_t)n));
+    kg_dyn_rnea_q(m, d, w, NULL, v, a, x);
+    e->rnea_q = fmax(e->rnea_q, rel_diff(x, ref, (size_t)n));
     /* with external wrenches: minus their generalised forces by mj_applyFT */
     double *qf = md->qfrc_applied;
     memset(qf, 0, (size_t)mj->nv * sizeof *qf);
@@ -633,8 +648,8 @@ static int mj_compare(const kg_model *m, const char *text, const char *name, int
     kg_dyn *w = kg_dyn_new(m);
     double *buf = malloc(((size_t)4 * n * n + 7 * (size_t)n + 6 * (size_t)m->nlink) * sizeof *buf);
     for (int s = 0; s < states; s++) mj_compare_state(m, d, w, mj, md, dof, body, buf, e);
-    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  (its inertias differ by %.1e)\n", name,
-           n, e->rnea, e->rnea_fext, e->crba, e->aba, dinertia);
+    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  from q: RNEA %.1e ABA %.1e  (its inertias "
+           "differ by %.1e)\n", name, n, e->rnea, e->rnea_fext, e->crba, e->aba, e->rnea_q, e->aba_q, dinertia);
     free(buf), free(dof), free(body);
     kg_dyn_free(w);
     kg_data_free(d);
@@ -648,6 +663,8 @@ static void assert_peer(const peer_errors *e, double tol) {
     assert_true(e->rnea_fext <= tol);
     assert_true(e->crba <= tol);
     assert_true(e->aba <= tol);
+    assert_true(e->rnea_q <= tol);
+    assert_true(e->aba_q <= tol);
 }
 
 static void test_mujoco_random(void **state) {

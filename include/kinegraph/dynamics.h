@@ -38,7 +38,8 @@
  *
  * One file per family: positions.c (workspace, link inertias and joint
  * subspaces), rnea.c (inverse dynamics, gravity, bias), crba.c (mass matrix),
- * aba.c (forward dynamics), centroidal.c (COM and centroidal momentum). */
+ * aba.c (forward dynamics), centroidal.c (COM and centroidal momentum); the
+ * link-local forms from q in rnea_q.c and aba_q.c. */
 #ifndef KG_DYNAMICS_H
 #define KG_DYNAMICS_H
 
@@ -113,6 +114,16 @@ KG_API void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
  * choice among many, not an error. */
 KG_API int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *tau,
                const double *fext, double *a);
+
+/* Forward dynamics from the joint vector alone: the accelerations of kg_fk +
+ * kg_dyn_positions + kg_dyn_aba (no external wrenches) for d->q (mimic
+ * followers set from their leaders) and d's base pose, without either: the
+ * articulated-body algorithm in each body's own frame, the joint transforms
+ * built from q, as kg_dyn_rnea_q. Same models on the same path (see
+ * kg_dyn_rnea_q_local), same return value. d's link poses are not updated;
+ * w's per-link quantities are then in the bodies' frames. */
+KG_API int kg_dyn_aba_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
+                        const double *tau, double *a);
 
 /* Centre of mass and centroidal momentum. mass (kg) and com ([3], world) are
  * those of every link, the static root included (com NAN when massless). h
