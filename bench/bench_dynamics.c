@@ -3,9 +3,10 @@
  * pre-drawn states (joint values within limits, velocities and accelerations
  * uniform in [-1, 1]), 31 repetitions, min and median per call in µs.
  *
- * kinegraph_rnea_q, kinegraph_aba_q: kg_dyn_rnea_q and kg_dyn_aba_q, inverse
- * and forward dynamics from the joint vector without FK (link-local frames),
- * the same torques and accelerations.
+ * kinegraph_rnea_q, kinegraph_crba_q, kinegraph_aba_q: kg_dyn_rnea_q,
+ * kg_dyn_crba_q and kg_dyn_aba_q, inverse dynamics, mass matrix and forward
+ * dynamics from the joint vector without FK (link-local frames), the same
+ * results.
  *
  * Each algorithm is timed from the joint vector (FK and the pose-dependent
  * stage included: kg_fk + kg_dyn_positions; MuJoCo's mj_kinematics + mj_comPos,
@@ -50,7 +51,7 @@ typedef struct {
 #endif
 } bench;
 
-typedef enum { KG_STAGE, KG_RNEA, KG_CRBA, KG_ABA, KG_RNEA_Q, KG_ABA_Q, MJ_STAGE, MJ_STAGE_VEL, MJ_RNE, MJ_CRB, MJ_FORWARD, NWORK } work;
+typedef enum { KG_STAGE, KG_RNEA, KG_CRBA, KG_ABA, KG_RNEA_Q, KG_CRBA_Q, KG_ABA_Q, MJ_STAGE, MJ_STAGE_VEL, MJ_RNE, MJ_CRB, MJ_FORWARD, NWORK } work;
 
 static void run(bench *b, work k, int s) {
     const kg_model *m = b->m;
@@ -58,6 +59,11 @@ static void run(bench *b, work k, int s) {
     if (k == KG_RNEA_Q) { /* from q without FK: the link-local recursion */
         memcpy(b->d->q, b->q + (size_t)s * m->nq, (size_t)m->nq * sizeof *b->q);
         kg_dyn_rnea_q(m, b->d, b->w, NULL, b->v + (size_t)s * nv, b->a + (size_t)s * nv, b->out);
+        return;
+    }
+    if (k == KG_CRBA_Q) {
+        memcpy(b->d->q, b->q + (size_t)s * m->nq, (size_t)m->nq * sizeof *b->q);
+        kg_dyn_crba_q(m, b->d, b->w, b->out);
         return;
     }
     if (k == KG_ABA_Q) { /* the same, forward: a in the role of tau as for KG_ABA */
@@ -205,7 +211,7 @@ int main(int argc, char **argv) {
     have_mj = mujoco_setup(&b, argv[1]) == 0;
 #endif
     const char *names[NWORK] = {"kinegraph_fk_positions", "kinegraph_rnea", "kinegraph_crba", "kinegraph_aba",
-                                "kinegraph_rnea_q", "kinegraph_aba_q",
+                                "kinegraph_rnea_q", "kinegraph_crba_q", "kinegraph_aba_q",
                                 "mujoco_kinematics_compos", "mujoco_kinematics_compos_comvel", "mujoco_rne",
                                 "mujoco_crb_fullM", "mujoco_forward"};
     double mn[NWORK] = {0}, med[NWORK] = {0};
@@ -226,7 +232,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < NWORK; k++)
         if (k < MJ_STAGE || have_mj) printf("%s\"%s\": [%.3f, %.3f]", k ? ", " : "", names[k], mn[k], med[k]);
     /* alone: minus the stage each needs */
-    const int stage[NWORK] = {-1, KG_STAGE, KG_STAGE, KG_STAGE, -1, -1, -1, -1, MJ_STAGE_VEL, MJ_STAGE, -1};
+    const int stage[NWORK] = {-1, KG_STAGE, KG_STAGE, KG_STAGE, -1, -1, -1, -1, -1, MJ_STAGE_VEL, MJ_STAGE, -1};
     printf("},\n \"alone\": {");
     int first = 1;
     for (int k = 0; k < NWORK; k++) {

@@ -159,8 +159,8 @@ static int cholesky_fails(const double *M, int n) {
 }
 
 typedef struct {
-    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q, aba_q;
-    int local; /* kg_dyn_rnea_q and kg_dyn_aba_q took their link-local paths */
+    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q, aba_q, crba_q;
+    int local; /* kg_dyn_rnea_q, kg_dyn_crba_q and kg_dyn_aba_q took their link-local paths */
 } identity_errors;
 
 /* The 2-norm condition number of a symmetric positive definite M. */
@@ -215,7 +215,8 @@ static identity_errors identities(const kg_model *m, int states) {
     const int n = m->nv;
     kg_data *d = kg_data_new(m), *dq = kg_data_new(m);
     kg_dyn *w = kg_dyn_new(m), *wq = kg_dyn_new(m);
-    double *M = malloc((size_t)n * n * sizeof *M + 8), *v = malloc((size_t)n * sizeof *v + 8),
+    double *M = malloc((size_t)n * n * sizeof *M + 8), *Mq = malloc((size_t)n * n * sizeof *Mq + 8),
+           *v = malloc((size_t)n * sizeof *v + 8),
            *a = malloc((size_t)n * sizeof *a + 8), *tau = malloc((size_t)n * sizeof *tau + 8),
            *b = malloc((size_t)n * sizeof *b + 8), *a2 = malloc((size_t)n * sizeof *a2 + 8),
            *fext = malloc(6 * (size_t)m->nlink * sizeof *fext);
@@ -230,6 +231,11 @@ static identity_errors identities(const kg_model *m, int states) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) e.sym = fmax(e.sym, fabs(M[i * n + j] - M[j * n + i]) / max_abs(M, (size_t)n * n));
         if (cholesky_fails(M, n)) e.sym = INFINITY;
+        /* the same from q alone (link-local frames) */
+        memcpy(dq->q, d->q, (size_t)m->nq * sizeof *d->q);
+        memcpy(dq->base_pos, d->base_pos, sizeof d->base_pos), memcpy(dq->base_rot, d->base_rot, sizeof d->base_rot);
+        kg_dyn_crba_q(m, dq, wq, Mq);
+        e.crba_q = fmax(e.crba_q, rel_diff(Mq, M, (size_t)n * n));
         /* RNEA = M a + bias */
         kg_dyn_rnea(m, w, NULL, v, a, NULL, tau);
         kg_dyn_bias(m, w, NULL, v, b);
@@ -261,7 +267,7 @@ static identity_errors identities(const kg_model *m, int states) {
             jacobian_checks(m, d, w, v, g, &e);
         }
     }
-    free(M), free(v), free(a), free(tau), free(b), free(a2), free(fext);
+    free(M), free(Mq), free(v), free(a), free(tau), free(b), free(a2), free(fext);
     e.local = kg_dyn_rnea_q_local(wq);
     kg_dyn_free(w), kg_dyn_free(wq);
     kg_data_free(d), kg_data_free(dq);
@@ -288,8 +294,8 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     identity_errors e = identities(m, states);
     const int physical = physical_inertias(m);
     printf("%-28s nv %3d  M sym %.1e  RNEA-(Ma+b) %.1e  gravity %.1e  ABA(RNEA) %.1e (backward %.1e, cond(M) %.1e)  "
-           "momentum %.1e  from q: RNEA %.1e ABA %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
-           e.rnea_q, e.aba_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
+           "momentum %.1e  from q: RNEA %.1e CRBA %.1e ABA %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
+           e.rnea_q, e.crba_q, e.aba_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
     if (m->nmimic) printf("    (mimic joints: the gravity and momentum checks through Jacobians are skipped)\n");
     assert_true(e.sym <= 1e-12);
     assert_true(e.rnea_mab <= 1e-10);
@@ -300,6 +306,7 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     if (physical) assert_true(e.aba <= fmax(1e-10, 1e-13 * e.cond));
     assert_true(e.momentum <= 1e-10);
     assert_true(e.rnea_q <= 1e-12);
+    assert_true(e.crba_q <= 1e-12);
     /* the same algorithm in other frames: the two differ by rounding,
      * amplified as ABA's own forward error is (2.9e-13 at most on the corpus) */
     assert_true(e.aba_q <= fmax(1e-10, 1e-13 * e.cond));
@@ -533,7 +540,7 @@ static int mj_body_of(const kg_model *m, const mjModel *mj, int i) {
 }
 
 typedef struct {
-    double rnea, rnea_fext, crba, aba, rnea_q, aba_q; /* _q: kg_dyn_rnea_q, kg_dyn_aba_q */
+    double rnea, rnea_fext, crba, aba, rnea_q, crba_q, aba_q; /* _q: kg_dyn_rnea_q, kg_dyn_crba_q, kg_dyn_aba_q */
 } peer_errors;
 
 /* One random state through both. */
@@ -576,6 +583,8 @@ static void mj_compare_state(const kg_model *m, kg_data *d, kg_dyn *w, const mjM
         }
     kg_dyn_crba(m, w, M);
     e->crba = fmax(e->crba, rel_diff(M, Mmj, (size_t)n * n));
+    kg_dyn_crba_q(m, d, w, M);
+    e->crba_q = fmax(e->crba_q, rel_diff(M, Mmj, (size_t)n * n));
     /* RNEA against mj_rne with accelerations */
     mulT(T, n, a, md->qacc, 0);
     mj_rne(mj, md, 1, y);
@@ -648,8 +657,8 @@ static int mj_compare(const kg_model *m, const char *text, const char *name, int
     kg_dyn *w = kg_dyn_new(m);
     double *buf = malloc(((size_t)4 * n * n + 7 * (size_t)n + 6 * (size_t)m->nlink) * sizeof *buf);
     for (int s = 0; s < states; s++) mj_compare_state(m, d, w, mj, md, dof, body, buf, e);
-    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  from q: RNEA %.1e ABA %.1e  (its inertias "
-           "differ by %.1e)\n", name, n, e->rnea, e->rnea_fext, e->crba, e->aba, e->rnea_q, e->aba_q, dinertia);
+    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  from q: RNEA %.1e CRBA %.1e ABA %.1e  (its "
+           "inertias differ by %.1e)\n", name, n, e->rnea, e->rnea_fext, e->crba, e->aba, e->rnea_q, e->crba_q, e->aba_q, dinertia);
     free(buf), free(dof), free(body);
     kg_dyn_free(w);
     kg_data_free(d);
@@ -664,6 +673,7 @@ static void assert_peer(const peer_errors *e, double tol) {
     assert_true(e->crba <= tol);
     assert_true(e->aba <= tol);
     assert_true(e->rnea_q <= tol);
+    assert_true(e->crba_q <= tol);
     assert_true(e->aba_q <= tol);
 }
 

@@ -10,8 +10,11 @@
 #include "analysis/dynamics/internal.h"
 
 enum { AI_A = 0, AI_B = 6, AI_C = 15, AI_SIZE = 21 };
+#ifndef KG_DYN_SYM
+#define KG_DYN_SYM
 /* a symmetric 3x3's upper-triangle slot of (row, column) */
 static const int SYM[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+#endif
 
 /* A rigid-body inertia's: A = I, B = [h]x, C = m E. */
 static inline void ai_from_rb(double *restrict X, const double *restrict rb) {

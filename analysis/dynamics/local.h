@@ -127,4 +127,35 @@ DYN_INLINE turn stored_turn(const kg_dyn *w, int i, int mode, const double *R) {
     return make_turn(mode == XM_GENERAL ? w->xmode[i] : mode, R[0], R[1], R);
 }
 
+#ifndef KG_DYN_SYM
+#define KG_DYN_SYM
+/* a symmetric 3x3's upper-triangle slot of (row, column) */
+static const int SYM[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+#endif
+
+/* A symmetric 3x3 (upper triangle X: slots SYM[row][column], 0 1 2 / 3 4 / 5) turned into the parent's
+ * axes about coordinate axis k by (c, s): R X R^T, R mixing components
+ * i = k + 1 and j = k + 2 (mod 3) as turn_out does. */
+DYN_INLINE void sym_turn_axis(double *restrict o, const double *restrict X, int k, double c, double s) {
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    const double xii = X[SYM[i][i]], xjj = X[SYM[j][j]], xij = X[SYM[i][j]], xik = X[SYM[i][k]], xjk = X[SYM[j][k]];
+    const double cc = c * c, ss = s * s, cs = c * s, cs2 = 2 * cs * xij;
+    o[SYM[k][k]] = X[SYM[k][k]];
+    o[SYM[i][k]] = c * xik - s * xjk;
+    o[SYM[j][k]] = s * xik + c * xjk;
+    o[SYM[i][i]] = cc * xii - cs2 + ss * xjj;
+    o[SYM[j][j]] = ss * xii + cs2 + cc * xjj;
+    o[SYM[i][j]] = cs * (xii - xjj) + (cc - ss) * xij;
+}
+
+/* A symmetric 3x3 turned by a general rotation R: R X R^T. */
+static inline void sym_turn_matrix(double *restrict o, const double *restrict X, const double *restrict R) {
+    double T[9];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            T[3 * a + b] = R[3 * a] * X[SYM[0][b]] + R[3 * a + 1] * X[SYM[1][b]] + R[3 * a + 2] * X[SYM[2][b]];
+    for (int a = 0; a < 3; a++)
+        for (int b = a; b < 3; b++) o[SYM[a][b]] = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+}
+
 #endif

@@ -39,7 +39,8 @@
  * One file per family: positions.c (workspace, link inertias and joint
  * subspaces), rnea.c (inverse dynamics, gravity, bias), crba.c (mass matrix),
  * aba.c (forward dynamics), centroidal.c (COM and centroidal momentum); the
- * link-local forms from q in rnea_q.c and aba_q.c. */
+ * link-local forms from q in rnea_q.c, crba_q.c and aba_q.c (their frames:
+ * local_frames.c). */
 #ifndef KG_DYNAMICS_H
 #define KG_DYNAMICS_H
 
@@ -105,6 +106,13 @@ KG_API void kg_dyn_bias(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt,
 
 /* The joint-space mass matrix M(q), nv x nv row-major, both triangles filled. */
 KG_API void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
+
+/* The mass matrix from the joint vector alone: kg_fk + kg_dyn_positions +
+ * kg_dyn_crba's M for d->q (mimic followers set from their leaders), by the
+ * composite-rigid-body algorithm in each body's own frame, as kg_dyn_rnea_q.
+ * Same models on the same path (kg_dyn_rnea_q_local); d's link poses are not
+ * updated. */
+KG_API void kg_dyn_crba_q(const kg_model *m, kg_data *d, kg_dyn *w, double *M);
 
 /* Forward dynamics: a [nv] = M^-1 (tau - C v - g + sum J_i^T fext_i). tau, v:
  * [nv], NULL meaning zero. Returns 0, or the number of joints whose articulated
