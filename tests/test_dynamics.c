@@ -93,8 +93,12 @@ static void random_inertial(char *out, size_t size) {
 
 /* A URDF: a static "world", a floating base (when floating), then n links on a
  * random tree of mixed joints. Every link has mass (MuJoCo refuses massless
- * moving bodies). Returns a malloc'd string. */
-static char *random_robot(int n, int floating, int planar) {
+ * moving bodies). With aligned, as humanoids are built: every axis a
+ * coordinate axis (either sign), every joint origin's rotation none or about
+ * one coordinate axis, and no planar joints, so that the link-local
+ * recursions' frame choice (local_frames.c: angle offsets, a parent's frame
+ * turned for its child) has work. Returns a malloc'd string. */
+static char *random_robot_ex(int n, int floating, int planar, int aligned) {
     size_t cap = 4096 + (size_t)n * 1024, len = 0;
     char *s = malloc(cap), inert[600];
     len += (size_t)snprintf(s + len, cap - len, "<robot name=\"random\">\n<link name=\"world\"/>\n");
@@ -109,22 +113,29 @@ static char *random_robot(int n, int floating, int planar) {
         const int parent = (int)uniform(0, i - 0.001);
         const char *types[] = {"revolute", "continuous", "prismatic", "fixed", "revolute", "planar"};
         const char *type = types[(int)uniform(0, planar ? 5.999 : 4.999)];
-        double ax[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
+        double ax[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)}, rpy[3] = {uniform(-3, 3), uniform(-1.5, 1.5), uniform(-3, 3)};
         if (strcmp(type, "planar") == 0) ax[0] = 0, ax[1] = 0, ax[2] = 1; /* MuJoCo's URDF planar is the xy plane */
+        if (aligned) {
+            const int k = (int)uniform(0, 2.999), turn = (int)uniform(0, 3.999);
+            ax[0] = ax[1] = ax[2] = 0, ax[k] = uniform(-1, 1) < 0 ? -1 : 1;
+            rpy[0] = rpy[1] = rpy[2] = 0;
+            if (turn < 3) rpy[turn] = uniform(-1.5, 1.5);
+        }
         random_inertial(inert, sizeof inert);
         len += (size_t)snprintf(s + len, cap - len,
                                 "<link name=\"l%d\">%s</link>\n<joint name=\"j%d\" type=\"%s\"><parent link=\"l%d\"/>"
                                 "<child link=\"l%d\"/><origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>"
                                 "<axis xyz=\"%.17g %.17g %.17g\"/>%s</joint>\n",
                                 i, inert, i, type, parent, i, uniform(-0.5, 0.5), uniform(-0.5, 0.5),
-                                uniform(-0.5, 0.5), uniform(-3, 3), uniform(-1.5, 1.5), uniform(-3, 3), ax[0], ax[1],
-                                ax[2], strcmp(type, "revolute") && strcmp(type, "prismatic")
+                                uniform(-0.5, 0.5), rpy[0], rpy[1], rpy[2], ax[0], ax[1], ax[2], strcmp(type, "revolute") && strcmp(type, "prismatic")
                                            ? ""
                                            : "<limit lower=\"-1.5\" upper=\"1.5\" effort=\"10\" velocity=\"1\"/>");
     }
     snprintf(s + len, cap - len, "</robot>\n");
     return s;
 }
+
+static char *random_robot(int n, int floating, int planar) { return random_robot_ex(n, floating, planar, 0); }
 
 static kg_model *load_text(const char *text) {
     kg_diags d;
@@ -320,6 +331,20 @@ static void test_identities_random(void **state) {
         char name[64];
         snprintf(name, sizeof name, "random %d (%s)", r, r % 2 ? "floating" : "fixed");
         check_identities(m, name, 5);
+        kg_model_free(m);
+        free(text);
+    }
+    /* built as humanoids are (coordinate axes, single-axis origin rotations):
+     * the link-local paths with their frame choice */
+    for (int r = 0; r < 20; r++) {
+        char *text = random_robot_ex(3 + r * 2, 0, 0, 1);
+        kg_model *m = load_text(text);
+        char name[64];
+        snprintf(name, sizeof name, "random aligned %d", r);
+        check_identities(m, name, 5);
+        kg_dyn *w = kg_dyn_new(m);
+        assert_true(kg_dyn_rnea_q_local(w));
+        kg_dyn_free(w);
         kg_model_free(m);
         free(text);
     }
@@ -681,9 +706,10 @@ static void test_mujoco_random(void **state) {
     (void)state;
     int compared = 0;
     for (int r = 0; r < 30; r++) {
-        char *text = random_robot(2 + r, r % 3 != 0, 1), name[64];
+        /* every third one fixed and built as humanoids are (link-local paths) */
+        char *text = r % 3 ? random_robot(2 + r, 1, 1) : random_robot_ex(2 + r, 0, 0, 1), name[64];
         kg_model *m = load_text(text);
-        snprintf(name, sizeof name, "random %d (%s)", r, r % 3 ? "floating" : "fixed");
+        snprintf(name, sizeof name, "random %d (%s)", r, r % 3 ? "floating" : "fixed, aligned");
         peer_errors e;
         if (mj_compare(m, text, name, 5, &e) == 0) {
             assert_peer(&e, 1e-9);
