@@ -234,7 +234,12 @@ DYN_INLINE void aba_acc(kg_dyn *w, int i, double *out, int mode) {
     const double *P = mode != XM_GENERAL ? w->xs + XS_SIZE * i + XS_P : w->Pq + 3 * i;
     double A[6];
     motion_in(A, &t, P, w->acc + 6 * p);
-    for (int e = 0; e < 6; e++) A[e] += c[e];
+    if (mode != XM_GENERAL) { /* c's components k are zero (v x S qd) */
+        const int i1 = (mode + 1) % 3, i2 = (mode + 2) % 3;
+        A[i1] += c[i1], A[i2] += c[i2], A[3 + i1] += c[3 + i1], A[3 + i2] += c[3 + i2];
+    } else {
+        for (int e = 0; e < 6; e++) A[e] += c[e];
+    }
     const double x =
         w->u[va] - (Ud[0] * A[0] + Ud[1] * A[1] + Ud[2] * A[2] + Ud[3] * A[3] + Ud[4] * A[4] + Ud[5] * A[5]);
     out[va] = x;

@@ -78,10 +78,12 @@ KG_API void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt,
  * kg_dyn_positions + kg_dyn_rnea (no external wrenches) for d->q (mimic
  * followers set from their leaders) and d's base pose, without either: the
  * recursion runs in each body's own frame with the joint transforms built from
- * q (Featherstone's form). Models whose moving joints are all revolute,
+ * q (Featherstone's form; the frames are the links' turned by constants that
+ * kg_dyn_new chooses so that most joints turn about a coordinate axis,
+ * dynamics/local_frames.c). Models whose moving joints are all revolute,
  * continuous or prismatic take that path; others go through kg_fk,
  * kg_dyn_positions and kg_dyn_rnea. d's link poses are not updated; w's
- * per-link velocities and forces are then in the bodies' frames (what
+ * per-link velocities and forces are then in those frames (what
  * kg_dyn_positions computed is kept). */
 KG_API void kg_dyn_rnea_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
                    const double *a, double *tau);
@@ -129,7 +131,7 @@ KG_API int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, c
  * articulated-body algorithm in each body's own frame, the joint transforms
  * built from q, as kg_dyn_rnea_q. Same models on the same path (see
  * kg_dyn_rnea_q_local), same return value. d's link poses are not updated;
- * w's per-link quantities are then in the bodies' frames. */
+ * w's per-link quantities are then in kg_dyn_rnea_q's frames. */
 KG_API int kg_dyn_aba_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
                         const double *tau, double *a);
 
