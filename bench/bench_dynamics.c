@@ -3,8 +3,10 @@
  * pre-drawn states (joint values within limits, velocities and accelerations
  * uniform in [-1, 1]), 31 repetitions, min and median per call in µs.
  *
- * kinegraph_rnea_q: kg_dyn_rnea_q, inverse dynamics from the joint vector
- * without FK (link-local frames), the same torques.
+ * kinegraph_rnea_q, kinegraph_crba_q, kinegraph_aba_q: kg_dyn_rnea_q,
+ * kg_dyn_crba_q and kg_dyn_aba_q, inverse dynamics, mass matrix and forward
+ * dynamics from the joint vector without FK (link-local frames), the same
+ * results.
  *
  * Each algorithm is timed from the joint vector (FK and the pose-dependent
  * stage included: kg_fk + kg_dyn_positions; MuJoCo's mj_kinematics + mj_comPos,
@@ -14,7 +16,12 @@
  * geometry removed and constraints and passive forces off, so mj_forward has
  * no collision or constraint work.
  *
- * usage: bench_dynamics MODEL.urdf  (JSON on stdout) */
+ * With --once each (or the one named, as in the JSON) is run over the states
+ * once, untimed: for valgrind --tool=callgrind, whose instruction counts
+ * (inclusive per function, divided by the 1 000 states) do not depend on the
+ * machine's load.
+ *
+ * usage: bench_dynamics MODEL.urdf [--once [NAME]]  (JSON on stdout) */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +51,7 @@ typedef struct {
 #endif
 } bench;
 
-typedef enum { KG_STAGE, KG_RNEA, KG_CRBA, KG_ABA, KG_RNEA_Q, MJ_STAGE, MJ_STAGE_VEL, MJ_RNE, MJ_CRB, MJ_FORWARD, NWORK } work;
+typedef enum { KG_STAGE, KG_RNEA, KG_CRBA, KG_ABA, KG_RNEA_Q, KG_CRBA_Q, KG_ABA_Q, MJ_STAGE, MJ_STAGE_VEL, MJ_RNE, MJ_CRB, MJ_FORWARD, NWORK } work;
 
 static void run(bench *b, work k, int s) {
     const kg_model *m = b->m;
@@ -52,6 +59,16 @@ static void run(bench *b, work k, int s) {
     if (k == KG_RNEA_Q) { /* from q without FK: the link-local recursion */
         memcpy(b->d->q, b->q + (size_t)s * m->nq, (size_t)m->nq * sizeof *b->q);
         kg_dyn_rnea_q(m, b->d, b->w, NULL, b->v + (size_t)s * nv, b->a + (size_t)s * nv, b->out);
+        return;
+    }
+    if (k == KG_CRBA_Q) {
+        memcpy(b->d->q, b->q + (size_t)s * m->nq, (size_t)m->nq * sizeof *b->q);
+        kg_dyn_crba_q(m, b->d, b->w, b->out);
+        return;
+    }
+    if (k == KG_ABA_Q) { /* the same, forward: a in the role of tau as for KG_ABA */
+        memcpy(b->d->q, b->q + (size_t)s * m->nq, (size_t)m->nq * sizeof *b->q);
+        kg_dyn_aba_q(m, b->d, b->w, NULL, b->v + (size_t)s * nv, b->a + (size_t)s * nv, b->out);
         return;
     }
     if (k <= KG_ABA) {
@@ -172,8 +189,9 @@ static int mujoco_setup(bench *b, const char *path) {
 #endif
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MODEL.urdf\n", argv[0]);
+    const int once = (argc == 3 || argc == 4) && strcmp(argv[2], "--once") == 0;
+    if (argc != 2 && !once) {
+        fprintf(stderr, "usage: %s MODEL.urdf [--once [NAME]]\n", argv[0]);
         return 2;
     }
     kg_diags diags;
@@ -193,10 +211,16 @@ int main(int argc, char **argv) {
     have_mj = mujoco_setup(&b, argv[1]) == 0;
 #endif
     const char *names[NWORK] = {"kinegraph_fk_positions", "kinegraph_rnea", "kinegraph_crba", "kinegraph_aba",
-                                "kinegraph_rnea_q",
+                                "kinegraph_rnea_q", "kinegraph_crba_q", "kinegraph_aba_q",
                                 "mujoco_kinematics_compos", "mujoco_kinematics_compos_comvel", "mujoco_rne",
                                 "mujoco_crb_fullM", "mujoco_forward"};
     double mn[NWORK] = {0}, med[NWORK] = {0};
+    if (once) {
+        for (int k = 0; k < NWORK; k++)
+            if ((k < MJ_STAGE || have_mj) && (argc == 3 || strcmp(argv[3], names[k]) == 0))
+                for (int s = 0; s < N; s++) run(&b, (work)k, s);
+        return 0;
+    }
     for (int k = 0; k < NWORK; k++)
         if (k < MJ_STAGE || have_mj) timeit(&b, (work)k, &mn[k], &med[k]);
     printf("{\"model\": \"%s\", \"links\": %d, \"nv\": %d, \"states\": %d, \"unit\": \"us\",\n", m->name, m->nlink,
@@ -208,7 +232,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < NWORK; k++)
         if (k < MJ_STAGE || have_mj) printf("%s\"%s\": [%.3f, %.3f]", k ? ", " : "", names[k], mn[k], med[k]);
     /* alone: minus the stage each needs */
-    const int stage[NWORK] = {-1, KG_STAGE, KG_STAGE, KG_STAGE, -1, -1, -1, MJ_STAGE_VEL, MJ_STAGE, -1};
+    const int stage[NWORK] = {-1, KG_STAGE, KG_STAGE, KG_STAGE, -1, -1, -1, -1, -1, MJ_STAGE_VEL, MJ_STAGE, -1};
     printf("},\n \"alone\": {");
     int first = 1;
     for (int k = 0; k < NWORK; k++) {

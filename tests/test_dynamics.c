@@ -93,8 +93,12 @@ static void random_inertial(char *out, size_t size) {
 
 /* A URDF: a static "world", a floating base (when floating), then n links on a
  * random tree of mixed joints. Every link has mass (MuJoCo refuses massless
- * moving bodies). Returns a malloc'd string. */
-static char *random_robot(int n, int floating, int planar) {
+ * moving bodies). With aligned, as humanoids are built: every axis a
+ * coordinate axis (either sign), every joint origin's rotation none or about
+ * one coordinate axis, and no planar joints, so that the link-local
+ * recursions' frame choice (local_frames.c: angle offsets, a parent's frame
+ * turned for its child) has work. Returns a malloc'd string. */
+static char *random_robot_ex(int n, int floating, int planar, int aligned) {
     size_t cap = 4096 + (size_t)n * 1024, len = 0;
     char *s = malloc(cap), inert[600];
     len += (size_t)snprintf(s + len, cap - len, "<robot name=\"random\">\n<link name=\"world\"/>\n");
@@ -109,22 +113,29 @@ static char *random_robot(int n, int floating, int planar) {
         const int parent = (int)uniform(0, i - 0.001);
         const char *types[] = {"revolute", "continuous", "prismatic", "fixed", "revolute", "planar"};
         const char *type = types[(int)uniform(0, planar ? 5.999 : 4.999)];
-        double ax[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
+        double ax[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)}, rpy[3] = {uniform(-3, 3), uniform(-1.5, 1.5), uniform(-3, 3)};
         if (strcmp(type, "planar") == 0) ax[0] = 0, ax[1] = 0, ax[2] = 1; /* MuJoCo's URDF planar is the xy plane */
+        if (aligned) {
+            const int k = (int)uniform(0, 2.999), turn = (int)uniform(0, 3.999);
+            ax[0] = ax[1] = ax[2] = 0, ax[k] = uniform(-1, 1) < 0 ? -1 : 1;
+            rpy[0] = rpy[1] = rpy[2] = 0;
+            if (turn < 3) rpy[turn] = uniform(-1.5, 1.5);
+        }
         random_inertial(inert, sizeof inert);
         len += (size_t)snprintf(s + len, cap - len,
                                 "<link name=\"l%d\">%s</link>\n<joint name=\"j%d\" type=\"%s\"><parent link=\"l%d\"/>"
                                 "<child link=\"l%d\"/><origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>"
                                 "<axis xyz=\"%.17g %.17g %.17g\"/>%s</joint>\n",
                                 i, inert, i, type, parent, i, uniform(-0.5, 0.5), uniform(-0.5, 0.5),
-                                uniform(-0.5, 0.5), uniform(-3, 3), uniform(-1.5, 1.5), uniform(-3, 3), ax[0], ax[1],
-                                ax[2], strcmp(type, "revolute") && strcmp(type, "prismatic")
+                                uniform(-0.5, 0.5), rpy[0], rpy[1], rpy[2], ax[0], ax[1], ax[2], strcmp(type, "revolute") && strcmp(type, "prismatic")
                                            ? ""
                                            : "<limit lower=\"-1.5\" upper=\"1.5\" effort=\"10\" velocity=\"1\"/>");
     }
     snprintf(s + len, cap - len, "</robot>\n");
     return s;
 }
+
+static char *random_robot(int n, int floating, int planar) { return random_robot_ex(n, floating, planar, 0); }
 
 static kg_model *load_text(const char *text) {
     kg_diags d;
@@ -159,8 +170,8 @@ static int cholesky_fails(const double *M, int n) {
 }
 
 typedef struct {
-    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q;
-    int local; /* kg_dyn_rnea_q took its link-local path */
+    double sym, rnea_mab, gravity, aba, aba_backward, momentum, cond, rnea_q, aba_q, crba_q;
+    int local; /* kg_dyn_rnea_q, kg_dyn_crba_q and kg_dyn_aba_q took their link-local paths */
 } identity_errors;
 
 /* The 2-norm condition number of a symmetric positive definite M. */
@@ -215,7 +226,8 @@ static identity_errors identities(const kg_model *m, int states) {
     const int n = m->nv;
     kg_data *d = kg_data_new(m), *dq = kg_data_new(m);
     kg_dyn *w = kg_dyn_new(m), *wq = kg_dyn_new(m);
-    double *M = malloc((size_t)n * n * sizeof *M + 8), *v = malloc((size_t)n * sizeof *v + 8),
+    double *M = malloc((size_t)n * n * sizeof *M + 8), *Mq = malloc((size_t)n * n * sizeof *Mq + 8),
+           *v = malloc((size_t)n * sizeof *v + 8),
            *a = malloc((size_t)n * sizeof *a + 8), *tau = malloc((size_t)n * sizeof *tau + 8),
            *b = malloc((size_t)n * sizeof *b + 8), *a2 = malloc((size_t)n * sizeof *a2 + 8),
            *fext = malloc(6 * (size_t)m->nlink * sizeof *fext);
@@ -230,6 +242,11 @@ static identity_errors identities(const kg_model *m, int states) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) e.sym = fmax(e.sym, fabs(M[i * n + j] - M[j * n + i]) / max_abs(M, (size_t)n * n));
         if (cholesky_fails(M, n)) e.sym = INFINITY;
+        /* the same from q alone (link-local frames) */
+        memcpy(dq->q, d->q, (size_t)m->nq * sizeof *d->q);
+        memcpy(dq->base_pos, d->base_pos, sizeof d->base_pos), memcpy(dq->base_rot, d->base_rot, sizeof d->base_rot);
+        kg_dyn_crba_q(m, dq, wq, Mq);
+        e.crba_q = fmax(e.crba_q, rel_diff(Mq, M, (size_t)n * n));
         /* RNEA = M a + bias */
         kg_dyn_rnea(m, w, NULL, v, a, NULL, tau);
         kg_dyn_bias(m, w, NULL, v, b);
@@ -245,6 +262,13 @@ static identity_errors identities(const kg_model *m, int states) {
         kg_dyn_rnea(m, w, NULL, v, a, fext, tau);
         assert_int_equal(kg_dyn_aba(m, w, NULL, v, tau, fext, a2), 0);
         e.aba = fmax(e.aba, rel_diff(a2, a, (size_t)n));
+        /* the same accelerations from q alone (without external wrenches) */
+        kg_dyn_rnea(m, w, NULL, v, a, NULL, tau);
+        assert_int_equal(kg_dyn_aba(m, w, NULL, v, tau, NULL, a2), 0);
+        assert_int_equal(kg_dyn_aba_q(m, dq, wq, NULL, v, tau, b), 0);
+        e.aba_q = fmax(e.aba_q, rel_diff(b, a2, (size_t)n));
+        kg_dyn_rnea(m, w, NULL, v, a, fext, tau);
+        kg_dyn_aba(m, w, NULL, v, tau, fext, a2);
         /* backward error: how far a2 is from solving the system, in torques */
         kg_dyn_rnea(m, w, NULL, v, a2, fext, b);
         e.aba_backward = fmax(e.aba_backward, rel_diff(b, tau, (size_t)n));
@@ -254,7 +278,7 @@ static identity_errors identities(const kg_model *m, int states) {
             jacobian_checks(m, d, w, v, g, &e);
         }
     }
-    free(M), free(v), free(a), free(tau), free(b), free(a2), free(fext);
+    free(M), free(Mq), free(v), free(a), free(tau), free(b), free(a2), free(fext);
     e.local = kg_dyn_rnea_q_local(wq);
     kg_dyn_free(w), kg_dyn_free(wq);
     kg_data_free(d), kg_data_free(dq);
@@ -281,8 +305,8 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     identity_errors e = identities(m, states);
     const int physical = physical_inertias(m);
     printf("%-28s nv %3d  M sym %.1e  RNEA-(Ma+b) %.1e  gravity %.1e  ABA(RNEA) %.1e (backward %.1e, cond(M) %.1e)  "
-           "momentum %.1e  RNEA from q %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
-           e.rnea_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
+           "momentum %.1e  from q: RNEA %.1e CRBA %.1e ABA %.1e%s%s\n", name, m->nv, e.sym, e.rnea_mab, e.gravity, e.aba, e.aba_backward, e.cond, e.momentum,
+           e.rnea_q, e.crba_q, e.aba_q, e.local ? " (link-local)" : "", physical ? "" : "  (inertias not physical)");
     if (m->nmimic) printf("    (mimic joints: the gravity and momentum checks through Jacobians are skipped)\n");
     assert_true(e.sym <= 1e-12);
     assert_true(e.rnea_mab <= 1e-10);
@@ -293,6 +317,10 @@ static void check_identities(const kg_model *m, const char *name, int states) {
     if (physical) assert_true(e.aba <= fmax(1e-10, 1e-13 * e.cond));
     assert_true(e.momentum <= 1e-10);
     assert_true(e.rnea_q <= 1e-12);
+    assert_true(e.crba_q <= 1e-12);
+    /* the same algorithm in other frames: the two differ by rounding,
+     * amplified as ABA's own forward error is (2.9e-13 at most on the corpus) */
+    assert_true(e.aba_q <= fmax(1e-10, 1e-13 * e.cond));
 }
 
 static void test_identities_random(void **state) {
@@ -303,6 +331,20 @@ static void test_identities_random(void **state) {
         char name[64];
         snprintf(name, sizeof name, "random %d (%s)", r, r % 2 ? "floating" : "fixed");
         check_identities(m, name, 5);
+        kg_model_free(m);
+        free(text);
+    }
+    /* built as humanoids are (coordinate axes, single-axis origin rotations):
+     * the link-local paths with their frame choice */
+    for (int r = 0; r < 20; r++) {
+        char *text = random_robot_ex(3 + r * 2, 0, 0, 1);
+        kg_model *m = load_text(text);
+        char name[64];
+        snprintf(name, sizeof name, "random aligned %d", r);
+        check_identities(m, name, 5);
+        kg_dyn *w = kg_dyn_new(m);
+        assert_true(kg_dyn_rnea_q_local(w));
+        kg_dyn_free(w);
         kg_model_free(m);
         free(text);
     }
@@ -523,7 +565,7 @@ static int mj_body_of(const kg_model *m, const mjModel *mj, int i) {
 }
 
 typedef struct {
-    double rnea, rnea_fext, crba, aba;
+    double rnea, rnea_fext, crba, aba, rnea_q, crba_q, aba_q; /* _q: kg_dyn_rnea_q, kg_dyn_crba_q, kg_dyn_aba_q */
 } peer_errors;
 
 /* One random state through both. */
@@ -547,6 +589,9 @@ static void mj_compare_state(const kg_model *m, kg_data *d, kg_dyn *w, const mjM
     mulT(T, n, md->qacc, ref, 1);
     kg_dyn_aba(m, w, NULL, v, tau, NULL, x);
     e->aba = fmax(e->aba, rel_diff(x, ref, (size_t)n));
+    /* and from q alone (it leaves the world-frame stage of w as it was) */
+    kg_dyn_aba_q(m, d, w, NULL, v, tau, x);
+    e->aba_q = fmax(e->aba_q, rel_diff(x, ref, (size_t)n));
     /* CRBA against mj_fullM: T^T M T */
     mj_fullM(mj, Mmj, md->qM);
     for (int r = 0; r < n; r++)
@@ -563,12 +608,16 @@ static void mj_compare_state(const kg_model *m, kg_data *d, kg_dyn *w, const mjM
         }
     kg_dyn_crba(m, w, M);
     e->crba = fmax(e->crba, rel_diff(M, Mmj, (size_t)n * n));
+    kg_dyn_crba_q(m, d, w, M);
+    e->crba_q = fmax(e->crba_q, rel_diff(M, Mmj, (size_t)n * n));
     /* RNEA against mj_rne with accelerations */
     mulT(T, n, a, md->qacc, 0);
     mj_rne(mj, md, 1, y);
     mulT(T, n, y, ref, 1);
     kg_dyn_rnea(m, w, NULL, v, a, NULL, x);
     e->rnea = fmax(e->rnea, rel_diff(x, ref, (size_t)n));
+    kg_dyn_rnea_q(m, d, w, NULL, v, a, x);
+    e->rnea_q = fmax(e->rnea_q, rel_diff(x, ref, (size_t)n));
     /* with external wrenches: minus their generalised forces by mj_applyFT */
     double *qf = md->qfrc_applied;
     memset(qf, 0, (size_t)mj->nv * sizeof *qf);
@@ -633,8 +682,8 @@ static int mj_compare(const kg_model *m, const char *text, const char *name, int
     kg_dyn *w = kg_dyn_new(m);
     double *buf = malloc(((size_t)4 * n * n + 7 * (size_t)n + 6 * (size_t)m->nlink) * sizeof *buf);
     for (int s = 0; s < states; s++) mj_compare_state(m, d, w, mj, md, dof, body, buf, e);
-    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  (its inertias differ by %.1e)\n", name,
-           n, e->rnea, e->rnea_fext, e->crba, e->aba, dinertia);
+    printf("%-28s nv %3d  MuJoCo: RNEA %.1e  RNEA+fext %.1e  CRBA %.1e  ABA %.1e  from q: RNEA %.1e CRBA %.1e ABA %.1e  (its "
+           "inertias differ by %.1e)\n", name, n, e->rnea, e->rnea_fext, e->crba, e->aba, e->rnea_q, e->crba_q, e->aba_q, dinertia);
     free(buf), free(dof), free(body);
     kg_dyn_free(w);
     kg_data_free(d);
@@ -648,15 +697,19 @@ static void assert_peer(const peer_errors *e, double tol) {
     assert_true(e->rnea_fext <= tol);
     assert_true(e->crba <= tol);
     assert_true(e->aba <= tol);
+    assert_true(e->rnea_q <= tol);
+    assert_true(e->crba_q <= tol);
+    assert_true(e->aba_q <= tol);
 }
 
 static void test_mujoco_random(void **state) {
     (void)state;
     int compared = 0;
     for (int r = 0; r < 30; r++) {
-        char *text = random_robot(2 + r, r % 3 != 0, 1), name[64];
+        /* every third one fixed and built as humanoids are (link-local paths) */
+        char *text = r % 3 ? random_robot(2 + r, 1, 1) : random_robot_ex(2 + r, 0, 0, 1), name[64];
         kg_model *m = load_text(text);
-        snprintf(name, sizeof name, "random %d (%s)", r, r % 3 ? "floating" : "fixed");
+        snprintf(name, sizeof name, "random %d (%s)", r, r % 3 ? "floating" : "fixed, aligned");
         peer_errors e;
         if (mj_compare(m, text, name, 5, &e) == 0) {
             assert_peer(&e, 1e-9);

@@ -8,18 +8,29 @@
  *      support polygon, else the point where the segment from it to the contact
  *      points' centroid gets that far in (nearer when the polygon is too thin);
  *      frames without contact or ZMP keep theirs (error 0);
- *   3. the error (reference - ZMP) fed, per horizontal axis, to the cart-table
- *      preview controller (the sampled ZMP's form, kg_preview_init_sampled: the
+ *   3. the error (reference - ZMP), times the frame's vertical force over the
+ *      weight (Fz / M g), fed, per horizontal axis, to the cart-table preview
+ *      controller (the sampled ZMP's form, kg_preview_init_sampled: the
  *      multibody ZMP is also taken from second differences of the samples),
  *      started at rest at 0: its cart position dc(t) has a cart-table ZMP that
- *      follows the error;
+ *      follows the error. The weight is the model's linearisation: a COM
+ *      correction changes the ground's moment about the reference by M g dp
+ *      (the cart-table ZMP dp = dc - zc/g dc''), and the multibody ZMP by that
+ *      moment over the frame's own Fz; so the moment to make up is Fz (ref -
+ *      ZMP), which the cart-table ZMP asks as (Fz / M g)(ref - ZMP). Where the
+ *      motion unloads the feet (the COM falling, Fz a fraction of M g: most
+ *      frames left outside on the corpus walks are such, around landings) the
+ *      ZMP error is large but little moment is missing, and the unweighted error
+ *      had the cart chase it and disturb the frames around;
  *   4. the COM moved horizontally by dc through the upper body's joints (those
  *      that carry no foot), the legs and the base left as they were (irteus
  *      moves the base, :move-base-pos; with the feet planted that needs
  *      inverse kinematics of the legs, whose last 1e-5 m of error is
  *      centimetres of ZMP at 30 frames/s, and stance legs at their limits).
  * Passes repeat on the corrected motion until no contact frame's ZMP is
- * outside the support polygon or `passes` are done. */
+ * outside the support polygon or `passes` are done; the motion returned is the
+ * best of them (fewest frames outside, then the largest least margin), as a
+ * pass corrects against a linear model and can make a motion worse. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +49,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->delay = 0.8;
     o->q = 1, o->r = 1e-9;
     o->margin = 0.01;
-    o->passes = 3;
+    o->passes = 10;
     o->iterations = 3;
     o->damping = 1e-6;
     o->error_max = 0.1;
@@ -56,6 +67,7 @@ typedef struct filt {
     double *dc;      /* [2 n] the controller's cart positions: the COM's correction */
     double *J, *scratch; /* [3 dof] the COM Jacobian, [4 nlink] its scratch */
     unsigned char *upper; /* [dof] the columns the correction moves */
+    double weight;   /* N: the model's, M |g| */
 } filt;
 
 /* The reference ZMP of frame f's ZMP z, at d's pose: see the file's comment. */
@@ -95,7 +107,8 @@ static int correction(filt *F) {
         double ref[2];
         reference(F, f, F->fr[f].zmp, ref);
         for (int a = 0; a < 2; a++) {
-            const double e = isfinite(F->fr[f].zmp[0]) ? ref[a] - F->fr[f].zmp[a] : 0;
+            const double fz = F->fr[f].required[2]; /* the ZMP is defined only for fz > 0 */
+            const double e = isfinite(F->fr[f].zmp[0]) ? (fz / F->weight) * (ref[a] - F->fr[f].zmp[a]) : 0;
             F->err[2 * f + a] = fmax(-F->o->error_max, fmin(F->o->error_max, e));
         }
         if (isfinite(F->fr[f].com[2])) zc += F->fr[f].com[2] - F->o->torque.ground_z, nz++;
@@ -202,25 +215,42 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
     F.err = blk, F.dc = blk + 2 * n, F.J = blk + 4 * n, F.scratch = F.J + 3 * nd;
     F.upper = kg_xcalloc(nd, 1);
     find_upper(&F);
+    double com[3];
+    kg_motion_pose(mo, 0, F.d);
+    kg_fk(m, F.d);
+    const double *g = o->torque.dyn.gravity;
+    F.weight = kg_com_jacobian(m, F.d, com, NULL, F.scratch) * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     kg_motion_torques t;
     int rc = measure(&F, &t, dg);
+    /* the best motion so far and its figures */
+    const size_t nq = (size_t)m->nq;
+    double *best_q = kg_xcalloc(n * nq + 1, sizeof *best_q), *best_base = kg_xcalloc(7 * n + 1, sizeof *best_base);
+    int best_out = -1;
     if (rc == 0) {
         res->outside_before = t.zmp_outside_percent, res->margin_min_before = t.zmp_margin_min;
-        for (int pass = 0; pass < o->passes && t.zmp_outside_frames > 0; pass++) {
-            if (correction(&F) != 0) break;
+        for (int pass = 0;; pass++) {
+            if (best_out < 0 || t.zmp_outside_frames < best_out ||
+                (t.zmp_outside_frames == best_out && t.zmp_margin_min > res->margin_min_after)) {
+                best_out = t.zmp_outside_frames, res->passes = pass;
+                res->outside_after = t.zmp_outside_percent, res->margin_min_after = t.zmp_margin_min;
+                memcpy(best_q, mo->q, n * nq * sizeof *best_q);
+                memcpy(best_base, mo->base, 7 * n * sizeof *best_base);
+            }
+            if (pass >= o->passes || t.zmp_outside_frames == 0 || !(F.weight > 0) || correction(&F) != 0) break;
             for (size_t f = 0; f < n; f++) {
                 res->shift_max = fmax(res->shift_max, hypot(F.dc[2 * f], F.dc[2 * f + 1]));
                 apply(&F, (int)f, F.dc + 2 * f, res);
             }
-            res->passes++;
             kg_motion_torques_free(&t);
             if ((rc = measure(&F, &t, dg)) != 0) break;
         }
     }
     if (rc == 0) {
-        res->outside_after = t.zmp_outside_percent, res->margin_min_after = t.zmp_margin_min;
+        memcpy(mo->q, best_q, n * nq * sizeof *best_q);
+        memcpy(mo->base, best_base, 7 * n * sizeof *best_base);
         kg_motion_torques_free(&t);
     }
+    free(best_q), free(best_base);
     free(blk);
     free(F.fr);
     free(F.upper);

@@ -18,12 +18,14 @@
 /* Rigid-body inertia about a point, world axes: 13 doubles. */
 enum { RB_M = 0, RB_H = 1, RB_I = 4, RB_SIZE = 13 };
 
-/* A body's joint in its parent body's frame (rnea_q.c): the joint frame's
- * rotation Rs and origin ps (the parent link's pose in its body, welds
- * composed, times the joint origin), Rs [a]x and Rs [a]x^2 (a the axis, in
- * the joint frame; the rotation at q is Rs + sin q B1 + (1 - cos q) B2),
- * Rs a, and a itself (the axis in the body's own frame). */
-enum { XS_R = 0, XS_P = 9, XS_B1 = 12, XS_B2 = 21, XS_A = 30, XS_AX = 33, XS_SIZE = 36 };
+/* A body's joint in its parent body's frame, both frames the link-local
+ * recursions' (local_frames.c): the joint frame's rotation Rs and origin ps
+ * (the parent link's pose in its body, welds composed, times the joint
+ * origin, turned into the chosen frames), Rs [a]x and Rs [a]x^2 (a the axis,
+ * in the body's frame; the rotation at q is Rs + sin q B1 + (1 - cos q) B2),
+ * Rs a, a itself, and for a coordinate-axis turn (cos, sin) of its constant
+ * offset (Rs is then the turn by that offset about the axis). */
+enum { XS_R = 0, XS_P = 9, XS_B1 = 12, XS_B2 = 21, XS_A = 30, XS_AX = 33, XS_OFF = 36, XS_SIZE = 38 };
 enum { XM_GENERAL = -1, XM_AXIS_X = 0, XM_FIXED = 3 };
 
 /* How a body's joint moves it, for the recursions' fast paths: a revolute or
@@ -55,13 +57,15 @@ struct kg_dyn {
     double *rbl;       /* [RB_SIZE nlink] each body's inertia about its origin in its own frame,
                         * welded links included: read from the model by kg_dyn_new */
     double *rb;        /* [RB_SIZE nlink] the same in world axes (kg_dyn_positions) */
+    double *rbq;       /* [RB_SIZE nlink] the same in the link-local recursions' frame (local_frames.c) */
     double *xs;        /* [XS_SIZE nlink] for a body, its joint's constant transform from its parent
-                        * body (kg_dyn_rnea_q's link-local recursion) */
+                        * body in those frames */
     int *qadr;         /* [nlink] for a body, its joint's coordinate in q */
-    int *xmode;        /* [nlink] for a body, its rotation's form at q (rnea_q.c): XM_GENERAL, or
-                        * XM_AXIS_X + k for Rs = E and a coordinate axis k (a turn mixing two
+    int *xmode;        /* [nlink] for a body, its rotation's form at q (local.h): XM_GENERAL, or
+                        * XM_AXIS_X + k for a turn about coordinate axis k (mixing two
                         * components), or XM_FIXED for a prismatic joint with Rs = E */
-    int local_ok;      /* every body's joint is revolute, continuous or prismatic: kg_dyn_rnea_q's own path */
+    int local_ok;      /* every body's joint is revolute, continuous or prismatic: the link-local paths */
+    double *Rq, *Pq;   /* [9 nlink], [3 nlink] the link-local passes' joint turns and origins at q (local.h) */
     double *S;         /* [6 nv] motion subspace: each coordinate's unit motion about its child's origin */
     double *vel, *acc, *frc; /* [6 nlink], bodies only */
     double *c;         /* [6 nlink] ABA: velocity-product accelerations */
@@ -89,6 +93,34 @@ static inline void dyn_link_motion(const kg_dyn *w, const double *x, int i, doub
     const int b = w->anchor[i];
     const double *pb = w->pos + 3 * b, *pi = w->pos + 3 * i, r[3] = {pi[0] - pb[0], pi[1] - pb[1], pi[2] - pb[2]};
     sv_motion_shift(o, x + 6 * b, r);
+}
+
+/* A body's velocity V and acceleration A (its parent's, moved to its origin)
+ * gain the rates qd, qdd of a revolute joint whose column is (s; 0), s the
+ * axis in V's axes: A += (w x s qd + s qdd; u x s qd), then w += s qd (the
+ * velocity product of internal.h's convention). The world-frame recursions
+ * and the link-local ones share it. */
+static inline void dyn_revolute_rates(double *restrict V, double *restrict A, const double *restrict s, double qd,
+                                      double qdd) {
+    const double s0 = s[0] * qd, s1 = s[1] * qd, s2 = s[2] * qd;
+    A[0] += V[1] * s2 - V[2] * s1 + s[0] * qdd;
+    A[1] += V[2] * s0 - V[0] * s2 + s[1] * qdd;
+    A[2] += V[0] * s1 - V[1] * s0 + s[2] * qdd;
+    A[3] += V[4] * s2 - V[5] * s1;
+    A[4] += V[5] * s0 - V[3] * s2;
+    A[5] += V[3] * s1 - V[4] * s0;
+    V[0] += s0, V[1] += s1, V[2] += s2;
+}
+
+/* The same for a prismatic joint, column (0; s): A += (0; w x s qd + s qdd),
+ * then u += s qd. */
+static inline void dyn_prismatic_rates(double *restrict V, double *restrict A, const double *restrict s, double qd,
+                                       double qdd) {
+    const double s0 = s[0] * qd, s1 = s[1] * qd, s2 = s[2] * qd;
+    A[3] += V[1] * s2 - V[2] * s1 + s[0] * qdd;
+    A[4] += V[2] * s0 - V[0] * s2 + s[1] * qdd;
+    A[5] += V[0] * s1 - V[1] * s0 + s[2] * qdd;
+    V[3] += s0, V[4] += s1, V[5] += s2;
 }
 
 /* Adds a force at the child's origin to one at the parent's: (n + r x f; f). */
@@ -179,6 +211,11 @@ static inline const kg_dyn_options *dyn_options(const kg_dyn_options *o) { retur
  * go axis by axis (dyn_joint_velocity). */
 void dyn_joint_velocity(const kg_model *m, const kg_dyn *w, int j, const double *vp, const double *qd, double *vJ,
                         double *zeta);
+
+/* Fills w->xs, xmode, qadr, rbq and local_ok: the link-local recursions'
+ * frames and joints (local_frames.c). rot, pos: each link's pose in its
+ * body's link frame (welds composed); w->rbl already filled. */
+void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const double *pos);
 
 /* w->comp: the inertia of the subtree below each link, about its origin (crba.c). */
 void dyn_composite(const kg_model *m, kg_dyn *w);

@@ -100,28 +100,7 @@ static void body_inertias(const kg_model *m, kg_dyn *w) {
         link_inertia(&m->link[l], rot + 9 * l, rb);
         rb_add_shifted(w->rbl + RB_SIZE * a, rb, pos + 3 * l);
     }
-    /* each body's joint in its parent body's frame (rnea_q.c) */
-    w->local_ok = 1;
-    for (int b = 1; b < w->nbody; b++) {
-        const int i = w->body[b], pl = m->link[i].parent;
-        const kg_kin *K = &m->kin[i];
-        const kg_joint *J = &m->joint[m->link[i].joint];
-        double *x = w->xs + XS_SIZE * i, t[3];
-        w->local_ok &= w->kind[i] != DYN_GENERAL;
-        kg_mat3_mul(x + XS_R, rot + 9 * pl, K->r0);
-        kg_mat3_vec(t, rot + 9 * pl, K->p0);
-        for (int e = 0; e < 3; e++) x[XS_P + e] = pos[3 * pl + e] + t[e];
-        kg_mat3_mul(x + XS_B1, rot + 9 * pl, K->b1);
-        kg_mat3_mul(x + XS_B2, rot + 9 * pl, K->b2);
-        kg_mat3_vec(x + XS_A, x + XS_R, J->axis);
-        const int rs_id = memcmp(x + XS_R, E, sizeof E) == 0;
-        kg_vec3_copy(x + XS_AX, J->axis);
-        w->qadr[i] = J->qadr;
-        int k = -1;
-        for (int e = 0; e < 3; e++)
-            if (fabs(J->axis[e]) == 1 && J->axis[(e + 1) % 3] == 0 && J->axis[(e + 2) % 3] == 0) k = e;
-        w->xmode[i] = !rs_id ? XM_GENERAL : w->kind[i] == DYN_PRISMATIC ? XM_FIXED : k >= 0 ? XM_AXIS_X + k : XM_GENERAL;
-    }
+    dyn_local_frames(m, w, rot, pos);
     free(rot);
     free(pos);
 }
@@ -138,10 +117,10 @@ kg_dyn *kg_dyn_new(const kg_model *m) {
     w->vadr = w->welded + L;
     w->xmode = w->vadr + L, w->qadr = w->xmode + L;
     /* one block for the doubles: each array's size in doubles */
-    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, RB_SIZE * L, XS_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
-                            6 * V, 6 * V, V};
-    double **slots[] = {&w->pos, &w->r, &w->rbl, &w->rb, &w->xs, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
-                        &w->U, &w->Dinv, &w->u};
+    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, RB_SIZE * L, RB_SIZE * L, XS_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
+                            6 * V, 6 * V, V, 9 * L, 3 * L};
+    double **slots[] = {&w->pos, &w->r, &w->rbl, &w->rb, &w->rbq, &w->xs, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
+                        &w->U, &w->Dinv, &w->u, &w->Rq, &w->Pq};
     size_t total = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += sizes[k];
     double *block = kg_xcalloc(total, sizeof *block);

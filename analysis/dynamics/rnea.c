@@ -28,27 +28,8 @@ static inline void joint_motion(const kg_model *m, const kg_dyn *w, int i, const
     const int va = w->vadr[i];
     const double *S = w->S + 6 * va;
     switch (w->kind[i]) {
-    case DYN_REVOLUTE: { /* S = (s; 0): A += (w x s qd + s qdd; u x s qd), then w += s qd */
-        const double qd = v ? v[va] : 0, qdd = a ? a[va] : 0;
-        const double s0 = S[0] * qd, s1 = S[1] * qd, s2 = S[2] * qd;
-        A[0] += V[1] * s2 - V[2] * s1 + S[0] * qdd;
-        A[1] += V[2] * s0 - V[0] * s2 + S[1] * qdd;
-        A[2] += V[0] * s1 - V[1] * s0 + S[2] * qdd;
-        A[3] += V[4] * s2 - V[5] * s1;
-        A[4] += V[5] * s0 - V[3] * s2;
-        A[5] += V[3] * s1 - V[4] * s0;
-        V[0] += s0, V[1] += s1, V[2] += s2;
-        break;
-    }
-    case DYN_PRISMATIC: { /* S = (0; s): A += (0; w x s qd + s qdd), then u += s qd */
-        const double qd = v ? v[va] : 0, qdd = a ? a[va] : 0;
-        const double s0 = S[3] * qd, s1 = S[4] * qd, s2 = S[5] * qd;
-        A[3] += V[1] * s2 - V[2] * s1 + S[3] * qdd;
-        A[4] += V[2] * s0 - V[0] * s2 + S[4] * qdd;
-        A[5] += V[0] * s1 - V[1] * s0 + S[5] * qdd;
-        V[3] += s0, V[4] += s1, V[5] += s2;
-        break;
-    }
+    case DYN_REVOLUTE: dyn_revolute_rates(V, A, S, v ? v[va] : 0, a ? a[va] : 0); break;
+    case DYN_PRISMATIC: dyn_prismatic_rates(V, A, S + 3, v ? v[va] : 0, a ? a[va] : 0); break;
     default: {
         const int j = w->joint_link[i];
         const kg_joint *J = &m->joint[j];

@@ -38,7 +38,9 @@
  *
  * One file per family: positions.c (workspace, link inertias and joint
  * subspaces), rnea.c (inverse dynamics, gravity, bias), crba.c (mass matrix),
- * aba.c (forward dynamics), centroidal.c (COM and centroidal momentum). */
+ * aba.c (forward dynamics), centroidal.c (COM and centroidal momentum); the
+ * link-local forms from q in rnea_q.c, crba_q.c and aba_q.c (their frames:
+ * local_frames.c). */
 #ifndef KG_DYNAMICS_H
 #define KG_DYNAMICS_H
 
@@ -76,10 +78,12 @@ KG_API void kg_dyn_rnea(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt,
  * kg_dyn_positions + kg_dyn_rnea (no external wrenches) for d->q (mimic
  * followers set from their leaders) and d's base pose, without either: the
  * recursion runs in each body's own frame with the joint transforms built from
- * q (Featherstone's form). Models whose moving joints are all revolute,
+ * q (Featherstone's form; the frames are the links' turned by constants that
+ * kg_dyn_new chooses so that most joints turn about a coordinate axis,
+ * dynamics/local_frames.c). Models whose moving joints are all revolute,
  * continuous or prismatic take that path; others go through kg_fk,
  * kg_dyn_positions and kg_dyn_rnea. d's link poses are not updated; w's
- * per-link velocities and forces are then in the bodies' frames (what
+ * per-link velocities and forces are then in those frames (what
  * kg_dyn_positions computed is kept). */
 KG_API void kg_dyn_rnea_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
                    const double *a, double *tau);
@@ -105,6 +109,13 @@ KG_API void kg_dyn_bias(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt,
 /* The joint-space mass matrix M(q), nv x nv row-major, both triangles filled. */
 KG_API void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
 
+/* The mass matrix from the joint vector alone: kg_fk + kg_dyn_positions +
+ * kg_dyn_crba's M for d->q (mimic followers set from their leaders), by the
+ * composite-rigid-body algorithm in each body's own frame, as kg_dyn_rnea_q.
+ * Same models on the same path (kg_dyn_rnea_q_local); d's link poses are not
+ * updated. */
+KG_API void kg_dyn_crba_q(const kg_model *m, kg_data *d, kg_dyn *w, double *M);
+
 /* Forward dynamics: a [nv] = M^-1 (tau - C v - g + sum J_i^T fext_i). tau, v:
  * [nv], NULL meaning zero. Returns 0, or the number of joints whose articulated
  * inertia is singular (a moving subtree without mass: a virtual link, a massless
@@ -113,6 +124,16 @@ KG_API void kg_dyn_crba(const kg_model *m, kg_dyn *w, double *M);
  * choice among many, not an error. */
 KG_API int kg_dyn_aba(const kg_model *m, kg_dyn *w, const kg_dyn_options *opt, const double *v, const double *tau,
                const double *fext, double *a);
+
+/* Forward dynamics from the joint vector alone: the accelerations of kg_fk +
+ * kg_dyn_positions + kg_dyn_aba (no external wrenches) for d->q (mimic
+ * followers set from their leaders) and d's base pose, without either: the
+ * articulated-body algorithm in each body's own frame, the joint transforms
+ * built from q, as kg_dyn_rnea_q. Same models on the same path (see
+ * kg_dyn_rnea_q_local), same return value. d's link poses are not updated;
+ * w's per-link quantities are then in kg_dyn_rnea_q's frames. */
+KG_API int kg_dyn_aba_q(const kg_model *m, kg_data *d, kg_dyn *w, const kg_dyn_options *opt, const double *v,
+                        const double *tau, double *a);
 
 /* Centre of mass and centroidal momentum. mass (kg) and com ([3], world) are
  * those of every link, the static root included (com NAN when massless). h
