@@ -26,9 +26,10 @@ PACKAGES=(build-essential cmake pkg-config libxml2-dev libjansson-dev libassimp-
 PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev liburdfdom-tools libeigen3-dev
                libmujoco-dev collada-urdf-tools opencollada-tools assimp-utils)
 # Test-only, optional (./setup.sh test): a single-node Slurm for test_slurm (label
-# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd), and
-# headless Chromium for test_view (kinegraph view's pages).
-TEST_PACKAGES=(slurm-wlm munge chromium)
+# slurm; contrib/slurm/local-cluster.sh starts munged, slurmctld and slurmd),
+# headless Chromium for test_view (kinegraph view's pages), and zsh for
+# test_cli_docs (the zsh completion, completed for real).
+TEST_PACKAGES=(slurm-wlm munge chromium zsh)
 # The libFuzzer harnesses (fuzz/): clang and its runtime libraries (libFuzzer); only
 # build-fuzz/ uses them, the normal build uses gcc.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
@@ -101,7 +102,7 @@ test)
             echo "setup: npm could not install gltf-validator; test_gltf will skip the validator"
     fi
     # test-only Debian packages: without them (no registry) test_slurm says so and skips
-    install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm and test_view will skip"
+    install_packages "${TEST_PACKAGES[@]}" || echo "setup: could not install ${TEST_PACKAGES[*]}; test_slurm, test_view and the zsh part of test_cli_docs will skip"
     build_fuzz || echo "setup: could not build the libFuzzer harnesses (clang); the fuzz tests will skip"
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;

@@ -24,100 +24,110 @@
 #include "exporters/filmstrip.h"
 #include "formats/mesh.h"
 
-int kg_cmd_check(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph check PATH... [--json F] [--junit F] [--html F] [--jobs N] [--shard K/N]\n"
-    "                       [--summary F] [--results DIR] [--skip-existing] [--print-shards]\n"
-    "                       [--no-meshes] [--fail-on error|warning] [options]\n"
-    "\n"
-    "Checks URDF, COLLADA (.dae, .zae) and BVH files and explains every problem found:\n"
-    "syntax and schema (typos in element and attribute names), names and references,\n"
-    "topology (roots, orphans, loops with their members, mobility and closure residual),\n"
-    "joints (limits, effort, velocity, axes, soft limits, degrees for radians), inertia\n"
-    "(missing, mass, positive definite, triangle inequality, plausibility against the\n"
-    "geometry), geometry and meshes (resolve, load, closed, oriented, scale), self-\n"
-    "collision at the rest pose, what converting to URDF or COLLADA would lose, and for\n"
-    "motion files value counts, frame time, zero-length bones, the unit and angle jumps.\n"
-    "Each finding has a stable code, a severity, a message, file:line, the element and a\n"
-    "hint for the fix.\n"
-    "\n"
-    "PATHs are files, folders (searched recursively for .urdf, .dae, .zae, .bvh) and\n"
-    "globs (quote them: 'robots/*/*.urdf'). Files are checked in sorted order.\n"
-    "\n"
-    "The text report on stdout lists each file with errors or warnings and its findings\n"
-    "(notes too with --verbose), then a summary.\n"
-    "JSON: {\"files\": [{\"path\", \"format\", \"status\" (ok|warning|error), \"findings\":\n"
-    "[{\"code\", \"severity\", \"message\", \"file\", \"line\", \"element\", \"hint\"}], \"model\":\n"
-    "{\"name\", \"links\", \"joints\", \"dof\", \"loops\", \"mass\", \"frames\"} or null, \"seconds\"}],\n"
-    "\"summary\": {\"files\", \"ok\", \"warning\", \"error\", \"errors\", \"warnings\", \"notes\",\n"
-    "\"codes\": {code: count}, \"seconds\", \"jobs\", \"shard\"}}\n"
-    "\n"
-    "options:\n"
-    "  --json F               write the JSON report to F ('-': stdout, instead of text)\n"
-    "  --junit F              write a JUnit XML report (one test case per file; errors fail)\n"
-    "  --html F               write an HTML report: a summary table, the findings of each\n"
-    "                         model, a picture of it at rest and its kinematic tree drawn\n"
-    "  --jobs N               check N files at a time (default: the number of processors)\n"
-    "  --shard K/N            check only the K-th of N parts of the file list (K from 1 to N),\n"
-    "                         to split a corpus across machines: parts balanced by file size\n"
-    "                         (largest first onto the least loaded part), the same whatever\n"
-    "                         the order of the PATHs\n"
-    "  --summary F            write the shard's summary for `kinegraph merge` (the plan, each\n"
-    "                         file's whole result), which joins the summaries of all the\n"
-    "                         parts into the reports of one run\n"
-    "  --results DIR          write each file's result to DIR/NAME.HASH.json as it is done\n"
-    "  --skip-existing        with --results: read back the files whose result is there and\n"
-    "                         whole instead of checking them again (resume a killed run)\n"
-    "  --print-shards         print the plan of --shard (each file's size and part) as JSON,\n"
-    "                         and stop\n"
-    "  --no-meshes            do not read mesh files (faster): meshes are still resolved,\n"
-    "                         but closedness, scale and checks that need their shapes are\n"
-    "                         skipped for links with meshes\n"
-    "  --fail-on LEVEL        exit 1 on errors (default), or on warnings too\n"
-    "  --progress, --no-progress  progress bar on stderr (default: when stderr is a terminal)\n"
-    "\n"
-    "exit status: 0 no errors (no warnings either with --fail-on warning), 1 findings at\n"
-    "that level, 2 usage error (unknown option, path not found), 3 a report could not be\n"
-    "written.\n";
-
 typedef struct opts {
     const char *json, *junit, *html, *shard, *fail_on, *summary, *results;
     int jobs, no_meshes, progress, skip_existing, print_shards;
-    char **paths;
+    char **paths; /* the files the PATHs name */
     int npaths, cap;
+    char **args; /* the PATH arguments */
+    int nargs;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
+static int run(int argc, char **argv);
+
+static int jobs(kg_cli *c, const kg_cli_option *opt, const char *value) {
     opts *o = c->ctx;
-    const char *a = argv[*i];
-    if (!strcmp(a, "--no-meshes")) return o->no_meshes = 1;
-    if (!strcmp(a, "--skip-existing")) return o->skip_existing = 1;
-    if (!strcmp(a, "--print-shards")) return o->print_shards = 1;
-    if (!strcmp(a, "--progress")) return o->progress = 1, 1;
-    if (!strcmp(a, "--no-progress")) return o->progress = 0, 1;
-    const char **slot = !strcmp(a, "--json")      ? &o->json
-                        : !strcmp(a, "--junit")   ? &o->junit
-                        : !strcmp(a, "--html")    ? &o->html
-                        : !strcmp(a, "--shard")   ? &o->shard
-                        : !strcmp(a, "--fail-on") ? &o->fail_on
-                        : !strcmp(a, "--summary") ? &o->summary
-                        : !strcmp(a, "--results") ? &o->results
-                                                  : NULL;
-    if (slot) return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-    if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
-        const char *v = kg_cli_value(c, argc, argv, i);
-        char *end;
-        long n = v ? strtol(v, &end, 10) : 0;
-        if (!v || end == v || *end || n < 1 || n > 256) {
-            if (v) kg_cli_usage_error(c->command, "--jobs needs a number from 1 to 256, not '%s'", v);
-            return -1;
-        }
-        o->jobs = (int)n;
-        return 1;
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || n < 1 || n > 256) {
+        kg_cli_usage_error(c->command, "%s needs a number from 1 to 256, not '%s'", opt->name, value);
+        return -1;
     }
+    o->jobs = (int)n;
     return 0;
 }
+
+/* A PATH, expanded after the options (--shard and the rest known). */
+static int operand(kg_cli *c, char *word) {
+    opts *o = c->ctx;
+    o->args[o->nargs++] = word;
+    return 0;
+}
+
+static const kg_cli_option options[] = {
+    {"--json", .value = "F", KG_TEXT(opts, json), .complete = KG_COMPLETE_FILE,
+     .help = "write the JSON report to F ('-': stdout, instead of text)"},
+    {"--junit", .value = "F", KG_TEXT(opts, junit), .complete = KG_COMPLETE_FILE,
+     .help = "write a JUnit XML report (one test case per file; errors fail)"},
+    {"--html", .value = "F", KG_TEXT(opts, html), .complete = KG_COMPLETE_FILE,
+     .help = "write an HTML report: a summary table, the findings of each\n"
+             "model, a picture of it at rest and its kinematic tree drawn"},
+    {"--jobs", "-j", "N", KG_CALL(jobs),
+     .help = "check N files at a time (default: the number of processors)"},
+    {"--shard", .value = "K/N", KG_TEXT(opts, shard),
+     .help = "check only the K-th of N parts of the file list (K from 1 to N),\n"
+             "to split a corpus across machines: parts balanced by file size\n"
+             "(largest first onto the least loaded part), the same whatever\n"
+             "the order of the PATHs"},
+    {"--summary", .value = "F", KG_TEXT(opts, summary), .complete = KG_COMPLETE_FILE,
+     .help = "write the shard's summary for `kinegraph merge` (the plan, each\n"
+             "file's whole result), which joins the summaries of all the\n"
+             "parts into the reports of one run"},
+    {"--results", .value = "DIR", KG_TEXT(opts, results), .complete = KG_COMPLETE_DIR,
+     .help = "write each file's result to DIR/NAME.HASH.json as it is done"},
+    {"--skip-existing", KG_FLAG(opts, skip_existing, 1),
+     .help = "with --results: read back the files whose result is there and\n"
+             "whole instead of checking them again (resume a killed run)"},
+    {"--print-shards", KG_FLAG(opts, print_shards, 1),
+     .help = "print the plan of --shard (each file's size and part) as JSON,\n"
+             "and stop"},
+    {"--no-meshes", KG_FLAG(opts, no_meshes, 1),
+     .help = "do not read mesh files (faster): meshes are still resolved,\n"
+             "but closedness, scale and checks that need their shapes are\n"
+             "skipped for links with meshes"},
+    {"--fail-on", .value = "LEVEL", KG_TEXT(opts, fail_on), .complete = "error warning",
+     .help = "exit 1 on errors (default), or on warnings too"},
+    {"--progress", KG_FLAG(opts, progress, 1), .help = "a progress bar on stderr (default: when stderr is a terminal)"},
+    {"--no-progress", KG_FLAG(opts, progress, 0), .help = "no progress bar, even on a terminal"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_check = {
+    .name = "check",
+    .summary = "validity checks over many files (text, JSON, JUnit, HTML reports)",
+    .usage = "kinegraph check PATH... [--json F] [--junit F] [--html F] [--jobs N] [--shard K/N]\n"
+             "                       [--summary F] [--results DIR] [--skip-existing] [--print-shards]\n"
+             "                       [--no-meshes] [--fail-on error|warning] [options]\n",
+    .description =
+        "Checks URDF, COLLADA (.dae, .zae) and BVH files and explains every problem found:\n"
+        "syntax and schema (typos in element and attribute names), names and references,\n"
+        "topology (roots, orphans, loops with their members, mobility and closure residual),\n"
+        "joints (limits, effort, velocity, axes, soft limits, degrees for radians), inertia\n"
+        "(missing, mass, positive definite, triangle inequality, plausibility against the\n"
+        "geometry), geometry and meshes (resolve, load, closed, oriented, scale), self-\n"
+        "collision at the rest pose, what converting to URDF or COLLADA would lose, and for\n"
+        "motion files value counts, frame time, zero-length bones, the unit and angle jumps.\n"
+        "Each finding has a stable code, a severity, a message, file:line, the element and a\n"
+        "hint for the fix.\n"
+        "\n"
+        "PATHs are files, folders (searched recursively for .urdf, .dae, .zae, .bvh) and\n"
+        "globs (quote them: 'robots/*/*.urdf'). Files are checked in sorted order.\n"
+        "\n"
+        "The text report on stdout lists each file with errors or warnings and its findings\n"
+        "(notes too with --verbose), then a summary.\n"
+        "JSON: {\"files\": [{\"path\", \"format\", \"status\" (ok|warning|error), \"findings\":\n"
+        "[{\"code\", \"severity\", \"message\", \"file\", \"line\", \"element\", \"hint\"}], \"model\":\n"
+        "{\"name\", \"links\", \"joints\", \"dof\", \"loops\", \"mass\", \"frames\"} or null, \"seconds\"}],\n"
+        "\"summary\": {\"files\", \"ok\", \"warning\", \"error\", \"errors\", \"warnings\", \"notes\",\n"
+        "\"codes\": {code: count}, \"seconds\", \"jobs\", \"shard\"}}\n",
+    .options = options,
+    .common = KG_CLI_MODEL,
+    .exit_status = "exit status: 0 no errors (no warnings either with --fail-on warning), 1 findings at\n"
+                   "that level, 2 usage error (unknown option, path not found), 3 a report could not be\n"
+                   "written.\n",
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* ---- the file list ---- */
 
@@ -347,7 +357,7 @@ static void progress_bar(int done, int n, double elapsed) {
     fflush(stderr);
 }
 
-static void run(work *w, int jobs, int progress) {
+static void run_workers(work *w, int jobs, int progress) {
     if (jobs > w->n) jobs = w->n > 0 ? w->n : 1;
     pthread_t *t = calloc((size_t)jobs, sizeof *t);
     int started = 0;
@@ -395,41 +405,23 @@ static int write_summary(const opts *o, const kg_shard_plan *plan, int shard_k, 
     return rc;
 }
 
-int kg_cmd_check(int argc, char **argv) {
-    opts o = {.progress = -1};
-    kg_cli c = {.command = "check", .option = option, .ctx = &o};
-    int rc = KG_EXIT_OK;
-    char **args = calloc((size_t)argc + 1, sizeof *args);
-    int nargs = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("%s%s", help, kg_cli_model_options_help);
-            free(args);
-            return KG_EXIT_OK;
-        }
-        int r = option(&c, argc, argv, &i);
-        if (r == 0) r = kg_cli_common_option(&c, argc, argv, &i, 0);
-        if (r < 0) {
-            free(args);
-            return KG_EXIT_USAGE;
-        }
-        if (r) continue;
-        if (argv[i][0] == '-' && argv[i][1]) {
-            free(args);
-            return kg_cli_usage_error(c.command, "unknown option %s", argv[i]);
-        }
-        args[nargs++] = argv[i];
-    }
+static int run(int argc, char **argv) {
+    opts o = {.progress = -1, .args = calloc((size_t)argc + 1, sizeof *o.args)};
+    kg_cli c = {.command = "check", .ctx = &o, .operand = operand};
+    if (!o.args) return KG_EXIT_ERRORS;
+    int rc = kg_cli_parse(&c, &kg_cmd_check, argc, argv);
+    if (rc >= 0) return free(o.args), rc;
+    rc = KG_EXIT_OK;
     int fail_warnings = 0, shard_i = 1, shard_n = 1;
     if (o.fail_on && !strcmp(o.fail_on, "warning")) fail_warnings = 1;
     else if (o.fail_on && strcmp(o.fail_on, "error") != 0)
         rc = kg_cli_usage_error(c.command, "--fail-on takes error or warning, not '%s'", o.fail_on);
     if (!rc && o.shard && kg_shard_parse(c.command, o.shard, &shard_i, &shard_n) != 0) rc = KG_EXIT_USAGE;
     if (!rc && o.skip_existing && !o.results) rc = kg_cli_usage_error(c.command, "--skip-existing needs --results DIR");
-    if (!rc && nargs == 0) rc = kg_cli_usage_error(c.command, "which PATHs?");
-    for (int k = 0; !rc && k < nargs; k++)
-        if (expand(&c, &o, args[k]) != 0) rc = KG_EXIT_USAGE;
-    free(args);
+    if (!rc && o.nargs == 0) rc = kg_cli_usage_error(c.command, "which PATHs?");
+    for (int k = 0; !rc && k < o.nargs; k++)
+        if (expand(&c, &o, o.args[k]) != 0) rc = KG_EXIT_USAGE;
+    free(o.args);
     if (rc) goto out;
 
     /* sorted, without repeats, then this shard's share */
@@ -473,7 +465,7 @@ int kg_cmd_check(int argc, char **argv) {
     json_object_seed(0); /* the hash seed jansson would otherwise set on a thread's first object */
     work w = {.c = &c, .o = &o, .results = results, .n = kept};
     double t0 = now();
-    run(&w, jobs, o.progress);
+    run_workers(&w, jobs, o.progress);
     double seconds = now() - t0;
 
     int json_stdout = o.json && !strcmp(o.json, "-");

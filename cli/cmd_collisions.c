@@ -13,54 +13,56 @@
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
-int kg_cmd_collisions(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph collisions MODEL [--samples N] [--min-samples N] [--seed K] [--threads N] [--srdf FILE]\n"
-    "                            [--pose] [options]\n"
-    "\n"
-    "Which pairs of links can touch. Collision geometry: primitives as they are, meshes as\n"
-    "their convex hulls (qhull); a broad phase over bounding boxes, then libccd's MPR test.\n"
-    "Every pair of links with collision geometry gets a class, as MoveIt's setup assistant\n"
-    "gives them: adjacent (joined by a joint, or through links without geometry; not\n"
-    "sampled), declared (the file says to ignore it), default (colliding at the rest pose,\n"
-    "or the pose --q gives), always (in at least 95 % of the samples), never (no hit: the\n"
-    "chance of a hit at a random pose is below p_upper = 3/n with 95 % confidence), or\n"
-    "sometimes (to be checked at run time). Joints are drawn uniformly within their limits\n"
-    "in rounds that double the samples, until a round finds no new pair (after at least\n"
-    "--min-samples) or --samples is reached. The samples are the same for any --threads.\n"
-    "JSON: {\"samples\", \"rounds\", \"pairs\": [{\"a\", \"b\", \"class\", \"hits\", \"p_upper\"}],\n"
-    "       \"summary\": {class: count}, \"shapes\", \"hull_vertices\", \"sampled_joints\", \"seed\", \"seconds\"}\n"
-    "With --pose, only the pose given by --q/--frame is checked:\n"
-    "JSON: {\"pose\": true, \"colliding\": [[a, b], ...]} (adjacent pairs are not checked)\n"
-    "\n"
-    "options:\n"
-    "  --samples N            at most N samples (default 1000000)\n"
-    "  --min-samples N        no early stop before N samples (default 10000); --min-samples N\n"
-    "                         --samples N draws exactly N\n"
-    "  --seed K               sample seed (default 1)\n"
-    "  --threads N            threads (default 1)\n"
-    "  --srdf FILE            write <disable_collisions> for every pair but the 'sometimes' ones,\n"
-    "                         with MoveIt's reasons (Adjacent, Default, Always, Never, User)\n"
-    "  --pose                 check only the given pose\n";
-
 typedef struct opts {
     const char *samples, *min_samples, *seed, *threads, *srdf;
     int pose;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
-    opts *o = c->ctx;
-    if (!strcmp(argv[*i], "--pose")) return o->pose = 1;
-    const char **slot = !strcmp(argv[*i], "--samples")       ? &o->samples
-                        : !strcmp(argv[*i], "--min-samples") ? &o->min_samples
-                        : !strcmp(argv[*i], "--seed")    ? &o->seed
-                        : !strcmp(argv[*i], "--threads") ? &o->threads
-                        : !strcmp(argv[*i], "--srdf")    ? &o->srdf
-                                                         : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-}
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--samples", .value = "N", KG_TEXT(opts, samples),
+     .help = "at most N samples (default 1000000)"},
+    {"--min-samples", .value = "N", KG_TEXT(opts, min_samples),
+     .help = "no early stop before N samples (default 10000); --min-samples N\n"
+             "--samples N draws exactly N"},
+    {"--seed", .value = "K", KG_TEXT(opts, seed),
+     .help = "sample seed (default 1)"},
+    {"--threads", .value = "N", KG_TEXT(opts, threads),
+     .help = "threads (default 1)"},
+    {"--srdf", .value = "FILE", KG_TEXT(opts, srdf), .complete = KG_COMPLETE_FILE,
+     .help = "write <disable_collisions> for every pair but the 'sometimes' ones,\n"
+             "with MoveIt's reasons (Adjacent, Default, Always, Never, User)"},
+    {"--pose", KG_FLAG(opts, pose, 1),
+     .help = "check only the given pose"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_collisions = {
+    .name = "collisions",
+    .summary = "self-collision pairs and the allowed-collision matrix (SRDF)",
+    .usage = "kinegraph collisions MODEL [--samples N] [--min-samples N] [--seed K] [--threads N] [--srdf FILE]\n"
+             "                            [--pose] [options]\n",
+    .description =
+        "Which pairs of links can touch. Collision geometry: primitives as they are, meshes as\n"
+        "their convex hulls (qhull); a broad phase over bounding boxes, then libccd's MPR test.\n"
+        "Every pair of links with collision geometry gets a class, as MoveIt's setup assistant\n"
+        "gives them: adjacent (joined by a joint, or through links without geometry; not\n"
+        "sampled), declared (the file says to ignore it), default (colliding at the rest pose,\n"
+        "or the pose --q gives), always (in at least 95 % of the samples), never (no hit: the\n"
+        "chance of a hit at a random pose is below p_upper = 3/n with 95 % confidence), or\n"
+        "sometimes (to be checked at run time). Joints are drawn uniformly within their limits\n"
+        "in rounds that double the samples, until a round finds no new pair (after at least\n"
+        "--min-samples) or --samples is reached. The samples are the same for any --threads.\n"
+        "JSON: {\"samples\", \"rounds\", \"pairs\": [{\"a\", \"b\", \"class\", \"hits\", \"p_upper\"}],\n"
+        "       \"summary\": {class: count}, \"shapes\", \"hull_vertices\", \"sampled_joints\", \"seed\", \"seconds\"}\n"
+        "With --pose, only the pose given by --q/--frame is checked:\n"
+        "JSON: {\"pose\": true, \"colliding\": [[a, b], ...]} (adjacent pairs are not checked)\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 static const char *srdf_reason(int cls) {
     switch (cls) {
@@ -103,10 +105,10 @@ static int write_srdf(const char *path, const kg_model *m, const kg_collision_mo
     return 0;
 }
 
-int kg_cmd_collisions(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "collisions", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    kg_cli c = {.command = "collisions", .ctx = &o};
+    int rc = kg_cli_parse(&c, &kg_cmd_collisions, argc, argv);
     if (rc >= 0) return rc;
     kg_acm_options ao = {.max_samples = 1000000, .seed = 1};
     double v;

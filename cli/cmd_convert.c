@@ -9,41 +9,69 @@
 #include "io/motion_file.h"
 #include "io/save.h"
 
-int kg_cmd_convert(int argc, char **argv);
+typedef struct opts {
+    const char *in, *out, *to, *motion, *motion_fps, *fps, *ledger;
+    int force;
+} opts;
 
-static const char help[] =
-    "usage: kinegraph convert IN OUT [--to FORMAT] [--motion FILE [--motion-fps N]] [--fps N]\n"
-    "                         [--ledger FILE.json] [--force] [options]\n"
-    "\n"
-    "Reads IN and writes OUT in the format its extension names (or --to): urdf, dae (COLLADA\n"
-    "1.5), bvh, csv, json, xml (MJCF, MuJoCo's format), gltf or glb (glTF 2.0), npz. URDF,\n"
-    "COLLADA and MJCF are written from any model (MJCF meshes that MuJoCo cannot read go beside\n"
-    "it as STL); glTF holds the link tree, visual geometry with normals and the motion as an\n"
-    "animation; BVH keeps the hierarchy, channel order and frame time; CSV and JSON are\n"
-    "trajectories: one row per frame with time, root position, root orientation (quaternion\n"
-    "w x y z) and every joint coordinate by name (see the README); npz is an RL motion file\n"
-    "(numpy arrays: fps, joint_names, joint_pos, joint_vel, body_names, body_pos_w, body_quat_w\n"
-    "(w x y z), body_lin_vel_w, body_ang_vel_w; float32, frames first; velocities by central\n"
-    "differences at the output rate, one-sided at the ends).\n"
-    "The motion is IN's own (a BVH, an animated COLLADA file) or, with --motion, FILE's for\n"
-    "the model IN: a trajectory CSV (convert's layout with its header, or the headerless one\n"
-    "retarget writes), or a BVH or COLLADA animation whose coordinates have IN's names.\n"
-    "Everything the output format cannot hold is listed in the conversion ledger: dropped,\n"
-    "approximated or defaulted, each with where it was read; a summary is always printed\n"
-    "on stderr, the whole ledger is written with --ledger. The output is written to a\n"
-    "temporary file and renamed, so a failure leaves nothing behind. An input with errors\n"
-    "is not converted unless --force.\n"
-    "\n"
-    "options:\n"
-    "  --to FORMAT            urdf, dae, bvh, csv, json, mjcf, gltf, glb or npz, whatever OUT's\n"
-    "                         extension\n"
-    "  --motion FILE          the motion of IN to write (CSV, BVH, COLLADA), in place of IN's own\n"
-    "  --motion-fps N         the frame rate of a CSV FILE (default: a headed CSV's time column,\n"
-    "                         30 for a headerless one, LAFAN1's)\n"
-    "  --fps N                write the motion resampled to N frames/s (coordinates interpolated\n"
-    "                         linearly, quaternions slerped)\n"
-    "  --ledger FILE.json     write the conversion ledger there\n"
-    "  --force                convert even when the input has errors\n";
+static int run(int argc, char **argv);
+
+/* IN, then OUT */
+static int operand(kg_cli *c, char *word) {
+    opts *o = c->ctx;
+    if (!o->in) o->in = word;
+    else if (!o->out) o->out = word;
+    else return kg_cli_usage_error(c->command, "give IN and OUT only"), -1;
+    return 0;
+}
+
+static const kg_cli_option options[] = {
+    {"--to", .value = "FORMAT", KG_TEXT(opts, to), .complete = "urdf dae bvh csv json mjcf gltf glb npz",
+     .help = "urdf, dae, bvh, csv, json, mjcf, gltf, glb or npz, whatever OUT's\n"
+             "extension"},
+    {"--motion", .value = "FILE", KG_TEXT(opts, motion), .complete = KG_COMPLETE_FILE,
+     .help = "the motion of IN to write (CSV, BVH, COLLADA), in place of IN's own"},
+    {"--motion-fps", .value = "N", KG_TEXT(opts, motion_fps),
+     .help = "the frame rate of a CSV FILE (default: a headed CSV's time column,\n"
+             "30 for a headerless one, LAFAN1's)"},
+    {"--fps", .value = "N", KG_TEXT(opts, fps),
+     .help = "write the motion resampled to N frames/s (coordinates interpolated\n"
+             "linearly, quaternions slerped)"},
+    {"--ledger", .value = "FILE.json", KG_TEXT(opts, ledger), .complete = KG_COMPLETE_FILE,
+     .help = "write the conversion ledger there"},
+    {"--force", KG_FLAG(opts, force, 1), .help = "convert even when the input has errors"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_convert = {
+    .name = "convert",
+    .summary = "write a model and its motion in another format (urdf, dae, bvh, csv, json, mjcf, gltf/glb, npz)",
+    .usage = "kinegraph convert IN OUT [--to FORMAT] [--motion FILE [--motion-fps N]] [--fps N]\n"
+             "                         [--ledger FILE.json] [--force] [options]\n",
+    .description =
+        "Reads IN and writes OUT in the format its extension names (or --to): urdf, dae (COLLADA\n"
+        "1.5), bvh, csv, json, xml (MJCF, MuJoCo's format), gltf or glb (glTF 2.0), npz. URDF,\n"
+        "COLLADA and MJCF are written from any model (MJCF meshes that MuJoCo cannot read go beside\n"
+        "it as STL); glTF holds the link tree, visual geometry with normals and the motion as an\n"
+        "animation; BVH keeps the hierarchy, channel order and frame time; CSV and JSON are\n"
+        "trajectories: one row per frame with time, root position, root orientation (quaternion\n"
+        "w x y z) and every joint coordinate by name (see the README); npz is an RL motion file\n"
+        "(numpy arrays: fps, joint_names, joint_pos, joint_vel, body_names, body_pos_w, body_quat_w\n"
+        "(w x y z), body_lin_vel_w, body_ang_vel_w; float32, frames first; velocities by central\n"
+        "differences at the output rate, one-sided at the ends).\n"
+        "The motion is IN's own (a BVH, an animated COLLADA file) or, with --motion, FILE's for\n"
+        "the model IN: a trajectory CSV (convert's layout with its header, or the headerless one\n"
+        "retarget writes), or a BVH or COLLADA animation whose coordinates have IN's names.\n"
+        "Everything the output format cannot hold is listed in the conversion ledger: dropped,\n"
+        "approximated or defaulted, each with where it was read; a summary is always printed\n"
+        "on stderr, the whole ledger is written with --ledger. The output is written to a\n"
+        "temporary file and renamed, so a failure leaves nothing behind. An input with errors\n"
+        "is not converted unless --force.\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* {"source", "target", "summary": {...}, "entries": [...]} */
 static json_t *ledger_json(const char *in, const char *out, const kg_ledger *l) {
@@ -76,53 +104,15 @@ static int write_ledger(const char *path, const char *in, const char *out, const
     return rc;
 }
 
-int kg_cmd_convert(int argc, char **argv) {
-    kg_cli c = {.command = "convert"};
-    const char *in = NULL, *out = NULL, *to = NULL, *ledger_path = NULL, *motion_path = NULL;
+static int run(int argc, char **argv) {
+    opts o = {0};
+    kg_cli c = {.command = "convert", .ctx = &o, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_convert, argc, argv);
+    if (rc >= 0) return rc;
+    const char *in = o.in, *out = o.out, *to = o.to, *ledger_path = o.ledger, *motion_path = o.motion;
     double fps = 0, motion_fps = 0;
-    int force = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help);
-            return KG_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--force") == 0) {
-            force = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--ledger") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("convert", "--ledger needs a file name");
-            ledger_path = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--motion") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("convert", "--motion needs a file name");
-            motion_path = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--fps") == 0 || strcmp(argv[i], "--motion-fps") == 0) {
-            const char *opt = argv[i];
-            char *end;
-            double v = i + 1 < argc ? strtod(argv[i + 1], &end) : NAN;
-            if (i + 1 >= argc || end == argv[i + 1] || *end || !(v > 0) || !isfinite(v))
-                return kg_cli_usage_error("convert", "%s needs a positive number", opt);
-            *(strcmp(opt, "--fps") ? &motion_fps : &fps) = v;
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--to") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("convert", "--to needs a format");
-            to = argv[++i];
-            continue;
-        }
-        int r = kg_cli_common_option(&c, argc, argv, &i, 0);
-        if (r < 0) return KG_EXIT_USAGE;
-        if (r) continue;
-        if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error("convert", "unknown option %s", argv[i]);
-        if (!in) in = argv[i];
-        else if (!out) out = argv[i];
-        else return kg_cli_usage_error("convert", "give IN and OUT only");
-    }
+    if (kg_cli_positive(&c, "--fps", o.fps, &fps) || kg_cli_positive(&c, "--motion-fps", o.motion_fps, &motion_fps))
+        return KG_EXIT_USAGE;
     if (!in || !out) return kg_cli_usage_error("convert", "give IN and OUT");
     if (!to && !kg_output_format(out))
         return kg_cli_usage_error("convert", "cannot tell the output format of '%s' (.urdf, .dae, .bvh, .csv, .json, .xml, .gltf, .glb, .npz or --to)",
@@ -133,7 +123,7 @@ int kg_cmd_convert(int argc, char **argv) {
         return kg_cli_usage_error("convert", "--to takes urdf, dae, bvh, csv, json, mjcf, gltf, glb or npz");
     c.model_path = in;
     kg_model *m = kg_cli_load(&c, KG_ERROR);
-    int rc = 0;
+    rc = 0;
     if (m && motion_path) { /* the model's motion from FILE */
         if (kg_cli_load_motion(&c, m, motion_path, motion_fps) != 0) {
             kg_model_free(m);
@@ -154,7 +144,7 @@ int kg_cmd_convert(int argc, char **argv) {
     }
     if (!m) {
         rc = KG_EXIT_ERRORS;
-    } else if (kg_cli_status(&c) != 0 && !force) {
+    } else if (kg_cli_status(&c) != 0 && !o.force) {
         fprintf(stderr, "kinegraph convert: %s has errors; nothing written (--force to convert anyway)\n", in);
         rc = KG_EXIT_ERRORS;
     } else {
@@ -179,11 +169,11 @@ int kg_cmd_convert(int argc, char **argv) {
                     kg_ledger_count(&ledger, KG_DEFAULTED), ledger_path || !ledger.count ? "" : " (--ledger FILE.json lists them)");
             rc = kg_cli_status(&c);
             if (c.json) { /* the ledger, and what was written */
-                json_t *o = ledger_json(in, out, &ledger);
-                json_object_set_new(o, "links", json_integer(m->nlink - m->nloop));
-                json_object_set_new(o, "coordinates", json_integer(m->nq));
-                json_object_set_new(o, "frames", json_integer(c.motion ? c.motion->nframes : 0));
-                if (kg_json_print(o) != 0) rc = KG_EXIT_OUTPUT;
+                json_t *j = ledger_json(in, out, &ledger);
+                json_object_set_new(j, "links", json_integer(m->nlink - m->nloop));
+                json_object_set_new(j, "coordinates", json_integer(m->nq));
+                json_object_set_new(j, "frames", json_integer(c.motion ? c.motion->nframes : 0));
+                if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
             }
             if (ledger_path && write_ledger(ledger_path, in, out, &ledger) != 0) {
                 fprintf(stderr, "kinegraph convert: cannot write the ledger %s\n", ledger_path);

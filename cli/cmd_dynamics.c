@@ -14,73 +14,77 @@
 #include "formats/number.h"
 #include "importers/importers.h"
 
-int kg_cmd_dynamics(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph dynamics MODEL MOTION [-o TORQUES.csv] [--report REPORT.json] [--frames FRAMES.csv]\n"
-    "                          [--fps N] [--friction MU] [--contact-height M] [--corner-height M]\n"
-    "                          [--ground-z Z] [options]\n"
-    "\n"
-    "The joint torques the robot MODEL needs to perform MOTION, by inverse dynamics with its\n"
-    "root link as the floating base: velocities and accelerations by central differences of\n"
-    "the motion (one-sided second-order differences at its ends), the wrench the base needs\n"
-    "shared between the sole corners of the feet in contact (the least sum of squared forces\n"
-    "within friction pyramids that makes it; the least-squares fit when none can), then the\n"
-    "torques with those forces. Also the multibody ZMP and whether it is in the support\n"
-    "polygon, and per joint the largest |torque| against the URDF effort limit.\n"
-    "MOTION: a trajectory CSV as `retarget` and `convert` write it: the headed layout (time,\n"
-    "root_x, root_y, root_z, root_qw, root_qx, root_qy, root_qz, coordinates by name; optional\n"
-    "contact_left and contact_right columns, 0 or 1, give the contacts) or the headerless LAFAN1\n"
-    "one (root x y z qx qy qz qw, the coordinates but mimic followers'; no time: --fps, default\n"
-    "30). Without contact columns a foot is in contact when its lowest sole corner is within\n"
-    "--contact-height of the ground. The feet are the body map's (as `retarget` finds them); a\n"
-    "sole is the lowest face of the foot's collision shapes.\n"
-    "TORQUES.csv: time (s), then one column per actuated coordinate named as its joint (N m for\n"
-    "rotations, N for translations; a mimic follower's torque is carried by its leader).\n"
-    "REPORT.json and --json: the fields of the README (per joint tau_max, effort, ratio_max,\n"
-    "frame_max; zmp_outside_percent, ...). Without -o, --report or --json, a table of the\n"
-    "joints goes to stdout. A summary goes to stderr. Exit status 1 when the model or motion\n"
-    "cannot be used, 2 on a usage error, 3 when an output cannot be written.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE.csv  the torques, one row per frame\n"
-    "  --report FILE.json     the report\n"
-    "  --frames FILE.csv      per frame: time, contact_left, contact_right, the feet's vertical\n"
-    "                         forces (N), the multibody ZMP (m), its margin in the support polygon\n"
-    "                         (m, < 0 outside) and what the contacts could not supply (N, N m)\n"
-    "  --fps N                the motion's frame rate (default: its time column, else 30)\n"
-    "  --friction MU          sole-ground friction coefficient (default 0.5)\n"
-    "  --contact-height M     inferred contact: the lowest sole corner this near the ground, m\n"
-    "                         (default 0.005)\n"
-    "  --corner-height M      a foot in contact touches at its sole corners this near its\n"
-    "                         lowest, m (default 0.005)\n"
-    "  --ground-z Z           the ground's height, m (default 0)\n";
-
 typedef struct opts {
     const char *motion, *out, *report, *frames, *fps, *friction, *contact_height, *corner_height, *ground_z;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
+static int run(int argc, char **argv);
+
+/* MODEL, then MOTION */
+static int operand(kg_cli *c, char *word) {
     opts *o = c->ctx;
-    const char *a = argv[*i];
-    if (a[0] != '-' || !a[1]) { /* MODEL, then MOTION */
-        if (!c->model_path) c->model_path = a;
-        else if (!o->motion) o->motion = a;
-        else return kg_cli_usage_error("dynamics", "one MODEL and one MOTION, please"), -1;
-        return 1;
-    }
-    const char **slot = !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out
-                        : !strcmp(a, "--report")                    ? &o->report
-                        : !strcmp(a, "--frames")                    ? &o->frames
-                        : !strcmp(a, "--fps")                       ? &o->fps
-                        : !strcmp(a, "--friction")                  ? &o->friction
-                        : !strcmp(a, "--contact-height")            ? &o->contact_height
-                        : !strcmp(a, "--corner-height")             ? &o->corner_height
-                        : !strcmp(a, "--ground-z")                  ? &o->ground_z
-                                                                    : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+    if (!c->model_path) c->model_path = word;
+    else if (!o->motion) o->motion = word;
+    else return kg_cli_usage_error("dynamics", "one MODEL and one MOTION, please"), -1;
+    return 0;
 }
+
+static const kg_cli_option options[] = {
+    {"--output", "-o", "FILE.csv", KG_TEXT(opts, out), .complete = KG_COMPLETE_FILE,
+     .help = "the torques, one row per frame"},
+    {"--report", .value = "FILE.json", KG_TEXT(opts, report), .complete = KG_COMPLETE_FILE,
+     .help = "the report"},
+    {"--frames", .value = "FILE.csv", KG_TEXT(opts, frames), .complete = KG_COMPLETE_FILE,
+     .help = "per frame: time, contact_left, contact_right, the feet's vertical\n"
+             "forces (N), the multibody ZMP (m), its margin in the support polygon\n"
+             "(m, < 0 outside) and what the contacts could not supply (N, N m)"},
+    {"--fps", .value = "N", KG_TEXT(opts, fps),
+     .help = "the motion's frame rate (default: its time column, else 30)"},
+    {"--friction", .value = "MU", KG_TEXT(opts, friction),
+     .help = "sole-ground friction coefficient (default 0.5)"},
+    {"--contact-height", .value = "M", KG_TEXT(opts, contact_height),
+     .help = "inferred contact: the lowest sole corner this near the ground, m\n"
+             "(default 0.005)"},
+    {"--corner-height", .value = "M", KG_TEXT(opts, corner_height),
+     .help = "a foot in contact touches at its sole corners this near its\n"
+             "lowest, m (default 0.005)"},
+    {"--ground-z", .value = "Z", KG_TEXT(opts, ground_z),
+     .help = "the ground's height, m (default 0)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_dynamics = {
+    .name = "dynamics",
+    .summary = "joint torques of a robot's motion with its foot contacts, ZMP, effort ratios",
+    .usage = "kinegraph dynamics MODEL MOTION [-o TORQUES.csv] [--report REPORT.json] [--frames FRAMES.csv]\n"
+             "                          [--fps N] [--friction MU] [--contact-height M] [--corner-height M]\n"
+             "                          [--ground-z Z] [options]\n",
+    .description =
+        "The joint torques the robot MODEL needs to perform MOTION, by inverse dynamics with its\n"
+        "root link as the floating base: velocities and accelerations by central differences of\n"
+        "the motion (one-sided second-order differences at its ends), the wrench the base needs\n"
+        "shared between the sole corners of the feet in contact (the least sum of squared forces\n"
+        "within friction pyramids that makes it; the least-squares fit when none can), then the\n"
+        "torques with those forces. Also the multibody ZMP and whether it is in the support\n"
+        "polygon, and per joint the largest |torque| against the URDF effort limit.\n"
+        "MOTION: a trajectory CSV as `retarget` and `convert` write it: the headed layout (time,\n"
+        "root_x, root_y, root_z, root_qw, root_qx, root_qy, root_qz, coordinates by name; optional\n"
+        "contact_left and contact_right columns, 0 or 1, give the contacts) or the headerless LAFAN1\n"
+        "one (root x y z qx qy qz qw, the coordinates but mimic followers'; no time: --fps, default\n"
+        "30). Without contact columns a foot is in contact when its lowest sole corner is within\n"
+        "--contact-height of the ground. The feet are the body map's (as `retarget` finds them); a\n"
+        "sole is the lowest face of the foot's collision shapes.\n"
+        "TORQUES.csv: time (s), then one column per actuated coordinate named as its joint (N m for\n"
+        "rotations, N for translations; a mimic follower's torque is carried by its leader).\n"
+        "REPORT.json and --json: the fields of the README (per joint tau_max, effort, ratio_max,\n"
+        "frame_max; zmp_outside_percent, ...). Without -o, --report or --json, a table of the\n"
+        "joints goes to stdout. A summary goes to stderr. Exit status 1 when the model or motion\n"
+        "cannot be used, 2 on a usage error, 3 when an output cannot be written.\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* A number for option opt, >= lo (lo NAN: any finite); 0, or -1 after a usage error. */
 static int number(kg_cli *c, const char *opt, const char *text, double lo, double *out) {
@@ -199,11 +203,12 @@ static void print_table(const kg_model *m, const kg_motion *mo, const kg_motion_
     }
 }
 
-int kg_cmd_dynamics(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "dynamics", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    kg_cli c = {.command = "dynamics", .ctx = &o, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_dynamics, argc, argv);
     if (rc >= 0) return rc;
+    if (!c.model_path) return kg_cli_usage_error("dynamics", "which MODEL?");
     if (!o.motion) return kg_cli_usage_error("dynamics", "which MOTION? (a trajectory CSV of the model)");
     kg_torque_options to;
     kg_torque_defaults(&to);

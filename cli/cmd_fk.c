@@ -6,23 +6,27 @@
 #include "core/fk.h"
 #include "core/spatial.h"
 
-int kg_cmd_fk(int argc, char **argv);
+static int run(int argc, char **argv);
 
-static const char help[] =
-    "usage: kinegraph fk MODEL [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
-    "\n"
-    "Forward kinematics: the world position (m) and rotation matrix of every link frame\n"
-    "for the given joint values, with the root link at the base pose (identity unless\n"
-    "--base). Mimic followers are computed from their leaders. For models with closed\n"
-    "loops, the loop-closure residual of each loop is printed too.\n"
-    "JSON: {\"links\": {NAME: {\"position\": [x,y,z], \"rotation\": [[3],[3],[3]]}},\n"
-    "       \"loops\": [{\"cut_joint\", \"position_error\", \"rotation_error\"}]}\n"
-    "\n"
-    "options:\n";
+const kg_cli_command kg_cmd_fk = {
+    .name = "fk",
+    .summary = "forward kinematics: world pose of every link",
+    .usage = "kinegraph fk MODEL [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n",
+    .description =
+        "Forward kinematics: the world position (m) and rotation matrix of every link frame\n"
+        "for the given joint values, with the root link at the base pose (identity unless\n"
+        "--base). Mimic followers are computed from their leaders. For models with closed\n"
+        "loops, the loop-closure residual of each loop is printed too.\n"
+        "JSON: {\"links\": {NAME: {\"position\": [x,y,z], \"rotation\": [[3],[3],[3]]}},\n"
+        "       \"loops\": [{\"cut_joint\", \"position_error\", \"rotation_error\"}]}\n",
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
-int kg_cmd_fk(int argc, char **argv) {
+static int run(int argc, char **argv) {
     kg_cli c = {.command = "fk"};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    int rc = kg_cli_parse(&c, &kg_cmd_fk, argc, argv);
     if (rc >= 0) return rc;
     kg_model *m;
     kg_data *d;

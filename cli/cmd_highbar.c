@@ -10,33 +10,45 @@
 #include "kinegraph/dynamics.h"
 #include "cli/common.h"
 
-int kg_cmd_highbar(int argc, char **argv);
+typedef struct opts {
+    const char *out, *duration, *cut_time, *dt, *swing, *fps;
+} opts;
 
-static const char help[] =
-    "usage: kinegraph highbar [-o MOTION.csv] [--duration S] [--cut-time S] [--dt S] [--swing W]\n"
-    "                         [--fps N]\n"
-    "\n"
-    "The high-bar example of Nakamura and Yamane's structure-varying chains: a built-in figure\n"
-    "(floating torso; arms and legs of 4 DOF each: pitch, roll, yaw, bend) hangs from a bar\n"
-    "along y by both hands, each grip a revolute joint closed as a loop through a virtual link.\n"
-    "It starts at the rest pose swinging about the bar; at --cut-time the right grip is cut\n"
-    "(the loop is dropped from the closed set, the velocities do not jump) and it hangs by the\n"
-    "left hand. The limb joints hold the rest pose by a PD law; the grips and the torso's\n"
-    "floating joint are passive. Closed-chain forward dynamics by the unit-vector method with\n"
-    "Baumgarte stabilisation, semi-implicit Euler.\n"
-    "MOTION.csv (stdout without -o): time (s), grips (closed grips), closure_error (the closed\n"
-    "grips' largest, m or rad), then the joint coordinates: base_x, base_y, base_z (m),\n"
-    "base_qw, base_qx, base_qy, base_qz (the torso's quaternion), then one column per joint\n"
-    "(rad), named as the joint, grips included. A summary goes to stderr. Exit status 2 on a\n"
-    "usage error, 3 when the output cannot be written, 1 when the simulation fails.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE.csv  the motion\n"
-    "  --duration S           simulated time (default 2)\n"
-    "  --cut-time S           when the right hand lets go (default 1)\n"
-    "  --dt S                 integration step (default 0.0005)\n"
-    "  --swing W              angular velocity about the bar at the start, rad/s (default 1)\n"
-    "  --fps N                frames written per second (default 100)\n";
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--output", "-o", "FILE.csv", KG_TEXT(opts, out), .complete = KG_COMPLETE_FILE, .help = "the motion"},
+    {"--duration", .value = "S", KG_TEXT(opts, duration), .help = "simulated time (default 2)"},
+    {"--cut-time", .value = "S", KG_TEXT(opts, cut_time), .help = "when the right hand lets go (default 1)"},
+    {"--dt", .value = "S", KG_TEXT(opts, dt), .help = "integration step (default 0.0005)"},
+    {"--swing", .value = "W", KG_TEXT(opts, swing),
+     .help = "angular velocity about the bar at the start, rad/s (default 1)"},
+    {"--fps", .value = "N", KG_TEXT(opts, fps), .help = "frames written per second (default 100)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_highbar = {
+    .name = "highbar",
+    .summary = "the seed's structure-change example: a figure on a bar lets go with one hand (CSV)",
+    .usage = "kinegraph highbar [-o MOTION.csv] [--duration S] [--cut-time S] [--dt S] [--swing W]\n"
+             "                         [--fps N]\n",
+    .description =
+        "The high-bar example of Nakamura and Yamane's structure-varying chains: a built-in figure\n"
+        "(floating torso; arms and legs of 4 DOF each: pitch, roll, yaw, bend) hangs from a bar\n"
+        "along y by both hands, each grip a revolute joint closed as a loop through a virtual link.\n"
+        "It starts at the rest pose swinging about the bar; at --cut-time the right grip is cut\n"
+        "(the loop is dropped from the closed set, the velocities do not jump) and it hangs by the\n"
+        "left hand. The limb joints hold the rest pose by a PD law; the grips and the torso's\n"
+        "floating joint are passive. Closed-chain forward dynamics by the unit-vector method with\n"
+        "Baumgarte stabilisation, semi-implicit Euler.\n"
+        "MOTION.csv (stdout without -o): time (s), grips (closed grips), closure_error (the closed\n"
+        "grips' largest, m or rad), then the joint coordinates: base_x, base_y, base_z (m),\n"
+        "base_qw, base_qx, base_qy, base_qz (the torso's quaternion), then one column per joint\n"
+        "(rad), named as the joint, grips included. A summary goes to stderr. Exit status 2 on a\n"
+        "usage error, 3 when the output cannot be written, 1 when the simulation fails.\n",
+    .options = options,
+    .run = run,
+};
 
 typedef struct out_state {
     FILE *f;
@@ -68,44 +80,40 @@ static void frame(void *user, double t, const kg_model *m, const kg_data *d, con
     fputc('\n', o->f);
 }
 
-/* --name VALUE for a number >= lo; 1 when consumed, 0 when not this option, -1 on error */
-static int number_option(int argc, char **argv, int *i, const char *name, double lo, double *out) {
-    if (strcmp(argv[*i], name) != 0) return 0;
-    char *end;
-    if (*i + 1 >= argc) return kg_cli_usage_error("highbar", "option %s needs a value", name), -1;
-    const char *text = argv[++*i];
-    *out = strtod(text, &end);
-    if (end == text || *end || !isfinite(*out) || !(*out >= lo))
-        return kg_cli_usage_error("highbar", "%s takes a finite number >= %g, not '%s'", name, lo, text), -1;
-    return 1;
+/* The built-in figure takes no file. */
+static int operand(kg_cli *c, char *word) {
+    kg_cli_usage_error(c->command, "unknown argument '%s'", word);
+    return -1;
 }
 
-static int parse(int argc, char **argv, kg_high_bar_options *o, const char **path) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("highbar", "option %s needs a value", a);
-            *path = argv[++i];
-            continue;
-        }
-        int r = number_option(argc, argv, &i, "--duration", 0, &o->duration);
-        if (!r) r = number_option(argc, argv, &i, "--cut-time", 0, &o->cut_time);
-        if (!r) r = number_option(argc, argv, &i, "--dt", 1e-9, &o->dt);
-        if (!r) r = number_option(argc, argv, &i, "--swing", -1e9, &o->swing);
-        if (!r) r = number_option(argc, argv, &i, "--fps", 1e-9, &o->frame_rate);
-        if (r < 0) return KG_EXIT_USAGE;
-        if (!r) return kg_cli_usage_error("highbar", "unknown argument '%s'", a);
-    }
+/* Option name's text, when given, as a finite number >= lo into *out; 0, or -1 after a usage error. */
+static int number(const char *name, const char *text, double lo, double *out) {
+    char *end;
+    if (!text) return 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || !(v >= lo))
+        return kg_cli_usage_error("highbar", "%s takes a finite number >= %g, not '%s'", name, lo, text), -1;
+    *out = v;
     return 0;
 }
 
-int kg_cmd_highbar(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(help, stdout), KG_EXIT_OK;
+/* The options into o; 0, or -1 after a usage error. */
+static int settings(const opts *t, kg_high_bar_options *o) {
+    if (number("--duration", t->duration, 0, &o->duration) || number("--cut-time", t->cut_time, 0, &o->cut_time) ||
+        number("--dt", t->dt, 1e-9, &o->dt) || number("--swing", t->swing, -1e9, &o->swing) ||
+        number("--fps", t->fps, 1e-9, &o->frame_rate))
+        return -1;
+    return 0;
+}
+
+static int run(int argc, char **argv) {
+    opts t = {0};
+    kg_cli c = {.ctx = &t, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_highbar, argc, argv);
+    if (rc >= 0) return rc;
     kg_high_bar_options o = kg_high_bar_default;
-    const char *path = NULL;
-    const int st = parse(argc, argv, &o, &path);
-    if (st) return st;
+    if (settings(&t, &o) != 0) return KG_EXIT_USAGE;
+    const char *path = t.out;
     out_state s = {.f = path ? fopen(path, "w") : stdout};
     if (!s.f) return fprintf(stderr, "kinegraph highbar: cannot write %s\n", path), KG_EXIT_OUTPUT;
     kg_diags diags;

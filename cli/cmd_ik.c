@@ -8,55 +8,56 @@
 #include "cli/common.h"
 #include "core/spatial.h"
 
-int kg_cmd_ik(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph ik MODEL --tip LINK --target X,Y,Z[,QW,QX,QY,QZ] [--base LINK] [--point X,Y,Z]\n"
-    "                    [--axes LIST] [--tol POS[,ROT]] [--max-iterations N] [--seed K] [--q JSON] [options]\n"
-    "\n"
-    "Numerical inverse kinematics: joint values that put LINK (or --point on it) at the target\n"
-    "position, and orientation when a quaternion is given, in the frame of --base (default:\n"
-    "the world). Only the joints between the base and the tip move, from the values --q gives\n"
-    "(default: the rest pose), within their limits; mimic followers follow, loops stay closed.\n"
-    "Weighted damped least squares with joint-limit weighting and manipulability-based damping\n"
-    "(irteus), random restarts when stuck (TRAC-IK). Success: position error <= POS (m) and\n"
-    "rotation error <= ROT (rad), along the constrained axes.\n"
-    "JSON: {\"success\", \"iterations\", \"restarts\", \"position_error\", \"rotation_error\", \"seconds\",\n"
-    "       \"joints\": {name: value}, \"tip\": {\"position\": [3], \"rotation\": [[3],[3],[3]]}}\n"
-    "(joints: every independent joint coordinate of the model; tip: the reached pose in the\n"
-    "base's frame). Exit status 4 when no solution was found (the best pose is printed).\n"
-    "\n"
-    "options:\n"
-    "  --tip LINK             the link to place (required)\n"
-    "  --target X,Y,Z[,QW,QX,QY,QZ]  position (m) and orientation (unit quaternion, w first)\n"
-    "  --base LINK            the target is in this link's frame (default: the world)\n"
-    "  --point X,Y,Z          the point on the tip to place, in its frame (default: its origin)\n"
-    "  --axes LIST            constrained axes of the target's frame, from x,y,z,rx,ry,rz\n"
-    "                         (default: all six with a quaternion, x,y,z without); e.g.\n"
-    "                         x,y,z,rx,ry leaves the turn about the target's z axis free\n"
-    "  --tol POS[,ROT]        tolerances (default 1e-5 m, 1e-5 rad)\n"
-    "  --max-iterations N     in all, over restarts (default 1000)\n"
-    "  --seed K               for the restarts (default 1)\n";
-
 typedef struct opts {
     const char *tip, *base, *point, *target, *axes, *tol, *iters, *seed;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
-    opts *o = c->ctx;
-    const char *a = argv[*i];
-    const char **slot = !strcmp(a, "--tip")              ? &o->tip
-                        : !strcmp(a, "--base")           ? &o->base
-                        : !strcmp(a, "--point")          ? &o->point
-                        : !strcmp(a, "--target")         ? &o->target
-                        : !strcmp(a, "--axes")           ? &o->axes
-                        : !strcmp(a, "--tol")            ? &o->tol
-                        : !strcmp(a, "--max-iterations") ? &o->iters
-                        : !strcmp(a, "--seed")           ? &o->seed
-                                                         : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-}
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--tip", .value = "LINK", KG_TEXT(opts, tip),
+     .help = "the link to place (required)"},
+    {"--target", .value = "X,Y,Z[,QW,QX,QY,QZ]", KG_TEXT(opts, target),
+     .help = "position (m) and orientation (unit quaternion, w first)"},
+    {"--base", .value = "LINK", KG_TEXT(opts, base),
+     .help = "the target is in this link's frame (default: the world)"},
+    {"--point", .value = "X,Y,Z", KG_TEXT(opts, point),
+     .help = "the point on the tip to place, in its frame (default: its origin)"},
+    {"--axes", .value = "LIST", KG_TEXT(opts, axes),
+     .help = "constrained axes of the target's frame, from x,y,z,rx,ry,rz\n"
+             "(default: all six with a quaternion, x,y,z without); e.g.\n"
+             "x,y,z,rx,ry leaves the turn about the target's z axis free"},
+    {"--tol", .value = "POS[,ROT]", KG_TEXT(opts, tol),
+     .help = "tolerances (default 1e-5 m, 1e-5 rad)"},
+    {"--max-iterations", .value = "N", KG_TEXT(opts, iters),
+     .help = "in all, over restarts (default 1000)"},
+    {"--seed", .value = "K", KG_TEXT(opts, seed),
+     .help = "for the restarts (default 1)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_ik = {
+    .name = "ik",
+    .summary = "inverse kinematics: joint values that put a link at a pose",
+    .usage = "kinegraph ik MODEL --tip LINK --target X,Y,Z[,QW,QX,QY,QZ] [--base LINK] [--point X,Y,Z]\n"
+             "                    [--axes LIST] [--tol POS[,ROT]] [--max-iterations N] [--seed K] [--q JSON] [options]\n",
+    .description =
+        "Numerical inverse kinematics: joint values that put LINK (or --point on it) at the target\n"
+        "position, and orientation when a quaternion is given, in the frame of --base (default:\n"
+        "the world). Only the joints between the base and the tip move, from the values --q gives\n"
+        "(default: the rest pose), within their limits; mimic followers follow, loops stay closed.\n"
+        "Weighted damped least squares with joint-limit weighting and manipulability-based damping\n"
+        "(irteus), random restarts when stuck (TRAC-IK). Success: position error <= POS (m) and\n"
+        "rotation error <= ROT (rad), along the constrained axes.\n"
+        "JSON: {\"success\", \"iterations\", \"restarts\", \"position_error\", \"rotation_error\", \"seconds\",\n"
+        "       \"joints\": {name: value}, \"tip\": {\"position\": [3], \"rotation\": [[3],[3],[3]]}}\n"
+        "(joints: every independent joint coordinate of the model; tip: the reached pose in the\n"
+        "base's frame). Exit status 4 when no solution was found (the best pose is printed).\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* "x,y,rz" -> KG_IK_* bits; 0 after a usage error */
 static unsigned parse_axes(const char *s) {
@@ -79,10 +80,10 @@ static int count_numbers(const char *s) {
     return n;
 }
 
-int kg_cmd_ik(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "ik", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    kg_cli c = {.command = "ik", .ctx = &o};
+    int rc = kg_cli_parse(&c, &kg_cmd_ik, argc, argv);
     if (rc >= 0) return rc;
     if (!o.tip) return kg_cli_usage_error(c.command, "which link? (--tip LINK)");
     if (!o.target) return kg_cli_usage_error(c.command, "where to? (--target X,Y,Z[,QW,QX,QY,QZ])");

@@ -8,22 +8,26 @@
 #include "core/fk.h"
 #include "formats/units.h"
 
-int kg_cmd_info(int argc, char **argv);
+static int run(int argc, char **argv);
 
-static const char help[] =
-    "usage: kinegraph info MODEL [options]\n"
-    "\n"
-    "Reads MODEL (URDF, COLLADA .dae/.zae, or BVH) and prints its name, format, link and\n"
-    "joint counts, degrees of freedom (moving joint coordinates that are not mimic\n"
-    "followers), root link, closed loops with their members, mimic couplings, end\n"
-    "effectors and ignored collision pairs (OpenRAVE), total mass, and every diagnostic\n"
-    "with its file and line. For a motion (BVH, COLLADA animation) also the frames,\n"
-    "frame time, channels per frame, the skeleton's height (largest extent of the rest\n"
-    "pose: the height when it stands, the arm span in a T-pose) and a guess of the\n"
-    "length unit from it.\n"
-    "Exit status 1 when the model has errors.\n"
-    "\n"
-    "options:\n";
+const kg_cli_command kg_cmd_info = {
+    .name = "info",
+    .summary = "what a model is made of, and its diagnostics",
+    .usage = "kinegraph info MODEL [options]\n",
+    .description =
+        "Reads MODEL (URDF, COLLADA .dae/.zae, or BVH) and prints its name, format, link and\n"
+        "joint counts, degrees of freedom (moving joint coordinates that are not mimic\n"
+        "followers), root link, closed loops with their members, mimic couplings, end\n"
+        "effectors and ignored collision pairs (OpenRAVE), total mass, and every diagnostic\n"
+        "with its file and line. For a motion (BVH, COLLADA animation) also the frames,\n"
+        "frame time, channels per frame, the skeleton's height (largest extent of the rest\n"
+        "pose: the height when it stands, the arm span in a T-pose) and a guess of the\n"
+        "length unit from it.\n"
+        "Exit status 1 when the model has errors.\n",
+    .common = KG_CLI_JSON | KG_CLI_MODEL,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 static json_t *name_list(const kg_model *m, const int *idx, int n, int links) {
     json_t *a = json_array();
@@ -183,9 +187,9 @@ static void info_text(const kg_model *m, const kg_cli *c, double mass) {
     }
 }
 
-int kg_cmd_info(int argc, char **argv) {
+static int run(int argc, char **argv) {
     kg_cli c = {.command = "info"};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    int rc = kg_cli_parse(&c, &kg_cmd_info, argc, argv);
     if (rc >= 0) return rc;
     /* info shows all diagnostics itself (in the report or the JSON) */
     kg_load_options o = kg_cli_load_options(&c);

@@ -8,44 +8,46 @@
 #include "analysis/manipulability.h"
 #include "cli/common.h"
 
-int kg_cmd_jacobian(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph jacobian MODEL --tip LINK [--base LINK] [--point X,Y,Z] [--q JSON] [options]\n"
-    "\n"
-    "The geometric Jacobian of link LINK (at its origin, or at --point given in its frame)\n"
-    "relative to --base (default: the world), at the given joint values: 6 rows, the\n"
-    "linear velocity (m/s) of the reference point then the angular velocity (rad/s), in\n"
-    "world axes, one column per joint coordinate that moves the tip (a mimic follower\n"
-    "moves with its leader's column; a floating joint has x, y, z, rx, ry, rz). For a model\n"
-    "with closed loops, the columns are the generalized coordinates with every loop\n"
-    "closed (the other coordinates follow them). Also the manipulability: Yoshikawa's w\n"
-    "(the product of the singular values: sqrt(det(J J^T)) for 6 or more columns), the\n"
-    "singular values, the inverse condition number, and the translational and rotational\n"
-    "velocity ellipsoids (axes and semi-axis lengths).\n"
-    "JSON: {\"tip\", \"base\", \"point\": [3], \"joints\": [names], \"J\": [6 rows], \"manipulability\",\n"
-    "       \"singular_values\", \"inverse_condition\", \"ellipsoids\": {\"translation\": {\"axes\":\n"
-    "       [[3],[3],[3]], \"lengths\": [3]}, \"rotation\": {...}}, \"closure\" (models with loops:\n"
-    "       {\"rank\", \"residual\", \"dependent\": [names]})}\n"
-    "\n"
-    "options:\n"
-    "  --tip LINK             the link whose motion is wanted (required)\n"
-    "  --base LINK            measure relative to this link (default: the world)\n"
-    "  --point X,Y,Z          reference point in the tip's frame (m; default: its origin)\n";
-
 typedef struct opts {
     const char *tip, *base, *point;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
-    opts *o = c->ctx;
-    const char **slot = !strcmp(argv[*i], "--tip")     ? &o->tip
-                        : !strcmp(argv[*i], "--base")  ? &o->base
-                        : !strcmp(argv[*i], "--point") ? &o->point
-                                                       : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-}
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--tip", .value = "LINK", KG_TEXT(opts, tip),
+     .help = "the link whose motion is wanted (required)"},
+    {"--base", .value = "LINK", KG_TEXT(opts, base),
+     .help = "measure relative to this link (default: the world)"},
+    {"--point", .value = "X,Y,Z", KG_TEXT(opts, point),
+     .help = "reference point in the tip's frame (m; default: its origin)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_jacobian = {
+    .name = "jacobian",
+    .summary = "geometric Jacobian of a link, manipulability, velocity ellipsoids",
+    .usage = "kinegraph jacobian MODEL --tip LINK [--base LINK] [--point X,Y,Z] [--q JSON] [options]\n",
+    .description =
+        "The geometric Jacobian of link LINK (at its origin, or at --point given in its frame)\n"
+        "relative to --base (default: the world), at the given joint values: 6 rows, the\n"
+        "linear velocity (m/s) of the reference point then the angular velocity (rad/s), in\n"
+        "world axes, one column per joint coordinate that moves the tip (a mimic follower\n"
+        "moves with its leader's column; a floating joint has x, y, z, rx, ry, rz). For a model\n"
+        "with closed loops, the columns are the generalized coordinates with every loop\n"
+        "closed (the other coordinates follow them). Also the manipulability: Yoshikawa's w\n"
+        "(the product of the singular values: sqrt(det(J J^T)) for 6 or more columns), the\n"
+        "singular values, the inverse condition number, and the translational and rotational\n"
+        "velocity ellipsoids (axes and semi-axis lengths).\n"
+        "JSON: {\"tip\", \"base\", \"point\": [3], \"joints\": [names], \"J\": [6 rows], \"manipulability\",\n"
+        "       \"singular_values\", \"inverse_condition\", \"ellipsoids\": {\"translation\": {\"axes\":\n"
+        "       [[3],[3],[3]], \"lengths\": [3]}, \"rotation\": {...}}, \"closure\" (models with loops:\n"
+        "       {\"rank\", \"residual\", \"dependent\": [names]})}\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 static json_t *ellipsoid_json(const kg_ellipsoid *e) {
     json_t *o = json_object(), *axes = json_array();
@@ -58,10 +60,10 @@ static json_t *ellipsoid_json(const kg_ellipsoid *e) {
     return o;
 }
 
-int kg_cmd_jacobian(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "jacobian", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    kg_cli c = {.command = "jacobian", .ctx = &o};
+    int rc = kg_cli_parse(&c, &kg_cmd_jacobian, argc, argv);
     if (rc >= 0) return rc;
     if (!o.tip) return kg_cli_usage_error(c.command, "which link? (--tip LINK)");
     double point[3] = {0, 0, 0};

@@ -8,55 +8,57 @@
 #include "analysis/mass.h"
 #include "cli/common.h"
 
-int kg_cmd_mass(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph mass MODEL [--from-geometry [--density D] [--geometry collision|visual]]\n"
-    "                      [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n"
-    "\n"
-    "Mass properties at the given joint values: total mass (kg), centre of mass (world,\n"
-    "m), inertia about the centre of mass in world axes (kg m^2), and each link's mass\n"
-    "and world centre of mass. Uses the declared inertials; virtual links are massless.\n"
-    "JSON: {\"mass\", \"com\": [3], \"inertia\": [[3],[3],[3]], \"links\": [{\"name\", \"mass\", \"com\": [3]}]}\n"
-    "(com is null when the total mass is zero)\n"
-    "\n"
-    "With --from-geometry, also the mass properties of the links' solid geometry at a\n"
-    "uniform density: primitives exactly, meshes as closed surfaces (signed tetrahedra;\n"
-    "a mesh that is not closed gets a warning, overlapping geometries count twice), and\n"
-    "how each declared inertial compares: implied density (declared mass / volume), the\n"
-    "declared COM's distance to the geometry's centroid (m, and over the geometry's RMS\n"
-    "radius), and declared over geometric inertia at the declared mass (trace, and each\n"
-    "principal moment; 1 when they agree).\n"
-    "JSON adds: \"geometry\": {\"density\", \"prefer\", \"volume\", \"mass\", \"com\", \"inertia\",\n"
-    "\"missing_meshes\", \"links_without_geometry\"}, and\n"
-    "per link \"geometry\": {\"source\", \"geoms\", \"volume\", \"mass\", \"centroid\", \"inertia\",\n"
-    "\"closed\", \"open_edges\", \"volume_uncertainty\", \"inside_out\", \"missing_meshes\"} (centroid and\n"
-    "inertia in the link frame, inertia about the centroid at the density; closed: no open\n"
-    "edges, or cracks that leave the volume uncertain by at most 0.1 %) and\n"
-    "\"check\": {\"implied_density\",\n"
-    "\"com_offset\", \"com_offset_ratio\", \"inertia_ratio\", \"principal_ratio\": [3]}\n"
-    "(null where undefined: no declared mass, no volume)\n"
-    "\n"
-    "options:\n"
-    "  --from-geometry        mass properties from the geometry too\n"
-    "  --density D            kg/m^3 (default 1000, water)\n"
-    "  --geometry ROLE        the geometry to use: collision (default) or visual; a link\n"
-    "                         without geometry of that role uses the other\n";
-
 typedef struct opts {
     int from_geometry;
     const char *density, *geometry;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
-    opts *o = c->ctx;
-    if (!strcmp(argv[*i], "--from-geometry")) return o->from_geometry = 1;
-    const char **slot = !strcmp(argv[*i], "--density")    ? &o->density
-                        : !strcmp(argv[*i], "--geometry") ? &o->geometry
-                                                          : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-}
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--from-geometry", KG_FLAG(opts, from_geometry, 1),
+     .help = "mass properties from the geometry too"},
+    {"--density", .value = "D", KG_TEXT(opts, density),
+     .help = "kg/m^3 (default 1000, water)"},
+    {"--geometry", .value = "ROLE", KG_TEXT(opts, geometry), .complete = "collision visual",
+     .help = "the geometry to use: collision (default) or visual; a link\n"
+             "without geometry of that role uses the other"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_mass = {
+    .name = "mass",
+    .summary = "total mass, centre of mass and inertia",
+    .usage = "kinegraph mass MODEL [--from-geometry [--density D] [--geometry collision|visual]]\n"
+             "                      [--frame N] [--q JSON | --q-file FILE] [--base POSE] [options]\n",
+    .description =
+        "Mass properties at the given joint values: total mass (kg), centre of mass (world,\n"
+        "m), inertia about the centre of mass in world axes (kg m^2), and each link's mass\n"
+        "and world centre of mass. Uses the declared inertials; virtual links are massless.\n"
+        "JSON: {\"mass\", \"com\": [3], \"inertia\": [[3],[3],[3]], \"links\": [{\"name\", \"mass\", \"com\": [3]}]}\n"
+        "(com is null when the total mass is zero)\n"
+        "\n"
+        "With --from-geometry, also the mass properties of the links' solid geometry at a\n"
+        "uniform density: primitives exactly, meshes as closed surfaces (signed tetrahedra;\n"
+        "a mesh that is not closed gets a warning, overlapping geometries count twice), and\n"
+        "how each declared inertial compares: implied density (declared mass / volume), the\n"
+        "declared COM's distance to the geometry's centroid (m, and over the geometry's RMS\n"
+        "radius), and declared over geometric inertia at the declared mass (trace, and each\n"
+        "principal moment; 1 when they agree).\n"
+        "JSON adds: \"geometry\": {\"density\", \"prefer\", \"volume\", \"mass\", \"com\", \"inertia\",\n"
+        "\"missing_meshes\", \"links_without_geometry\"}, and\n"
+        "per link \"geometry\": {\"source\", \"geoms\", \"volume\", \"mass\", \"centroid\", \"inertia\",\n"
+        "\"closed\", \"open_edges\", \"volume_uncertainty\", \"inside_out\", \"missing_meshes\"} (centroid and\n"
+        "inertia in the link frame, inertia about the centroid at the density; closed: no open\n"
+        "edges, or cracks that leave the volume uncertain by at most 0.1 %) and\n"
+        "\"check\": {\"implied_density\",\n"
+        "\"com_offset\", \"com_offset_ratio\", \"inertia_ratio\", \"principal_ratio\": [3]}\n"
+        "(null where undefined: no declared mass, no volume)\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* The geometric mass properties: per-link arrays for kg_mass_combine. */
 typedef struct geometric {
@@ -148,10 +150,10 @@ static void print_props(const char *title, const kg_mass_props *mp) {
         printf("%s  %14.9g %14.9g %14.9g\n", in, mp->inertia[3 * r], mp->inertia[3 * r + 1], mp->inertia[3 * r + 2]);
 }
 
-int kg_cmd_mass(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "mass", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    kg_cli c = {.command = "mass", .ctx = &o};
+    int rc = kg_cli_parse(&c, &kg_cmd_mass, argc, argv);
     if (rc >= 0) return rc;
     geometric g = {.density = 1000, .prefer = KG_COLLISION};
     if (o.density) {

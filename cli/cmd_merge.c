@@ -15,34 +15,56 @@
 #include "formats/fileio.h"
 #include "formats/xml.h"
 
-int kg_cmd_merge(int argc, char **argv);
+typedef struct opts {
+    const char *out, *junit, *html;
+    char **paths; /* the SUMMARY arguments */
+    int npaths;
+} opts;
 
-static const char help[] =
-    "usage: kinegraph merge SUMMARY... -o OUT.json [--junit F] [--html F]\n"
-    "\n"
-    "Joins the shard summaries of a batch run split with --shard K/N (`kinegraph retarget\n"
-    "... --shard K/N --summary S` or `kinegraph check ... --shard K/N --summary S`, one per\n"
-    "part: a Slurm job array, contrib/slurm/) into the report the same run in one process\n"
-    "makes, timings aside: for retarget the --json array of the clips' reports in the\n"
-    "clips' order; for check the --json report (files in sorted order, the summary's\n"
-    "counts; \"seconds\" the sum of the parts', \"jobs\" the most any part had), and its JUnit\n"
-    "and HTML reports. The summaries must come from one plan (the same inputs and N); a\n"
-    "part given twice counts once (the later). Every input of the plan without a result\n"
-    "(its part's summary missing or unreadable: a task that did not finish) is named on\n"
-    "stdout as missing (and, for check, listed in the JSON summary's \"missing\"), every\n"
-    "failed one (retarget: the clip could not be retargeted; check: errors found) as failed;\n"
-    "then a line of counts.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output OUT.json  the merged report (required)\n"
-    "  --junit F              a JUnit XML report, one test case per input (check: the one of\n"
-    "                         `check --junit`, of the files there; retarget: a failed clip\n"
-    "                         fails, a missing one is an error)\n"
-    "  --html F               an HTML report (check: the one of `check --html`; retarget: a\n"
-    "                         table of the clips, their status and main figures)\n"
-    "\n"
-    "exit status: 0 every input there and none failed; 1 inputs missing or failed; 2 usage\n"
-    "error or summaries that do not fit together; 3 a report could not be written.\n";
+static int run(int argc, char **argv);
+
+static int operand(kg_cli *c, char *word) {
+    opts *o = c->ctx;
+    o->paths[o->npaths++] = word;
+    return 0;
+}
+
+static const kg_cli_option options[] = {
+    {"--output", "-o", "OUT.json", KG_TEXT(opts, out), .complete = KG_COMPLETE_FILE,
+     .help = "the merged report (required)"},
+    {"--junit", .value = "F", KG_TEXT(opts, junit), .complete = KG_COMPLETE_FILE,
+     .help = "a JUnit XML report, one test case per input (check: the one of\n"
+             "`check --junit`, of the files there; retarget: a failed clip\n"
+             "fails, a missing one is an error)"},
+    {"--html", .value = "F", KG_TEXT(opts, html), .complete = KG_COMPLETE_FILE,
+     .help = "an HTML report (check: the one of `check --html`; retarget: a\n"
+             "table of the clips, their status and main figures)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_merge = {
+    .name = "merge",
+    .summary = "join the shard summaries of a batch split with --shard (retarget, check)",
+    .usage = "kinegraph merge SUMMARY... -o OUT.json [--junit F] [--html F]\n",
+    .description =
+        "Joins the shard summaries of a batch run split with --shard K/N (`kinegraph retarget\n"
+        "... --shard K/N --summary S` or `kinegraph check ... --shard K/N --summary S`, one per\n"
+        "part: a Slurm job array, contrib/slurm/) into the report the same run in one process\n"
+        "makes, timings aside: for retarget the --json array of the clips' reports in the\n"
+        "clips' order; for check the --json report (files in sorted order, the summary's\n"
+        "counts; \"seconds\" the sum of the parts', \"jobs\" the most any part had), and its JUnit\n"
+        "and HTML reports. The summaries must come from one plan (the same inputs and N); a\n"
+        "part given twice counts once (the later). Every input of the plan without a result\n"
+        "(its part's summary missing or unreadable: a task that did not finish) is named on\n"
+        "stdout as missing (and, for check, listed in the JSON summary's \"missing\"), every\n"
+        "failed one (retarget: the clip could not be retargeted; check: errors found) as failed;\n"
+        "then a line of counts.\n",
+    .options = options,
+    .exit_status = "exit status: 0 every input there and none failed; 1 inputs missing or failed; 2 usage\n"
+                   "error or summaries that do not fit together; 3 a report could not be written.\n",
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 typedef struct input {
     const char *path; /* the plan's */
@@ -363,42 +385,22 @@ static int merge_check(const merged *m, const char *out, const char *junit, cons
     return rc;
 }
 
-int kg_cmd_merge(int argc, char **argv) {
-    const char *out = NULL, *junit = NULL, *html = NULL;
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    int npaths = 0;
-    if (!paths) return KG_EXIT_ERRORS;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(help, stdout);
-            free(paths);
-            return KG_EXIT_OK;
-        }
-        const char **slot = !strcmp(a, "-o") || !strcmp(a, "--output") ? &out
-                            : !strcmp(a, "--junit")                   ? &junit
-                            : !strcmp(a, "--html")                    ? &html
-                                                                      : NULL;
-        if (slot) {
-            if (i + 1 >= argc) {
-                free(paths);
-                return kg_cli_usage_error("merge", "%s needs a value", a);
-            }
-            *slot = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            free(paths);
-            return kg_cli_usage_error("merge", "unknown option %s", a);
-        } else {
-            paths[npaths++] = argv[i];
-        }
-    }
+static int run(int argc, char **argv) {
+    opts o = {.paths = calloc((size_t)argc + 1, sizeof *o.paths)};
+    if (!o.paths) return KG_EXIT_ERRORS;
+    kg_cli c = {.ctx = &o, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_merge, argc, argv);
+    char **paths = o.paths;
+    int npaths = o.npaths;
+    const char *out = o.out, *junit = o.junit, *html = o.html;
+    if (rc >= 0) return free(paths), rc;
     if (!npaths || !out) {
         free(paths);
         return kg_cli_usage_error("merge", !npaths ? "which SUMMARY files?" : "-o OUT.json is required");
     }
     merged m = {0};
     if (!(m.loaded = calloc((size_t)npaths, sizeof *m.loaded))) return free(paths), KG_EXIT_ERRORS;
-    int rc = gather(&m, paths, npaths);
+    rc = gather(&m, paths, npaths);
     if (rc == KG_EXIT_OK) {
         for (int k = 1; k <= m.nshards; k++)
             if (!m.summaries[k]) printf("missing: the summary of part %d/%d\n", k, m.nshards);

@@ -20,95 +20,6 @@
 #include "io/save.h"
 #include "importers/importers.h"
 
-int kg_cmd_retarget(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
-    "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
-    "                          [--dynamics-filter]\n"
-    "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
-    "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
-    "                          [--print-shards] [options]\n"
-    "       kinegraph retarget CLIP --robot MODEL --print-map\n"
-    "       kinegraph retarget --print-tuning [--tune NAME=VALUE,...]\n"
-    "\n"
-    "Makes the humanoid MODEL (URDF or COLLADA) perform CLIP (BVH or a COLLADA skeleton clip),\n"
-    "each frame one constrained solve over the robot's joints and floating root: the source's\n"
-    "limb and trunk directions, body frames, hands and swinging feet followed; joint position\n"
-    "and velocity limits, the root's speed, planted soles fixed on the ground (turning with a\n"
-    "pivoting source foot), swinging soles above it, link pairs kept apart and the COM on a\n"
-    "preview-control balance reference as constraints (a violation is corrected as a heavily\n"
-    "weighted cost; the report says how much each kind took). Body parts are found by\n"
-    "structure (names only break ties), or given (--map); the clip's floor is tracked locally\n"
-    "and its foot contacts found from heel and toe height and speed.\n"
-    "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"
-    "robot's actuated joints in its file's order, no header: the layout of retargeted LAFAN1\n"
-    "clips; --csv-layout kinegraph for the headed layout of `convert`), .json, .bvh, .dae (robot\n"
-    "and animation), .glb/.gltf (glTF: robot and animation), .npz (RL motion file: joint and\n"
-    "body states per frame, see `convert --help`), .urdf (the robot). Mimic followers are not\n"
-    "written (their leaders are).\n"
-    "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
-    "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
-    "found, errors), 2 on a usage error, 3 when OUT cannot be written.\n"
-    "Several clips: the robot is prepared once (its collision hulls: most of a short clip's\n"
-    "time), OUT and REPORT are patterns where %s stands for each clip's file name without\n"
-    "its extension (-o out/%s.csv --report out/%s.json), --json prints an array of reports;\n"
-    "a clip that fails is reported and the others go on (the exit status is the worst).\n"
-    "Each clip's messages come out together, in the clips' order, whatever --jobs; on a\n"
-    "terminal a progress line (clips done, frames/s) is shown on stderr meanwhile.\n"
-    "Across processes (a Slurm job array: contrib/slurm/): --shard K/N retargets the K-th of N\n"
-    "disjoint parts of the clips, balanced by frames (each BVH's \"Frames:\" line) and the same\n"
-    "whatever the clips' order; --summary writes the shard's summary for `kinegraph merge`,\n"
-    "which joins them into the --json array of one process. With --summary, REPORT is each\n"
-    "clip's result: --skip-existing skips a clip only when OUT is there and REPORT is a whole\n"
-    "report of that clip (a run killed midway is redone).\n"
-    "\n"
-    "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
-    "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
-    "left_wrist and the right_ ones; a LINK may be {\"link\": NAME, \"point\": [x, y, z]} (a point\n"
-    "on it, m). --print-map writes the maps found in this form, with why each part is where it\n"
-    "is: a file to edit and pass back.\n"
-    "\n"
-    "options:\n"
-    "  --robot MODEL          the humanoid (required)\n"
-    "  -o, --output OUT       the robot's motion (required to retarget)\n"
-    "  --map MAP.json         body parts by link name, over the ones found\n"
-    "  --print-map            print the body maps of the first CLIP and of MODEL as JSON, and stop\n"
-    "  --report FILE.json     the report\n"
-    "  --csv-layout L         lafan1 (default) or kinegraph\n"
-    "  --no-balance           no preview-control COM reference (the source's COM instead) and no\n"
-    "                         COM constraint\n"
-    "  --no-avoidance         self-collisions measured in the report, not avoided\n"
-    "  --dynamics-filter      correct the motion so its multibody ZMP stays in the support polygon\n"
-    "                         (irteus's preview-control dynamics filter, through the joints that\n"
-    "                         carry no foot); the report gains dynamics_filter, before and after\n"
-    "  --srdf FILE            the robot's SRDF: the link pairs it disables (<disable_collisions>)\n"
-    "                         are neither kept apart nor counted\n"
-    "  --tune NAME=VALUE,...  set numbers of the tuning (their names, units and defaults:\n"
-    "                         --print-tuning; their meaning: the README)\n"
-    "  --print-tuning         print the tuning as JSON ({NAME: {\"value\", \"unit\"}}) and stop\n"
-    "  --iterations N         QP steps per frame at most (the tuning's iterations; default 8)\n"
-    "  --contact-height M     a heel or toe this near its floor level can be down, m on the\n"
-    "                         robot's scale (default 0.04)\n"
-    "  --contact-speed V      and slower than this, m/s (default 0.5)\n"
-    "  --zmp-margin M         the ZMP reference this far inside the support polygon, m (default 0.05;\n"
-    "                         at its centre where the polygon is narrower)\n"
-    "  --trace FILE.csv       one line per frame of what the solve saw and did (contacts, COM\n"
-    "                         reference, root, feet, pins, slack); %s as in -o for several clips\n"
-    "  --fps N                write the motion resampled to N frames/s (the retargeting runs at\n"
-    "                         the clip's rate, and the report counts its frames): coordinates\n"
-    "                         interpolated linearly, quaternions slerped, frames on the new\n"
-    "                         times kept as they are\n"
-    "  --jobs N               retarget N clips at a time (default 1; at most 256); the same bytes\n"
-    "                         out as one at a time\n"
-    "  --skip-existing        skip a clip whose OUT exists (said on stderr); with --json its\n"
-    "                         report is read back from REPORT, or left out when there is none\n"
-    "  --shard K/N            retarget only the K-th of N parts of the clips (1 <= K <= N)\n"
-    "  --summary FILE.json    the shard's summary (the plan, each clip's status and report);\n"
-    "                         needs --report\n"
-    "  --print-shards         print the plan of --shard (each clip's frames and part, each\n"
-    "                         part's frames) as JSON, and stop\n";
-
 /* --jobs at most (as check's): more threads than that only contend for the cores. */
 #define KG_RETARGET_MAX_JOBS 256
 
@@ -124,47 +35,134 @@ typedef struct opts {
     int nclips;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
+static int run(int argc, char **argv);
+
+/* A clip: all of them here, the first also the command's MODEL (its diagnostics' name). */
+static int operand(kg_cli *c, char *word) {
     opts *o = c->ctx;
-    const char *a = argv[*i];
-    if (a[0] != '-' || !a[1]) { /* a clip: all of them here, the first also the command's MODEL */
-        o->clips[o->nclips++] = argv[*i];
-        if (!c->model_path) c->model_path = a;
-        return 1;
-    }
-    int *flag = !strcmp(a, "--no-balance")       ? &o->no_balance
-                : !strcmp(a, "--no-avoidance")   ? &o->no_avoidance
-                : !strcmp(a, "--dynamics-filter") ? &o->dynamics_filter
-                : !strcmp(a, "--print-map")      ? &o->print_map
-                : !strcmp(a, "--print-tuning")   ? &o->print_tuning
-                : !strcmp(a, "--skip-existing")  ? &o->skip_existing
-                : !strcmp(a, "--print-shards")   ? &o->print_shards
-                                                 : NULL;
-    if (flag) {
-        *flag = 1;
-        if (flag == &o->print_tuning && !c->model_path) c->model_path = ""; /* it needs no clip */
-        return 1;
-    }
-    const char **slot = !strcmp(a, "--robot")                            ? &o->robot
-                        : !strcmp(a, "-o") || !strcmp(a, "--output")     ? &o->out
-                        : !strcmp(a, "--map")                            ? &o->map
-                        : !strcmp(a, "--srdf")                           ? &o->srdf
-                        : !strcmp(a, "--report")                         ? &o->report
-                        : !strcmp(a, "--trace")                          ? &o->trace
-                        : !strcmp(a, "--tune")                           ? &o->tune
-                        : !strcmp(a, "--csv-layout")                     ? &o->layout
-                        : !strcmp(a, "--iterations")                     ? &o->iters
-                        : !strcmp(a, "--contact-height")                 ? &o->height
-                        : !strcmp(a, "--contact-speed")                  ? &o->speed
-                        : !strcmp(a, "--zmp-margin")                     ? &o->zmp_margin
-                        : !strcmp(a, "--fps")                            ? &o->fps_text
-                        : !strcmp(a, "--jobs")                           ? &o->jobs_text
-                        : !strcmp(a, "--shard")                          ? &o->shard_text
-                        : !strcmp(a, "--summary")                        ? &o->summary
-                                                                         : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
+    o->clips[o->nclips++] = word;
+    if (!c->model_path) c->model_path = word;
+    return 0;
 }
+
+static const kg_cli_option options[] = {
+    {"--robot", .value = "MODEL", KG_TEXT(opts, robot), .complete = KG_COMPLETE_FILE,
+     .help = "the humanoid (required)"},
+    {"--output", "-o", "OUT", KG_TEXT(opts, out), .complete = KG_COMPLETE_FILE,
+     .help = "the robot's motion (required to retarget)"},
+    {"--map", .value = "MAP.json", KG_TEXT(opts, map), .complete = KG_COMPLETE_FILE,
+     .help = "body parts by link name, over the ones found"},
+    {"--print-map", KG_FLAG(opts, print_map, 1),
+     .help = "print the body maps of the first CLIP and of MODEL as JSON, and stop"},
+    {"--report", .value = "FILE.json", KG_TEXT(opts, report), .complete = KG_COMPLETE_FILE,
+     .help = "the report"},
+    {"--csv-layout", .value = "L", KG_TEXT(opts, layout), .complete = "lafan1 kinegraph",
+     .help = "lafan1 (default) or kinegraph"},
+    {"--no-balance", KG_FLAG(opts, no_balance, 1),
+     .help = "no preview-control COM reference (the source's COM instead) and no\n"
+             "COM constraint"},
+    {"--no-avoidance", KG_FLAG(opts, no_avoidance, 1),
+     .help = "self-collisions measured in the report, not avoided"},
+    {"--dynamics-filter", KG_FLAG(opts, dynamics_filter, 1),
+     .help = "correct the motion so its multibody ZMP stays in the support polygon\n"
+             "(irteus's preview-control dynamics filter, through the joints that\n"
+             "carry no foot); the report gains dynamics_filter, before and after"},
+    {"--srdf", .value = "FILE", KG_TEXT(opts, srdf), .complete = KG_COMPLETE_FILE,
+     .help = "the robot's SRDF: the link pairs it disables (<disable_collisions>)\n"
+             "are neither kept apart nor counted"},
+    {"--tune", .value = "NAME=VALUE,...", KG_TEXT(opts, tune),
+     .help = "set numbers of the tuning (their names, units and defaults:\n"
+             "--print-tuning; their meaning: the README)"},
+    {"--print-tuning", KG_FLAG(opts, print_tuning, 1),
+     .help = "print the tuning as JSON ({NAME: {\"value\", \"unit\"}}) and stop"},
+    {"--iterations", .value = "N", KG_TEXT(opts, iters),
+     .help = "QP steps per frame at most (the tuning's iterations; default 8)"},
+    {"--contact-height", .value = "M", KG_TEXT(opts, height),
+     .help = "a heel or toe this near its floor level can be down, m on the\n"
+             "robot's scale (default 0.04)"},
+    {"--contact-speed", .value = "V", KG_TEXT(opts, speed),
+     .help = "and slower than this, m/s (default 0.5)"},
+    {"--zmp-margin", .value = "M", KG_TEXT(opts, zmp_margin),
+     .help = "the ZMP reference this far inside the support polygon, m (default 0.05;\n"
+             "at its centre where the polygon is narrower)"},
+    {"--trace", .value = "FILE.csv", KG_TEXT(opts, trace), .complete = KG_COMPLETE_FILE,
+     .help = "one line per frame of what the solve saw and did (contacts, COM\n"
+             "reference, root, feet, pins, slack); %s as in -o for several clips"},
+    {"--fps", .value = "N", KG_TEXT(opts, fps_text),
+     .help = "write the motion resampled to N frames/s (the retargeting runs at\n"
+             "the clip's rate, and the report counts its frames): coordinates\n"
+             "interpolated linearly, quaternions slerped, frames on the new\n"
+             "times kept as they are"},
+    {"--jobs", .value = "N", KG_TEXT(opts, jobs_text),
+     .help = "retarget N clips at a time (default 1; at most 256); the same bytes\n"
+             "out as one at a time"},
+    {"--skip-existing", KG_FLAG(opts, skip_existing, 1),
+     .help = "skip a clip whose OUT exists (said on stderr); with --json its\n"
+             "report is read back from REPORT, or left out when there is none"},
+    {"--shard", .value = "K/N", KG_TEXT(opts, shard_text),
+     .help = "retarget only the K-th of N parts of the clips (1 <= K <= N)"},
+    {"--summary", .value = "FILE.json", KG_TEXT(opts, summary), .complete = KG_COMPLETE_FILE,
+     .help = "the shard's summary (the plan, each clip's status and report);\n"
+             "needs --report"},
+    {"--print-shards", KG_FLAG(opts, print_shards, 1),
+     .help = "print the plan of --shard (each clip's frames and part, each\n"
+             "part's frames) as JSON, and stop"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_retarget = {
+    .name = "retarget",
+    .summary = "a motion-capture clip onto a humanoid robot (feet planted, balanced)",
+    .usage = "kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
+             "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
+             "                          [--dynamics-filter]\n"
+             "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
+             "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
+             "                          [--print-shards] [options]\n"
+             "       kinegraph retarget CLIP --robot MODEL --print-map\n"
+             "       kinegraph retarget --print-tuning [--tune NAME=VALUE,...]\n",
+    .description =
+        "Makes the humanoid MODEL (URDF or COLLADA) perform CLIP (BVH or a COLLADA skeleton clip),\n"
+        "each frame one constrained solve over the robot's joints and floating root: the source's\n"
+        "limb and trunk directions, body frames, hands and swinging feet followed; joint position\n"
+        "and velocity limits, the root's speed, planted soles fixed on the ground (turning with a\n"
+        "pivoting source foot), swinging soles above it, link pairs kept apart and the COM on a\n"
+        "preview-control balance reference as constraints (a violation is corrected as a heavily\n"
+        "weighted cost; the report says how much each kind took). Body parts are found by\n"
+        "structure (names only break ties), or given (--map); the clip's floor is tracked locally\n"
+        "and its foot contacts found from heel and toe height and speed.\n"
+        "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"
+        "robot's actuated joints in its file's order, no header: the layout of retargeted LAFAN1\n"
+        "clips; --csv-layout kinegraph for the headed layout of `convert`), .json, .bvh, .dae (robot\n"
+        "and animation), .glb/.gltf (glTF: robot and animation), .npz (RL motion file: joint and\n"
+        "body states per frame, see `convert --help`), .urdf (the robot). Mimic followers are not\n"
+        "written (their leaders are).\n"
+        "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
+        "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
+        "found, errors), 2 on a usage error, 3 when OUT cannot be written.\n"
+        "Several clips: the robot is prepared once (its collision hulls: most of a short clip's\n"
+        "time), OUT and REPORT are patterns where %s stands for each clip's file name without\n"
+        "its extension (-o out/%s.csv --report out/%s.json), --json prints an array of reports;\n"
+        "a clip that fails is reported and the others go on (the exit status is the worst).\n"
+        "Each clip's messages come out together, in the clips' order, whatever --jobs; on a\n"
+        "terminal a progress line (clips done, frames/s) is shown on stderr meanwhile.\n"
+        "Across processes (a Slurm job array: contrib/slurm/): --shard K/N retargets the K-th of N\n"
+        "disjoint parts of the clips, balanced by frames (each BVH's \"Frames:\" line) and the same\n"
+        "whatever the clips' order; --summary writes the shard's summary for `kinegraph merge`,\n"
+        "which joins them into the --json array of one process. With --summary, REPORT is each\n"
+        "clip's result: --skip-existing skips a clip only when OUT is there and REPORT is a whole\n"
+        "report of that clip (a run killed midway is redone).\n"
+        "\n"
+        "MAP.json: {\"source\": {PART: LINK, ...}, \"robot\": {PART: LINK, ...}}, PART one of pelvis,\n"
+        "chest, head, left_hip, left_knee, left_ankle, left_foot, left_shoulder, left_elbow,\n"
+        "left_wrist and the right_ ones; a LINK may be {\"link\": NAME, \"point\": [x, y, z]} (a point\n"
+        "on it, m). --print-map writes the maps found in this form, with why each part is where it\n"
+        "is: a file to edit and pass back.\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* A number >= lo for option opt; 0, or -1 after a usage error. */
 static int number(kg_cli *c, const char *opt, const char *text, double lo, double *out) {
@@ -842,12 +840,13 @@ static int shard_select(opts *o, char **outs, char **reports, int **index, kg_sh
     return KG_EXIT_OK;
 }
 
-int kg_cmd_retarget(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
     o.clips = calloc((size_t)argc + 1, sizeof *o.clips);
     if (!o.clips) return KG_EXIT_ERRORS;
-    kg_cli c = {.command = "retarget", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 0);
+    kg_cli c = {.command = "retarget", .ctx = &o, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_retarget, argc, argv);
+    if (rc < 0 && !o.nclips && !o.print_tuning) rc = kg_cli_usage_error("retarget", "which CLIP?");
     kg_retarget_options ro;
     if (rc < 0) rc = settings(&c, &o, &ro) != 0 || run_settings(&c, &o) != 0 ? KG_EXIT_USAGE : -1;
     if (rc < 0 && o.print_tuning) rc = print_tuning(&ro.tune);

@@ -14,62 +14,92 @@
 #include "formats/fileio.h"
 #include "io/motion_file.h"
 
-int kg_cmd_view(int argc, char **argv);
-
 /* The three.js modules, bundled at build time (tools/three_bundle.sh writes
  * three_bundle.c): kg_three_missing says why when they could not be. */
 extern const char *const kg_three_version;
 extern const char *const kg_three_missing;
 extern const char kg_three_imports[];
 
-static const char help[] =
-    "usage: kinegraph view MODEL [MOTION] [REPORT.json] [-o PAGE.html] [--png STRIP.png [--png-frames N]\n"
-    "                      [--png-columns N] [--png-size W,H]] [--source CLIP] [--motion-fps N]\n"
-    "                      [--no-marks] [options]\n"
-    "\n"
-    "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
-    "as glTF) on a ground grid, and plays its motion: MODEL's own (a BVH, an animated\n"
-    "COLLADA file) or MOTION's, a trajectory CSV (what retarget writes, or convert's layout)\n"
-    "or a BVH or COLLADA animation whose coordinates have MODEL's names. A retarget report\n"
-    "(REPORT.json, from retarget --report) puts its figures beside the model. The page holds\n"
-    "three.js (bundled into kinegraph at build time from npm) and needs no network: open it\n"
-    "from disk in a browser with WebGL. Play/pause (space), the time slider, frame stepping\n"
-    "(arrow keys), 'follow' (the camera keeps the robot in view), 'skeleton' (lines between\n"
-    "link frames; on for models without geometry); drag to orbit, wheel to zoom.\n"
-    "Under the slider, bars mark frames: with a retarget report that has a timeline (retarget\n"
-    "writes one), its contact phases (each foot down) and the frames its counts count (foot slip,\n"
-    "penetration, hover, self-collision, ZMP and COM outside, joint limit and speed, root jump);\n"
-    "without, the frames where a joint is outside its position limits and where links'\n"
-    "collision geometry meets (pairs not adjacent, not declared ignored, apart at the rest\n"
-    "pose; convex hulls). A click goes to the first frame of a bar. The URL's\n"
-    "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
-    "#noui the panels (page.html#frame=30&nogrid&noui, for pictures), #skeleton draws the lines\n"
-    "between link frames, #nomesh hides the meshes, #size=WxH draws a picture of that size.\n"
-    "A build without three.js writes no page and exits with status 3, saying so.\n"
-    "--png writes a filmstrip instead of, or besides, the page: frames spread evenly over\n"
-    "the motion (the first and the last among them), drawn with cairo (no browser), the same\n"
-    "scale in every panel, each centred on the model and captioned with its frame, time and\n"
-    "marks (feet down; problems in red, the panel framed in red).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output PAGE.html the page to write\n"
-    "  --png STRIP.png        a filmstrip of the motion as one PNG\n"
-    "  --png-frames N         its panels (default 8; fewer when the motion has fewer frames)\n"
-    "  --png-columns N        panels per row (default 4)\n"
-    "  --png-size W,H         one panel's picture in pixels (default 240,300), its caption below\n"
-    "  --motion-fps N         the frame rate of a CSV MOTION (default: a headed CSV's time\n"
-    "                         column, 30 for a headerless one, LAFAN1's and retarget's)\n"
-    "  --source CLIP          the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
-    "                         beside the robot at the report's leg scale (else at the robot's\n"
-    "                         height) and played at the same times\n"
-    "  --no-marks             leave the timeline bare: no report marks, no check of joint\n"
-    "                         limits and self-collision at every frame\n"
-    "  --force                write the page even when the model has errors\n";
+typedef struct opts {
+    const char *out, *png, *png_frames, *png_columns, *png_size, *motion_fps, *source, *motion, *report;
+    int no_marks, force;
+} opts;
+
+static int run(int argc, char **argv);
 
 static int ends_with(const char *s, const char *ext) {
     size_t n = strlen(s), k = strlen(ext);
     return n > k && strcasecmp(s + n - k, ext) == 0;
 }
+
+/* MODEL, then a MOTION and a REPORT.json in either order (told by the extension) */
+static int operand(kg_cli *c, char *word) {
+    opts *o = c->ctx;
+    if (!c->model_path) c->model_path = word;
+    else if (ends_with(word, ".json") && !o->report) o->report = word;
+    else if (!ends_with(word, ".json") && !o->motion) o->motion = word;
+    else return kg_cli_usage_error("view", "give MODEL, at most one MOTION and one REPORT.json"), -1;
+    return 0;
+}
+
+static const kg_cli_option options[] = {
+    {"--output", "-o", "PAGE.html", KG_TEXT(opts, out), .complete = KG_COMPLETE_FILE, .help = "the page to write"},
+    {"--png", .value = "STRIP.png", KG_TEXT(opts, png), .complete = KG_COMPLETE_FILE,
+     .help = "a filmstrip of the motion as one PNG"},
+    {"--png-frames", .value = "N", KG_TEXT(opts, png_frames),
+     .help = "its panels (default 8; fewer when the motion has fewer frames)"},
+    {"--png-columns", .value = "N", KG_TEXT(opts, png_columns), .help = "panels per row (default 4)"},
+    {"--png-size", .value = "W,H", KG_TEXT(opts, png_size),
+     .help = "one panel's picture in pixels (default 240,300), its caption below"},
+    {"--motion-fps", .value = "N", KG_TEXT(opts, motion_fps),
+     .help = "the frame rate of a CSV MOTION (default: a headed CSV's time\n"
+             "column, 30 for a headerless one, LAFAN1's and retarget's)"},
+    {"--source", .value = "CLIP", KG_TEXT(opts, source), .complete = KG_COMPLETE_FILE,
+     .help = "the retarget's source clip (BVH, COLLADA), drawn as blue lines\n"
+             "beside the robot at the report's leg scale (else at the robot's\n"
+             "height) and played at the same times"},
+    {"--no-marks", KG_FLAG(opts, no_marks, 1),
+     .help = "leave the timeline bare: no report marks, no check of joint\n"
+             "limits and self-collision at every frame"},
+    {"--force", KG_FLAG(opts, force, 1), .help = "write the page even when the model has errors"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_view = {
+    .name = "view",
+    .summary = "a web page that shows a model and plays its motion (three.js inside, no network)",
+    .usage = "kinegraph view MODEL [MOTION] [REPORT.json] [-o PAGE.html] [--png STRIP.png [--png-frames N]\n"
+             "                      [--png-columns N] [--png-size W,H]] [--source CLIP] [--motion-fps N]\n"
+             "                      [--no-marks] [options]\n",
+    .description =
+        "Writes one self-contained HTML page that shows MODEL (its visual meshes and primitives,\n"
+        "as glTF) on a ground grid, and plays its motion: MODEL's own (a BVH, an animated\n"
+        "COLLADA file) or MOTION's, a trajectory CSV (what retarget writes, or convert's layout)\n"
+        "or a BVH or COLLADA animation whose coordinates have MODEL's names. A retarget report\n"
+        "(REPORT.json, from retarget --report) puts its figures beside the model. The page holds\n"
+        "three.js (bundled into kinegraph at build time from npm) and needs no network: open it\n"
+        "from disk in a browser with WebGL. Play/pause (space), the time slider, frame stepping\n"
+        "(arrow keys), 'follow' (the camera keeps the robot in view), 'skeleton' (lines between\n"
+        "link frames; on for models without geometry); drag to orbit, wheel to zoom.\n"
+        "Under the slider, bars mark frames: with a retarget report that has a timeline (retarget\n"
+        "writes one), its contact phases (each foot down) and the frames its counts count (foot slip,\n"
+        "penetration, hover, self-collision, ZMP and COM outside, joint limit and speed, root jump);\n"
+        "without, the frames where a joint is outside its position limits and where links'\n"
+        "collision geometry meets (pairs not adjacent, not declared ignored, apart at the rest\n"
+        "pose; convex hulls). A click goes to the first frame of a bar. The URL's\n"
+        "fragment sets the start: page.html#frame=N shows frame N paused; #nogrid hides the grid,\n"
+        "#noui the panels (page.html#frame=30&nogrid&noui, for pictures), #skeleton draws the lines\n"
+        "between link frames, #nomesh hides the meshes, #size=WxH draws a picture of that size.\n"
+        "A build without three.js writes no page and exits with status 3, saying so.\n"
+        "--png writes a filmstrip instead of, or besides, the page: frames spread evenly over\n"
+        "the motion (the first and the last among them), drawn with cairo (no browser), the same\n"
+        "scale in every panel, each centred on the model and captioned with its frame, time and\n"
+        "marks (feet down; problems in red, the panel framed in red).\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* The page to out (atomically); its size in *bytes. Returns 0, or -1 said. */
 static int write_page(kg_cli *c, const kg_model *m, const kg_view_options *v, const kg_export_options *eo,
@@ -112,6 +142,17 @@ static int write_strip(kg_cli *c, const kg_model *m, const kg_filmstrip_options 
     return 0;
 }
 
+/* Option name's text, when given, as a whole number from 1 to 1000 into *out; 0, or -1 after a usage error. */
+static int panels(kg_cli *c, const char *name, const char *text, int *out) {
+    char *end;
+    if (!text) return 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 1 || v > 1000)
+        return kg_cli_usage_error(c->command, "%s needs a whole number from 1 to 1000", name), -1;
+    *out = (int)v;
+    return 0;
+}
+
 /* "W,H" (px, each 16 to 4096) into w, h; 0, -1 when malformed. */
 static int parse_size(const char *s, int *w, int *h) {
     char *end;
@@ -121,75 +162,26 @@ static int parse_size(const char *s, int *w, int *h) {
     return 0;
 }
 
-int kg_cmd_view(int argc, char **argv) {
-    kg_cli c = {.command = "view"};
-    const char *png = NULL;
+/* --png-frames, --png-columns and --png-size into strip; 0, or -1 after a usage error. */
+static int strip_settings(kg_cli *c, const opts *o, kg_filmstrip_options *strip) {
+    if (panels(c, "--png-frames", o->png_frames, &strip->frames) || panels(c, "--png-columns", o->png_columns, &strip->columns))
+        return -1;
+    if (o->png_size && parse_size(o->png_size, &strip->width, &strip->height) != 0)
+        return kg_cli_usage_error(c->command, "--png-size needs W,H in pixels (16 to 4096)"), -1;
+    return 0;
+}
+
+static int run(int argc, char **argv) {
+    opts o = {0};
+    kg_cli c = {.command = "view", .ctx = &o, .operand = operand};
+    int rc = kg_cli_parse(&c, &kg_cmd_view, argc, argv);
+    if (rc >= 0) return rc;
     kg_filmstrip_options strip;
     kg_filmstrip_defaults(&strip);
-    const char *out = NULL, *motion_path = NULL, *report_path = NULL, *source_path = NULL;
+    const char *out = o.out, *png = o.png, *motion_path = o.motion, *report_path = o.report, *source_path = o.source;
     double motion_fps = 0;
-    int force = 0, no_marks = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help);
-            return KG_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--force") == 0) {
-            force = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--source") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("view", "--source needs a clip");
-            source_path = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--png") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("view", "--png needs a file name");
-            png = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--png-frames") == 0 || strcmp(argv[i], "--png-columns") == 0) {
-            char *end;
-            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-            if (i + 1 >= argc || end == argv[i + 1] || *end || v < 1 || v > 1000)
-                return kg_cli_usage_error("view", "%s needs a whole number from 1 to 1000", argv[i]);
-            *(argv[i][6] == 'f' ? &strip.frames : &strip.columns) = (int)v;
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--png-size") == 0) {
-            if (i + 1 >= argc || parse_size(argv[i + 1], &strip.width, &strip.height) != 0)
-                return kg_cli_usage_error("view", "--png-size needs W,H in pixels (16 to 4096)");
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--no-marks") == 0) {
-            no_marks = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (i + 1 >= argc) return kg_cli_usage_error("view", "%s needs a file name", argv[i]);
-            out = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--motion-fps") == 0) {
-            char *end;
-            double v = i + 1 < argc ? strtod(argv[i + 1], &end) : NAN;
-            if (i + 1 >= argc || end == argv[i + 1] || *end || !(v > 0) || !isfinite(v))
-                return kg_cli_usage_error("view", "--motion-fps needs a positive number");
-            motion_fps = v;
-            i++;
-            continue;
-        }
-        int r = kg_cli_common_option(&c, argc, argv, &i, 0);
-        if (r < 0) return KG_EXIT_USAGE;
-        if (r) continue;
-        if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error("view", "unknown option %s", argv[i]);
-        if (!c.model_path) c.model_path = argv[i];
-        else if (ends_with(argv[i], ".json") && !report_path) report_path = argv[i];
-        else if (!ends_with(argv[i], ".json") && !motion_path) motion_path = argv[i];
-        else return kg_cli_usage_error("view", "give MODEL, at most one MOTION and one REPORT.json");
-    }
+    if (strip_settings(&c, &o, &strip) != 0 || kg_cli_positive(&c, "--motion-fps", o.motion_fps, &motion_fps) != 0)
+        return KG_EXIT_USAGE;
     if (!c.model_path) return kg_cli_usage_error("view", "give MODEL");
     if (!out && !png) return kg_cli_usage_error("view", "give the page to write with -o PAGE.html, or --png STRIP.png");
     if (out && kg_three_missing) {
@@ -239,10 +231,9 @@ int kg_cmd_view(int argc, char **argv) {
         source_scale = json_number_value(json_object_get(j, "leg_scale")); /* the source's lengths onto the robot's */
         json_decref(j);
     }
-    int rc;
     if (!m) {
         rc = KG_EXIT_ERRORS;
-    } else if (kg_cli_status(&c) != 0 && !force) {
+    } else if (kg_cli_status(&c) != 0 && !o.force) {
         fprintf(stderr, "kinegraph view: %s has errors; nothing written (--force to write the page anyway)\n",
                 c.model_path);
         rc = KG_EXIT_ERRORS;
@@ -254,7 +245,7 @@ int kg_cmd_view(int argc, char **argv) {
                              .report_json = report,
                              .report_name = report_path,
                              .motion_name = mslash ? mslash + 1 : motion_path,
-                             .no_marks = no_marks,
+                             .no_marks = o.no_marks,
                              .source = src,
                              .source_motion = src_motion,
                              .source_name = source_path,

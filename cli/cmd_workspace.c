@@ -13,63 +13,64 @@
 #include "cli/ply.h"
 #include "cli/progress.h"
 
-int kg_cmd_workspace(int argc, char **argv);
-
-static const char help[] =
-    "usage: kinegraph workspace MODEL --tip LINK [--base LINK] [--samples N] [--voxel SIZE] [--seed K]\n"
-    "                           [--sequence random|halton] [--threads N] [--ply F] [--svg F] [--png F] [options]\n"
-    "\n"
-    "Where a point on LINK can go: the joints between --base (default: the root, at the\n"
-    "identity) and the tip are sampled uniformly within their limits (continuous joints over\n"
-    "a turn; other joints stay at rest), the point's position in the base frame is voxelised,\n"
-    "and the manipulability w (product of the Jacobian's singular values) of every sample is\n"
-    "kept per voxel. Prints the voxel count, the volume (voxels on the boundary count half;\n"
-    "the plain voxel volume too), the bounding box, w's range, and the convergence curve:\n"
-    "voxels reached within the first 1, 2, 5, 10, ... samples. If the curve still climbs at\n"
-    "the end, more samples would find more. The samples are the same whatever --threads.\n"
-    "JSON: {\"tip\", \"base\", \"samples\", \"voxel\", \"voxels\", \"volume\", \"voxel_volume\",\n"
-    "       \"bounding_box\": {\"min\", \"max\"}, \"manipulability\": {\"min\", \"max\", \"mean\"},\n"
-    "       \"convergence\": [{\"samples\", \"voxels\"}], \"sampled_joints\", \"sequence\", \"seed\", \"seconds\"}\n"
-    "\n"
-    "options:\n"
-    "  --tip LINK             the link (required)\n"
-    "  --base LINK            positions relative to this link's frame\n"
-    "  --point X,Y,Z          the point on the tip, in its frame (m; default: its origin)\n"
-    "  --samples N            joint vectors to draw (default 1000000)\n"
-    "  --voxel SIZE           voxel edge in m (default 0.02)\n"
-    "  --seed K               sequence seed (default 1)\n"
-    "  --sequence S           random (default) or halton (low-discrepancy)\n"
-    "  --threads N            split the samples over N threads (default 1)\n"
-    "  --no-manipulability    skip w (faster)\n"
-    "  --ply FILE             the voxels as a PLY point cloud: centres with count, w_min, w_mean, w_max\n"
-    "  --svg FILE             three projections (top, front, side), coloured by the best w\n"
-    "                         in each column of voxels, with extents and the colour scale\n"
-    "  --png FILE             the same projections as a PNG (titles, axes in metres, colour bar)\n";
-
 typedef struct opts {
     const char *tip, *base, *point, *samples, *voxel, *seed, *sequence, *threads, *ply, *svg, *png;
     int no_w;
 } opts;
 
-static int option(kg_cli *c, int argc, char **argv, int *i) {
-    opts *o = c->ctx;
-    const char *a = argv[*i];
-    if (!strcmp(a, "--no-manipulability")) return o->no_w = 1;
-    const char **slot = !strcmp(a, "--tip")        ? &o->tip
-                        : !strcmp(a, "--base")     ? &o->base
-                        : !strcmp(a, "--point")    ? &o->point
-                        : !strcmp(a, "--samples")  ? &o->samples
-                        : !strcmp(a, "--voxel")    ? &o->voxel
-                        : !strcmp(a, "--seed")     ? &o->seed
-                        : !strcmp(a, "--sequence") ? &o->sequence
-                        : !strcmp(a, "--threads")  ? &o->threads
-                        : !strcmp(a, "--ply")      ? &o->ply
-                        : !strcmp(a, "--svg")      ? &o->svg
-                        : !strcmp(a, "--png")      ? &o->png
-                                                   : NULL;
-    if (!slot) return 0;
-    return (*slot = kg_cli_value(c, argc, argv, i)) ? 1 : -1;
-}
+static int run(int argc, char **argv);
+
+static const kg_cli_option options[] = {
+    {"--tip", .value = "LINK", KG_TEXT(opts, tip),
+     .help = "the link (required)"},
+    {"--base", .value = "LINK", KG_TEXT(opts, base),
+     .help = "positions relative to this link's frame"},
+    {"--point", .value = "X,Y,Z", KG_TEXT(opts, point),
+     .help = "the point on the tip, in its frame (m; default: its origin)"},
+    {"--samples", .value = "N", KG_TEXT(opts, samples),
+     .help = "joint vectors to draw (default 1000000)"},
+    {"--voxel", .value = "SIZE", KG_TEXT(opts, voxel),
+     .help = "voxel edge in m (default 0.02)"},
+    {"--seed", .value = "K", KG_TEXT(opts, seed),
+     .help = "sequence seed (default 1)"},
+    {"--sequence", .value = "S", KG_TEXT(opts, sequence), .complete = "random halton",
+     .help = "random (default) or halton (low-discrepancy)"},
+    {"--threads", .value = "N", KG_TEXT(opts, threads),
+     .help = "split the samples over N threads (default 1)"},
+    {"--no-manipulability", KG_FLAG(opts, no_w, 1),
+     .help = "skip w (faster)"},
+    {"--ply", .value = "FILE", KG_TEXT(opts, ply), .complete = KG_COMPLETE_FILE,
+     .help = "the voxels as a PLY point cloud: centres with count, w_min, w_mean, w_max"},
+    {"--svg", .value = "FILE", KG_TEXT(opts, svg), .complete = KG_COMPLETE_FILE,
+     .help = "three projections (top, front, side), coloured by the best w\n"
+             "in each column of voxels, with extents and the colour scale"},
+    {"--png", .value = "FILE", KG_TEXT(opts, png), .complete = KG_COMPLETE_FILE,
+     .help = "the same projections as a PNG (titles, axes in metres, colour bar)"},
+    {0},
+};
+
+const kg_cli_command kg_cmd_workspace = {
+    .name = "workspace",
+    .summary = "reachable set of a link: voxels, volume, convergence, manipulability",
+    .usage = "kinegraph workspace MODEL --tip LINK [--base LINK] [--samples N] [--voxel SIZE] [--seed K]\n"
+             "                           [--sequence random|halton] [--threads N] [--ply F] [--svg F] [--png F] [options]\n",
+    .description =
+        "Where a point on LINK can go: the joints between --base (default: the root, at the\n"
+        "identity) and the tip are sampled uniformly within their limits (continuous joints over\n"
+        "a turn; other joints stay at rest), the point's position in the base frame is voxelised,\n"
+        "and the manipulability w (product of the Jacobian's singular values) of every sample is\n"
+        "kept per voxel. Prints the voxel count, the volume (voxels on the boundary count half;\n"
+        "the plain voxel volume too), the bounding box, w's range, and the convergence curve:\n"
+        "voxels reached within the first 1, 2, 5, 10, ... samples. If the curve still climbs at\n"
+        "the end, more samples would find more. The samples are the same whatever --threads.\n"
+        "JSON: {\"tip\", \"base\", \"samples\", \"voxel\", \"voxels\", \"volume\", \"voxel_volume\",\n"
+        "       \"bounding_box\": {\"min\", \"max\"}, \"manipulability\": {\"min\", \"max\", \"mean\"},\n"
+        "       \"convergence\": [{\"samples\", \"voxels\"}], \"sampled_joints\", \"sequence\", \"seed\", \"seconds\"}\n",
+    .options = options,
+    .common = KG_CLI_JSON | KG_CLI_MODEL | KG_CLI_POSE,
+    .operands = KG_COMPLETE_FILE,
+    .run = run,
+};
 
 /* A projection of the voxels onto two axes: the best value in each column. */
 static void project(const kg_workspace *w, int ax, int ay, int32_t *ix, int32_t *iy, float *val, long *n) {
@@ -97,10 +98,10 @@ static void project(const kg_workspace *w, int ax, int ay, int32_t *ix, int32_t 
     *n = k;
 }
 
-int kg_cmd_workspace(int argc, char **argv) {
+static int run(int argc, char **argv) {
     opts o = {0};
-    kg_cli c = {.command = "workspace", .option = option, .ctx = &o};
-    int rc = kg_cli_parse_args(&c, argc, argv, help, 1);
+    kg_cli c = {.command = "workspace", .ctx = &o};
+    int rc = kg_cli_parse(&c, &kg_cmd_workspace, argc, argv);
     if (rc >= 0) return rc;
     if (!o.tip) return kg_cli_usage_error(c.command, "which link? (--tip LINK)");
     kg_workspace_options wo = {.base = -1, .samples = 1000000, .voxel = 0.02, .seed = 1, .manipulability = !o.no_w};

@@ -13,29 +13,6 @@
 #include "io/motion_file.h"
 #include "formats/xml.h"
 
-const char kg_cli_json_option_help[] =
-    "  --json                 print JSON (SI units: m, rad, kg, kg m^2) instead of text\n";
-
-const char kg_cli_model_options_help[] =
-    "  --package-path DIR     where package://NAME/ references are looked up (DIR/NAME,\n"
-    "                         or DIR itself when named NAME); repeatable; searched before\n"
-    "                         ROS_PACKAGE_PATH and the model's ancestor folders\n"
-    "  --format FMT           read the model as FMT (urdf, collada, bvh) instead of guessing\n"
-    "  --scale S              BVH: multiply lengths by S (BVH has no unit; default 1)\n"
-    "  --verbose              print warnings and notes about the model on stderr\n"
-    "  --help                 this text\n";
-
-const char kg_cli_q_options_help[] =
-    "  --q JSON               joint values as a JSON object, e.g. '{\"knee\": 0.5}' (rad or m);\n"
-    "                         joints not named are 0; planar joints take [x, y, angle], floating\n"
-    "                         joints [x, y, z, qw, qx, qy, qz]; mimic followers are computed and\n"
-    "                         may not be named\n"
-    "  --q-file FILE          the same JSON object, read from FILE\n"
-    "  --root-pose X,Y,Z[,QW,QX,QY,QZ]  world pose of the root link (default: identity);\n"
-    "                         fk, mass and collisions also take it as --base, its first name\n"
-    "                         (jacobian, ik and workspace's --base is a link)\n"
-    "  --frame N              start from frame N (0-based) of the input's motion (BVH)\n";
-
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "kinegraph%s%s: ", command ? " " : "", command ? command : "");
@@ -44,62 +21,6 @@ int kg_cli_usage_error(const char *command, const char *fmt, ...) {
     va_end(ap);
     fprintf(stderr, "\n(see 'kinegraph %s%s--help')\n", command ? command : "", command ? " " : "");
     return KG_EXIT_USAGE;
-}
-
-int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q) {
-    const char *a = argv[*i];
-#define VALUE()                                                                          \
-    ((*i + 1 < argc) ? argv[++*i]                                                        \
-                     : (kg_cli_usage_error(c->command, "option %s needs a value", a), (char *)NULL))
-    if (strcmp(a, "--json") == 0) {
-        c->json = 1;
-        return 1;
-    }
-    if (strcmp(a, "--verbose") == 0) {
-        c->verbose = 1;
-        return 1;
-    }
-    if (strcmp(a, "--package-path") == 0) {
-        const char *v = VALUE();
-        if (!v) return -1;
-        if (c->npackage_paths == KG_MAX_PACKAGE_PATHS) {
-            kg_cli_usage_error(c->command, "too many --package-path options");
-            return -1;
-        }
-        c->package_paths[c->npackage_paths++] = v;
-        return 1;
-    }
-    if (strcmp(a, "--format") == 0) {
-        if (!(c->format = VALUE())) return -1;
-        return 1;
-    }
-    if (strcmp(a, "--scale") == 0) {
-        const char *v = VALUE();
-        if (!v) return -1;
-        if (kg_parse_doubles(v, &c->scale, 1) != 0 || !(c->scale > 0)) {
-            kg_cli_usage_error(c->command, "--scale needs a positive number, not '%s'", v);
-            return -1;
-        }
-        return 1;
-    }
-    if (want_q && strcmp(a, "--frame") == 0) {
-        if (!(c->frame = VALUE())) return -1;
-        return 1;
-    }
-    if (want_q && strcmp(a, "--q") == 0) {
-        if (!(c->q_json = VALUE())) return -1;
-        return 1;
-    }
-    if (want_q && strcmp(a, "--q-file") == 0) {
-        if (!(c->q_file = VALUE())) return -1;
-        return 1;
-    }
-    if (want_q && (strcmp(a, "--base") == 0 || strcmp(a, "--root-pose") == 0)) {
-        if (!(c->base = VALUE())) return -1;
-        return 1;
-    }
-#undef VALUE
-    return 0;
 }
 
 void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level) {
@@ -332,24 +253,6 @@ int kg_json_write_file(const json_t *j, const char *path) {
     return kg_out_commit(&f);
 }
 
-int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s%s%s", help, kg_cli_json_option_help, kg_cli_model_options_help, want_q ? kg_cli_q_options_help : "");
-            return KG_EXIT_OK;
-        }
-        int r = c->option ? c->option(c, argc, argv, &i) : 0;
-        if (r == 0) r = kg_cli_common_option(c, argc, argv, &i, want_q);
-        if (r < 0) return KG_EXIT_USAGE;
-        if (r) continue;
-        if (argv[i][0] == '-' && argv[i][1]) return kg_cli_usage_error(c->command, "unknown option %s", argv[i]);
-        if (c->model_path) return kg_cli_usage_error(c->command, "only one MODEL, please");
-        c->model_path = argv[i];
-    }
-    if (!c->model_path) return kg_cli_usage_error(c->command, "which MODEL?");
-    return -1;
-}
-
 int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d) {
     *m = kg_cli_load(c, KG_ERROR);
     *d = NULL;
@@ -361,12 +264,6 @@ int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d) {
     return 0;
 }
 
-const char *kg_cli_value(kg_cli *c, int argc, char **argv, int *i) {
-    if (*i + 1 < argc) return argv[++*i];
-    kg_cli_usage_error(c->command, "option %s needs a value", argv[*i]);
-    return NULL;
-}
-
 int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, int n) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", text);
@@ -376,6 +273,18 @@ int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, i
     if (n == 1) kg_cli_usage_error(c->command, "%s needs a finite number, not '%s'", name, text);
     else kg_cli_usage_error(c->command, "%s needs %d finite numbers separated by commas, not '%s'", name, n, text);
     return -1;
+}
+
+int kg_cli_positive(kg_cli *c, const char *name, const char *text, double *out) {
+    char *end;
+    if (!text) return 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v > 0) || !isfinite(v)) {
+        kg_cli_usage_error(c->command, "%s needs a positive number, not '%s'", name, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *name) {

@@ -12,6 +12,7 @@
 #include "core/model.h"
 #include "core/motion.h"
 #include "io/load.h"
+#include "cli/options.h"
 
 /* Exit codes (documented in the README and in `kinegraph --help`). */
 enum {
@@ -36,28 +37,20 @@ typedef struct kg_cli {
     const char *q_json, *q_file, *base, *frame;
     kg_motion *motion;  /* the input's motion, if it has one (BVH) */
     kg_diags diags;
-    /* A command's own options: returns 1 when argv[*i] was one (advancing *i past
-     * a value), 0 when not, -1 after a usage error. May be NULL. */
-    int (*option)(struct kg_cli *c, int argc, char **argv, int *i);
-    void *ctx;          /* for option() */
+    void *ctx;          /* the command's options struct, which its table's fields are in */
+    /* A word that is not an option (kg_cli_parse): 0, or -1 after a usage error.
+     * NULL: the word is the MODEL (one, required). */
+    int (*operand)(struct kg_cli *c, char *word); /* word: one of argv */
 } kg_cli;
 
-/* The value of option argv[*i] (advancing *i), or NULL after a usage error. */
-const char *kg_cli_value(kg_cli *c, int argc, char **argv, int *i);
 /* Parses "x,y,z" (n numbers separated by commas) for option `name`; 0, or -1
  * after a usage error. */
 int kg_cli_numbers(kg_cli *c, const char *name, const char *text, double *out, int n);
+/* Option name's value text, when given (not NULL), as a positive finite number
+ * into *out; 0, or -1 after a usage error. */
+int kg_cli_positive(kg_cli *c, const char *name, const char *text, double *out);
 /* A link of the model by name; -1 after a usage error naming the option. */
 int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *name);
-
-/* Handles the options every model command shares (--json, --package-path,
- * --format, --verbose, --q, --q-file, --base when want_q). Returns 1 if argv[*i]
- * was consumed (advancing *i past a value), 0 if not ours, -1 on a usage error. */
-int kg_cli_common_option(kg_cli *c, int argc, char **argv, int *i, int want_q);
-/* Options text for --help. */
-extern const char kg_cli_json_option_help[];  /* --json: print JSON */
-extern const char kg_cli_model_options_help[];
-extern const char kg_cli_q_options_help[];
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...);
 
@@ -99,9 +92,6 @@ int kg_json_write_file(const json_t *j, const char *path);
 /* Prints JSON to stdout; returns 0 or KG_EXIT_OUTPUT. Steals the reference. */
 int kg_json_print(json_t *j);
 
-/* Parses "MODEL [options]" (the q options too when want_q). Returns -1 to go on,
- * or an exit code when done (--help printed, or a usage error). */
-int kg_cli_parse_args(kg_cli *c, int argc, char **argv, const char *help, int want_q);
 /* Loads the model, applies --q/--q-file/--base and runs forward kinematics.
  * Returns 0, or an exit code (*m and *d may be set and must be freed). */
 int kg_cli_pose(kg_cli *c, kg_model **m, kg_data **d);

@@ -49,7 +49,7 @@ char *kg_xstrdup(const char *s) {
 
 static size_t header_size(void) { return (sizeof(kg_chunk) + 15) & ~(size_t)15; }
 
-kg_arena *kg_arena_new(void) { return kg_xcalloc(1, sizeof(kg_arena)); }
+kg_arena *kg_arena_new(void) { return calloc(1, sizeof(kg_arena)); }
 
 void kg_arena_free(kg_arena *a) {
     if (!a) return;
@@ -63,13 +63,13 @@ void kg_arena_free(kg_arena *a) {
 }
 
 void *kg_arena_alloc(kg_arena *a, size_t size) {
+    if (size > SIZE_MAX - 15) return NULL;
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
     kg_chunk *c = a->head;
     if (!c || c->size - c->used < size) {
         size_t cap = size > KG_ARENA_CHUNK ? size : KG_ARENA_CHUNK;
-        if (cap > SIZE_MAX - header_size()) oom();
-        c = kg_xmalloc(header_size() + cap);
+        if (cap > SIZE_MAX - header_size() || !(c = malloc(header_size() + cap))) return NULL;
         c->size = cap;
         c->used = 0;
         c->next = a->head;
@@ -82,7 +82,8 @@ void *kg_arena_alloc(kg_arena *a, size_t size) {
 }
 
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n) {
-    char *d = kg_arena_alloc(a, n + 1);
+    char *d = n < SIZE_MAX ? kg_arena_alloc(a, n + 1) : NULL;
+    if (!d) return NULL;
     memcpy(d, s, n);
     d[n] = 0;
     return d;

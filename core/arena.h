@@ -8,16 +8,20 @@
 
 typedef struct kg_arena kg_arena;
 
+/* NULL when memory is exhausted, as every allocation of the arena: the library
+ * returns an error then, it does not abort (README, "Out of memory"). */
 kg_arena *kg_arena_new(void);
 void kg_arena_free(kg_arena *a);
 
-/* Zeroed memory; aborts the process when memory is exhausted (a model that
- * cannot be allocated cannot be reported on either). */
+/* Zeroed memory, or NULL. */
 void *kg_arena_alloc(kg_arena *a, size_t size);
+/* Copies, or NULL (also for s NULL). */
 char *kg_arena_strdup(kg_arena *a, const char *s);
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
 
-/* Allocation helpers for the rest of the library: abort on exhaustion. */
+/* Allocation helpers that abort on exhaustion. What loads a model no longer
+ * uses them (it returns an error); the code that still does is listed in the
+ * README ("Out of memory") and goes over as issue 28 goes on. */
 void *kg_xmalloc(size_t size);
 void *kg_xcalloc(size_t n, size_t size);
 void *kg_xrealloc(void *p, size_t size);

@@ -1,6 +1,7 @@
 #include "core/builder.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,21 @@ typedef struct bfeature { /* an end effector or an ignored pair: links by pointe
     int pair;
 } bfeature;
 
+static void out_of_memory(struct kg_builder *b);
+
 #define VEC(T) struct { T *v; int n, cap; }
-#define VEC_PUSH(vec, x)                                                          \
+/* Appends x to builder b's vec; when memory runs out x is not kept, and b->oom
+ * is set (kg_builder_finish fails). */
+#define VEC_PUSH(b, vec, x)                                                       \
     do {                                                                          \
         if ((vec).n == (vec).cap) {                                               \
-            (vec).cap = (vec).cap ? 2 * (vec).cap : 16;                           \
-            (vec).v = kg_xrealloc((vec).v, (size_t)(vec).cap * sizeof *(vec).v);  \
+            int cap_ = (vec).cap ? 2 * (vec).cap : 16;                            \
+            void *v_ = realloc((vec).v, (size_t)cap_ * sizeof *(vec).v);          \
+            if (!v_) {                                                            \
+                out_of_memory(b);                                                     \
+                break;                                                            \
+            }                                                                     \
+            (vec).v = v_, (vec).cap = cap_;                                       \
         }                                                                         \
         (vec).v[(vec).n++] = (x);                                                 \
     } while (0)
@@ -73,14 +83,68 @@ struct kg_builder {
     VEC(bfeature *) features;
     blink *root_body;
     kg_strmap material_map;
+    /* Memory ran out: the model cannot be built; kg_builder_finish says so and
+     * returns NULL. Until then the adders hand out these spares (what is written
+     * into them is dropped), so that importers need not check every call. */
+    int oom;
+    size_t oom_at; /* the diagnostics from then on are dropped (kg_diag_out_of_memory) */
+    struct {
+        blink link;
+        bjoint joint;
+        bgeom geom;
+        bmaterial material;
+        bfeature feature;
+    } spare;
 };
 
+static void out_of_memory(kg_builder *b) {
+    if (b->oom) return;
+    b->oom = 1;
+    b->oom_at = b->diags ? b->diags->count : 0;
+}
+
+/* size zeroed bytes of the model's arena, or, when memory runs out, spare
+ * zeroed and b->oom set. */
+static void *add(kg_builder *b, size_t size, void *spare) {
+    void *p = kg_arena_alloc(b->arena, size);
+    if (p) return p;
+    out_of_memory(b);
+    return memset(spare, 0, size);
+}
+
+/* s in the model's arena (NULL for NULL), or "" and b->oom set. */
+static const char *dup(kg_builder *b, const char *s) {
+    if (!s) return NULL;
+    char *d = kg_arena_strdup(b->arena, s);
+    if (!d) out_of_memory(b);
+    return d ? d : "";
+}
+
+/* Finishing: the arena's memory or the builder's own scratch (freed by the
+ * step), NULL and b->oom set when memory runs out; the step then returns. */
+static void *keep(kg_builder *b, size_t n, size_t size) {
+    void *p = n <= SIZE_MAX / size ? kg_arena_alloc(b->arena, n * size) : NULL;
+    if (!p) out_of_memory(b);
+    return p;
+}
+
+static void *scratch(kg_builder *b, size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) out_of_memory(b);
+    return p;
+}
+
 kg_builder *kg_builder_new(const char *file, const char *format, kg_diags *diags) {
-    kg_builder *b = kg_xcalloc(1, sizeof *b);
-    b->arena = kg_arena_new();
+    kg_builder *b = calloc(1, sizeof *b);
+    if (b) b->arena = kg_arena_new();
+    if (!b || !b->arena) {
+        free(b);
+        kg_diag_add(diags, KG_ERROR, "io.memory", file, 0, NULL, "out of memory before reading the model");
+        return NULL;
+    }
     b->diags = diags;
-    b->file = kg_arena_strdup(b->arena, file);
-    b->format = kg_arena_strdup(b->arena, format);
+    b->file = dup(b, file);
+    b->format = dup(b, format);
     kg_strmap_init(&b->material_map);
     return b;
 }
@@ -99,29 +163,27 @@ void kg_builder_free(kg_builder *b) {
     free(b);
 }
 
-const char *kg_builder_strdup(kg_builder *b, const char *s) { return kg_arena_strdup(b->arena, s); }
+const char *kg_builder_strdup(kg_builder *b, const char *s) { return dup(b, s); }
 
-void kg_builder_set_name(kg_builder *b, const char *name) { b->name = kg_arena_strdup(b->arena, name); }
+void kg_builder_set_name(kg_builder *b, const char *name) { b->name = dup(b, name); }
 
-void kg_builder_forbid_loops(kg_builder *b, const char *format_name) {
-    b->forbid_loops = kg_arena_strdup(b->arena, format_name);
-}
+void kg_builder_forbid_loops(kg_builder *b, const char *format_name) { b->forbid_loops = dup(b, format_name); }
 
 kg_link *kg_builder_add_link(kg_builder *b, const char *name, int line) {
-    blink *l = kg_arena_alloc(b->arena, sizeof *l);
-    l->l.name = kg_arena_strdup(b->arena, name ? name : "");
+    blink *l = add(b, sizeof *l, &b->spare.link);
+    l->l.name = dup(b, name ? name : "");
     l->l.parent = l->l.joint = l->l.real = l->l.loop = -1;
     kg_mat3_identity(l->l.inertial.rot);
     l->l.line = line;
     l->index = b->links.n;
-    VEC_PUSH(b->links, l);
+    VEC_PUSH(b, b->links, l);
     return &l->l;
 }
 
 kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type type, const char *parent,
                                const char *child, int line) {
-    bjoint *j = kg_arena_alloc(b->arena, sizeof *j);
-    j->j.name = kg_arena_strdup(b->arena, name ? name : "");
+    bjoint *j = add(b, sizeof *j, &b->spare.joint);
+    j->j.name = dup(b, name ? name : "");
     j->j.type = type;
     kg_mat3_identity(j->j.rot);
     j->j.axis[0] = 1; /* URDF's default axis */
@@ -130,10 +192,10 @@ kg_joint *kg_builder_add_joint(kg_builder *b, const char *name, kg_joint_type ty
     j->j.effort = j->j.velocity = j->j.acceleration = NAN;
     j->j.mimic = j->j.loop = -1;
     j->j.line = line;
-    j->parent_name = kg_arena_strdup(b->arena, parent ? parent : "");
-    j->child_name = kg_arena_strdup(b->arena, child ? child : "");
+    j->parent_name = dup(b, parent ? parent : "");
+    j->child_name = dup(b, child ? child : "");
     j->parent = j->child = -1;
-    VEC_PUSH(b->joints, j);
+    VEC_PUSH(b, b->joints, j);
     return &j->j;
 }
 
@@ -144,8 +206,8 @@ void kg_builder_add_axis(kg_builder *b, kg_joint *j, kg_axis_kind kind, const do
     x.a.coord = coord;
     x.a.rest = rest;
     kg_vec3_copy(x.a.dir, dir);
-    x.a.label = kg_arena_strdup(b->arena, label ? label : "");
-    VEC_PUSH(b->axes, x);
+    x.a.label = dup(b, label ? label : "");
+    VEC_PUSH(b, b->axes, x);
 }
 
 void kg_builder_set_root_body(kg_builder *b, kg_link *link) { b->root_body = (blink *)link; }
@@ -159,7 +221,7 @@ void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader,
                           double offset, int line) {
     bjoint *j = (bjoint *)follower;
     j->has_mimic = 1;
-    j->mimic_leader = kg_arena_strdup(b->arena, leader ? leader : "");
+    j->mimic_leader = dup(b, leader ? leader : "");
     j->mimic_multiplier = multiplier;
     j->mimic_offset = offset;
     j->mimic_line = line;
@@ -167,7 +229,7 @@ void kg_builder_set_mimic(kg_builder *b, kg_joint *follower, const char *leader,
 
 kg_geom *kg_builder_add_geom(kg_builder *b, kg_link *link, kg_geom_role role, kg_geom_type type,
                              const char *material, int line) {
-    bgeom *g = kg_arena_alloc(b->arena, sizeof *g);
+    bgeom *g = add(b, sizeof *g, &b->spare.geom);
     g->link = (blink *)link;
     g->g.role = role;
     g->g.type = type;
@@ -175,8 +237,8 @@ kg_geom *kg_builder_add_geom(kg_builder *b, kg_link *link, kg_geom_role role, kg
     g->g.scale[0] = g->g.scale[1] = g->g.scale[2] = 1;
     g->g.material = -1;
     g->g.line = line;
-    g->material_name = material ? kg_arena_strdup(b->arena, material) : NULL;
-    VEC_PUSH(b->geoms, g);
+    g->material_name = material ? dup(b, material) : NULL;
+    VEC_PUSH(b, b->geoms, g);
     return &g->g;
 }
 
@@ -185,16 +247,18 @@ int kg_builder_has_material(const kg_builder *b, const char *name) {
 }
 
 kg_material *kg_builder_add_material(kg_builder *b, const char *name, int line) {
-    bmaterial *m = kg_arena_alloc(b->arena, sizeof *m);
-    m->m.name = kg_arena_strdup(b->arena, name ? name : "");
+    bmaterial *m = add(b, sizeof *m, &b->spare.material);
+    m->m.name = dup(b, name ? name : "");
     m->m.line = line;
-    if (m->m.name[0] && kg_strmap_put(&b->material_map, m->m.name, b->materials.n) >= 0) {
+    int first = m->m.name[0] ? kg_strmap_put(&b->material_map, m->m.name, b->materials.n) : -1;
+    if (b->material_map.failed) out_of_memory(b);
+    if (first >= 0) {
         kg_diag_add(b->diags, KG_ERROR, "material.duplicate", b->file, line, "material",
                     "material '%s' is defined twice", m->m.name);
         return NULL;
     }
     m->index = b->materials.n;
-    VEC_PUSH(b->materials, m);
+    VEC_PUSH(b, b->materials, m);
     return &m->m;
 }
 
@@ -205,9 +269,8 @@ void kg_builder_set_geom_material(kg_builder *b, kg_geom *g, kg_material *m) {
 }
 
 void kg_builder_add_extra(kg_builder *b, const char *kind, const char *name, const char *xml, int line) {
-    kg_extra e = {kg_arena_strdup(b->arena, kind), kg_arena_strdup(b->arena, name),
-                  kg_arena_strdup(b->arena, xml), line};
-    VEC_PUSH(b->extras, e);
+    kg_extra e = {dup(b, kind), dup(b, name), dup(b, xml), line};
+    VEC_PUSH(b, b->extras, e);
 }
 
 /* ---- finishing ----------------------------------------------------------- */
@@ -260,8 +323,10 @@ static void plane_basis(const double axis[3], double u[3], double v[3]) {
     kg_vec3_cross(v, axis, u);
 }
 
-static void precompute_kin(kg_model *m, kg_arena *A) {
-    m->kin_axis = kg_arena_alloc(A, ((size_t)m->naxis + 1) * sizeof *m->kin_axis);
+static int precompute_kin(kg_builder *b, kg_model *m) {
+    m->kin_axis = keep(b, (size_t)m->naxis + 1, sizeof *m->kin_axis);
+    m->angle_q = keep(b, (size_t)m->nq + 1, sizeof *m->angle_q);
+    if (!m->kin_axis || !m->angle_q) return -1;
     for (int x = 0; x < m->naxis; x++) {
         const kg_axis *ax = &m->axis[x];
         kg_kin_axis *k = &m->kin_axis[x];
@@ -275,7 +340,6 @@ static void precompute_kin(kg_model *m, kg_arena *A) {
         kg_mat3_mul(k->b2, sk, sk);
     }
     /* the coordinates that are angles, for the sincos pre-pass of kg_fk */
-    m->angle_q = kg_arena_alloc(A, ((size_t)m->nq + 1) * sizeof *m->angle_q);
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (J->type == KG_JOINT_REVOLUTE || J->type == KG_JOINT_CONTINUOUS) m->angle_q[m->nangle++] = J->qadr;
@@ -312,6 +376,7 @@ static void precompute_kin(kg_model *m, kg_arena *A) {
             kg_mat3_vec(k->v0, j->rot, v);
         }
     }
+    return 0;
 }
 
 /* Validates what the kinematics and mass computations rely on; fixes nothing
@@ -377,12 +442,17 @@ static void validate_link(kg_builder *b, kg_link *l) {
 
 /* Orders mimic couplings so that leaders are evaluated before their followers
  * (a follower may itself lead). Couplings on a cycle are reported and dropped,
- * which makes their joints independent. Returns the number of couplings kept. */
+ * which makes their joints independent. Returns the number of couplings kept,
+ * or -1 when memory runs out. */
 static int order_mimics(kg_builder *b, kg_model *m, int *mleader, kg_mimic *out) {
     int nj = m->njoint, n = 0, maxd = 0;
-    int *state = kg_xcalloc((size_t)nj + 1, sizeof *state); /* 0 new, 1 on path, 2 done */
-    int *depth = kg_xcalloc((size_t)nj + 1, sizeof *depth);
-    int *path = kg_xmalloc(((size_t)nj + 1) * sizeof *path);
+    int *state = scratch(b, (size_t)nj + 1, sizeof *state); /* 0 new, 1 on path, 2 done */
+    int *depth = scratch(b, (size_t)nj + 1, sizeof *depth);
+    int *path = scratch(b, (size_t)nj + 1, sizeof *path);
+    if (!state || !depth || !path) {
+        free(state), free(depth), free(path);
+        return -1;
+    }
     for (int j = 0; j < nj; j++) {
         if (mleader[j] < 0 || state[j]) continue;
         int np = 0, k = j, d;
@@ -458,7 +528,8 @@ static void resolve_names(kg_builder *b) {
     kg_strmap lmap, jmap;
     kg_strmap_init(&lmap);
     kg_strmap_init(&jmap);
-    char *skip = kg_xcalloc((size_t)nj + 1, 1);
+    char *skip = scratch(b, (size_t)nj + 1, 1);
+    if (!skip) return;
     for (int i = 0; i < nl; i++) {
         blink *l = b->links.v[i];
         if (!l->l.name[0]) {
@@ -472,7 +543,8 @@ static void resolve_names(kg_builder *b) {
             l->index = -1;
         }
     }
-    for (int i = 0; i < nj; i++) {
+    /* a name the map could not hold would read as missing below */
+    for (int i = 0; !lmap.failed && i < nj; i++) {
         bjoint *j = b->joints.v[i];
         if (!j->j.name[0]) {
             kg_diag_add(D, KG_ERROR, "joint.no_name", F, j->j.line, "joint", "a joint has no name");
@@ -504,6 +576,13 @@ static void resolve_names(kg_builder *b) {
             skip[i] = 1;
         }
     }
+    if (lmap.failed || jmap.failed) {
+        out_of_memory(b);
+        free(skip);
+        kg_strmap_free(&lmap);
+        kg_strmap_free(&jmap);
+        return;
+    }
     /* compact the lists and index the survivors */
     int n = 0;
     for (int i = 0; i < nl; i++)
@@ -517,7 +596,7 @@ static void resolve_names(kg_builder *b) {
     }
     n = 0;
     for (int i = 0; i < nj; i++)
-        if (!skip[i]) {
+        if (!skip[i] && !lmap.failed) {
             bjoint *j = b->joints.v[i];
             j->parent = kg_strmap_get(&lmap, j->parent_name);
             j->child = kg_strmap_get(&lmap, j->child_name);
@@ -528,6 +607,7 @@ static void resolve_names(kg_builder *b) {
     for (int g = 0; g < b->geoms.n; g++)
         if (b->geoms.v[g]->link->index >= 0) b->geoms.v[n++] = b->geoms.v[g];
     b->geoms.n = n;
+    if (lmap.failed) out_of_memory(b);
     free(skip);
     kg_strmap_free(&lmap);
     kg_strmap_free(&jmap);
@@ -538,7 +618,8 @@ static void resolve_names(kg_builder *b) {
  * child: a pure cycle) the parent of the first joint is used, with an error. */
 static int find_root(kg_builder *b) {
     int nl = b->links.n, nj = b->joints.n, root = -1, nroot = 0;
-    int *in = kg_xcalloc((size_t)nl, sizeof *in);
+    int *in = scratch(b, (size_t)nl, sizeof *in);
+    if (!in) return -1;
     for (int i = 0; i < nj; i++) in[b->joints.v[i]->child]++;
     for (int i = 0; i < nl; i++)
         if (in[i] == 0 && nroot++ == 0) root = i;
@@ -568,23 +649,26 @@ static int find_root(kg_builder *b) {
 /* Step 3: a breadth-first spanning tree from the root, joints in declaration
  * order; a joint into an already reached link is cut (it closes a loop). Joints
  * marked prefer_cut are used only for links nothing else reaches (a second
- * pass). Returns 0, or -1 when links cannot be reached. */
+ * pass). Returns 0, or -1 when links cannot be reached or memory runs out. */
 static int spanning_tree(kg_builder *b, int root, graph *g) {
     int nl = g->nl = b->links.n, nj = g->nj = b->joints.n;
-    g->out_start = kg_xcalloc((size_t)nl + 1, sizeof *g->out_start);
-    g->out_list = kg_xmalloc(((size_t)nj + 1) * sizeof *g->out_list);
+    g->out_start = scratch(b, (size_t)nl + 1, sizeof *g->out_start);
+    g->out_list = scratch(b, (size_t)nj + 1, sizeof *g->out_list);
+    g->tree_joint = scratch(b, (size_t)nl, sizeof *g->tree_joint);
+    g->cut = scratch(b, (size_t)nj + 1, 1);
+    int *fill = scratch(b, (size_t)nl + 1, sizeof *fill), *queue = scratch(b, (size_t)nl, sizeof *queue), qh = 0, qt = 0;
+    char *decided = scratch(b, (size_t)nj + 1, 1); /* preferred-cut joints already placed */
+    if (b->oom) { /* graph_free frees g's */
+        free(fill), free(queue), free(decided);
+        return -1;
+    }
     for (int i = 0; i < nj; i++) g->out_start[b->joints.v[i]->parent + 1]++;
     for (int i = 0; i < nl; i++) g->out_start[i + 1] += g->out_start[i];
-    int *fill = kg_xmalloc(((size_t)nl + 1) * sizeof *fill);
     memcpy(fill, g->out_start, (size_t)nl * sizeof *fill);
     for (int i = 0; i < nj; i++) g->out_list[fill[b->joints.v[i]->parent]++] = i;
     free(fill);
 
-    g->tree_joint = kg_xmalloc((size_t)nl * sizeof *g->tree_joint);
-    g->cut = kg_xcalloc((size_t)nj + 1, 1);
     for (int i = 0; i < nl; i++) g->tree_joint[i] = -2;
-    int *queue = kg_xmalloc((size_t)nl * sizeof *queue), qh = 0, qt = 0;
-    char *decided = kg_xcalloc((size_t)nj + 1, 1); /* preferred-cut joints already placed */
     g->tree_joint[root] = -1;
     queue[qt++] = root;
     for (;;) {
@@ -632,12 +716,14 @@ static int spanning_tree(kg_builder *b, int root, graph *g) {
 }
 
 /* Step 4: topological order by depth-first preorder, children in declaration
- * order; a cut joint's virtual link is a leaf under the joint's parent. */
-static void topological_order(kg_builder *b, int root, graph *g) {
+ * order; a cut joint's virtual link is a leaf under the joint's parent. 0, or -1
+ * when memory runs out. */
+static int topological_order(kg_builder *b, int root, graph *g) {
     int nl = g->nl, n = nl + g->ncut;
-    g->order = kg_xmalloc((size_t)n * sizeof *g->order);
-    g->newidx = kg_xmalloc(((size_t)nl + (size_t)g->nj) * sizeof *g->newidx);
-    int *stack = kg_xmalloc(((size_t)n + 1) * sizeof *stack), sp = 0, norder = 0;
+    g->order = scratch(b, (size_t)n, sizeof *g->order);
+    g->newidx = scratch(b, (size_t)nl + (size_t)g->nj, sizeof *g->newidx);
+    int *stack = scratch(b, (size_t)n + 1, sizeof *stack), sp = 0, norder = 0;
+    if (b->oom) return free(stack), -1;
     stack[sp++] = root;
     while (sp) {
         int u = stack[--sp];
@@ -650,6 +736,7 @@ static void topological_order(kg_builder *b, int root, graph *g) {
         }
     }
     free(stack);
+    return 0;
 }
 
 /* The builder joint behind model joint j (the tree joint of link j + 1, or the
@@ -660,10 +747,11 @@ static const bjoint *source_joint(const kg_builder *b, const graph *g, int j) {
 }
 
 /* Step 5: links and joints in topological order, the joint vector, validation
- * and derived inertias. */
+ * and derived inertias. NULL when memory runs out. */
 static kg_model *layout(kg_builder *b, const graph *g) {
     kg_arena *A = b->arena;
-    kg_model *m = kg_arena_alloc(A, sizeof *m);
+    kg_model *m = keep(b, 1, sizeof *m);
+    if (!m) return NULL;
     m->mem = A;
     m->name = b->name ? b->name : "";
     m->format = b->format;
@@ -671,10 +759,11 @@ static kg_model *layout(kg_builder *b, const graph *g) {
     m->nlink = g->nl + g->ncut;
     m->njoint = m->nlink - 1;
     m->nloop = g->ncut;
-    m->link = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->link);
-    m->joint = kg_arena_alloc(A, ((size_t)m->njoint + 1) * sizeof *m->joint);
-    m->loop = kg_arena_alloc(A, ((size_t)m->nloop + 1) * sizeof *m->loop);
-    m->kin = kg_arena_alloc(A, (size_t)m->nlink * sizeof *m->kin);
+    m->link = keep(b, (size_t)m->nlink, sizeof *m->link);
+    m->joint = keep(b, (size_t)m->njoint + 1, sizeof *m->joint);
+    m->loop = keep(b, (size_t)m->nloop + 1, sizeof *m->loop);
+    m->kin = keep(b, (size_t)m->nlink, sizeof *m->kin);
+    if (b->oom) return NULL;
     int loop = 0;
     for (int i = 0; i < m->nlink; i++) {
         int u = g->order[i];
@@ -687,7 +776,7 @@ static kg_model *layout(kg_builder *b, const graph *g) {
             char name[512];
             snprintf(name, sizeof name, "%s@%s", b->links.v[cj->child]->l.name, cj->j.name);
             memset(L, 0, sizeof *L);
-            L->name = kg_arena_strdup(A, name);
+            L->name = dup(b, name);
             kg_mat3_identity(L->inertial.rot);
             L->real = g->newidx[cj->child];
             L->loop = loop++;
@@ -716,21 +805,24 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         char name[600];
         for (int k = 2; kg_strmap_put(&names, m->link[i].name, i) >= 0; k++) {
             snprintf(name, sizeof name, "%s#%d", base, k);
-            m->link[i].name = kg_arena_strdup(A, name);
+            m->link[i].name = dup(b, name);
         }
     }
+    if (names.failed) out_of_memory(b);
     kg_strmap_free(&names);
+    if (b->oom) return NULL;
 
     /* compound joints' axes, grouped by joint in model order (counting sort; axes
      * of left-out joints are dropped with them) */
     for (int k = 0; k < b->joints.n; k++) b->joints.v[k]->model_index = -1;
     for (int j = 0; j < m->njoint; j++) ((bjoint *)source_joint(b, g, j))->model_index = j;
-    int *start = kg_xcalloc((size_t)m->njoint + 2, sizeof *start);
+    int *start = scratch(b, (size_t)m->njoint + 2, sizeof *start);
+    if (!start) return NULL;
     for (int x = 0; x < b->axes.n; x++)
         if (b->axes.v[x].joint->model_index >= 0) start[b->axes.v[x].joint->model_index + 1]++;
     for (int j = 0; j < m->njoint; j++) start[j + 1] += start[j];
     m->naxis = start[m->njoint];
-    m->axis = kg_arena_alloc(A, ((size_t)m->naxis + 1) * sizeof *m->axis);
+    if (!(m->axis = keep(b, (size_t)m->naxis + 1, sizeof *m->axis))) return free(start), NULL;
     for (int j = 0; j < m->njoint; j++) {
         m->joint[j].axis_first = start[j];
         m->joint[j].naxis = 0;
@@ -778,9 +870,10 @@ static kg_model *layout(kg_builder *b, const graph *g) {
 }
 
 /* Step 6: each loop is the two tree paths from the cut joint's ends to their
- * common ancestor, joined by the cut joint. */
-static void build_loops(kg_builder *b, kg_model *m) {
-    int *depth = kg_xcalloc((size_t)m->nlink, sizeof *depth);
+ * common ancestor, joined by the cut joint. 0, or -1 when memory runs out. */
+static int build_loops(kg_builder *b, kg_model *m) {
+    int *depth = scratch(b, (size_t)m->nlink, sizeof *depth);
+    if (!depth) return -1;
     for (int i = 1; i < m->nlink; i++) depth[i] = depth[m->link[i].parent] + 1;
     for (int v = 0; v < m->nlink; v++) {
         if (m->link[v].loop < 0) continue;
@@ -797,8 +890,8 @@ static void build_loops(kg_builder *b, kg_model *m) {
         }
         int down = depth[lp->real_link] - depth[a], up = depth[m->link[v].parent] - depth[a];
         int n = 1 + down + up;
-        int *links = kg_arena_alloc(b->arena, (size_t)n * sizeof *links);
-        int *joints = kg_arena_alloc(b->arena, (size_t)n * sizeof *joints);
+        int *links = keep(b, (size_t)n, sizeof *links), *joints = keep(b, (size_t)n, sizeof *joints);
+        if (!links || !joints) return free(depth), -1;
         links[0] = a;
         for (int i = down, x = lp->real_link; i >= 1; i--, x = m->link[x].parent) {
             links[i] = x;
@@ -828,15 +921,24 @@ static void build_loops(kg_builder *b, kg_model *m) {
                         "closed loop through links %s, cut at joint '%s'", list, cj->name);
     }
     free(depth);
+    return 0;
 }
 
-/* Step 7: mimic couplings by leader name, checked and ordered. */
-static void resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
+/* Step 7: mimic couplings by leader name, checked and ordered. 0, or -1 when
+ * memory runs out. */
+static int resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
     kg_diags *D = b->diags;
     kg_strmap jmap;
     kg_strmap_init(&jmap);
     for (int j = 0; j < m->njoint; j++) kg_strmap_put(&jmap, m->joint[j].name, j);
-    int *leader = kg_xmalloc(((size_t)m->njoint + 1) * sizeof *leader);
+    int *leader = scratch(b, (size_t)m->njoint + 1, sizeof *leader);
+    m->mimic = keep(b, (size_t)m->njoint + 1, sizeof *m->mimic);
+    if (!leader || !m->mimic || jmap.failed) {
+        out_of_memory(b);
+        free(leader);
+        kg_strmap_free(&jmap);
+        return -1;
+    }
     for (int j = 0; j < m->njoint; j++) {
         leader[j] = -1;
         const bjoint *bj = source_joint(b, g, j);
@@ -867,7 +969,6 @@ static void resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
         else
             leader[j] = lead;
     }
-    m->mimic = kg_arena_alloc(b->arena, ((size_t)m->njoint + 1) * sizeof *m->mimic);
     m->nmimic = order_mimics(b, m, leader, m->mimic);
     for (int k = 0; k < m->nmimic; k++) {
         kg_mimic *mm = &m->mimic[k];
@@ -883,18 +984,21 @@ static void resolve_mimics(kg_builder *b, kg_model *m, const graph *g) {
     }
     free(leader);
     kg_strmap_free(&jmap);
+    return m->nmimic < 0 ? -1 : 0;
 }
 
 /* Step 8: materials, geoms grouped by link (declaration order within a link),
- * extras. */
-static void place_geometry(kg_builder *b, kg_model *m, const graph *g) {
-    kg_arena *A = b->arena;
+ * extras. 0, or -1 when memory runs out. */
+static int place_geometry(kg_builder *b, kg_model *m, const graph *g) {
     m->nmaterial = b->materials.n;
-    m->material = kg_arena_alloc(A, ((size_t)m->nmaterial + 1) * sizeof *m->material);
-    for (int i = 0; i < m->nmaterial; i++) m->material[i] = b->materials.v[i]->m;
     m->ngeom = b->geoms.n;
-    m->geom = kg_arena_alloc(A, ((size_t)m->ngeom + 1) * sizeof *m->geom);
-    int *count = kg_xcalloc((size_t)m->nlink + 1, sizeof *count);
+    m->nextra = b->extras.n;
+    m->material = keep(b, (size_t)m->nmaterial + 1, sizeof *m->material);
+    m->geom = keep(b, (size_t)m->ngeom + 1, sizeof *m->geom);
+    m->extra = keep(b, (size_t)m->nextra + 1, sizeof *m->extra);
+    int *count = scratch(b, (size_t)m->nlink + 1, sizeof *count);
+    if (b->oom) return free(count), -1;
+    for (int i = 0; i < m->nmaterial; i++) m->material[i] = b->materials.v[i]->m;
     for (int k = 0; k < m->ngeom; k++) count[g->newidx[b->geoms.v[k]->link->index] + 1]++;
     for (int i = 0; i < m->nlink; i++) count[i + 1] += count[i];
     for (int i = 0; i < m->nlink; i++) m->link[i].geom_first = count[i];
@@ -914,37 +1018,37 @@ static void place_geometry(kg_builder *b, kg_model *m, const graph *g) {
                             bg->material_name);
         }
     }
-    m->nextra = b->extras.n;
-    m->extra = kg_arena_alloc(A, ((size_t)m->nextra + 1) * sizeof *m->extra);
     if (m->nextra) memcpy(m->extra, b->extras.v, (size_t)m->nextra * sizeof *m->extra);
+    return 0;
 }
 
 kg_end_effector *kg_builder_add_end_effector(kg_builder *b, const char *name, kg_link *base, kg_link *tip, int line) {
-    bfeature *f = kg_arena_alloc(b->arena, sizeof *f);
-    f->e.name = kg_arena_strdup(b->arena, name ? name : "");
+    bfeature *f = add(b, sizeof *f, &b->spare.feature);
+    f->e.name = dup(b, name ? name : "");
     f->base = (blink *)base;
     f->tip = (blink *)tip;
     kg_mat3_identity(f->e.rot);
     f->e.line = line;
-    VEC_PUSH(b->features, f);
+    VEC_PUSH(b, b->features, f);
     return &f->e;
 }
 
 void kg_builder_ignore_collision(kg_builder *b, kg_link *a, kg_link *c, int from_extra, int line) {
-    bfeature *f = kg_arena_alloc(b->arena, sizeof *f);
+    bfeature *f = add(b, sizeof *f, &b->spare.feature);
     f->pair = 1;
     f->base = (blink *)a;
     f->tip = (blink *)c;
     f->e.from_extra = from_extra;
     f->e.line = line;
-    VEC_PUSH(b->features, f);
+    VEC_PUSH(b, b->features, f);
 }
 
-/* Step 9: end effectors and ignored collision pairs, by the links' new indices. */
-static void place_features(kg_builder *b, kg_model *m, const graph *g) {
-    kg_arena *A = b->arena;
-    m->end_effector = kg_arena_alloc(A, ((size_t)b->features.n + 1) * sizeof *m->end_effector);
-    m->collision_ignore = kg_arena_alloc(A, ((size_t)b->features.n + 1) * sizeof *m->collision_ignore);
+/* Step 9: end effectors and ignored collision pairs, by the links' new indices.
+ * 0, or -1 when memory runs out. */
+static int place_features(kg_builder *b, kg_model *m, const graph *g) {
+    m->end_effector = keep(b, (size_t)b->features.n + 1, sizeof *m->end_effector);
+    m->collision_ignore = keep(b, (size_t)b->features.n + 1, sizeof *m->collision_ignore);
+    if (b->oom) return -1;
     for (int k = 0; k < b->features.n; k++) {
         const bfeature *f = b->features.v[k];
         int base = f->base && f->base->index >= 0 ? g->newidx[f->base->index] : -1;
@@ -970,34 +1074,43 @@ static void place_features(kg_builder *b, kg_model *m, const graph *g) {
             e->tip = tip;
         }
     }
+    return 0;
 }
 
-kg_model *kg_builder_finish(kg_builder *b) {
-    kg_model *m = NULL;
-    graph g = {0};
+/* Steps 1 to 9, and the model's default pose and kinematic tables; NULL when
+ * the links do not make one tree (errors say why) or memory runs out (b->oom). */
+static kg_model *build(kg_builder *b, graph *g) {
     resolve_names(b);
+    if (b->oom) return NULL;
     int root = b->links.n ? find_root(b) : -1;
     if (b->links.n == 0)
         kg_diag_add(b->diags, KG_ERROR, "model.no_links", b->file, 0, NULL, "the model has no usable links");
-    if (root >= 0 && spanning_tree(b, root, &g) == 0) {
-        topological_order(b, root, &g);
-        m = layout(b, &g);
-        build_loops(b, m);
-        resolve_mimics(b, m, &g);
-        place_geometry(b, m, &g);
-        place_features(b, m, &g);
-        m->root_body = b->root_body && b->root_body->index >= 0 ? g.newidx[b->root_body->index] : 0;
-        m->q_default = kg_arena_alloc(b->arena, ((size_t)m->nq + 1) * sizeof *m->q_default);
-        for (int j = 0; j < m->njoint; j++)
-            if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
-        for (int j = 0; j < m->njoint; j++)
-            for (int a = 0; a < m->joint[j].naxis; a++) {
-                const kg_axis *ax = &m->axis[m->joint[j].axis_first + a];
-                m->q_default[m->joint[j].qadr + ax->coord] = ax->rest;
-            }
-        precompute_kin(m, b->arena);
-        b->arena = NULL; /* the arena now belongs to the model */
+    kg_model *m;
+    if (root < 0 || spanning_tree(b, root, g) != 0 || topological_order(b, root, g) != 0 || !(m = layout(b, g)) ||
+        build_loops(b, m) != 0 || resolve_mimics(b, m, g) != 0 || place_geometry(b, m, g) != 0 ||
+        place_features(b, m, g) != 0)
+        return NULL;
+    m->root_body = b->root_body && b->root_body->index >= 0 ? g->newidx[b->root_body->index] : 0;
+    if (!(m->q_default = keep(b, (size_t)m->nq + 1, sizeof *m->q_default))) return NULL;
+    for (int j = 0; j < m->njoint; j++)
+        if (m->joint[j].type == KG_JOINT_FLOATING) m->q_default[m->joint[j].qadr + 3] = 1;
+    for (int j = 0; j < m->njoint; j++)
+        for (int a = 0; a < m->joint[j].naxis; a++) {
+            const kg_axis *ax = &m->axis[m->joint[j].axis_first + a];
+            m->q_default[m->joint[j].qadr + ax->coord] = ax->rest;
+        }
+    return precompute_kin(b, m) == 0 ? m : NULL;
+}
+
+kg_model *kg_builder_finish(kg_builder *b) {
+    if (!b) return NULL; /* kg_builder_new ran out of memory, and said so */
+    graph g = {0};
+    kg_model *m = b->oom ? NULL : build(b, &g);
+    if (b->oom) {
+        m = NULL; /* it lives in the arena, freed with the builder */
+        kg_diag_out_of_memory(b->diags, b->oom_at, b->file, "while building the model");
     }
+    if (m) b->arena = NULL; /* the arena now belongs to the model */
     graph_free(&g);
     kg_builder_free(b);
     return m;

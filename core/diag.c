@@ -5,10 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-
 /* A hostile file can produce one diagnostic per line; keep memory bounded. */
 #define KG_DIAG_DEFAULT_LIMIT 10000
+
+/* A copy of s, or NULL when memory is exhausted. */
+static char *copy(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
 
 void kg_diags_init(kg_diags *d) { memset(d, 0, sizeof *d); }
 
@@ -36,21 +41,42 @@ void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *fil
         free(last->element);
     }
     if (d->count == d->cap) {
-        d->cap = d->cap ? 2 * d->cap : 16;
-        d->items = kg_xrealloc(d->items, d->cap * sizeof *d->items);
+        size_t cap = d->cap ? 2 * d->cap : 16;
+        kg_diag *items = realloc(d->items, cap * sizeof *items);
+        if (!items) { /* out of memory: counted, as past the limit */
+            d->dropped++;
+            return;
+        }
+        d->items = items, d->cap = cap;
     }
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    char *message = copy(buf);
+    if (!message) {
+        d->dropped++;
+        return;
+    }
     kg_diag *g = &d->items[d->count++];
     g->severity = sev;
     g->code = code;
-    g->message = kg_xstrdup(buf);
-    g->file = file ? kg_xstrdup(file) : NULL;
+    g->message = message;
+    g->file = file ? copy(file) : NULL; /* out of memory: without its file, rather than not at all */
     g->line = line;
-    g->element = element ? kg_xstrdup(element) : NULL;
+    g->element = element ? copy(element) : NULL;
+}
+
+void kg_diag_out_of_memory(kg_diags *d, size_t since, const char *file, const char *doing) {
+    if (!d) return;
+    while (d->count > since) {
+        kg_diag *g = &d->items[--d->count];
+        free(g->message);
+        free(g->file);
+        free(g->element);
+    }
+    kg_diag_add(d, KG_ERROR, "io.memory", file, 0, NULL, "out of memory %s", doing);
 }
 
 size_t kg_diags_count(const kg_diags *d, kg_severity sev) {

@@ -4,4 +4,11 @@
 
 #include "kinegraph/model.h"
 
+/* Out of memory while reading (the library's policy: an error, not an abort;
+ * README "Out of memory"): the diagnostics from index `since` on came after
+ * the allocation that failed, and may be false (a name that could not be
+ * copied reads as missing); they are dropped, and one error io.memory takes
+ * their place, naming what was being done. */
+void kg_diag_out_of_memory(kg_diags *d, size_t since, const char *file, const char *doing);
+
 #endif

@@ -32,6 +32,7 @@ static const hint hints[] = {
     {"geometry.scale_negative", "use a positive scale and a mirrored mesh file, or flip the triangles"},
     {"geometry.scale_zero", "give every mesh scale component a non-zero value (1 1 1 keeps the file's size)"},
     {"geometry.size_invalid", "give the shape positive dimensions (metres)"},
+    {"io.memory", "the machine ran out of memory: free some, or check the file's sizes (frames, meshes) are what you meant"},
     {"joint.axis_not_unit", "write the axis as a unit vector; it was normalised"},
     {"joint.axis_zero", "give the joint a non-zero axis (e.g. xyz=\"0 0 1\")"},
     {"joint.duplicate", "rename one of the joints: names must be unique"},

@@ -6,14 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+
+/* Bytes of n frames of nq coordinates, or 0 when that overflows size_t. */
+static size_t frames_bytes(size_t n, int nq) {
+    size_t row = (size_t)(nq > 7 ? nq : 7) * sizeof(double); /* base rows are 7 wide */
+    return n <= SIZE_MAX / row ? n * (size_t)(nq ? nq : 1) * sizeof(double) : 0;
+}
 
 kg_motion *kg_motion_new(int nq, double frame_time, size_t reserve_frames) {
-    kg_motion *mo = kg_xcalloc(1, sizeof *mo);
+    kg_motion *mo = calloc(1, sizeof *mo);
+    if (!mo) return NULL;
     mo->nq = nq;
     mo->frame_time = frame_time;
     mo->cap = reserve_frames ? reserve_frames : 64;
-    mo->q = kg_xmalloc(mo->cap * (size_t)(nq ? nq : 1) * sizeof(double));
+    size_t bytes = frames_bytes(mo->cap, nq);
+    if (!bytes || !(mo->q = malloc(bytes))) {
+        free(mo);
+        return NULL;
+    }
     return mo;
 }
 
@@ -26,9 +36,15 @@ void kg_motion_free(kg_motion *mo) {
 
 double *kg_motion_append(kg_motion *mo, const double *q) {
     if ((size_t)mo->nframes == mo->cap) {
-        mo->cap += mo->cap / 4 + 16;
-        mo->q = kg_xrealloc(mo->q, mo->cap * (size_t)(mo->nq ? mo->nq : 1) * sizeof(double));
-        if (mo->base) mo->base = kg_xrealloc(mo->base, mo->cap * 7 * sizeof(double));
+        size_t cap = mo->cap + mo->cap / 4 + 16, bytes = frames_bytes(cap, mo->nq);
+        double *grown = bytes ? realloc(mo->q, bytes) : NULL;
+        if (!grown) return NULL;
+        mo->q = grown; /* holds cap frames now, whatever happens to base */
+        if (mo->base) {
+            if (!(grown = realloc(mo->base, cap * 7 * sizeof(double)))) return NULL;
+            mo->base = grown;
+        }
+        mo->cap = cap;
     }
     double *f = mo->q + (size_t)mo->nframes * mo->nq;
     if (q) memcpy(f, q, (size_t)mo->nq * sizeof(double));
@@ -39,9 +55,12 @@ double *kg_motion_append(kg_motion *mo, const double *q) {
 void kg_motion_shrink(kg_motion *mo) {
     size_t n = mo->nframes ? (size_t)mo->nframes : 1;
     if (n == mo->cap) return;
-    mo->q = kg_xrealloc(mo->q, n * (size_t)(mo->nq ? mo->nq : 1) * sizeof(double));
-    if (mo->base) mo->base = kg_xrealloc(mo->base, n * 7 * sizeof(double));
+    /* a failed shrink keeps the larger blocks, which is harmless */
+    double *q = realloc(mo->q, frames_bytes(n, mo->nq));
+    if (!q) return;
+    mo->q = q;
     mo->cap = n;
+    if (mo->base && (q = realloc(mo->base, n * 7 * sizeof(double)))) mo->base = q;
 }
 
 void kg_motion_pose(const kg_motion *mo, int f, kg_data *d) {

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 
 static uint64_t hash(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -23,10 +22,16 @@ void kg_strmap_free(kg_strmap *m) {
     memset(m, 0, sizeof *m);
 }
 
-static void grow(kg_strmap *m) {
+/* 0, or -1 when memory is exhausted (the map as it was) */
+static int grow(kg_strmap *m) {
     size_t ncap = m->cap ? 2 * m->cap : 64;
-    const char **keys = kg_xcalloc(ncap, sizeof *keys);
-    int *values = kg_xcalloc(ncap, sizeof *values);
+    const char **keys = calloc(ncap, sizeof *keys);
+    int *values = calloc(ncap, sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return -1;
+    }
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->keys[i]) continue;
         size_t h = hash(m->keys[i]) & (ncap - 1);
@@ -39,10 +44,14 @@ static void grow(kg_strmap *m) {
     m->keys = keys;
     m->values = values;
     m->cap = ncap;
+    return 0;
 }
 
 int kg_strmap_put(kg_strmap *m, const char *key, int value) {
-    if (2 * (m->count + 1) > m->cap) grow(m);
+    if (2 * (m->count + 1) > m->cap && grow(m) != 0) {
+        m->failed = 1;
+        return -1;
+    }
     size_t h = hash(key) & (m->cap - 1);
     while (m->keys[h]) {
         if (strcmp(m->keys[h], key) == 0) return m->values[h];

@@ -9,12 +9,15 @@ typedef struct kg_strmap {
     const char **keys;
     int *values;
     size_t cap, count;
+    int failed; /* memory ran out: a key was not stored (the map's user gives up) */
 } kg_strmap;
 
 void kg_strmap_init(kg_strmap *m);
 void kg_strmap_free(kg_strmap *m);
 /* Returns the existing value if the key is present (and leaves it), else inserts
- * and returns -1. */
+ * and returns -1. When memory runs out the key is not inserted: -1 still, and
+ * m->failed is set, once and for all, for the caller to check when it is done
+ * putting (one check instead of one per call). */
 int kg_strmap_put(kg_strmap *m, const char *key, int value);
 /* -1 when absent */
 int kg_strmap_get(const kg_strmap *m, const char *key);

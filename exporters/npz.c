@@ -191,8 +191,11 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
     if (!mo || mo->nframes == 0) {
         kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
                       "the input has no motion: one frame at the rest pose is written");
-        owned = kg_motion_new(m->nq, 1.0 / 30, 1);
-        kg_motion_append(owned, m->q_default);
+        if (!(owned = kg_motion_new(m->nq, 1.0 / 30, 1))) {
+            kg_diag_add(d, KG_ERROR, "io.memory", o ? o->path : NULL, 0, NULL, "out of memory");
+            return -1;
+        }
+        kg_motion_append(owned, m->q_default); /* its frame is reserved */
         mo = owned;
     }
     kg_ledger_model_only(m, l, "an RL motion file");

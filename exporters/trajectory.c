@@ -46,14 +46,15 @@ static void row(const kg_model *m, const kg_motion *mo, kg_data *d, int f, doubl
     memcpy(out + 8, d->q, (size_t)m->nq * sizeof(double));
 }
 
-/* The motion to write: the given one, or one frame at the rest pose (*owned, to free). */
+/* The motion to write: the given one, or one frame at the rest pose (*owned, to
+ * free); NULL when memory runs out. */
 static const kg_motion *motion_or_rest(const kg_model *m, const kg_motion *mo, kg_motion **owned, kg_ledger *l) {
     *owned = NULL;
     if (mo) return mo;
     kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
                   "the input has no motion: one frame at the rest pose is written");
     *owned = kg_motion_new(m->nq, 1.0 / 30, 1);
-    kg_motion_append(*owned, m->q_default);
+    if (*owned) kg_motion_append(*owned, m->q_default); /* its frame is reserved */
     return *owned;
 }
 
@@ -76,7 +77,7 @@ void kg_csv_field(FILE *f, const char *s) {
 static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                      int lafan1) {
     kg_motion *owned;
-    mo = motion_or_rest(m, mo, &owned, l);
+    if (!(mo = motion_or_rest(m, mo, &owned, l))) return -1; /* out of memory */
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
     char name[1100], num[32];
@@ -147,7 +148,7 @@ static void json_string(FILE *f, const char *s) {
 int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
     kg_motion *owned;
-    mo = motion_or_rest(m, mo, &owned, l);
+    if (!(mo = motion_or_rest(m, mo, &owned, l))) return -1; /* out of memory */
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
     char name[1100], num[32];

@@ -35,9 +35,9 @@ char *kg_read_file(const char *path, size_t *len, kg_diags *d) {
         return NULL;
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = kg_xmalloc(cap);
+    char *buf = malloc(cap);
     for (;;) {
-        if (n + 1 >= cap) {
+        if (buf && n + 1 >= cap) {
             if (cap > KG_MAX_INPUT_SIZE) {
                 kg_diag_add(d, KG_ERROR, "io.too_large", path, 0, NULL, "'%s' is larger than %zu bytes",
                             path, KG_MAX_INPUT_SIZE);
@@ -45,8 +45,14 @@ char *kg_read_file(const char *path, size_t *len, kg_diags *d) {
                 fclose(f);
                 return NULL;
             }
-            cap *= 2;
-            buf = kg_xrealloc(buf, cap);
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) free(buf);
+            buf = grown;
+        }
+        if (!buf) {
+            kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading '%s'", path);
+            fclose(f);
+            return NULL;
         }
         size_t r = fread(buf + n, 1, cap - 1 - n, f);
         n += r;
@@ -66,17 +72,22 @@ char *kg_read_file(const char *path, size_t *len, kg_diags *d) {
 
 char *kg_read_stdin(size_t *len, kg_diags *d) {
     size_t cap = 1 << 16, n = 0;
-    char *buf = kg_xmalloc(cap);
+    char *buf = malloc(cap);
     for (;;) {
-        if (n + 1 >= cap) {
+        if (buf && n + 1 >= cap) {
             if (cap > KG_MAX_INPUT_SIZE) {
                 kg_diag_add(d, KG_ERROR, "io.too_large", KG_STDIN_NAME, 0, NULL,
                             "standard input is larger than %zu bytes", KG_MAX_INPUT_SIZE);
                 free(buf);
                 return NULL;
             }
-            cap *= 2;
-            buf = kg_xrealloc(buf, cap);
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) free(buf);
+            buf = grown;
+        }
+        if (!buf) {
+            kg_diag_add(d, KG_ERROR, "io.memory", KG_STDIN_NAME, 0, NULL, "out of memory reading standard input");
+            return NULL;
         }
         size_t r = fread(buf + n, 1, cap - 1 - n, stdin);
         n += r;

@@ -157,6 +157,7 @@ int kg_dae_geometry(const char *path, const char *id, kg_dae_mesh *out) {
             primitives(mesh, out);
             rc = out->ntri > 0 ? 0 : -1;
         }
+        if (x.oom) rc = -1;
         kg_xml_close(&x);
     }
     free(buf);

@@ -1,8 +1,8 @@
 #include "formats/utf8.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "core/arena.h"
 
 /* Length of the UTF-8 sequence at s (at most n bytes), 0 when malformed. */
 static size_t sequence(const unsigned char *s, size_t n) {
@@ -32,7 +32,8 @@ int kg_utf8_valid(const char *s, size_t n) {
 char *kg_utf8_clean(const char *s, size_t n, int *changed) {
     const unsigned char *p = (const unsigned char *)s;
     int utf8 = kg_utf8_valid(s, n);
-    char *out = kg_xmalloc(2 * n + 1), *o = out; /* Latin-1 takes at most two bytes a character */
+    char *out = n < SIZE_MAX / 2 ? malloc(2 * n + 1) : NULL, *o = out; /* Latin-1: two bytes a character at most */
+    if (!out) return NULL;
     for (size_t i = 0; i < n;) {
         unsigned char c = p[i];
         if (c >= 0x80 && utf8) {

@@ -13,7 +13,7 @@ int kg_utf8_valid(const char *s, size_t n);
  * control characters: when s is not UTF-8 it is read as Latin-1 (what older
  * motion-capture tools write) and transcoded; control characters and U+FFFE,
  * U+FFFF (not XML characters) become '_'.
- * *changed is set to 1 when the copy differs from s. */
+ * *changed is set to 1 when the copy differs from s. NULL when memory is exhausted. */
 char *kg_utf8_clean(const char *s, size_t n, int *changed);
 
 #endif

@@ -339,7 +339,11 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
         kg_diag_add(d, KG_ERROR, "io.too_large", file, 0, NULL, "file too large for the XML parser");
         return -1;
     }
-    char *copy = kg_xmalloc(len + 1);
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        kg_diag_add(d, KG_ERROR, "io.memory", file, 0, NULL, "out of memory before parsing");
+        return -1;
+    }
     memcpy(copy, buf, len);
     copy[len] = 0;
     fix_declaration(copy, len, file, d);
@@ -384,6 +388,20 @@ void kg_xml_close(kg_xml *x) {
     memset(x, 0, sizeof *x);
 }
 
+/* A copy of s, NULL when memory is exhausted (malloc, not strdup: the tests
+ * make the library's own allocations fail, tests/test_oom.c). */
+static char *copy_text(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
+
+/* Marks x out of memory (once: the diagnostics from then on are dropped); NULL. */
+static char *out_of_memory(kg_xml *x) {
+    if (!x->oom) x->oom = 1, x->oom_at = x->diags ? x->diags->count : 0;
+    return NULL;
+}
+
 xmlNodePtr kg_xml_first(xmlNodePtr n) {
     for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
         if (c->type == XML_ELEMENT_NODE) return c;
@@ -415,12 +433,15 @@ const char *kg_xml_attr(kg_xml *x, xmlNodePtr n, const char *name) {
         return (const char *)a->children->content;
     /* values made of several nodes (entity references): build and keep a copy */
     xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
-    char *s = kg_xstrdup(v ? (const char *)v : "");
+    char *s = copy_text(v ? (const char *)v : "");
     xmlFree(v);
-    if (x->nowned == x->capowned) {
-        x->capowned = x->capowned ? 2 * x->capowned : 8;
-        x->owned = kg_xrealloc(x->owned, (size_t)x->capowned * sizeof *x->owned);
+    if (s && x->nowned == x->capowned) {
+        int cap = x->capowned ? 2 * x->capowned : 8;
+        char **owned = realloc(x->owned, (size_t)cap * sizeof *owned);
+        if (owned) x->owned = owned, x->capowned = cap;
+        else free(s), s = NULL;
     }
+    if (!s) return out_of_memory(x);
     x->owned[x->nowned++] = s;
     return s;
 }
@@ -492,10 +513,11 @@ char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
     } else {
         xmlNodeDump(b, x->doc, n, 0, 0);
     }
-    char *s = kg_xstrdup((const char *)xmlBufferContent(b));
+    const char *content = b ? (const char *)xmlBufferContent(b) : NULL;
+    char *s = content ? copy_text(content) : NULL;
     xmlBufferFree(b);
     xmlFreeDoc(tmp);
-    return s;
+    return s ? s : out_of_memory(x);
 }
 
 void kg_xml_escape(FILE *f, const char *s) {

@@ -19,6 +19,10 @@ typedef struct kg_xml {
     kg_diags *diags;
     char **owned; /* strings handed out by kg_xml_attr that need freeing */
     int nowned, capowned;
+    /* Memory ran out in kg_xml_attr or kg_xml_dump (which then returned NULL):
+     * the reader must fail, with kg_diag_out_of_memory(diags, oom_at, ...). */
+    int oom;
+    size_t oom_at;
 } kg_xml;
 
 /* Parses buf (len bytes) named `file`. Returns 0 and fills x on success; -1 with

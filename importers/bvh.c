@@ -48,10 +48,14 @@ typedef struct reader {
     size_t cap, start, end; /* unread bytes are buf[start..end) */
     int eof, line;
     int too_long;
+    int oom;       /* the buffer could not grow: next_line said end of file */
+    size_t oom_at; /* the diagnostics then (those after are dropped) */
+    kg_diags *d;
 } reader;
 
 /* The next line, NUL-terminated, without its line end (\n or \r\n); NULL at the
- * end of the file, or when a line exceeds BVH_MAX_LINE (too_long is set). One
+ * end of the file, or when a line exceeds BVH_MAX_LINE (too_long is set) or
+ * memory runs out (oom is set). One
  * byte of the buffer is always kept free for the terminating NUL. */
 static char *next_line(reader *r) {
     for (;;) {
@@ -76,8 +80,14 @@ static char *next_line(reader *r) {
                 r->too_long = 1;
                 return NULL;
             }
+            char *grown = realloc(r->buf, 2 * r->cap);
+            if (!grown) {
+                r->oom = 1;
+                r->oom_at = r->d ? r->d->count : 0;
+                return NULL;
+            }
+            r->buf = grown;
             r->cap *= 2;
-            r->buf = kg_xrealloc(r->buf, r->cap);
         }
         size_t n = fread(r->buf + r->end, 1, r->cap - 1 - r->end, r->f);
         r->end += n;
@@ -123,7 +133,15 @@ typedef struct bvh {
     int nowned;
     int *stack; /* the open joints while reading HIERARCHY */
     int stack_cap;
+    int oom;       /* memory ran out: the file cannot be read (kg_import_bvh says so) */
+    size_t oom_at; /* the diagnostics then (those after are dropped) */
 } bvh;
+
+/* Marks p out of memory, once; NULL. */
+static void *out_of_memory(bvh *p) {
+    if (!p->oom) p->oom = 1, p->oom_at = p->d ? p->d->count : 0;
+    return NULL;
+}
 
 static void err(bvh *p, const char *code, const char *element, const char *fmt, const char *arg) {
     kg_diag_add(p->d, KG_ERROR, code, p->file, p->r.line, element, fmt, arg ? arg : "");
@@ -145,15 +163,19 @@ static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_
         return NULL;
     }
     if (p->nnodes == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 64;
-        p->nodes = kg_xrealloc(p->nodes, (size_t)p->cap * sizeof *p->nodes);
+        int cap = p->cap ? 2 * p->cap : 64;
+        node *grown = realloc(p->nodes, (size_t)cap * sizeof *grown);
+        if (!grown) return out_of_memory(p);
+        p->nodes = grown, p->cap = cap;
     }
-    node *n = &p->nodes[p->nnodes++];
-    memset(n, 0, sizeof *n);
     /* BVH says nothing of its encoding: names must still make valid XML and
      * JSON (and JSON keys, which jansson refuses otherwise) */
     int changed;
-    n->name = kg_utf8_clean(name, len, &changed);
+    char *clean = kg_utf8_clean(name, len, &changed);
+    if (!clean) return out_of_memory(p);
+    node *n = &p->nodes[p->nnodes++];
+    memset(n, 0, sizeof *n);
+    n->name = clean;
     if (changed)
         kg_diag_add(p->d, KG_WARNING, "bvh.name_encoding", p->file, p->r.line, end_site ? "End" : "JOINT",
                     "joint name '%s': bytes that are not UTF-8 text were read as Latin-1, control characters as '_'", n->name);
@@ -163,13 +185,17 @@ static node *add_node(bvh *p, const char *name, size_t len, int parent, int end_
     return n;
 }
 
-/* Puts node `n` at level `depth` of the stack of open joints. */
-static void push(bvh *p, int depth, int n) {
+/* Puts node `n` at level `depth` of the stack of open joints; 0, or -1 when
+ * memory runs out. */
+static int push(bvh *p, int depth, int n) {
     if (depth == p->stack_cap) {
-        p->stack_cap = p->stack_cap ? 2 * p->stack_cap : 64;
-        p->stack = kg_xrealloc(p->stack, (size_t)p->stack_cap * sizeof *p->stack);
+        int cap = p->stack_cap ? 2 * p->stack_cap : 64;
+        int *grown = realloc(p->stack, (size_t)cap * sizeof *grown);
+        if (!grown) return out_of_memory(p), -1;
+        p->stack = grown, p->stack_cap = cap;
     }
     p->stack[depth] = n;
+    return 0;
 }
 
 /* Reads HIERARCHY up to and including the MOTION line. Returns 0 on success.
@@ -249,7 +275,7 @@ static int read_hierarchy(bvh *p) {
             if (!n) return -1;
             pending = p->nnodes - 1;
             if (brace) {
-                push(p, depth++, pending);
+                if (push(p, depth++, pending) != 0) return -1;
                 pending = -1;
             }
         } else if (wlen == 1 && word[0] == '{') {
@@ -257,7 +283,7 @@ static int read_hierarchy(bvh *p) {
                 err(p, "bvh.syntax", "{", "'{' without a joint%s", NULL);
                 return -1;
             }
-            push(p, depth++, pending);
+            if (push(p, depth++, pending) != 0) return -1;
             pending = -1;
         } else if (wlen == 1 && word[0] == '}') {
             if (depth == 0 || pending >= 0) {
@@ -347,6 +373,7 @@ static int read_hierarchy(bvh *p) {
             return -1;
         }
     }
+    if (p->r.oom) return -1; /* said by kg_import_bvh */
     if (p->r.too_long) err(p, "bvh.line_too_long", NULL, "a line is longer than 64 MB%s", NULL);
     else if (!seen_header) err(p, "bvh.no_hierarchy", NULL, "empty file: a BVH file starts with HIERARCHY%s", NULL);
     else err(p, "bvh.no_motion", NULL, "the file ends before MOTION%s", NULL);
@@ -365,41 +392,45 @@ static char *after_label(char *line, const char *label) {
 
 /* Makes `name` unique among the names already in `names` (BVH does not require
  * unique joint names; the model does): "name#2", "name#3", ... Returns a string
- * owned by `owned`. */
-static char *unique(kg_strmap *names, char ***owned, int *nowned, const char *name, int *renamed) {
-    char *s = kg_xstrdup(name);
+ * owned by p->owned, or NULL when memory runs out. */
+static char *unique(bvh *p, kg_strmap *names, const char *name, int *renamed) {
+    size_t n = strlen(name) + 16;
+    char *s = malloc(n);
+    char **owned = s ? realloc(p->owned, (size_t)(p->nowned + 1) * sizeof *owned) : NULL;
+    if (!owned) return free(s), out_of_memory(p);
+    p->owned = owned;
+    p->owned[p->nowned++] = s;
+    snprintf(s, n, "%s", name);
     *renamed = 0;
     for (int k = 2; kg_strmap_get(names, s) >= 0; k++) {
-        free(s);
-        size_t n = strlen(name) + 16;
-        s = kg_xmalloc(n);
         snprintf(s, n, "%s#%d", name, k);
         *renamed = 1;
     }
-    *owned = kg_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
-    (*owned)[(*nowned)++] = s;
     kg_strmap_put(names, s, 0);
+    if (names->failed) return out_of_memory(p);
     return s;
 }
 
 /* The skeleton as a model: see the comment at the top of the file. */
 static kg_model *build_model(bvh *p) {
-    kg_builder *b = kg_builder_new(p->file, "bvh", p->d);
     kg_strmap names;
     kg_strmap_init(&names);
     int renamed;
-    char **link_names = p->names = kg_xmalloc((size_t)p->nnodes * sizeof *link_names);
+    char **link_names = p->names = calloc((size_t)p->nnodes + 1, sizeof *link_names);
+    if (!link_names) return out_of_memory(p);
     /* the static root first, under a name no joint uses */
     for (int i = 0; i < p->nnodes; i++)
         if (!p->nodes[i].end_site) kg_strmap_put(&names, p->nodes[i].name, 0);
-    char *world = unique(&names, &p->owned, &p->nowned, "world", &renamed);
+    char *world = names.failed ? out_of_memory(p) : unique(p, &names, "world", &renamed);
     kg_strmap_free(&names);
-    kg_strmap_init(&names);
+    kg_builder *b = world ? kg_builder_new(p->file, "bvh", p->d) : NULL;
+    if (!b) return NULL; /* out of memory (kg_builder_new said so, or kg_import_bvh will) */
     kg_strmap_put(&names, world, 0);
     const char *base = strrchr(p->file, '/');
     base = base ? base + 1 : p->file;
     int changed;
     char *model_name = kg_utf8_clean(base, strlen(base), &changed); /* file names have no encoding either */
+    if (!model_name) out_of_memory(p);
     kg_builder_set_name(b, model_name);
     free(model_name);
     kg_builder_add_link(b, world, 1);
@@ -411,7 +442,7 @@ static kg_model *build_model(bvh *p) {
             snprintf(endname, sizeof endname, "%s_End", p->nodes[n->parent].name);
             want = endname;
         }
-        link_names[i] = unique(&names, &p->owned, &p->nowned, want, &renamed);
+        if (!(link_names[i] = unique(p, &names, want, &renamed))) break;
         if (renamed)
             kg_diag_add(p->d, KG_WARNING, "bvh.duplicate_name", p->file, n->line, n->end_site ? "End Site" : "JOINT",
                         "the name '%s' is used twice; this one is called '%s'", want, link_names[i]);
@@ -436,9 +467,37 @@ static kg_model *build_model(bvh *p) {
                                     channel_names[ch]);
             }
     }
-    kg_model *m = kg_builder_finish(b);
     kg_strmap_free(&names);
-    return m;
+    if (p->oom) { /* a name is missing: kg_import_bvh says so */
+        kg_builder_free(b);
+        return NULL;
+    }
+    return kg_builder_finish(b);
+}
+
+/* File channel c drives model coordinate (*qmap)[c], times (*factor)[c] (degrees
+ * to radians, or the scale); 0, or -1 when memory runs out. */
+static int channel_map(bvh *p, const kg_model *m, int **qmap, double **factor) {
+    int nc = p->nchannels;
+    *qmap = malloc(((size_t)nc + 1) * sizeof **qmap);
+    *factor = malloc(((size_t)nc + 1) * sizeof **factor);
+    kg_strmap joints;
+    kg_strmap_init(&joints);
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&joints, m->joint[j].name, j);
+    if (!*qmap || !*factor || joints.failed) {
+        free(*qmap), free(*factor), kg_strmap_free(&joints);
+        return -1;
+    }
+    for (int i = 0, c = 0; i < p->nnodes; i++) {
+        const node *n = &p->nodes[i];
+        const kg_joint *J = n->nchan ? &m->joint[kg_strmap_get(&joints, p->names[i])] : NULL;
+        for (int k = 0; k < n->nchan; k++, c++) {
+            (*qmap)[c] = J->qadr + k; /* the axis made from channel k drives coordinate k */
+            (*factor)[c] = n->chan[k] >= CH_XROT ? KG_PI / 180 : p->scale;
+        }
+    }
+    kg_strmap_free(&joints);
+    return 0;
 }
 
 /* Reads the frames into a motion whose coordinates are the model's. */
@@ -470,32 +529,28 @@ static kg_motion *read_motion(bvh *p, const kg_model *m, long file_size) {
         return NULL;
     }
     /* file channel c drives model coordinate qmap[c], times factor[c] */
-    int nc = p->nchannels;
-    int *qmap = kg_xmalloc(((size_t)nc + 1) * sizeof *qmap);
-    double *factor = kg_xmalloc(((size_t)nc + 1) * sizeof *factor);
-    kg_strmap joints;
-    kg_strmap_init(&joints);
-    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&joints, m->joint[j].name, j);
-    for (int i = 0, c = 0; i < p->nnodes; i++) {
-        const node *n = &p->nodes[i];
-        const kg_joint *J = n->nchan ? &m->joint[kg_strmap_get(&joints, p->names[i])] : NULL;
-        for (int k = 0; k < n->nchan; k++, c++) {
-            qmap[c] = J->qadr + k; /* the axis made from channel k drives coordinate k */
-            factor[c] = n->chan[k] >= CH_XROT ? KG_PI / 180 : p->scale;
-        }
-    }
-    kg_strmap_free(&joints);
+    int nc = p->nchannels, *qmap;
+    double *factor;
+    if (channel_map(p, m, &qmap, &factor) != 0) return out_of_memory(p);
     /* reserve the declared frames, but never more than the rest of the file can
      * hold (two bytes per value at least): a lying header cannot exhaust memory */
     size_t reserve = (size_t)declared;
     if (file_size > 0 && nc > 0 && reserve > (size_t)file_size / (2 * (size_t)nc) + 1)
         reserve = (size_t)file_size / (2 * (size_t)nc) + 1;
     kg_motion *mo = kg_motion_new(m->nq, frame_time, reserve ? reserve : 1);
+    if (!mo) {
+        free(qmap), free(factor);
+        return out_of_memory(p);
+    }
     int first_line = p->r.line + 1;
     while ((line = next_line(&p->r))) {
         char *s = skip_space(line);
         if (!*s) continue;
         double *q = kg_motion_append(mo, NULL);
+        if (!q) {
+            out_of_memory(p);
+            break;
+        }
         int c = 0;
         while (*s) {
             double x;
@@ -527,6 +582,10 @@ static kg_motion *read_motion(bvh *p, const kg_model *m, long file_size) {
     }
     if (p->r.too_long)
         kg_diag_add(p->d, KG_ERROR, "bvh.line_too_long", p->file, p->r.line + 1, "MOTION", "a line is longer than 64 MB");
+    if (p->oom || p->r.oom) { /* kg_import_bvh says so */
+        free(qmap), free(factor), kg_motion_free(mo);
+        return NULL;
+    }
     if (mo->nframes > declared)
         kg_diag_add(p->d, KG_WARNING, "bvh.frame_count", p->file, first_line - 2, "Frames",
                     "'Frames: %ld' but %d complete frame lines follow; all %d are read", declared, mo->nframes,
@@ -544,8 +603,9 @@ kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load
                         kg_diags *d) {
     bvh p = {.file = file, .d = d, .scale = o && o->scale > 0 ? o->scale : 1.0};
     p.r.f = f;
+    p.r.d = d;
     p.r.cap = 1 << 16;
-    p.r.buf = kg_xmalloc(p.r.cap);
+    if (!(p.r.buf = malloc(p.r.cap))) p.r.oom = 1, p.r.oom_at = d ? d->count : 0, p.r.eof = 1;
     if (o && o->scale < 0)
         kg_diag_add(d, KG_ERROR, "bvh.bad_scale", file, 0, NULL, "the scale must be positive");
     kg_model *m = NULL;
@@ -556,6 +616,12 @@ kg_model *kg_import_bvh(const char *file, FILE *f, long file_size, const kg_load
             kg_model_free(m);
             m = NULL;
         }
+    }
+    if (p.oom || p.r.oom) {
+        kg_model_free(m), kg_motion_free(mo);
+        m = NULL, mo = NULL;
+        size_t at = p.oom && p.r.oom ? (p.oom_at < p.r.oom_at ? p.oom_at : p.r.oom_at) : p.oom ? p.oom_at : p.r.oom_at;
+        kg_diag_out_of_memory(d, at, file, "while reading the BVH file");
     }
     for (int i = 0; i < p.nnodes; i++) free(p.nodes[i].name);
     free(p.nodes);

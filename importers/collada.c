@@ -987,10 +987,11 @@ static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, c
         }
     }
     kg_motion *mo = NULL;
-    if (used) {
-        double start, dt;
-        int nframes = cd_anim_grid(c, &a, &start, &dt);
-        mo = kg_motion_new(m->nq, dt, (size_t)nframes);
+    double start = 0, dt = 0;
+    int nframes = used ? cd_anim_grid(c, &a, &start, &dt) : 0;
+    if (used && !(mo = kg_motion_new(m->nq, dt, (size_t)nframes)))
+        kg_diag_add(c->d, KG_ERROR, "io.memory", c->file, 0, NULL, "out of memory reading the animation");
+    if (mo) { /* its frames are reserved: the appends below do not fail */
         mo->start_time = start;
         if (base >= 0) mo->base = kg_xmalloc((size_t)nframes * 7 * sizeof *mo->base);
         for (int f = 0; f < nframes; f++) {
@@ -1065,7 +1066,7 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
     }
     const char *name = kg_xml_attr(&c->x, ch.kmodel, "name");
     if (!name) name = kg_xml_attr(&c->x, ch.kmodel, "id");
-    c->b = kg_builder_new(c->file, "collada", c->d);
+    if (!(c->b = kg_builder_new(c->file, "collada", c->d))) return NULL; /* out of memory, said */
     kg_builder_set_name(c->b, name ? name : "");
     kg_strmap_init(&c->link_names);
     collect_joints(c, tc);
@@ -1119,6 +1120,12 @@ kg_model *kg_import_collada(const char *file, const char *buf, size_t len, const
     kg_strmap_init(&c.joint_sids);
     kg_model *m = NULL;
     if (kg_xml_parse(&c.x, buf, len, file, d) == 0) m = import_doc(&c, motion);
+    if (c.x.oom) { /* an attribute could not be copied: what was read may be wrong */
+        kg_model_free(m);
+        m = NULL;
+        if (motion) kg_motion_free(*motion), *motion = NULL;
+        kg_diag_out_of_memory(d, c.x.oom_at, file, "while reading the COLLADA file");
+    }
     kg_xml_close(&c.x);
     kg_strmap_free(&c.ids);
     kg_strmap_free(&c.params);

@@ -311,8 +311,13 @@ static kg_motion *sample_motion(sk *s, const kg_model *m, const char **jname) {
         int j = jname[i] ? kg_model_joint(m, jname[i]) : -1;
         qadr[i] = j >= 0 ? m->joint[j].qadr : -1;
     }
-    kg_motion *mo = kg_motion_new(m->nq, dt, (size_t)nframes);
-    mo->start_time = lo;
+    kg_motion *mo = kg_motion_new(m->nq, dt, (size_t)nframes); /* the frames reserved: appends do not fail */
+    if (!mo) {
+        kg_diag_add(s->c->d, KG_ERROR, "io.memory", s->c->file, 0, NULL, "out of memory reading the animation");
+        nframes = 0;
+    } else {
+        mo->start_time = lo;
+    }
     for (int f = 0; f < nframes; f++) {
         apply(s, lo + f * dt);
         place(s);
@@ -352,7 +357,10 @@ kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion) {
         n->up = p < 0 ? -1 : s.nodes[p].is_link ? p : s.nodes[p].up;
     }
     place(&s);
-    c->b = kg_builder_new(c->file, "collada", c->d);
+    if (!(c->b = kg_builder_new(c->file, "collada", c->d))) { /* out of memory, said */
+        free_sk(&s);
+        return NULL;
+    }
     const char *sname = kg_xml_attr(&c->x, vs, "name");
     if (!sname || !*sname) sname = kg_xml_attr(&c->x, vs, "id");
     kg_builder_set_name(c->b, sname && *sname ? sname : "scene");

@@ -51,6 +51,10 @@ int kg_import_srdf_pairs(const char *path, const kg_model *m, kg_link_pair **pai
         }
         (*pairs)[(*npairs)++] = (kg_link_pair){la, lb, 0, kg_xml_line(n)};
     }
+    if (x.oom) {
+        kg_diag_out_of_memory(d, x.oom_at, path, "while reading the SRDF");
+        rc = -1;
+    }
     kg_xml_close(&x);
     free(buf);
     if (rc != 0) free(*pairs), *pairs = NULL, *npairs = 0;

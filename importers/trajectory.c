@@ -67,15 +67,22 @@ kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double 
     int ncol = 0, *role = NULL, ncontact = 0;
     int *qcol = NULL; /* headerless: coordinate of each column past the root's 7 */
     const int nq = m->nq;
+    /* allocated below; out of memory at any point: freed at out_of_memory */
+    kg_motion *mo = NULL;
+    double *base = NULL, *vals = NULL;
+    unsigned char *cflags = NULL;
     if (headed) {
         int cap = 16;
-        role = kg_xcalloc((size_t)cap, sizeof *role);
+        if (!(role = calloc((size_t)cap, sizeof *role))) goto out_of_memory;
         const char *p = s;
         char name[1100];
         do {
             p = field(p, buf, sizeof buf, &more);
-            if (ncol == cap) role = realloc(role, (size_t)(cap *= 2) * sizeof *role);
-            if (!role) abort();
+            if (ncol == cap) {
+                int *grown = realloc(role, (size_t)(cap *= 2) * sizeof *role);
+                if (!grown) goto out_of_memory;
+                role = grown;
+            }
             int r = COL_IGNORED;
             if (!strcmp(buf, "time")) r = COL_TIME;
             for (int k = 0; k < 7; k++)
@@ -99,19 +106,19 @@ kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double 
         }
         s = next_line(s), line++;
     } else { /* LAFAN1: x y z qx qy qz qw, then every coordinate but the mimic followers' */
-        qcol = kg_xcalloc((size_t)nq + 1, sizeof *qcol);
+        if (!(qcol = calloc((size_t)nq + 1, sizeof *qcol))) goto out_of_memory;
         for (int j = 0; j < m->njoint; j++)
             if (m->joint[j].mimic < 0)
                 for (int c = 0; c < m->joint[j].nq; c++) qcol[ncol++] = m->joint[j].qadr + c;
         ncol += 7;
     }
-    kg_motion *mo = kg_motion_new(nq, fps > 0 ? 1.0 / fps : 1.0 / 30, 256);
-    mo->base = NULL;
-    size_t bcap = 256;
-    double *base = kg_xcalloc(7 * bcap, sizeof *base), t0 = NAN, t1 = NAN;
-    size_t ccap = 256;
-    unsigned char *cflags = ncontact ? kg_xcalloc(2 * ccap, 1) : NULL;
-    double *vals = kg_xcalloc((size_t)ncol + 1, sizeof *vals);
+    mo = kg_motion_new(nq, fps > 0 ? 1.0 / fps : 1.0 / 30, 256);
+    size_t bcap = 256, ccap = 256;
+    double t0 = NAN, t1 = NAN;
+    base = calloc(7 * bcap, sizeof *base);
+    cflags = ncontact ? calloc(2 * ccap, 1) : NULL;
+    vals = calloc((size_t)ncol + 1, sizeof *vals);
+    if (!mo || !base || (ncontact && !cflags) || !vals) goto out_of_memory;
     int bad = 0;
     for (; s; s = next_line(s), line++) {
         if (blank(s)) continue;
@@ -138,13 +145,16 @@ kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double 
         }
         const int f = mo->nframes;
         double *q = kg_motion_append(mo, m->q_default);
+        if (!q) goto out_of_memory;
         if ((size_t)f >= bcap) {
-            base = realloc(base, 7 * (bcap *= 2) * sizeof *base);
-            if (!base) abort();
+            double *grown = realloc(base, 7 * (bcap *= 2) * sizeof *base);
+            if (!grown) goto out_of_memory;
+            base = grown;
         }
         if (cflags && (size_t)f >= ccap) {
-            cflags = realloc(cflags, 2 * (ccap *= 2));
-            if (!cflags) abort();
+            unsigned char *grown = realloc(cflags, 2 * (ccap *= 2));
+            if (!grown) goto out_of_memory;
+            cflags = grown;
         }
         double *b = base + 7 * (size_t)f;
         b[0] = b[1] = b[2] = 0, b[3] = 1, b[4] = b[5] = b[6] = 0;
@@ -197,4 +207,9 @@ kg_motion *kg_import_trajectory_csv(const kg_model *m, const char *path, double 
     if (contacts) *contacts = cflags;
     else free(cflags);
     return mo;
+out_of_memory:
+    free(vals), free(role), free(qcol), free(text), free(base), free(cflags);
+    kg_motion_free(mo);
+    kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
+    return NULL;
 }

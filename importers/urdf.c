@@ -414,7 +414,10 @@ kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg
         kg_xml_close(&c.x);
         return NULL;
     }
-    c.b = kg_builder_new(file, "urdf", d);
+    if (!(c.b = kg_builder_new(file, "urdf", d))) { /* out of memory, said */
+        kg_xml_close(&c.x);
+        return NULL;
+    }
     kg_builder_forbid_loops(c.b, "URDF");
     const char *name = kg_xml_attr(&c.x, robot, "name");
     if (!name) missing(&c, robot, "name", "the file");
@@ -453,6 +456,11 @@ kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg
         }
     }
     kg_model *m = kg_builder_finish(c.b);
+    if (c.x.oom) { /* a name or an extension could not be copied */
+        kg_model_free(m);
+        m = NULL;
+        kg_diag_out_of_memory(d, c.x.oom_at, file, "while reading the URDF");
+    }
     kg_xml_close(&c.x);
     return m;
 }

@@ -58,7 +58,12 @@ static kg_motion *from_clip(const kg_model *m, const char *path, const kg_load_o
         free(from);
         goto done;
     }
-    mo = kg_motion_new(m->nq, cm->frame_time, (size_t)cm->nframes);
+    mo = kg_motion_new(m->nq, cm->frame_time, (size_t)cm->nframes); /* the frames reserved: appends do not fail */
+    if (!mo) {
+        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
+        free(from);
+        goto done;
+    }
     mo->start_time = cm->start_time;
     if (cm->base && m->root_body == 0) mo->base = kg_xmalloc((size_t)cm->nframes * 7 * sizeof(double));
     for (int fr = 0; fr < cm->nframes; fr++) {

@@ -49,27 +49,61 @@ static int teardown(void **state) {
 
 static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
-/* The options a help text lists: each line's leading "-x, --name" or
- * "--name" (indented), as "--name" (or "-x" alone); 0 when one is listed
- * twice (the CLI's contract: every option once). */
-static int options_once(const char *help, const char *cmd) {
-    char seen[128][48];
+/* An option a help text lists: one of its names, and whether a value follows. */
+typedef struct listed {
+    char name[48];
+    int value;
+} listed;
+
+/* The options a help text lists: each line's leading "--name", "-x, --name" or
+ * "--name, --other" (indented at most 4), every name of it, with whether the
+ * names are followed by a value ("--tip LINK"); their count. */
+static int list_options(const char *help, listed *out, int max) {
     int n = 0;
     for (const char *l = help; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *p = l;
         while (*p == ' ') p++;
         if (p == l || p - l > 4 || *p != '-') continue; /* not prose, nor a description's continuation */
-        if (p[1] != '-' && p[2] == ',' && p[3] == ' ' && p[4] == '-') p += 4; /* "-o, --output" */
-        size_t k = strcspn(p, " ,=\n[");
-        if (k >= sizeof seen[0]) continue;
-        for (int i = 0; i < n; i++)
-            if (strlen(seen[i]) == k && !strncmp(seen[i], p, k)) {
-                printf("  %s: %.*s listed twice\n", cmd, (int)k, p);
+        int first = n;
+        for (;;) {
+            size_t k = strcspn(p, " ,=\n[");
+            if (k < sizeof out[0].name && n < max) memcpy(out[n].name, p, k), out[n++].name[k] = '\0';
+            if (p[k] != ',' || p[k + 1] != ' ' || p[k + 2] != '-') {
+                for (int i = first; i < n; i++) out[i].value = p[k] == ' ' && p[k + 1] && !strchr(" \n", p[k + 1]);
+                break;
+            }
+            p += k + 2;
+        }
+    }
+    return n;
+}
+
+/* 0 when a help text lists an option twice (the CLI's contract: every option once). */
+static int options_once(const listed *o, int n, const char *cmd) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < i; k++)
+            if (!strcmp(o[i].name, o[k].name)) {
+                printf("  %s: %s listed twice\n", cmd, o[i].name);
                 return 0;
             }
-        if (n < 128) memcpy(seen[n], p, k), seen[n++][k] = '\0';
-    }
     return 1;
+}
+
+/* Every option cmd's help lists is one the command parses: "CMD OPTION [1]
+ * --help" prints the help (an option it did not know would be a usage error
+ * first, and a value it did not expect would be taken for an operand). The
+ * parser has no other options than the listed ones: they come from one table. */
+static void options_parsed(const char *cmd, const listed *o, int n) {
+    for (int i = 0; i < n; i++) {
+        char args[256], *out, *err;
+        snprintf(args, sizeof args, "%.*s %.47s%s --help", (int)strcspn(cmd, " "), cmd, o[i].name, o[i].value ? " 1" : "");
+        int st = run(args, &out, &err);
+        if (st != 0 || !strstr(out, "usage: kinegraph"))
+            fail_msg("kinegraph %s: exit %d, no help (%s): %s lists %s, which it does not parse", args, st, err, cmd,
+                     o[i].name);
+        free(out);
+        free(err);
+    }
 }
 
 static void test_help(void **state) {
@@ -79,9 +113,13 @@ static void test_help(void **state) {
                           "retarget --help", "workspace --help", "collisions --help", "view --help",    "convert --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char *out, *err;
+        listed o[128];
         assert_int_equal(run(cmds[i], &out, &err), 0);
         assert_non_null(strstr(out, "usage: kinegraph"));
-        assert_true(options_once(out, cmds[i]));
+        int n = list_options(out, o, 128);
+        assert_true(n >= 2); /* at least -h, --help */
+        assert_true(options_once(o, n, cmds[i]));
+        if (i > 0) options_parsed(cmds[i], o, n);
         if (i == 0) /* the top level names every command */
             for (size_t k = 1; k < sizeof cmds / sizeof *cmds; k++) {
                 char name[32];
@@ -91,7 +129,22 @@ static void test_help(void **state) {
         free(out);
         free(err);
     }
+    /* the table's names: convert lists --force, check -j and --no-progress, fk --base (--root-pose's first name) */
     char *out, *err;
+    assert_int_equal(run("check --help", &out, &err), 0);
+    assert_non_null(strstr(out, "\n  -j, --jobs N "));
+    assert_non_null(strstr(out, "\n  --no-progress "));
+    free(out);
+    free(err);
+    assert_int_equal(run("fk --help", &out, &err), 0);
+    assert_non_null(strstr(out, "\n  --root-pose, --base X,Y,Z[,QW,QX,QY,QZ] "));
+    free(out);
+    free(err);
+    assert_int_equal(run("jacobian --help", &out, &err), 0); /* its own --base (a link) hides --root-pose's */
+    assert_non_null(strstr(out, "\n  --base LINK "));
+    assert_non_null(strstr(out, "\n  --root-pose X,Y,Z"));
+    free(out);
+    free(err);
     assert_int_equal(run("", &out, &err), 2); /* no command: usage on stderr */
     assert_non_null(strstr(err, "usage"));
     free(out);

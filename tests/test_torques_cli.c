@@ -208,7 +208,7 @@ static void test_usage(void **state) {
     char *help = kg_test_slurp(path);
     const char *opts[] = {"\n  -o, --output ",  "\n  --report ",         "\n  --frames ",   "\n  --fps ",
                           "\n  --friction ",    "\n  --contact-height ", "\n  --corner-height ",
-                          "\n  --ground-z ",    "\n  --json ",           "\n  --help "};
+                          "\n  --ground-z ",    "\n  --json ",           "\n  -h, --help "};
     for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
         const char *p = strstr(help, opts[k]);
         if (!p) fail_msg("--help does not list '%s'", opts[k] + 3);

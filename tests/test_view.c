@@ -226,7 +226,7 @@ static void test_usage(void **state) {
     char path[1200];
     snprintf(path, sizeof path, "%s/out", tmpdir);
     char *help = kg_test_slurp(path);
-    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --source ", "\n  --no-marks ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  --help "};
+    const char *opts[] = {"\n  -o, --output ", "\n  --motion-fps ", "\n  --source ", "\n  --no-marks ", "\n  --force ", "\n  --json ", "\n  --package-path ", "\n  -h, --help "};
     for (int i = 0; i < 8; i++) {
         const char *p = strstr(help, opts[i]);
         if (!p || strstr(p + 1, opts[i])) fail_msg("view --help lists '%s' %s", opts[i] + 3, p ? "twice" : "not at all");

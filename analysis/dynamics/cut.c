@@ -76,8 +76,13 @@ kg_model *kg_structure_cut_joint(const kg_model *m, int joint, kg_diags *d) {
         return NULL;
     }
     kg_builder *b = kg_builder_new(m->source, m->format, d);
+    kg_link **L = b ? calloc((size_t)m->nlink, sizeof *L) : NULL;
+    if (!L) { /* out of memory */
+        if (b) kg_diag_add(d, KG_ERROR, "io.memory", m->source, 0, NULL, "out of memory while cutting the structure");
+        kg_builder_free(b);
+        return NULL;
+    }
     kg_builder_set_name(b, m->name);
-    kg_link **L = kg_xcalloc((size_t)m->nlink, sizeof *L);
     copy_links(b, m, L);
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *s = &m->joint[j];

@@ -68,6 +68,7 @@ static void limb(kg_builder *b, const char *parent, const char *n, double y, dou
 
 kg_model *kg_high_bar_model(kg_diags *diags) {
     kg_builder *b = kg_builder_new("high_bar", "builtin", diags);
+    if (!b) return NULL; /* out of memory, said */
     kg_builder_set_name(b, "high_bar");
     kg_builder_add_link(b, "world", 0);
     kg_builder_add_link(b, "bar_r", 0), kg_builder_add_link(b, "bar_l", 0);

@@ -393,10 +393,13 @@ typedef struct kg_motion {
     size_t cap;        /* frames allocated */
 } kg_motion;
 
+/* NULL when memory is exhausted (as every allocating function of the library:
+ * it returns an error, it does not abort). */
 KG_API kg_motion *kg_motion_new(int nq, double frame_time, size_t reserve_frames);
 KG_API void kg_motion_free(kg_motion *mo);
 /* Appends a frame (copied); returns its pointer for filling when q is NULL.
- * Grows by a quarter at a time so memory stays close to the data. */
+ * Grows by a quarter at a time so memory stays close to the data. NULL when
+ * memory is exhausted: the frame is not appended, the motion stays as it was. */
 KG_API double *kg_motion_append(kg_motion *mo, const double *q);
 /* Gives back unused capacity. */
 KG_API void kg_motion_shrink(kg_motion *mo);

@@ -7,7 +7,10 @@
 #   - a small program (consumer/) builds against the installed tree twice,
 #     through pkg-config and through find_package(kinegraph), and both builds
 #     run, reading MODEL and printing what the installed command prints for it
-#     (kinegraph info --json and mass --json: links, joints, dof, mass, COM).
+#     (kinegraph info --json and mass --json: links, joints, dof, mass, COM);
+#   - the man pages (man finds kinegraph-convert under the prefix) and the bash
+#     and zsh completions are installed, and the .deb (cpack) holds them: its
+#     zsh completion where Debian's zsh looks for packaged ones.
 # Usage: run.sh BUILD_DIR SOURCE_DIR MODEL
 set -eu
 build=$1 src=$2 model=$3
@@ -23,6 +26,16 @@ for f in "$lib/libkinegraph.a" "$lib/pkgconfig/kinegraph.pc" "$lib/cmake/kinegra
          "$prefix/bin/kinegraph" "$prefix/include/kinegraph/kinegraph.h" "$prefix/include/kinegraph/version.h"; do
     [ -e "$f" ] || { echo "not installed: $f"; exit 1; }
 done
+for f in "$prefix/share/man/man1/kinegraph.1" "$prefix/share/man/man1/kinegraph-convert.1" \
+         "$prefix/share/bash-completion/completions/kinegraph" "$prefix/share/zsh/site-functions/_kinegraph"; do
+    [ -e "$f" ] || { echo "not installed: $f"; exit 1; }
+done
+[ "$(ls "$prefix/share/man/man1" | wc -l)" -eq "$(($("$prefix/bin/kinegraph" --help | sed -n '/^commands:/,/^$/p' | grep -c '^  ') + 1))" ] ||
+    { echo "not one man page per command: $(ls "$prefix/share/man/man1")"; exit 1; }
+if command -v man >/dev/null; then
+    page=$(MANPATH="$prefix/share/man" man -w kinegraph-convert)
+    [ "$page" = "$prefix/share/man/man1/kinegraph-convert.1" ] || { echo "man -w kinegraph-convert: $page"; exit 1; }
+fi
 soname=$(readelf -d "$lib/libkinegraph.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ -e "$lib/$soname" ] || { echo "SONAME $soname not installed"; exit 1; }
 
@@ -66,5 +79,13 @@ if bad:
     sys.exit("%s: %s differ: %s against the command's %s" % (prog, bad, [out[k] for k in bad], [want[k] for k in bad]))
 print("%s: %s" % (prog, out))
 PY
+done
+# the .deb: what it installs under /usr, the man pages and completions among it
+(cd "$build" && cpack -G DEB -B "$tmp/deb" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log"; exit 1; }
+deb=$(ls "$tmp"/deb/kinegraph_*.deb)
+dpkg-deb -c "$deb" >"$tmp/deb.txt"
+for f in ./usr/bin/kinegraph ./usr/share/man/man1/kinegraph.1 ./usr/share/man/man1/kinegraph-convert.1 \
+         ./usr/share/bash-completion/completions/kinegraph ./usr/share/zsh/vendor-completions/_kinegraph; do
+    grep -q " $f\$" "$tmp/deb.txt" || { echo "$deb does not hold $f"; cat "$tmp/deb.txt"; exit 1; }
 done
 echo "install: ok ($(ls "$lib" | tr '\n' ' '))"
