@@ -294,11 +294,12 @@ static double overlap(run *R) {
     return deepest;
 }
 
-/* Frame f's output, and what the next frames' goals need of it. */
-static void record(run *R, int f, kg_motion *out, const rt_step_result *res) {
+/* Frame f's output, and what the next frames' goals need of it; -1 when
+ * memory runs out. */
+static int record(run *R, int f, kg_motion *out, const rt_step_result *res) {
     const kg_data *d = rt_step_data(R->step);
     const kg_retarget_robot *rr = R->rr;
-    kg_motion_append(out, d->q);
+    if (!kg_motion_append(out, d->q)) return -1; /* the motion was made for every frame: not expected */
     double *base = out->base + 7 * f;
     kg_vec3_copy(base, d->base_pos);
     kg_rot_to_quat(d->base_rot, base + 3);
@@ -317,6 +318,7 @@ static void record(run *R, int f, kg_motion *out, const rt_step_result *res) {
     lg->failed = res->failed;
     lg->iterations = res->iterations, lg->capped = res->capped, lg->collision_capped = res->collision_capped;
     lg->collision_depth = overlap(R);
+    return 0;
 }
 
 /* The trace: per frame, the source's contacts and pelvis, the balance's COM
@@ -404,7 +406,10 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         if (f == 0) settle(&R);
         goal_at(&R, f, &g);
         rt_step_frame(R.step, &g, &res);
-        record(&R, f, *out, &res);
+        if (record(&R, f, *out, &res) != 0) {
+            kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
+            goto done;
+        }
         trace(&R, f, &res);
     }
     rt_report(rr, &R.s, *out, R.log, &o, rep);
