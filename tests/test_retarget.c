@@ -430,6 +430,80 @@ static void test_contacts_scale_free(void **state) {
     assert_true(robot_scale.double_support_frames > big.double_support_frames);
 }
 
+/* A foot with a toe joint is planted by its body (the link above the toe
+ * joint, most of its sole), the toe held at its neutral pose: planted by its
+ * toe link, the heel turned about the toe joint through the ground (17-41 mm
+ * on the corpus walks). The sample humanoid with each foot's box split into a
+ * heel and a toe on a revolute joint. */
+static void test_toe_joint(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    size_t cap = strlen(text) + 8192;
+    char *toes = malloc(cap);
+    assert_non_null(toes);
+    toes[0] = 0;
+    const char *at = text;
+    int r_first = strstr(text, "<link name=\"r_foot\">") < strstr(text, "<link name=\"l_foot\">");
+    for (int k = 0; k < 2; k++) { /* in the file's order */
+        const char *s = (k == 0) == r_first ? "r" : "l";
+        char name[64];
+        snprintf(name, sizeof name, "<link name=\"%s_foot\">", s);
+        const char *a = strstr(at, name), *b = a ? strstr(a, "</link>") : NULL;
+        assert_true(a && b);
+        strncat(toes, at, (size_t)(a - at));
+        snprintf(toes + strlen(toes), cap - strlen(toes),
+                 "<link name=\"%s_foot\"><inertial><origin xyz=\"0 0 -0.04\"/><mass value=\"1.5\"/>"
+                 "<inertia ixx=\"0.0013\" ixy=\"0\" ixz=\"0\" iyy=\"0.003\" iyz=\"0\" izz=\"0.004\"/></inertial>"
+                 "<collision><origin xyz=\"0 0 -0.04\"/><geometry><box size=\"0.14 0.1 0.02\"/></geometry></collision>"
+                 "</link><joint name=\"%s_toe\" type=\"revolute\"><parent link=\"%s_foot\"/><child link=\"%s_toe_link\"/>"
+                 "<origin xyz=\"0.07 0 -0.04\"/><axis xyz=\"0 1 0\"/>"
+                 "<limit lower=\"-0.6\" upper=\"0.3\" effort=\"20\" velocity=\"6\"/></joint>"
+                 "<link name=\"%s_toe_link\"><inertial><origin xyz=\"0.03 0 0\"/><mass value=\"0.3\"/>"
+                 "<inertia ixx=\"0.0003\" ixy=\"0\" ixz=\"0\" iyy=\"0.0003\" iyz=\"0\" izz=\"0.0003\"/></inertial>"
+                 "<collision><origin xyz=\"0.03 0 0\"/><geometry><box size=\"0.06 0.1 0.02\"/></geometry></collision>"
+                 "</link>",
+                 s, s, s, s, s);
+        at = b + strlen("</link>");
+    }
+    strcat(toes, at);
+    char path[] = "/tmp/kg_toes_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fputs(toes, out);
+    fclose(out);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *robot = kg_load(path, NULL, &d);
+    assert_non_null(robot);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
+    assert_non_null(rr);
+    assert_string_equal(robot->link[rr->map.link[KG_PART_FOOT_L]].name, "l_foot");
+    assert_string_equal(robot->link[rr->map.link[KG_PART_FOOT_R]].name, "r_foot");
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep;
+    kg_motion *m = run(WALK, path, &o, &rep);
+    int toe = -1;
+    for (int j = 0; j < robot->njoint; j++)
+        if (!strcmp(robot->joint[j].name, "l_toe")) toe = robot->joint[j].qadr;
+    assert_true(toe >= 0);
+    double bend = 0;
+    for (int f = 0; f < m->nframes; f++) bend = fmax(bend, fabs(m->q[(size_t)f * m->nq + toe]));
+    printf("  toe joints: penetration %.2f mm, slip %.2f mm, toe bent at most %.2g rad\n", rep.penetration_max_mm,
+           rep.slip_max_mm, bend);
+    assert_true(rep.penetration_max_mm <= 1.0);
+    assert_true(rep.slip_max_mm <= 1.0);
+    assert_true(bend <= 1e-9);
+    kg_motion_free(m);
+    kg_retarget_robot_free(rr);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+    remove(path);
+    free(toes), free(text);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -496,6 +570,7 @@ int main(void) {
         cmocka_unit_test(test_push_off),
         cmocka_unit_test(test_first_frame_pins),
         cmocka_unit_test(test_contacts_scale_free),
+        cmocka_unit_test(test_toe_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

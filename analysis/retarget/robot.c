@@ -412,6 +412,31 @@ static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
     for (int a = 0; a < 3; a++) rr->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
 }
 
+/* The foot the retargeting plants: the body below the ankle up to its next
+ * moving joint. The body map's foot part is the foot's far end, a toe link
+ * when the foot has a toe joint; planted by its toe link, such a foot's heel
+ * (the link above the toe joint, carrying most of the sole) turned freely
+ * about the toe joint, through the ground (17-41 mm on a copy of the sample
+ * humanoid with toe joints). The toe joint is then on no part's path, so it
+ * is held at its neutral pose and the foot is one rigid sole. */
+static void plant_feet(kg_retarget_robot *rr) {
+    const kg_model *r = rr->model;
+    for (int side = 0; side < 2; side++) {
+        int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, l = rr->map.link[foot];
+        int a = rr->map.link[ankle], body = -1;
+        if (l < 0 || a < 0) continue;
+        for (int k = l; k >= 0 && k != a; k = r->link[k].parent) /* the highest moving joint's child below a */
+            if (r->link[k].joint >= 0 && r->joint[r->link[k].joint].type != KG_JOINT_FIXED) body = k;
+        if (body < 0 || body == l) continue;
+        int moving = 0; /* moving joints between body and l */
+        for (int k = l; k != body; k = r->link[k].parent)
+            moving += r->link[k].joint >= 0 && r->joint[r->link[k].joint].type != KG_JOINT_FIXED;
+        if (moving == 0) continue;
+        rr->map.link[foot] = body;
+        for (int c = 0; c < 3; c++) rr->map.point[foot][c] = 0;
+    }
+}
+
 int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_robot *rr, kg_diags *dg) {
     const kg_body_map *map = o->robot_map;
     memset(rr, 0, sizeof *rr);
@@ -420,6 +445,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     for (int k = 0; k < KG_NPART; k++) rr->map.link[k] = -1;
     if (map) rr->map = *map;
     if (kg_body_map_find(r, &rr->map, dg) != 0) return -1;
+    plant_feet(rr);
     size_t n = (size_t)r->dof + 1;
     rr->lower = malloc(n * sizeof *rr->lower), rr->upper = malloc(n * sizeof *rr->upper);
     rr->vmax = malloc(n * sizeof *rr->vmax), rr->qidx = malloc(n * sizeof *rr->qidx);
