@@ -31,6 +31,9 @@ struct kg_retarget_robot {
     double foot_h[2];             /* the foot link's origin above its sole plane at rest */
     double ankle_h;               /* the ankles above the sole plane at rest */
     double foot_off[2][3];        /* the foot link's origin from the ankle's, in the foot's rest frame */
+    double stand[9];              /* the base's turn at which the robot stands facing +x, z up (the
+                                   * identity for a model built so); the rest measures below are taken
+                                   * with it */
     double rest_rot[KG_NPART][9]; /* part links' rotations at rest (the robot stands facing +x) */
     double rest_pos[KG_NPART][3];
     double head_up[3];            /* the head link's up axis at rest, in its own frame */

@@ -260,12 +260,13 @@ static double one_step(rt_step *w, const rt_goal *g, rt_step_result *res) {
 static void start_pose(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     const double *kp = g->src->kp[KG_PART_PELVIS];
-    double yaw = rt_heading(g->src->pelvis_R), I[9];
+    double yaw = rt_heading(g->src->pelvis_R), Y[9], I[9];
     kg_mat3_identity(I);
     memcpy(w->d->q, rr->neutral, (size_t)w->m->nq * sizeof *w->d->q);
-    rt_yaw_rot(w->d->base_rot, yaw, I);
+    rt_yaw_rot(w->d->base_rot, yaw, rr->stand); /* standing, turned as the source's pelvis */
+    rt_yaw_rot(Y, yaw, I);
     double off[3];
-    kg_mat3_vec(off, w->d->base_rot, rr->rest_pos[KG_PART_PELVIS]);
+    kg_mat3_vec(off, Y, rr->rest_pos[KG_PART_PELVIS]); /* rest_pos was measured standing */
     w->d->base_pos[0] = kp[0] - off[0], w->d->base_pos[1] = kp[1] - off[1], w->d->base_pos[2] = -rr->sole_z;
 }
 
