@@ -373,6 +373,26 @@ static void com_rows(rt_step *w, const rt_goal *g) {
     if (!w->eval) rt_clear_marks(w);
 }
 
+/* The root link's speed, where it is not at the pelvis (the hub, whose speed
+ * the bounds hold): its way since the frame before stays within root_speed dt
+ * on each axis, a third of the square of it (as the bounds), to first order
+ * in the step: x[0..2] + x[3..5] x (base - hub). A row standing still meets. */
+static void root_rows(rt_step *w) {
+    if (w->eval || !w->have_prev) return;
+    const double *b = w->d->base_pos, v = w->t.root_speed * w->dt / sqrt(3);
+    const double arm[3] = {b[0] - w->hub[0], b[1] - w->hub[1], b[2] - w->hub[2]};
+    if (!(kg_vec3_norm(arm) > 1e-9)) return;
+    for (int a = 0; a < 3; a++) {
+        double *lo, *hi, dp = b[a] - w->base_prev[a];
+        lo = in_row(w, fmin(-v - dp, 0));
+        hi = in_row(w, -fmax(v - dp, 0));
+        memset(lo, 0, w->nx * sizeof *lo);
+        lo[a] = 1; /* (w x arm)_a */
+        lo[3 + (a + 1) % 3] = arm[(a + 2) % 3], lo[3 + (a + 2) % 3] = -arm[(a + 1) % 3];
+        for (int c = 0; c < w->nx; c++) hi[c] = -lo[c];
+    }
+}
+
 void rt_constraints(rt_step *w, const rt_goal *g) {
     w->neq = w->nin = 0;
     memset(w->viol, 0, sizeof w->viol);
@@ -380,4 +400,5 @@ void rt_constraints(rt_step *w, const rt_goal *g) {
     ground_rows(w, g);
     collision_rows(w);
     com_rows(w, g);
+    root_rows(w);
 }

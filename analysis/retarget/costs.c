@@ -226,7 +226,7 @@ static void regularize(rt_step *w) {
     double dp[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
     if (w->have_prev) {
         double Rd[9];
-        for (int a = 0; a < 3; a++) dp[a] = w->d->base_pos[a] - w->base_prev[a];
+        for (int a = 0; a < 3; a++) dp[a] = w->hub[a] - w->hub_prev[a];
         kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
         kg_rot_log(Rd, phi);
     }

@@ -24,7 +24,7 @@
 void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
     const int nx = w->nx;
     const kg_retarget_robot *rr = w->rr;
-    const double *pb = w->d->base_pos;
+    const double *pb = w->hub;
     memset(Jl, 0, 3 * (size_t)nx * sizeof *Jl);
     if (Ja) memset(Ja, 0, 3 * (size_t)nx * sizeof *Ja);
     double r[3] = {p[0] - pb[0], p[1] - pb[1], p[2] - pb[2]};
@@ -122,7 +122,7 @@ static void bounds(rt_step *w) {
         w->lb[a] = -w->trust[a] * t->trust_length, w->ub[a] = w->trust[a] * t->trust_length;
         w->lb[3 + a] = -w->trust[3 + a] * t->trust_angle, w->ub[3 + a] = w->trust[3 + a] * t->trust_angle;
         if (!w->have_prev) continue;
-        double dp = w->d->base_pos[a] - w->base_prev[a];
+        double dp = w->hub[a] - w->hub_prev[a];
         clamp_bounds(&w->lb[a], &w->ub[a], -v - dp, v - dp);
         clamp_bounds(&w->lb[3 + a], &w->ub[3 + a], -om - phi[a], om - phi[a]);
     }
@@ -179,23 +179,28 @@ static void adapt_trust(rt_step *w) {
     }
 }
 
-/* The pose moved by x: the root by x[0..2] and turned by exp(x[3..5]), the joints by x[6..]. */
+/* The pose moved by x: the body moved by x[0..2] and turned by exp(x[3..5])
+ * about the hub (the base's origin with it), the joints by x[6..]. */
 static void integrate(rt_step *w) {
-    double R[9], Rn[9], wv[3] = {w->x[3], w->x[4], w->x[5]}, ang = kg_vec3_norm(wv);
-    for (int a = 0; a < 3; a++) w->d->base_pos[a] += w->x[a];
+    double R[9], Rn[9], wv[3] = {w->x[3], w->x[4], w->x[5]}, ang = kg_vec3_norm(wv), *b = w->d->base_pos;
+    double arm[3] = {b[0] - w->hub[0], b[1] - w->hub[1], b[2] - w->hub[2]}, turned[3];
+    kg_vec3_copy(turned, arm);
     if (ang > 0) {
         for (int a = 0; a < 3; a++) wv[a] /= ang;
         kg_rot_axis_angle(R, wv, ang);
         kg_mat3_mul(Rn, R, w->d->base_rot);
         kg_mat3_orthonormalize(Rn);
         kg_mat3_copy(w->d->base_rot, Rn);
+        kg_mat3_vec(turned, R, arm);
     }
+    for (int a = 0; a < 3; a++) b[a] += w->x[a] + turned[a] - arm[a];
     kg_q_integrate(w->m, w->d->q, w->x + 6, 1.0);
 }
 
 /* Kinematics at the current pose: link poses, twists, the COM and its Jacobian. */
 static void kinematics(rt_step *w) {
     kg_fk(w->m, w->d);
+    kg_vec3_copy(w->hub, w->d->link_pos + 3 * w->rr->map.link[KG_PART_PELVIS]);
     kg_jacobian_twists(w->m, w->d);
     kg_com_jacobian(w->m, w->d, w->com, w->Jcom, w->scratch);
     rt_track_links(w);
@@ -296,6 +301,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     res->collision_capped = w->collision_capped;
     memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
     kg_vec3_copy(w->base_prev, w->d->base_pos), kg_mat3_copy(w->base_prev + 3, w->d->base_rot);
+    kg_vec3_copy(w->hub_prev, w->hub);
     w->have_prev = 1;
 }
 
@@ -311,7 +317,8 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->balance = o->balance, w->avoid = o->avoid_self_collision && rr->nwatch > 0;
     w->nx = rr->nx;
     w->meq = RT_MAX_EQ + 6 * m->nloop;
-    w->min = RT_MAX_IN + 12 * m->nloop + (o->tune.collision_rows > 0 ? o->tune.collision_rows : 0);
+    w->min = RT_MAX_IN + rr->nfoot_shape[0] + rr->nfoot_shape[1] + 12 * m->nloop +
+             (o->tune.collision_rows > 0 ? o->tune.collision_rows : 0);
     const size_t nx = (size_t)w->nx;
     w->d = kg_data_new(m);
     w->H = malloc(nx * nx * sizeof(double)), w->g = malloc(nx * sizeof(double)), w->x = malloc(nx * sizeof(double));

@@ -8,10 +8,12 @@
 
 /* Most rows a step can have, beyond the ones counted from the model. */
 #define RT_MAX_EQ 12        /* two planted feet held (6 rows each) */
-#define RT_MAX_IN (24 + 8 + 4)
+#define RT_MAX_IN (24 + 8 + 4 + 6)
                             /* feet approaching their pins (two rows a component), soles' corners,
-                             * the COM approaching its reference (two rows an axis); plus the
-                             * tuning's collision_rows */
+                             * the COM approaching its reference (two rows an axis), the root's
+                             * speed where the root is not at the pelvis (two rows an axis); plus a
+                             * row per foot shape (rr->nfoot_shape), two per closed loop's component
+                             * and the tuning's collision_rows (rt_step_new) */
 
 /* A watched pair as last measured: at frame `frame`, its links' motion bounds
  * summing to `moved`; its distance (reach when farther), normal and world
@@ -26,8 +28,8 @@ typedef struct rt_pair {
     double moved, dist, n[3], pa[3], pb[3], pa_link[3], pb_link[3];
 } rt_pair;
 
-/* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, about its
- * origin), then the joints' (model->dof independent coordinates). */
+/* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, at the
+ * pelvis: hub), then the joints' (model->dof independent coordinates). */
 struct rt_step {
     const kg_retarget_robot *rr;
     const kg_model *m;
@@ -46,6 +48,9 @@ struct rt_step {
     kg_qp_work *qp;
     int *hint, nhint;          /* the last solve's active set */
     double *q_prev, base_prev[12]; /* the previous frame's pose */
+    double hub[3], hub_prev[3];  /* the pelvis now and at the previous frame: the root's twist is taken
+                                 * there (x[0..2] moves it, x[3..5] turns the body about it), and the
+                                 * root's speed limits bound its motion */
     int have_prev;
     double *trust, *x_last;    /* [nx] each coordinate's trust region this step (a fraction of
                                 * trust_angle or trust_length), and its last step */

@@ -134,8 +134,9 @@ typedef struct kg_retarget_tuning {
                                  * loop 1e6): the feet on the ground and links apart give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
-    double root_speed;          /* m/s: the root's largest speed (4) */
-    double root_turn_speed;     /* rad/s: and turning rate (12) */
+    double root_speed;          /* m/s: the pelvis's largest speed, and the root link's where it is not at
+                                 * the pelvis (4) */
+    double root_turn_speed;     /* rad/s: the body's largest turning rate (12) */
     double limit_margin;        /* rad or m kept inside position limits (1e-6) */
     double sole_face;           /* m: a sole is the foot's shapes' lowest points within this of the lowest
                                  * (0.02) */
