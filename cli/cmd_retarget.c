@@ -532,7 +532,7 @@ static int print_maps(kg_cli *c, const opts *o, const kg_model *robot, const kg_
     int rc = KG_EXIT_ERRORS;
     if (kg_map_read(map ? json_object_get(map, "source") : NULL, "source", clip, &smap, o->map) == 0) {
         size_t before = c->diags.count;
-        int missing = kg_body_map_find_at(clip, c->motion->q, &smap, &c->diags);
+        int missing = kg_body_map_find_clip(clip, c->motion, &smap, &c->diags);
         kg_cli_print_diags_from(c, stderr, KG_WARNING, before);
         if (missing == 0) {
             json_t *j = json_object(), *why = json_object();

@@ -18,6 +18,7 @@
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
 #define POSER KG_SOURCE_DIR "/tests/data/bvh/poser_walk.bvh"
+#define ROLL_BONES KG_SOURCE_DIR "/tests/data/bvh/roll_bones.bvh"
 #define NO_HANDS KG_SOURCE_DIR "/tests/data/humanoid_no_hands.urdf"
 #define KNEE_BY_POSE "the bend nearest the middle of hip and ankle; side from the pose"
 
@@ -278,6 +279,33 @@ static void test_poser(void **state) {
     kg_model_free(m);
 }
 
+/* A rig with a roll bone halfway along each thigh, shank, upper arm and
+ * forearm (the sample walk, each such bone in line over the clip: a rig's
+ * ThighTwist, ForearmRoll): mapped over the clip, its parts are the sample's;
+ * at one frame, the roll bones pass for knees, ankles, elbows and wrists. */
+static void test_roll_bones(void **state) {
+    (void)state;
+    static const char *const want[KG_NPART] = {
+        "Hips", "Chest", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftToeBase", "LeftArm", "LeftForeArm",
+        "LeftHand", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase", "RightArm", "RightForeArm", "RightHand"};
+    kg_motion *mo = NULL;
+    kg_model *m = load_clip(ROLL_BONES, &mo);
+    kg_body_map map;
+    kg_diags d;
+    kg_diags_init(&d);
+    for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
+    assert_int_equal(kg_body_map_find_clip(m, mo, &map, &d), 0);
+    expect_parts(m, &map, want);
+    for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
+    kg_body_map_find_at(m, mo->q, &map, &d);
+    const char *one_frame = map.link[KG_PART_ANKLE_L] >= 0 ? m->link[map.link[KG_PART_ANKLE_L]].name : "none";
+    printf("  roll bones: the left ankle over the clip LeftFoot, at the first frame alone %s\n", one_frame);
+    assert_string_not_equal(one_frame, "LeftFoot");
+    kg_diags_clear(&d);
+    kg_motion_free(mo);
+    kg_model_free(m);
+}
+
 /* Arms that end at the elbow's link: the wrist is the far end of the forearm's
  * cylinder, 0.22 m down its axis. */
 static void test_no_hands(void **state) {
@@ -426,7 +454,8 @@ static void test_odd_rest_pose(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clips),          cmocka_unit_test(test_robots),
-        cmocka_unit_test(test_poser),          cmocka_unit_test(test_no_hands),
+        cmocka_unit_test(test_poser),
+        cmocka_unit_test(test_roll_bones),          cmocka_unit_test(test_no_hands),
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
     };

@@ -64,6 +64,15 @@
 /* Two points closer than this share of the longest limb are one (a tenth of a
  * millimetre on a metre-long leg). */
 #define SAME_POINT 1e-4
+/* A skeleton's ball joint whose bone in and bone out stay in line (within
+ * about 1.5 degrees) over a whole clip, with the limb going on beyond it at
+ * least as far as the bone before it, is taken for a twist or roll bone
+ * partway along a limb (a rig's ThighTwist, ForearmRoll): the shank's or
+ * forearm's segment goes on through it (end_of), so the ankle or wrist is the
+ * segment's true end. Only there: a knee or elbow held straight over a short
+ * clip is in line too. STILL_FRAMES frames are sampled. */
+#define STILL_COS 0.99966
+#define STILL_FRAMES 200
 /* Knee, hip and ankle depend on each other; they settle in a round or two. */
 #define JOINT_ROUNDS 4
 
@@ -193,6 +202,7 @@ typedef struct body {
     int *down;      /* the child on the longest way down (the first of equals), -1 at a leaf */
     int *size;      /* links in the subtree */
     double same;    /* points closer than this are one */
+    unsigned char *still; /* [nlink] a ball joint in line over the clip (STILL_COS), or NULL */
 } body;
 
 static int is_real(const kg_model *m, int i) { return m->link[i].real < 0; }
@@ -218,7 +228,46 @@ static int depth(const kg_model *m, int i) {
 
 static void body_free(body *b) {
     kg_data_free(b->d);
-    free(b->bone), free(b->reach), free(b->mass), free(b->down), free(b->size);
+    free(b->bone), free(b->reach), free(b->mass), free(b->down), free(b->size), free(b->still);
+}
+
+/* Marks the links whose bone in (from their parent) and bone out (to their
+ * child on the longest way down) stay in line at every sampled frame of the
+ * clip. Returns -1 when memory runs out. */
+static int find_still(body *b, const kg_motion *clip) {
+    const kg_model *m = b->m;
+    int n = m->nlink, step = clip->nframes > STILL_FRAMES ? clip->nframes / STILL_FRAMES : 1;
+    b->still = malloc(n + 1);
+    kg_data *d = kg_data_new(m);
+    if (!b->still || !d) {
+        kg_data_free(d);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) b->still[i] = m->link[i].parent >= 0 && b->down[i] >= 0;
+    for (int f = 0; f < clip->nframes; f += step) {
+        memcpy(d->q, clip->q + (size_t)f * clip->nq, m->nq * sizeof *d->q);
+        kg_fk(m, d);
+        for (int i = 0; i < n; i++) {
+            if (!b->still[i]) continue;
+            const double *p = d->link_pos + 3 * m->link[i].parent, *x = d->link_pos + 3 * i,
+                         *c = d->link_pos + 3 * b->down[i];
+            double in[3] = {x[0] - p[0], x[1] - p[1], x[2] - p[2]}, out[3] = {c[0] - x[0], c[1] - x[1], c[2] - x[2]};
+            double ni = kg_vec3_norm(in), no = kg_vec3_norm(out);
+            b->still[i] = ni > b->same && no > b->same && kg_vec3_dot(in, out) >= STILL_COS * ni * no;
+        }
+    }
+    kg_data_free(d);
+    /* a roll bone is partway along its limb: the limb goes on beyond it at least as far as the straight
+     * run of bones before it (a wrist held straight, its hand shorter than the forearm, is not one) */
+    double *run = calloc(n + 1, sizeof *run);
+    if (!run) return -1;
+    for (int i = 0; i < n; i++) { /* parents first */
+        int p = m->link[i].parent;
+        run[i] = b->bone[i] + (p >= 0 && b->still[p] ? run[p] : 0);
+    }
+    for (int i = 0; i < n; i++) b->still[i] = b->still[i] && b->reach[i] >= run[i];
+    free(run);
+    return 0;
 }
 
 /* Forward kinematics at q, then lengths, masses and longest ways down from the
@@ -403,8 +452,9 @@ static int top(const body *b, const limb *L, int knee, int ankle) {
 }
 
 /* The ankle (wrist): the end of the longest segment from the knee to the first
- * fork (toes, fingers); a twist joint there (a forearm roll partway down) hands
- * over to the next bending link. n (the tip) when no link lies beyond the knee:
+ * fork (toes, fingers), a segment going on through a skeleton's roll bones
+ * (still: in line over the clip); a twist joint there (a robot's forearm roll
+ * partway down) hands over to the next bending link. n (the tip) when no link lies beyond the knee:
  * an arm that ends at the elbow's own link. */
 static int end_of(const body *b, const limb *L, int knee) {
     int stop = L->n - 1;
@@ -413,10 +463,13 @@ static int end_of(const body *b, const limb *L, int knee) {
             stop = k;
             break;
         }
-    int best = -1;
+    int best = -1, from = knee;
     double longest = b->same;
-    for (int k = knee + 1; k <= stop; k++)
-        if (L->s[k] - L->s[k - 1] > longest) longest = L->s[k] - L->s[k - 1], best = k;
+    for (int k = knee + 1; k <= stop; k++) {
+        if (b->still && b->still[L->path[k]] && k < stop) continue; /* a roll bone: the segment goes on */
+        if (L->s[k] - L->s[from] > longest) longest = L->s[k] - L->s[from], best = k;
+        from = k;
+    }
     if (best < 0) return L->n;
     if (!bends(b, L, best, L->n))
         for (int k = best + 1; k <= stop; k++)
@@ -949,7 +1002,7 @@ static int report_missing(const kg_model *m, const kg_body_map *map, kg_diags *d
     return missing;
 }
 
-int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *dg) {
+static int map_find(const kg_model *m, const double *q, const kg_motion *clip, kg_body_map *map, kg_diags *dg) {
     int need = 0;
     for (int k = 0; k < KG_NPART; k++) {
         if (given(map, k)) { /* a part given keeps its point (the map's, zero unless it says) */
@@ -963,7 +1016,7 @@ int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg
     const char *why = NULL;
     if (need) {
         body b;
-        int bad = body_init(&b, m, q) != 0;
+        int bad = body_init(&b, m, q) != 0 || (clip && clip->nframes > 0 && find_still(&b, clip) != 0);
         if (bad) why = "out of memory";
         else map_body(&b, map, dg, &why);
         body_free(&b);
@@ -973,6 +1026,14 @@ int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg
                         m->name ? m->name : "", why);
     }
     return report_missing(m, map, dg, why != NULL);
+}
+
+int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *map, kg_diags *dg) {
+    return map_find(m, q, NULL, map, dg);
+}
+
+int kg_body_map_find_clip(const kg_model *m, const kg_motion *clip, kg_body_map *map, kg_diags *dg) {
+    return map_find(m, clip && clip->nframes > 0 ? clip->q : m->q_default, clip, map, dg);
 }
 
 int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d) {

@@ -464,7 +464,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     for (int k = 0; k < KG_NPART; k++) s->map.link[k] = -1;
     if (o->source_map) s->map = *o->source_map;
     /* the first frame's pose: a skeleton's rest pose need not stand (Bandai's does not) */
-    if (kg_body_map_find_at(m, clip->q, &s->map, dg) != 0) return -1;
+    if (kg_body_map_find_clip(m, clip, &s->map, dg) != 0) return -1;
     int n = s->nframes;
     kg_data *d = kg_data_new(m);
     s->f = calloc((size_t)n, sizeof *s->f);

@@ -82,6 +82,15 @@ KG_API int kg_body_map_find_at(const kg_model *m, const double *q, kg_body_map *
 /* The same at the rest pose (model->q_default). */
 KG_API int kg_body_map_find(const kg_model *m, kg_body_map *map, kg_diags *d);
 
+/* The same at a clip's first frame, the whole clip telling roll bones: a ball
+ * joint (a skeleton's) whose bone in and bone out stay in line (within about
+ * 1.5 degrees) at every one of up to 200 frames sampled over the clip, the
+ * limb going on beyond it at least as far as the straight run of bones before
+ * it, is a twist or roll bone partway along a limb (a rig's ThighTwist,
+ * ForearmRoll): the shank or forearm goes on through it to the ankle or wrist
+ * (at one frame such a bone ends them, and the parts are wrong). */
+KG_API int kg_body_map_find_clip(const kg_model *m, const kg_motion *clip, kg_body_map *map, kg_diags *d);
+
 /* "pelvis", "left_knee", ... (NULL for no part); kg_part_parse: the part, or -1
  * for an unknown name */
 KG_API const char *kg_part_name(int part);
