@@ -507,14 +507,18 @@ static void test_toe_joint(void **state) {
 /* A model built facing another way (+y, -x) or lying (y up) is stood up as
  * the retargeting takes robots (x forward, z up), and a root link away from
  * the pelvis moves the body as one at the pelvis does (the root's twist is
- * taken at the pelvis): the sample humanoid under a root turned or moved by a
- * fixed joint moves its joints as the sample does (but for rounding). Facing
- * +y, its pose p95 on the sample walk was 50 degrees. */
+ * taken at the pelvis), and a floating joint the model declares is held (the
+ * root moves the body): the sample humanoid under a root turned or moved by a
+ * fixed joint, or floating under a world link, moves its joints as the sample
+ * does (but for rounding). Facing +y, its pose p95 on the sample walk was 50
+ * degrees. */
 static void test_model_turned(void **state) {
     (void)state;
     static const char *const rpy[] = {"0 0 1.5707963267948966", "0 0 3.141592653589793", "1.5707963267948966 0 0",
-                                      "0 0 0"},
-                             *xyz[] = {"0 0 0", "0 0 0", "0 0 0", "0.1 -0.05 0.65"}; /* the last: a root on the floor */
+                                      "0 0 0", "0 0 0"},
+                             *xyz[] = {"0 0 0", "0 0 0", "0 0 0", "0.1 -0.05 0.65", "0 0 0.65"},
+                             *type[] = {"fixed", "fixed", "fixed", "fixed", "floating"}; /* a root on the floor; a
+                                                                                           * world link floating */
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
     kg_retarget_options o;
@@ -523,23 +527,26 @@ static void test_model_turned(void **state) {
     kg_motion *m0 = run(WALK, SAMPLE, &o, &rep0);
     char *at = strstr(text, "<link name=\"pelvis\">");
     assert_non_null(at);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         char path[] = "/tmp/kg_turned_XXXXXX";
         int fd = mkstemp(path);
         assert_true(fd >= 0);
         FILE *out = fdopen(fd, "w");
         fwrite(text, 1, (size_t)(at - text), out);
-        fprintf(out, "<link name=\"turned_root\"/><joint name=\"turn\" type=\"fixed\"><parent link=\"turned_root\"/>"
-                     "<child link=\"pelvis\"/><origin xyz=\"%s\" rpy=\"%s\"/></joint>\n%s", xyz[k], rpy[k], at);
+        fprintf(out, "<link name=\"turned_root\"/><joint name=\"turn\" type=\"%s\"><parent link=\"turned_root\"/>"
+                     "<child link=\"pelvis\"/><origin xyz=\"%s\" rpy=\"%s\"/></joint>\n%s", type[k], xyz[k], rpy[k], at);
         fclose(out);
         kg_retarget_report rep;
         kg_motion *m = run(WALK, path, &o, &rep);
         remove(path);
-        assert_int_equal(m->nq, m0->nq); /* the fixed joint adds no coordinate */
+        int extra = m->nq - m0->nq; /* a floating joint's 7 coordinates come first, held at rest */
+        assert_int_equal(extra, k == 4 ? 7 : 0);
         double diff = 0;
-        for (size_t i = 0; i < (size_t)m->nframes * (size_t)m->nq; i++) diff = fmax(diff, fabs(m->q[i] - m0->q[i]));
-        printf("  root at xyz (%s) turned rpy (%s): pose p95 %.1f deg (%.1f as built), joints within %.1e rad, root %.2f "
-               "m/s\n", xyz[k], rpy[k], rep.pose_p95_deg, rep0.pose_p95_deg, diff, rep.root_speed_max);
+        for (int f = 0; f < m->nframes; f++)
+            for (int i = 0; i < m0->nq; i++)
+                diff = fmax(diff, fabs(m->q[(size_t)f * m->nq + extra + i] - m0->q[(size_t)f * m0->nq + i]));
+        printf("  %s root at xyz (%s) turned rpy (%s): pose p95 %.1f deg (%.1f as built), joints within %.1e rad, root %.2f "
+               "m/s\n", type[k], xyz[k], rpy[k], rep.pose_p95_deg, rep0.pose_p95_deg, diff, rep.root_speed_max);
         assert_int_equal(rep.root_fast_frames, 0);
         assert_true(diff <= 1e-6);
         KG_ASSERT_NEAR(rep.pose_p95_deg, rep0.pose_p95_deg, 0.1);

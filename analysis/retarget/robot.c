@@ -241,6 +241,12 @@ static int driven_columns(kg_retarget_robot *rr) {
         int l = rr->map.link[k];
         for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) rr->driven[rr->path[rr->path_first[l] + e].col - 6] = 1;
     }
+    /* a floating joint the model itself declares (a URDF's world link and a floating joint to the
+     * pelvis) moves the body as the solve's own root does: two roots would share one motion, split
+     * by the regularisation, and the output's root link drift; it is held, the root moves */
+    for (int j = 0; j < r->njoint; j++)
+        if (r->joint[j].type == KG_JOINT_FLOATING && r->joint[j].dofadr >= 0)
+            for (int c = 0; c < r->joint[j].nv; c++) rr->driven[r->joint[j].dofadr + c] = 0;
     return 0;
 }
 
