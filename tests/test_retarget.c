@@ -20,6 +20,7 @@
 
 #define SAMPLE KG_SOURCE_DIR "/samples/humanoid.urdf"
 #define WALK KG_SOURCE_DIR "/samples/walk.bvh"
+#define NO_HANDS KG_SOURCE_DIR "/tests/data/humanoid_no_hands.urdf"
 
 static kg_motion *run(const char *clip_path, const char *robot_path, const kg_retarget_options *o,
                       kg_retarget_report *rep) {
@@ -556,6 +557,24 @@ static void test_model_turned(void **state) {
     free(text);
 }
 
+/* An arm that ends at its elbow's link (no wrist link: the wrist is a point
+ * on the forearm's link) follows the source's forearm: both ends of that
+ * segment are on one link, and its direction task was left out (the
+ * forearms 18 degrees off on the sample walk, the same as the upper arms
+ * now). */
+static void test_forearm_one_link(void **state) {
+    (void)state;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep;
+    kg_motion_free(run(WALK, NO_HANDS, &o, &rep));
+    double fl = rep.pose_segment_mean_deg[3], fr = rep.pose_segment_mean_deg[7];
+    printf("  arms without hands: forearms %.1f and %.1f deg off (upper arms %.1f, %.1f), pose p95 %.1f\n", fl, fr,
+           rep.pose_segment_mean_deg[2], rep.pose_segment_mean_deg[6], rep.pose_p95_deg);
+    assert_true(fl <= 5 && fr <= 5);
+    assert_true(rep.pose_p95_deg <= 15);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -624,6 +643,7 @@ int main(void) {
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
+        cmocka_unit_test(test_forearm_one_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,9 @@ static void segment_tasks(rt_step *w, const rt_frame_source *F) {
         int la = rt_part_point(w, seg[k][0], a), lb = rt_part_point(w, seg[k][1], b);
         for (int c = 0; c < 3; c++) ut[c] = F->kp[seg[k][1]][c] - F->kp[seg[k][0]][c];
         rt_normalize(ut);
-        if (la >= 0 && lb >= 0 && la != lb) direction_task(w, la, a, lb, b, ut, w->t.w_segment);
+        /* both ends may be on one link (an arm that ends at its elbow's link: the wrist is a point
+         * on it): the link's turn still sets the direction; direction_task skips a zero length */
+        if (la >= 0 && lb >= 0) direction_task(w, la, a, lb, b, ut, w->t.w_segment);
     }
 }
 

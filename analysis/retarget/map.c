@@ -856,6 +856,7 @@ static int head_branch(const body *b, int chest, int pelvis, const limb *L) {
         int limb_root = 0;
         for (int i = 0; i < 4; i++) limb_root |= c == L[i].path[0];
         if (limb_root || (!(branch_len(b, c) > 0) && !(b->mass[c] > 0))) continue;
+        if (b->mass[0] > 0 && !(b->mass[c] > 0)) continue; /* a massless frame on a robot with masses: a sensor */
         if (best < 0 || b->mass[c] > b->mass[best] ||
             (b->mass[c] == b->mass[best] && branch_len(b, c) > branch_len(b, best)))
             best = c;
@@ -864,7 +865,8 @@ static int head_branch(const body *b, int chest, int pelvis, const limb *L) {
 }
 
 /* The head: the heaviest link of the head branch (the skull, not the neck's
- * joints nor a lidar on top); without masses, the branch's top joint: the last
+ * joints nor a lidar on top; a branch without mass on a robot with masses is
+ * a sensor's frame, an IMU, not a head); without masses, the branch's top joint: the last
  * moving link before its first fork (eyes, jaw), settled to the first bending
  * link at its point. -1 when the chest has no other branch. */
 static int find_head(const body *b, int chest, int pelvis, const limb *L, int *heaviest) {
