@@ -575,6 +575,38 @@ static void test_forearm_one_link(void **state) {
     assert_true(rep.pose_p95_deg <= 15);
 }
 
+static int diag_count_code(const kg_diags *d, const char *code) {
+    int n = 0;
+    for (size_t i = 0; i < d->count; i++) n += d->items[i].code && !strcmp(d->items[i].code, code);
+    return n;
+}
+
+/* A robot whose legs cannot roll their feet is told so (a planted foot holds
+ * its leg upright sideways: balance then bends the trunk): the sample
+ * humanoid with its ankle roll joints fixed; the sample as it is is not. */
+static void test_no_ankle_roll(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    kg_diags d0, d1;
+    kg_diags_init(&d0), kg_diags_init(&d1);
+    kg_model *m0, *m1;
+    kg_retarget_robot *full = prepare(text, &d0, &m0);
+    for (int side = 0; side < 2; side++) {
+        char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
+        assert_non_null(j);
+        memcpy(strstr(j, "\"revolute\""), "\"fixed\"   ", 10); /* type="fixed"   > */
+    }
+    kg_retarget_robot *stiff = prepare(text, &d1, &m1);
+    assert_non_null(full), assert_non_null(stiff);
+    assert_int_equal(diag_count_code(&d0, "retarget.no_ankle_roll"), 0);
+    assert_int_equal(diag_count_code(&d1, "retarget.no_ankle_roll"), 1);
+    kg_retarget_robot_free(full), kg_retarget_robot_free(stiff);
+    kg_model_free(m0), kg_model_free(m1);
+    kg_diags_clear(&d0), kg_diags_clear(&d1);
+    free(text);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -644,6 +676,7 @@ int main(void) {
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_forearm_one_link),
+        cmocka_unit_test(test_no_ankle_roll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -480,6 +480,33 @@ static void stand_turn(const kg_retarget_robot *rr, const kg_data *d, double T[9
     for (int a = 0; a < 3; a++) T[a] = f[a], T[3 + a] = l[a], T[6 + a] = u[a];
 }
 
+/* A leg that cannot roll its foot: no joint between its knee and its foot
+ * whose axis (at rest, standing) lies within 45 degrees of the foot's forward
+ * axis. Planted flat, such a foot holds its leg upright sideways, so the COM
+ * moves over one foot only by rolling the trunk; the warning says so once. */
+static void ankle_roll_check(const kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
+    const kg_model *r = rr->model;
+    int rolls[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        int knee = rr->map.link[side ? KG_PART_KNEE_R : KG_PART_KNEE_L];
+        for (int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]; l >= 0 && l != knee; l = r->link[l].parent) {
+            int j = r->link[l].joint;
+            if (j < 0 || (r->joint[j].type != KG_JOINT_REVOLUTE && r->joint[j].type != KG_JOINT_CONTINUOUS)) {
+                rolls[side] |= j >= 0 && r->joint[j].type != KG_JOINT_FIXED && r->joint[j].type != KG_JOINT_PRISMATIC;
+                continue;
+            }
+            double a[3];
+            kg_mat3_vec(a, d->link_rot + 9 * l, r->joint[j].axis); /* world axes, standing: x is forward */
+            rolls[side] |= fabs(a[0]) >= 0.7071 * kg_vec3_norm(a);
+        }
+    }
+    if (!rolls[0] || !rolls[1])
+        kg_diag_add(dg, KG_WARNING, "retarget.no_ankle_roll", r->source, 0, NULL,
+                    "the %s of '%s' cannot roll its foot: a planted foot holds its leg upright sideways, and the "
+                    "COM moves over one foot only by rolling the trunk (balance bends it; --no-balance keeps it)",
+                    !rolls[0] && !rolls[1] ? "legs" : rolls[0] ? "right leg" : "left leg", r->name ? r->name : "");
+}
+
 int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_robot *rr, kg_diags *dg) {
     const kg_body_map *map = o->robot_map;
     memset(rr, 0, sizeof *rr);
@@ -501,6 +528,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     kg_mat3_copy(d->base_rot, rr->stand);
     kg_fk(r, d);
     limb_lengths(rr, d);
+    ankle_roll_check(rr, d, dg);
     kg_mesh_cache *mc = kg_mesh_cache_new();
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
