@@ -366,6 +366,19 @@ static void collision_rows(rt_step *w) {
 static void com_rows(rt_step *w, const rt_goal *g) {
     if (!w->balance || !g->src) return;
     if (!w->eval) rt_com_rows(w, w->J);
+    if (!w->rr->rolls_feet) { /* forward only: sideways, the feet cannot carry it (robot.c) */
+        const double *P = g->src->pelvis_R;
+        double f[2] = {P[0], P[3]}, n = hypot(f[0], f[1]);
+        if (!(n > 0)) return;
+        f[0] /= n, f[1] /= n;
+        if (!w->eval) {
+            for (int c = 0; c < w->nx; c++) w->row[c] = f[0] * w->J[c] + f[1] * w->J[w->nx + c];
+            memset(w->mark, 1, (size_t)w->nx);
+        }
+        approach(w, KG_SLACK_BALANCE, w->row, f[0] * (g->src->com_ref[0] - w->com[0]) + f[1] * (g->src->com_ref[1] - w->com[1]));
+        if (!w->eval) rt_clear_marks(w);
+        return;
+    }
     for (int a = 0; a < 2; a++) {
         if (!w->eval) memset(w->mark, 1, (size_t)w->nx);
         approach(w, KG_SLACK_BALANCE, w->J + a * w->nx, g->src->com_ref[a] - w->com[a]);

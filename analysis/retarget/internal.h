@@ -31,6 +31,8 @@ struct kg_retarget_robot {
     double foot_h[2];             /* the foot link's origin above its sole plane at rest */
     double ankle_h;               /* the ankles above the sole plane at rest */
     double foot_off[2][3];        /* the foot link's origin from the ankle's, in the foot's rest frame */
+    int rolls_feet;               /* both legs can roll their feet (robot.c ankle_roll_check); else the
+                                   * balance holds the COM forward and back only */
     double stand[9];              /* the base's turn at which the robot stands facing +x, z up (the
                                    * identity for a model built so); the rest measures below are taken
                                    * with it */

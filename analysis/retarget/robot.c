@@ -483,8 +483,9 @@ static void stand_turn(const kg_retarget_robot *rr, const kg_data *d, double T[9
 /* A leg that cannot roll its foot: no joint between its knee and its foot
  * whose axis (at rest, standing) lies within 45 degrees of the foot's forward
  * axis. Planted flat, such a foot holds its leg upright sideways, so the COM
- * moves over one foot only by rolling the trunk; the warning says so once. */
-static void ankle_roll_check(const kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
+ * moves over one foot only by rolling the trunk: the balance then holds the
+ * COM forward and back only (constraints.c); the warning says so once. */
+static void ankle_roll_check(kg_retarget_robot *rr, const kg_data *d, kg_diags *dg) {
     const kg_model *r = rr->model;
     int rolls[2] = {0, 0};
     for (int side = 0; side < 2; side++) {
@@ -500,10 +501,11 @@ static void ankle_roll_check(const kg_retarget_robot *rr, const kg_data *d, kg_d
             rolls[side] |= fabs(a[0]) >= 0.7071 * kg_vec3_norm(a);
         }
     }
-    if (!rolls[0] || !rolls[1])
+    rr->rolls_feet = rolls[0] && rolls[1];
+    if (!rr->rolls_feet)
         kg_diag_add(dg, KG_WARNING, "retarget.no_ankle_roll", r->source, 0, NULL,
                     "the %s of '%s' cannot roll its foot: a planted foot holds its leg upright sideways, and the "
-                    "COM moves over one foot only by rolling the trunk (balance bends it; --no-balance keeps it)",
+                    "COM moves over one foot only by rolling the trunk: the balance holds it forward and back only",
                     !rolls[0] && !rolls[1] ? "legs" : rolls[0] ? "right leg" : "left leg", r->name ? r->name : "");
 }
 
