@@ -328,6 +328,15 @@ static void test_push_off(void **state) {
     kg_diags_clear(&d);
 }
 
+/* A new file at path (a mkstemp template, filled in), open for writing. */
+static FILE *temp_file(char path[]) {
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    return f;
+}
+
 /* The first frame's feet are pinned where the robot can stand: the sample
  * walk with the source's hips eight times as wide plans footholds wider apart
  * than the sample humanoid's legs reach; pinned there, the stance rows ran on
@@ -338,9 +347,7 @@ static void test_first_frame_pins(void **state) {
     FILE *in = fopen(WALK, "r");
     assert_non_null(in);
     char path[] = "/tmp/kg_wide_hips_XXXXXX", line[8192];
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
+    FILE *out = temp_file(path);
     int wide = 0, leg = 0;
     while (fgets(line, sizeof line, in)) {
         double x, y, z;
@@ -407,9 +414,7 @@ static void test_contacts_scale_free(void **state) {
     FILE *in = fopen(SAMPLE, "r");
     assert_non_null(in);
     char path[] = "/tmp/kg_small_humanoid_XXXXXX", line[8192];
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
+    FILE *out = temp_file(path);
     while (fgets(line, sizeof line, in)) scale_line(line, 1.0 / 3, out);
     fclose(in), fclose(out);
     kg_retarget_report big, small, robot_scale;
@@ -469,9 +474,7 @@ static void test_toe_joint(void **state) {
     }
     strcat(toes, at);
     char path[] = "/tmp/kg_toes_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
+    FILE *out = temp_file(path);
     fputs(toes, out);
     fclose(out);
     kg_diags d;
@@ -530,9 +533,7 @@ static void test_model_turned(void **state) {
     assert_non_null(at);
     for (int k = 0; k < 5; k++) {
         char path[] = "/tmp/kg_turned_XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        FILE *out = fdopen(fd, "w");
+        FILE *out = temp_file(path);
         fwrite(text, 1, (size_t)(at - text), out);
         fprintf(out, "<link name=\"turned_root\"/><joint name=\"turn\" type=\"%s\"><parent link=\"turned_root\"/>"
                      "<child link=\"pelvis\"/><origin xyz=\"%s\" rpy=\"%s\"/></joint>\n%s", type[k], xyz[k], rpy[k], at);
