@@ -225,6 +225,29 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
     }
 }
 
+/* The body's other shapes stay above the ground too: a hand, a knee or an
+ * elbow reaching lower than the floor where the source's stopped on it (a
+ * crouching boxer's hand 107 mm into the floor on the sample humanoid). A link
+ * whose shapes reach within sole_watch of the ground (its origin's height less
+ * their reach) gets a row on each shape's lowest point that is (the coarse
+ * hull's: swelled, it keeps the mesh clear). The feet's shapes are
+ * ground_rows' business, and shapes not clear of the ground at rest are left
+ * alone (robot.c ground_shapes). */
+static void body_ground_rows(rt_step *w) {
+    const kg_retarget_robot *rr = w->rr;
+    if (!rr->have_cm) return;
+    for (int l = 0; l < w->m->nlink; l++) {
+        int first = rr->cm.link_first[l], count = rr->cm.link_count[l];
+        if (count == 0 || w->d->link_pos[3 * l + 2] - rr->link_radius[l] >= w->t.sole_watch) continue;
+        for (int k = first; k < first + count; k++) {
+            double p[3];
+            if (!rr->ground_shape[k]) continue;
+            rt_shape_lowest(&rr->coarse, w->d, k, p);
+            if (p[2] < w->t.sole_watch) above_ground(w, l, p);
+        }
+    }
+}
+
 /* Pair s's wake (step.h): pair_state() measures a far pair again once
  * since > dist - collision_influence; 1e-9 m inside that, rounding aside. */
 static void set_wake(rt_step *w, const rt_pair *s) {
@@ -411,6 +434,7 @@ void rt_constraints(rt_step *w, const rt_goal *g) {
     memset(w->viol, 0, sizeof w->viol);
     stance_rows(w, g);
     ground_rows(w, g);
+    body_ground_rows(w);
     collision_rows(w);
     com_rows(w, g);
     root_rows(w);

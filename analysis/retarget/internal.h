@@ -58,6 +58,9 @@ struct kg_retarget_robot {
     double *link_radius;          /* [nlink] how far a link's collision shapes reach from its origin */
     int *foot_shape[2], nfoot_shape[2]; /* each foot's collision shapes (its ankle link's and those below:
                                    * indices into cm and coarse alike) */
+    unsigned char *is_foot_shape; /* [cm.nshape] a shape of either foot */
+    unsigned char *ground_shape;  /* [cm.nshape] a shape kept above the ground besides the feet's: clear
+                                   * of the soles' plane by sole_watch at rest (robot.c) */
     double *capsule;              /* [7 nlink] a capsule around each link's coarse shapes, link frame: the
                                    * segment's ends, then the radius (< 0: the link has none) */
     int nwatch;                   /* pairs kept apart: neither adjacent, declared nor touching at rest */

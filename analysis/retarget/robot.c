@@ -90,16 +90,19 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_ca
     return np;
 }
 
-/* Each foot's collision shapes: its ankle link's and those of the links below. */
+/* Each foot's collision shapes: its ankle link's and those of the links below
+ * (and which shapes are a foot's). */
 static int foot_shapes(kg_retarget_robot *rr) {
     const kg_model *r = rr->model;
+    rr->is_foot_shape = calloc((size_t)rr->cm.nshape + 1, 1), rr->ground_shape = calloc((size_t)rr->cm.nshape + 1, 1);
+    if (!rr->is_foot_shape || !rr->ground_shape) return -1;
     for (int side = 0; side < 2; side++) {
         int ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], n = 0;
         rr->foot_shape[side] = malloc(((size_t)rr->cm.nshape + 1) * sizeof(int));
         if (!rr->foot_shape[side]) return -1;
         for (int l = ankle; rr->have_cm && ankle >= 0 && l < r->nlink; l++)
             for (int k = rr->cm.link_first[l]; is_below(r, l, ankle) && k < rr->cm.link_first[l] + rr->cm.link_count[l]; k++)
-                rr->foot_shape[side][n++] = k;
+                rr->foot_shape[side][n++] = k, rr->is_foot_shape[k] = 1;
         rr->nfoot_shape[side] = n;
     }
     return 0;
@@ -396,6 +399,22 @@ static void limb_lengths(kg_retarget_robot *rr, const kg_data *d) {
     }
 }
 
+/* The shapes kept above the ground besides the feet's (constraints.c
+ * body_ground_rows): those clear of the soles' plane by sole_watch at rest,
+ * standing, on links whose shapes reach no farther than a leg is long. A
+ * shape lower at rest is part of a foot the map did not put below the ankle;
+ * one reaching farther is not a body's shape (a 1 m test cylinder around a
+ * pelvis, left in a published model): held above the ground, it held the
+ * pelvis within 15 degrees of upright and the robot off its feet. */
+static void ground_shapes(kg_retarget_robot *rr, const kg_data *d, double sole_z, double watch) {
+    for (int k = 0; k < rr->cm.nshape; k++) {
+        double p[3];
+        int l = rr->cm.shape[k].link; /* a link reaching farther than a leg is long is not a body's part */
+        rr->ground_shape[k] = !rr->is_foot_shape[k] && rt_shape_lowest(&rr->coarse, d, k, p) >= sole_z + watch &&
+                              rr->link_radius[l] <= rr->leg;
+    }
+}
+
 /* Rest frames, the head's up axis, the COM at rest. */
 static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
     const kg_model *r = rr->model;
@@ -542,6 +561,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
         goto oom;
     if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;
     measures(rr, d, sole_z);
+    ground_shapes(rr, d, sole_z, o->tune.sole_watch);
     kg_data_free(d);
     return 0;
 oom:
@@ -553,7 +573,7 @@ oom:
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
     free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius), free(rr->capsule);
-    free(rr->foot_shape[0]), free(rr->foot_shape[1]);
+    free(rr->foot_shape[0]), free(rr->foot_shape[1]), free(rr->is_foot_shape), free(rr->ground_shape);
     if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
 }
