@@ -86,7 +86,19 @@ typedef struct cd {
 
 
 /* helpers (collada_common.c) */
-const char *cd_own(cd *c, char *s);          /* c frees s at the end */
+
+/* Out of memory. An allocation that fails marks the document (c->x.oom, as
+ * kg_xml_attr does; kg_import_collada then fails with io.memory, dropping the
+ * diagnostics made since) and the reader goes on without what it could not
+ * keep, checking nothing more: so every step stays safe to run on, and only
+ * what would crash checks. */
+void *cd_oom(cd *c);                          /* marks c; NULL */
+/* Room for element n of the array *p (n elements of `size` bytes so far),
+ * grown in powers of two, the count telling the capacity: 0, or -1 (marked). */
+int cd_grow(cd *c, void **p, int n, size_t size);
+void cd_put(cd *c, kg_strmap *m, const char *key, int value); /* kg_strmap_put, marked on failure */
+const char *cd_own(cd *c, char *s);          /* c frees s at the end; s NULL or not kept: "" (marked) */
+const char *cd_strdup(cd *c, const char *s); /* a copy owned by c, or "" (marked) */
 int cd_line_of(xmlNodePtr n);
 const char *cd_tag(xmlNodePtr n);
 /* fmt has two %s, filled with a and b (NULL: empty) */
