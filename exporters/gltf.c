@@ -57,6 +57,17 @@ typedef struct gw {
     int oom;              /* memory ran out: what follows is dropped, and the export fails */
 } gw;
 
+/* jansson's setters, out of memory marked: a NULL value (a json_pack that could
+ * not allocate) or jansson's own allocation failing comes back as -1, and the
+ * export then fails rather than write a file a node short. */
+static void append(gw *x, json_t *array, json_t *v) {
+    if (json_array_append_new(array, v) != 0) x->oom = 1;
+}
+
+static void set(gw *x, json_t *object, const char *key, json_t *v) {
+    if (json_object_set_new(object, key, v) != 0) x->oom = 1;
+}
+
 /* ---- the binary buffer ----------------------------------------------------------- */
 
 static void put(gw *x, const void *p, size_t n) {
@@ -91,13 +102,13 @@ static int accessor(gw *x, size_t from, int count, int component, const char *ty
                     json_t *max) {
     json_t *v = json_pack("{s:i, s:I, s:I}", "buffer", 0, "byteOffset", (json_int_t)from, "byteLength",
                           (json_int_t)(x->nbin - from));
-    if (target) json_object_set_new(v, "target", json_integer(target));
-    json_array_append_new(x->views, v);
+    if (target) set(x, v, "target", json_integer(target));
+    append(x, x->views, v);
     json_t *a = json_pack("{s:i, s:i, s:i, s:s}", "bufferView", (int)json_array_size(x->views) - 1, "componentType",
                           component, "count", count, "type", type);
-    if (min) json_object_set_new(a, "min", min);
-    if (max) json_object_set_new(a, "max", max);
-    json_array_append_new(x->accessors, a);
+    if (min) set(x, a, "min", min);
+    if (max) set(x, a, "max", max);
+    append(x, x->accessors, a);
     return (int)json_array_size(x->accessors) - 1;
 }
 
@@ -116,7 +127,7 @@ static int float_accessor(gw *x, const double *v, int count, int n, const char *
     json_t *min = NULL, *max = NULL;
     if (bounds) {
         min = json_array(), max = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(min, json_real(lo[k])), json_array_append_new(max, json_real(hi[k]));
+        for (int k = 0; k < n; k++) append(x, min, json_real(lo[k])), append(x, max, json_real(hi[k]));
     }
     return accessor(x, from, count, GL_FLOAT, type, target, min, max);
 }
@@ -131,11 +142,11 @@ static int material(gw *x, const double rgba[4]) {
     x->mat_rgba = grown;
     memcpy(x->mat_rgba[x->nmat], rgba, sizeof x->mat_rgba[0]);
     json_t *c = json_array();
-    for (int k = 0; k < 4; k++) json_array_append_new(c, json_real(fmin(1, fmax(0, rgba[k]))));
+    for (int k = 0; k < 4; k++) append(x, c, json_real(fmin(1, fmax(0, rgba[k]))));
     json_t *mat = json_pack("{s:{s:o, s:f, s:f}}", "pbrMetallicRoughness", "baseColorFactor", c, "metallicFactor", 0.0,
                             "roughnessFactor", 0.8);
-    if (rgba[3] < 1) json_object_set_new(mat, "alphaMode", json_string("BLEND"));
-    json_array_append_new(x->materials, mat);
+    if (rgba[3] < 1) set(x, mat, "alphaMode", json_string("BLEND"));
+    append(x, x->materials, mat);
     return x->nmat++;
 }
 
@@ -264,7 +275,7 @@ static json_t *primitive(gw *x, const double *v, int nv, const int *t, int nt, i
     free(pv); /* the block holding pn and pt too */
     json_t *p = json_pack("{s:{s:i, s:i}, s:i, s:i}", "attributes", "POSITION", pos, "NORMAL", nrm, "indices", idx,
                           "mode", 4);
-    if (mat >= 0) json_object_set_new(p, "material", json_integer(mat));
+    if (mat >= 0) set(x, p, "material", json_integer(mat));
     return p;
 }
 
@@ -277,7 +288,7 @@ static int geom_mesh(gw *x, int g) {
     if (G->type != KG_GEOM_MESH) {
         kg_tris s = {0};
         if (kg_primitive_tris(G, &s) != 0) x->oom = 1;
-        json_array_append_new(prims, primitive(x, s.v, s.nv, s.t, s.nt, own ? material(x, own) : -1));
+        append(x, prims, primitive(x, s.v, s.nv, s.t, s.nt, own ? material(x, own) : -1));
         free(s.v), free(s.t);
     } else {
         size_t errors = kg_diags_count(x->d, KG_ERROR);
@@ -308,21 +319,21 @@ static int geom_mesh(gw *x, int g) {
         for (int k = 0; k < me->ngroup; k++) {
             const kg_mesh_group *gr = &me->group[k];
             const double *c = own ? own : gr->has_color ? gr->rgba : NULL;
-            json_array_append_new(prims, primitive(x, v, me->nvert, t + 3 * gr->tri_first, gr->ntri, c ? material(x, c) : -1));
+            append(x, prims, primitive(x, v, me->nvert, t + 3 * gr->tri_first, gr->ntri, c ? material(x, c) : -1));
         }
         free(v), free(t);
     }
-    json_array_append_new(x->meshes_json, json_pack("{s:o}", "primitives", prims));
+    append(x, x->meshes_json, json_pack("{s:o}", "primitives", prims));
     return (int)json_array_size(x->meshes_json) - 1;
 }
 
 /* ---- nodes ----------------------------------------------------------------------- */
 
-static void set_pose(json_t *node, const double p[3], const double r[9]) {
+static void set_pose(gw *x, json_t *node, const double p[3], const double r[9]) {
     double q[4];
     kg_rot_to_quat(r, q);
-    if (p[0] || p[1] || p[2]) json_object_set_new(node, "translation", json_pack("[f, f, f]", p[0], p[1], p[2]));
-    if (q[0] != 1) json_object_set_new(node, "rotation", json_pack("[f, f, f, f]", q[1], q[2], q[3], q[0]));
+    if (p[0] || p[1] || p[2]) set(x, node, "translation", json_pack("[f, f, f]", p[0], p[1], p[2]));
+    if (q[0] != 1) set(x, node, "rotation", json_pack("[f, f, f, f]", q[1], q[2], q[3], q[0]));
 }
 
 /* Link i's pose in its parent's frame, from the poses in d. */
@@ -351,13 +362,13 @@ static void link_nodes(gw *x, const kg_data *d) {
         json_t *node = json_pack("{s:s}", "name", m->link[i].name);
         double p[3], r[9];
         local_pose(m, d, i, p, r);
-        set_pose(node, p, r);
-        json_array_append_new(x->nodes, node);
+        set_pose(x, node, p, r);
+        append(x, x->nodes, node);
         x->node_of[i] = (int)json_array_size(x->nodes) - 1;
         if (i > 0) {
             json_t *parent = json_array_get(x->nodes, (size_t)x->node_of[m->link[i].parent]), *ch = json_object_get(parent, "children");
-            if (!ch) json_object_set_new(parent, "children", ch = json_array());
-            json_array_append_new(ch, json_integer(x->node_of[i]));
+            if (!ch) set(x, parent, "children", ch = json_array());
+            append(x, ch, json_integer(x->node_of[i]));
         }
     }
     for (int g = 0; g < m->ngeom; g++) {
@@ -368,11 +379,11 @@ static void link_nodes(gw *x, const kg_data *d) {
         char name[600];
         snprintf(name, sizeof name, "%s.visual%d", m->link[G->link].name, g - m->link[G->link].geom_first);
         json_t *node = json_pack("{s:s, s:i}", "name", name, "mesh", mesh);
-        set_pose(node, G->pos, G->rot);
-        json_array_append_new(x->nodes, node);
+        set_pose(x, node, G->pos, G->rot);
+        append(x, x->nodes, node);
         json_t *parent = json_array_get(x->nodes, (size_t)x->node_of[G->link]), *ch = json_object_get(parent, "children");
-        if (!ch) json_object_set_new(parent, "children", ch = json_array());
-        json_array_append_new(ch, json_integer((int)json_array_size(x->nodes) - 1));
+        if (!ch) set(x, parent, "children", ch = json_array());
+        append(x, ch, json_integer((int)json_array_size(x->nodes) - 1));
     }
 }
 
@@ -414,15 +425,15 @@ static void animation(gw *x, const kg_motion *mo) {
         int tr = float_accessor(x, pos + (size_t)i * n * 3, n, 3, "VEC3", 0, 0);
         int ro = float_accessor(x, rot + (size_t)i * n * 4, n, 4, "VEC4", 0, 0);
         for (int k = 0; k < 2; k++) {
-            json_array_append_new(samplers, json_pack("{s:i, s:i, s:s}", "input", input, "output", k ? ro : tr,
+            append(x, samplers, json_pack("{s:i, s:i, s:s}", "input", input, "output", k ? ro : tr,
                                                       "interpolation", "LINEAR"));
-            json_array_append_new(channels, json_pack("{s:i, s:{s:i, s:s}}", "sampler", (int)json_array_size(samplers) - 1,
+            append(x, channels, json_pack("{s:i, s:{s:i, s:s}}", "sampler", (int)json_array_size(samplers) - 1,
                                                       "target", "node", x->node_of[i], "path",
                                                       k ? "rotation" : "translation"));
         }
     }
     if (json_array_size(channels))
-        json_object_set_new(x->root, "animations",
+        set(x, x->root, "animations",
                             json_pack("[{s:s, s:o, s:o}]", "name", "motion", "samplers", samplers, "channels", channels));
     else
         json_decref(samplers), json_decref(channels);
@@ -488,7 +499,7 @@ static int write_bin_beside(gw *x, const char *path, json_t *buffer) {
         return -1;
     }
     if (kg_files_add(x->companions, file) != 0) return x->oom = 1, -1; /* removed: kg_save says io.memory */
-    json_object_set_new(buffer, "uri", json_string(rel));
+    set(x, buffer, "uri", json_string(rel));
     return 0;
 }
 
@@ -501,7 +512,7 @@ static int write_file(gw *x, const kg_export_options *o, FILE *f) {
         json_decref(buffer);
         return -1;
     }
-    if (x->nbin) json_object_set_new(x->root, "buffers", json_pack("[o]", buffer));
+    if (x->nbin) set(x, x->root, "buffers", json_pack("[o]", buffer));
     else json_decref(buffer);
     char *text = json_dumps(x->root, JSON_COMPACT | JSON_REAL_PRECISION(9));
     if (!text) return x->oom = 1, -1; /* jansson's memory */
@@ -546,21 +557,21 @@ int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         return kg_export_oom(o, d);
     }
     x.root = json_pack("{s:{s:s, s:s}}", "asset", "version", "2.0", "generator", "kinegraph");
-    json_object_set_new(x.root, "nodes", x.nodes = json_array());
-    json_object_set_new(x.root, "meshes", x.meshes_json = json_array());
-    json_object_set_new(x.root, "materials", x.materials = json_array());
-    json_object_set_new(x.root, "accessors", x.accessors = json_array());
-    json_object_set_new(x.root, "bufferViews", x.views = json_array());
+    set(&x, x.root, "nodes", x.nodes = json_array());
+    set(&x, x.root, "meshes", x.meshes_json = json_array());
+    set(&x, x.root, "materials", x.materials = json_array());
+    set(&x, x.root, "accessors", x.accessors = json_array());
+    set(&x, x.root, "bufferViews", x.views = json_array());
     if (mo && mo->nframes > 0) kg_motion_pose(mo, 0, d0);
     kg_fk(m, d0);
     /* a Z-up robot under a node that makes it Y-up (see the top of the file) */
     int z_up = strcmp(m->format ? m->format : "", "bvh") != 0;
-    if (z_up) json_array_append_new(x.nodes, json_pack("{s:s, s:[f, f, f, f], s:[i]}", "name", "z_up", "rotation",
+    if (z_up) append(&x, x.nodes, json_pack("{s:s, s:[f, f, f, f], s:[i]}", "name", "z_up", "rotation",
                                                        -sqrt(0.5), 0.0, 0.0, sqrt(0.5), "children", 1));
     link_nodes(&x, d0);
     kg_data_free(d0);
-    json_object_set_new(x.root, "scene", json_integer(0));
-    json_object_set_new(x.root, "scenes", json_pack("[{s:s, s:[i]}]", "name", m->name ? m->name : "model", "nodes", 0));
+    set(&x, x.root, "scene", json_integer(0));
+    set(&x, x.root, "scenes", json_pack("[{s:s, s:[i]}]", "name", m->name ? m->name : "model", "nodes", 0));
     if (mo && mo->nframes > 1) animation(&x, mo);
     ledger(&x);
     static const char *const empty[] = {"meshes", "materials", "accessors", "bufferViews"};

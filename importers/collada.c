@@ -48,7 +48,7 @@
 static void index_param(cd *c, xmlNodePtr n) {
     const char *sid = kg_xml_is(n, "newparam") ? kg_xml_attr(&c->x, n, "sid") : NULL;
     if (!sid || kg_strmap_get(&c->params, sid) >= 0) return;
-    if (cd_grow(c, (void **)&c->paramnodes, c->nparams, sizeof *c->paramnodes) != 0) return;
+    if (cd_grow(c, (void **)&c->paramnodes, c->nparams, &c->capparams, sizeof *c->paramnodes) != 0) return;
     c->paramnodes[c->nparams] = n;
     cd_put(c, &c->params, sid, c->nparams++);
 }
@@ -63,7 +63,7 @@ static void index_ids(cd *c, xmlNodePtr root) {
         if (n->type == XML_ELEMENT_NODE) {
             const char *id = kg_xml_attr(&c->x, n, "id");
             if (id && *id && kg_strmap_get(&c->ids, id) < 0 &&
-                cd_grow(c, (void **)&c->idnodes, c->nids, sizeof *c->idnodes) == 0) {
+                cd_grow(c, (void **)&c->idnodes, c->nids, &c->capids, sizeof *c->idnodes) == 0) {
                 c->idnodes[c->nids] = n;
                 cd_put(c, &c->ids, id, c->nids++);
             }
@@ -85,7 +85,7 @@ static const cjoint *define_joint(cd *c, xmlNodePtr n) {
     for (int i = 0; i < c->ndefs; i++)
         if (c->defs[i]->node == n) return c->defs[i];
     cjoint *j = calloc(1, sizeof *j);
-    if (!j || cd_grow(c, (void **)&c->defs, c->ndefs, sizeof *c->defs) != 0) return free(j), cd_oom(c);
+    if (!j || cd_grow(c, (void **)&c->defs, c->ndefs, &c->capdefs, sizeof *c->defs) != 0) return free(j), cd_oom(c);
     c->defs[c->ndefs++] = j;
     j->node = n;
     j->name = kg_xml_attr(&c->x, n, "name");
@@ -180,7 +180,7 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
             continue;
         }
         const cjoint *defined = define_joint(c, def);
-        if (!defined || cd_grow(c, (void **)&c->joints, c->njoints, sizeof *c->joints) != 0) break;
+        if (!defined || cd_grow(c, (void **)&c->joints, c->njoints, &c->capjoints, sizeof *c->joints) != 0) break;
         jinst *j = &c->joints[c->njoints++];
         memset(j, 0, sizeof *j);
         j->sid = sid;
@@ -346,7 +346,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
     }
-    if (cd_grow(c, (void **)&c->links, c->nlinks, sizeof *c->links) != 0) return -1;
+    if (cd_grow(c, (void **)&c->links, c->nlinks, &c->caplinks, sizeof *c->links) != 0) return -1;
     c->links[c->nlinks].name = name;
     c->links[c->nlinks].sid = kg_xml_attr(&c->x, link, "sid");
     c->links[c->nlinks].link = made;
@@ -911,7 +911,7 @@ typedef struct bindings {
         double dir[3];       /* the axis in the file */
         int prismatic;
     } *axis;
-    int naxis;
+    int naxis, capaxis;
     xmlNodePtr root_node;    /* bind_kinematics_model's node */
 } bindings;
 
@@ -975,7 +975,7 @@ static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
         int k = 0;
         jinst *j = p ? param_joint(c, cd_text(c, p), &k) : NULL;
         if (!el || !j || !j->made || !(kg_xml_is(el, "rotate") || kg_xml_is(el, "translate"))) continue;
-        if (cd_grow(c, (void **)&bd->axis, bd->naxis, sizeof *bd->axis) != 0) return;
+        if (cd_grow(c, (void **)&bd->axis, bd->naxis, &bd->capaxis, sizeof *bd->axis) != 0) return;
         bd->axis[bd->naxis].el = el;
         bd->axis[bd->naxis].joint = cd_strdup(c, j->made->name);
         bd->axis[bd->naxis].axis = k;

@@ -203,7 +203,7 @@ static void read_channel(cd *c, cd_anim *a, xmlNodePtr chn) {
         free_channel(&ch);
         return;
     }
-    if (cd_grow(c, (void **)&a->ch, a->nch, sizeof *a->ch) != 0) {
+    if (cd_grow(c, (void **)&a->ch, a->nch, &a->capch, sizeof *a->ch) != 0) {
         free_channel(&ch);
         return;
     }

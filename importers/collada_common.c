@@ -3,6 +3,7 @@
  * URL) and transforms. collada.c (the document, kinematics, physics) and the
  * scene, skeleton and animation readers all call these; they call none of
  * those, so calls among the importer's files run one way. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,12 +15,14 @@
 
 void *cd_oom(cd *c) { return kg_xml_out_of_memory(&c->x); }
 
-int cd_grow(cd *c, void **p, int n, size_t size) {
-    if (n > 0 && (n < 8 || (n & (n - 1)))) return 0; /* room left: n is not a capacity */
-    size_t cap = n ? 2 * (size_t)n : 8;
-    void *grown = cap <= SIZE_MAX / size ? realloc(*p, cap * size) : NULL;
+int cd_grow(cd *c, void **p, int n, int *cap, size_t size) {
+    if (n < *cap) return 0;
+    size_t want = *cap > 0 ? 2 * (size_t)*cap : 8;
+    if (want < (size_t)n + 1) want = (size_t)n + 1;
+    if (want > INT_MAX) want = INT_MAX; /* counts are ints */
+    void *grown = n < INT_MAX && want <= SIZE_MAX / size ? realloc(*p, want * size) : NULL;
     if (!grown) return cd_oom(c), -1;
-    *p = grown;
+    *p = grown, *cap = (int)want;
     return 0;
 }
 
@@ -29,7 +32,7 @@ void cd_put(cd *c, kg_strmap *m, const char *key, int value) {
 }
 
 const char *cd_own(cd *c, char *s) {
-    if (!s || cd_grow(c, (void **)&c->owned, c->nowned, sizeof *c->owned) != 0) {
+    if (!s || cd_grow(c, (void **)&c->owned, c->nowned, &c->capowned, sizeof *c->owned) != 0) {
         free(s);
         cd_oom(c);
         return "";

@@ -65,7 +65,7 @@ static kg_material *material(cd *c, xmlNodePtr mat) {
     m->has_color = effect_color(c, mat, m->rgba);
     const char *texture = mm ? kg_xml_attr(&c->x, mm, "texture") : NULL;
     if (texture) m->texture = kg_builder_strdup(c->b, texture);
-    if (cd_grow(c, (void **)&c->materials, c->nmaterials, sizeof *c->materials) != 0) return m;
+    if (cd_grow(c, (void **)&c->materials, c->nmaterials, &c->capmaterials, sizeof *c->materials) != 0) return m;
     c->materials[c->nmaterials].node = mat;
     c->materials[c->nmaterials++].made = m;
     return m;

@@ -57,9 +57,9 @@ typedef struct snode {
 typedef struct sk {
     cd *c;
     snode *nodes;
-    int nnodes;
+    int nnodes, capnodes;
     xform *xs;
-    int nxs;
+    int nxs, capxs;
     cd_anim anim;
     int shear;          /* frames with shear (warned once) */
     int truncated;
@@ -87,7 +87,7 @@ static int read_xform(sk *s, xmlNodePtr e) {
         if (kind == X_MATRIX) x.v[0] = x.v[5] = x.v[10] = x.v[15] = 1;
         if (kind == X_ROTATE) x.v[2] = 1;
     }
-    if (cd_grow(c, (void **)&s->xs, s->nxs, sizeof *s->xs) != 0) return 0;
+    if (cd_grow(c, (void **)&s->xs, s->nxs, &s->capxs, sizeof *s->xs) != 0) return 0;
     s->xs[s->nxs++] = x;
     return 1;
 }
@@ -100,7 +100,7 @@ static void collect(sk *s, xmlNodePtr node, const char *name, int parent, int de
                     "nodes (instance_node cycles?); the rest is ignored%s", "256", NULL);
         return;
     }
-    if (cd_grow(c, (void **)&s->nodes, s->nnodes, sizeof *s->nodes) != 0) return;
+    if (cd_grow(c, (void **)&s->nodes, s->nnodes, &s->capnodes, sizeof *s->nodes) != 0) return;
     int self = s->nnodes++;
     snode *n = &s->nodes[self];
     memset(n, 0, sizeof *n);
