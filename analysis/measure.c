@@ -4,16 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/data.h"
 #include "core/fk.h"
 
 double kg_body_size(const kg_model *m, const double *q, int *axis) {
     kg_data *d = kg_data_new(m);
+    /* subtree sizes and child counts: children come after parents */
+    int *size = calloc((size_t)m->nlink + 1, sizeof *size), *nchild = calloc((size_t)m->nlink + 1, sizeof *nchild);
+    if (!d || !size || !nchild) { /* out of memory */
+        kg_data_free(d), free(size), free(nchild);
+        if (axis) *axis = 2;
+        return NAN;
+    }
     if (q) memcpy(d->q, q, (size_t)m->nq * sizeof *q);
     kg_fk(m, d);
-    /* subtree sizes and child counts: children come after parents */
-    int *size = kg_xcalloc((size_t)m->nlink, sizeof *size), *nchild = kg_xcalloc((size_t)m->nlink, sizeof *nchild);
     for (int i = m->nlink - 1; i >= 0; i--) {
         size[i]++;
         if (m->link[i].parent >= 0) {

@@ -77,7 +77,7 @@ static int init(kg_preview *p, double dt, double zc, double g, double q, double 
      * the powers from n - 1 on (the references held beyond the horizon; with
      * d = 0 the sum is P ct', irteus's form) */
     p->f = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->f);
-    if (!p->f) return -1;
+    if (!p->f) return -2; /* out of memory */
     double Ac[16], AcT[16], Pb[4];
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) Ac[4 * i + j] = At[4 * i + j] - bt[i] * K[j];

@@ -22,8 +22,8 @@ typedef struct kg_preview {
 } kg_preview;
 
 /* Gains for time step dt (s), COM height zc (m), gravity g (m/s^2), weights
- * q and r, n preview steps. Returns 0, or -1 when the Riccati iteration does
- * not converge or memory runs out. */
+ * q and r, n preview steps. Returns 0, -1 when the Riccati iteration does
+ * not converge, -2 when memory runs out. */
 int kg_preview_init(kg_preview *p, double dt, double zc, double g, double q, double r, int n);
 
 /* The same for the ZMP a sampled trajectory shows: c - (z_c / g) times the

@@ -7,7 +7,7 @@
 
 #include "cli/check.h"
 #include "cli/common.h"
-#include "core/arena.h"
+#include "cli/xalloc.h"
 #include "formats/base64.h"
 #include "formats/fileio.h"
 #include "formats/xml.h"

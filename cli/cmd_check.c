@@ -20,7 +20,7 @@
 #include "cli/check.h"
 #include "cli/common.h"
 #include "cli/shard.h"
-#include "core/arena.h"
+#include "cli/xalloc.h"
 #include "exporters/filmstrip.h"
 #include "formats/mesh.h"
 

@@ -1,7 +1,6 @@
 #include "core/arena.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,36 +15,6 @@ typedef struct kg_chunk {
 struct kg_arena {
     kg_chunk *head;
 };
-
-static void oom(void) {
-    fputs("kinegraph: out of memory\n", stderr);
-    abort();
-}
-
-void *kg_xmalloc(size_t size) {
-    void *p = malloc(size ? size : 1);
-    if (!p) oom();
-    return p;
-}
-
-void *kg_xcalloc(size_t n, size_t size) {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) oom();
-    return p;
-}
-
-void *kg_xrealloc(void *p, size_t size) {
-    void *q = realloc(p, size ? size : 1);
-    if (!q) oom();
-    return q;
-}
-
-char *kg_xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = kg_xmalloc(n);
-    memcpy(d, s, n);
-    return d;
-}
 
 static size_t header_size(void) { return (sizeof(kg_chunk) + 15) & ~(size_t)15; }
 

@@ -19,12 +19,4 @@ void *kg_arena_alloc(kg_arena *a, size_t size);
 char *kg_arena_strdup(kg_arena *a, const char *s);
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
 
-/* Allocation helpers that abort on exhaustion. What loads a model no longer
- * uses them (it returns an error); the code that still does is listed in the
- * README ("Out of memory") and goes over as issue 28 goes on. */
-void *kg_xmalloc(size_t size);
-void *kg_xcalloc(size_t n, size_t size);
-void *kg_xrealloc(void *p, size_t size);
-char *kg_xstrdup(const char *s);
-
 #endif

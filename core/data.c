@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 
 kg_data *kg_data_new(const kg_model *m) {
@@ -17,7 +16,7 @@ kg_data *kg_data_new(const kg_model *m) {
     size_t nt = ((size_t)m->nv + 1) * 6 * sizeof(double);
     size_t total = (head + nq + np + nr + ns + nt + 63) & ~(size_t)63;
     char *mem = aligned_alloc(64, total);
-    if (!mem) mem = kg_xmalloc(total); /* unreachable in practice */
+    if (!mem) return NULL; /* out of memory: the caller says so */
     memset(mem, 0, total);
     kg_data *d = (kg_data *)mem;
     d->model = m;

@@ -76,12 +76,25 @@ void kg_diag_out_of_memory(kg_diags *d, size_t since, const char *file, const ch
         free(g->file);
         free(g->element);
     }
+    /* said once: a step below (the builder, a reader's helper) may have said it
+     * already, when its failure came first */
+    const kg_diag *last = d->count ? &d->items[d->count - 1] : NULL;
+    if (last && last->severity == KG_ERROR && !strcmp(last->code, "io.memory")) return;
     kg_diag_add(d, KG_ERROR, "io.memory", file, 0, NULL, "out of memory %s", doing);
+}
+
+int kg_diags_memory(const kg_diags *d, size_t since) {
+    for (size_t k = since; d && k < d->count; k++) {
+        const char *c = d->items[k].code;
+        size_t n = strlen(c);
+        if (d->items[k].severity == KG_ERROR && n >= 7 && !strcmp(c + n - 7, ".memory")) return 1;
+    }
+    return 0;
 }
 
 size_t kg_diags_count(const kg_diags *d, kg_severity sev) {
     size_t n = 0;
-    for (size_t i = 0; i < d->count; i++)
+    for (size_t i = 0; d && i < d->count; i++)
         if (d->items[i].severity == sev) n++;
     return n;
 }

@@ -83,6 +83,7 @@ typedef struct bw {
     int *first, *next; /* real children of each link, in link order (-1 ends) */
     int *order;        /* per link: its rotation channel order (orders[]) */
     char **name;       /* per link: the name written when it is not the link's (bvh_names) */
+    int oom;           /* memory ran out while setting up: nothing is written */
 } bw;
 
 /* The name link i is written with. */
@@ -151,6 +152,11 @@ static void rotation_orders(bw *w) {
     int nframes = w->mo ? w->mo->nframes : 1;
     double *worst = calloc(6 * (size_t)m->nlink + 1, sizeof *worst), r[9], t[3];
     w->order = calloc((size_t)m->nlink + 1, sizeof *w->order);
+    if (!worst || !w->order) {
+        free(worst);
+        w->oom = 1;
+        return;
+    }
     for (int fr = 0; fr < nframes; fr++) {
         pose_frame(m, w->mo, fr, w->kd);
         for (int i = 0; i < m->nlink; i++) {
@@ -169,6 +175,10 @@ static void children(bw *w) {
     const kg_model *m = w->m;
     w->first = malloc(((size_t)m->nlink + 1) * sizeof *w->first);
     w->next = malloc(((size_t)m->nlink + 1) * sizeof *w->next);
+    if (!w->first || !w->next) {
+        w->oom = 1;
+        return;
+    }
     for (int i = 0; i < m->nlink; i++) w->first[i] = w->next[i] = -1;
     for (int c = m->nlink - 1; c > 0; c--)
         if (m->link[c].real < 0 && m->link[c].parent >= 0) {
@@ -190,8 +200,8 @@ static void offset(FILE *f, int depth, const double off[3]) {
 /* A name BVH readers take back: one word (assimp splits at white space and
  * takes a leading brace for a token; kinegraph drops a final '{'), at most
  * KG_LIMIT_BVH_NAME bytes cut at a character boundary. NULL when the name is
- * one already. */
-static char *bvh_word(const char *name) {
+ * one already, or with *oom set when memory runs out. */
+static char *bvh_word(const char *name, int *oom) {
     size_t n = strlen(name);
     int bad = n == 0 || n > KG_LIMIT_BVH_NAME || name[n - 1] == '{' || name[0] == '{' || name[0] == '}';
     for (size_t k = 0; k < n && !bad; k++) bad = isspace((unsigned char)name[k]);
@@ -199,6 +209,7 @@ static char *bvh_word(const char *name) {
     size_t cut = n > KG_LIMIT_BVH_NAME - 8 ? KG_LIMIT_BVH_NAME - 8 : n; /* room for a "~N" suffix */
     while (cut < n && ((unsigned char)name[cut] & 0xC0) == 0x80) cut--;  /* not inside a UTF-8 sequence */
     char *out = malloc(cut + 2);
+    if (!out) return *oom = 1, NULL;
     for (size_t k = 0; k < cut; k++) out[k] = isspace((unsigned char)name[k]) ? '_' : name[k];
     if (cut == 0) out[cut++] = '_';
     if (out[cut - 1] == '{') out[cut - 1] = '_';
@@ -211,15 +222,23 @@ static char *bvh_word(const char *name) {
  * unique against every other name with a "~N" suffix; each in the ledger. */
 static void bvh_names(bw *w, kg_ledger *l) {
     const kg_model *m = w->m;
-    w->name = calloc((size_t)m->nlink + 1, sizeof *w->name);
+    if (!(w->name = calloc((size_t)m->nlink + 1, sizeof *w->name))) {
+        w->oom = 1;
+        return;
+    }
     kg_strmap taken;
     kg_strmap_init(&taken);
     for (int i = 0; i < m->nlink; i++) kg_strmap_put(&taken, m->link[i].name, i);
-    for (int i = 0; i < m->nlink; i++) {
-        char *word = bvh_word(m->link[i].name);
+    for (int i = 0; i < m->nlink && !taken.failed && !w->oom; i++) {
+        char *word = bvh_word(m->link[i].name, &w->oom);
         if (!word) continue;
         size_t len = strlen(word);
         char *u = malloc(len + 16);
+        if (!u) {
+            free(word);
+            w->oom = 1;
+            break;
+        }
         memcpy(u, word, len + 1);
         for (int k = 2; kg_strmap_get(&taken, u) >= 0; k++) snprintf(u + len, 16, "~%d", k);
         free(word);
@@ -229,6 +248,7 @@ static void bvh_names(bw *w, kg_ledger *l) {
                       "BVH names are one word of at most %d bytes: '%s' is written as '%s'", KG_LIMIT_BVH_NAME,
                       m->link[i].name, u);
     }
+    if (taken.failed) w->oom = 1; /* a name could be taken twice */
     kg_strmap_free(&taken);
 }
 
@@ -317,10 +337,11 @@ static void close_node(bw *w, int k, int depth, kg_ledger *l) {
 }
 
 /* Writes the hierarchy under `root` depth first, with a stack of its own: a
- * chain of 10^5 links must not need 10^5 C stack frames. */
-static void write_tree(bw *w, int root, kg_ledger *l) {
+ * chain of 10^5 links must not need 10^5 C stack frames (st: room for every
+ * link). */
+static void write_tree(bw *w, int root, kg_ledger *l, void *stack) {
     typedef struct { int node, child; } frame; /* child: the next child to write */
-    frame *st = malloc(((size_t)w->m->nlink + 1) * sizeof *st);
+    frame *st = stack;
     int top = 0;
     st[top++] = (frame){open_node(w, root, 0, 1, l), w->first[root]};
     while (top > 0) {
@@ -335,7 +356,6 @@ static void write_tree(bw *w, int root, kg_ledger *l) {
             top--;
         }
     }
-    free(st);
 }
 
 /* The number of nodes the file would have (links, added End Sites): a file the
@@ -347,29 +367,47 @@ static long count_nodes(const bw *w) {
     return n + 2;
 }
 
+static void bw_free(bw *w) {
+    free(w->nodes);
+    free(w->first);
+    free(w->next);
+    free(w->order);
+    for (int i = 0; w->name && i < w->m->nlink; i++) free(w->name[i]);
+    free(w->name);
+    kg_data_free(w->kd);
+}
+
 int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                   kg_diags *d) {
     kg_ledger_model_only(m, l, "BVH");
-    bw w = {m, f, mo, NULL, NULL, 0, NULL, NULL, NULL, NULL};
+    bw w = {.m = m, .f = f, .mo = mo};
     children(&w);
-    if (count_nodes(&w) > KG_LIMIT_BVH_NODES) {
+    if (!w.oom && count_nodes(&w) > KG_LIMIT_BVH_NODES) {
         kg_diag_add(d, KG_ERROR, "bvh.too_many_joints", m->source, 0, NULL,
                     "%ld BVH joints and End Sites; a BVH file holds at most %d (KG_LIMIT_BVH_NODES)", count_nodes(&w),
                     KG_LIMIT_BVH_NODES);
-        free(w.first);
-        free(w.next);
+        bw_free(&w);
         return -1;
     }
-    w.kd = kg_data_new(m);
-    rotation_orders(&w);
-    bvh_names(&w, l);
+    /* everything the writing needs, before a byte is written */
+    if (!w.oom && !(w.kd = kg_data_new(m))) w.oom = 1;
+    if (!w.oom) rotation_orders(&w);
+    if (!w.oom) bvh_names(&w, l);
     w.nodes = calloc((size_t)m->nlink + 1, sizeof(bnode));
+    double *deg = calloc((size_t)m->nq + 1, sizeof *deg), *angles = calloc(3 * ((size_t)m->nlink + 1), sizeof *angles);
+    void *stack = malloc(((size_t)m->nlink + 1) * 2 * sizeof(int));
+    if (w.oom || !w.nodes || !deg || !angles || !stack) {
+        free(deg), free(angles), free(stack);
+        bw_free(&w);
+        return kg_export_oom(o, d);
+    }
     fprintf(f, "HIERARCHY\n");
     if (m->root_body != 0) { /* a static world: its children are the hierarchies */
-        for (int c = w.first[0]; c >= 0; c = w.next[c]) write_tree(&w, c, l);
+        for (int c = w.first[0]; c >= 0; c = w.next[c]) write_tree(&w, c, l, stack);
     } else {
-        write_tree(&w, 0, l);
+        write_tree(&w, 0, l, stack);
     }
+    free(stack);
     int nframes = mo ? mo->nframes : 1;
     if (!mo)
         kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
@@ -377,7 +415,6 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
     char buf[32];
     fprintf(f, "MOTION\nFrames: %d\nFrame Time: %s\n", nframes, kg_format_number(buf, mo ? mo->frame_time : 1.0 / 30));
     kg_data *kd = w.kd;
-    double *deg = calloc((size_t)m->nq + 1, sizeof *deg), *angles = calloc(3 * (size_t)w.n + 1, sizeof *angles);
     for (int k = 0; k < m->nq; k++) deg[k] = 1;
     for (int a = 0; a < m->nangle; a++) deg[m->angle_q[a]] = 180 / KG_PI;
     for (int fr = 0; fr < nframes; fr++) {
@@ -409,13 +446,6 @@ int kg_export_bvh(const kg_model *m, const kg_motion *mo, const kg_export_option
     }
     free(deg);
     free(angles);
-    free(w.nodes);
-    free(w.first);
-    free(w.next);
-    free(w.order);
-    for (int i = 0; i < m->nlink; i++) free(w.name[i]);
-    free(w.name);
-    kg_data_free(kd);
-    (void)o;
+    bw_free(&w);
     return ferror(f) ? -1 : 0;
 }

@@ -82,15 +82,21 @@ typedef struct cw {
     size_t cap;
     int *first, *next; /* children of each link (virtual ones too), in link order; -1 ends */
     int placeholder;   /* index of the empty <geometry> of mass-only bodies' shapes; -1: none */
+    int oom;           /* memory ran out: what is written from then on is dropped, and the export fails */
 } cw;
 
 /* The children lists, in one pass (a scan per link is quadratic); returns the
- * depth of the deepest link. */
+ * depth of the deepest link (0 and x->oom set when memory runs out). */
 static int children(cw *x) {
     const kg_model *m = x->m;
     x->first = malloc(((size_t)m->nlink + 1) * sizeof *x->first);
     x->next = malloc(((size_t)m->nlink + 1) * sizeof *x->next);
     int *depth = calloc((size_t)m->nlink + 1, sizeof *depth), deepest = 0;
+    if (!x->first || !x->next || !depth) {
+        free(depth);
+        x->oom = 1;
+        return 0;
+    }
     for (int i = 0; i < m->nlink; i++) x->first[i] = x->next[i] = -1;
     for (int c = m->nlink - 1; c > 0; c--) {
         int p = m->link[c].parent;
@@ -222,7 +228,7 @@ static char *reserve(cw *x, size_t len, size_t more) {
         size_t nc = x->cap ? x->cap : 4096;
         while (nc < len + more + 1) nc *= 2;
         char *b = realloc(x->buf, nc);
-        if (!b) return NULL;
+        if (!b) return x->oom = 1, NULL;
         x->buf = b;
         x->cap = nc;
     }
@@ -276,11 +282,16 @@ static int same_source(const kg_geom *a, const kg_geom *b) {
     return (a->mesh_part == NULL) == (b->mesh_part == NULL) && (!a->mesh_part || !strcmp(a->mesh_part, b->mesh_part));
 }
 
-/* One <geometry> per distinct source; meshes are read here. */
+/* One <geometry> per distinct source; meshes are read here. x->oom when
+ * memory runs out (a mesh's too). */
 static void collect_geometry(cw *x) {
     const kg_model *m = x->m;
     x->geoms = calloc((size_t)m->ngeom + 1, sizeof *x->geoms);
     x->geom_of = calloc((size_t)m->ngeom + 1, sizeof *x->geom_of);
+    if (!x->geoms || !x->geom_of) {
+        x->oom = 1;
+        return;
+    }
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         int k = 0;
@@ -290,7 +301,12 @@ static void collect_geometry(cw *x) {
             cgeom *c = &x->geoms[x->ngeoms++];
             c->first = G;
             if (G->type == KG_GEOM_MESH && G->mesh_path && !x->skip_meshes) {
+                size_t errors = kg_diags_count(x->d, KG_ERROR);
                 c->mesh = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
+                if (!c->mesh && kg_diags_count(x->d, KG_ERROR) > errors) { /* mesh.memory */
+                    x->oom = 1;
+                    return;
+                }
                 if (c->mesh && c->mesh->nskipped)
                     kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_uri, m->source, G->line,
                                   "%d point and line primitives of mesh '%s' are not written", c->mesh->nskipped,
@@ -415,6 +431,12 @@ static void library_geometries(cw *x) {
             const kg_mesh *me = c->mesh;
             double *v = malloc((size_t)me->nvert * 3 * sizeof *v + 1);
             int *t = malloc((size_t)me->ntri * 3 * sizeof *t + 1);
+            if (!v || !t) {
+                free(v), free(t);
+                x->oom = 1;
+                end(x);
+                break;
+            }
             for (int i = 0; i < 3 * me->nvert; i++) v[i] = me->vert[i] * G->scale[i % 3];
             int flip = G->scale[0] * G->scale[1] * G->scale[2] < 0;
             for (int i = 0; i < me->ntri; i++) {
@@ -427,7 +449,7 @@ static void library_geometries(cw *x) {
             free(t);
         } else {
             kg_tris s = {0};
-            if (G->type != KG_GEOM_MESH) kg_primitive_tris(G, &s);
+            if (G->type != KG_GEOM_MESH && kg_primitive_tris(G, &s) != 0) x->oom = 1;
             mesh_element(x, k, s.v, s.nv, s.t, NULL, 0, s.nt);
             free(s.v);
             free(s.t);
@@ -674,6 +696,10 @@ static void kin_links(cw *x) {
     const kg_model *m = x->m;
     typedef struct { int link, child; } frame; /* child: the next child to look at */
     frame *st = malloc(((size_t)m->nlink + 1) * sizeof *st);
+    if (!st) {
+        x->oom = 1;
+        return;
+    }
     int top = 0;
     kin_link_open(x, 0);
     st[top++] = (frame){0, x->first[0]};
@@ -1055,6 +1081,10 @@ static void visual_nodes(cw *x) {
     const kg_model *m = x->m;
     typedef struct { int link, child; } frame;
     frame *st = malloc(((size_t)m->nlink + 1) * sizeof *st);
+    if (!st) {
+        x->oom = 1;
+        return;
+    }
     int top = 0;
     visual_node_open(x, 0);
     st[top++] = (frame){0, x->first[0]};
@@ -1351,6 +1381,12 @@ static void library_animations(cw *x, const kg_motion *mo) {
     kg_data *kd = kg_data_new(m);
     double *times = malloc((size_t)nf * sizeof *times);
     double *vals = malloc((size_t)nf * 6 * sizeof *vals), *all = malloc((size_t)nf * 16 * sizeof *all);
+    if (!kd || !times || !vals || !all) {
+        free(times), free(vals), free(all);
+        kg_data_free(kd);
+        x->oom = 1;
+        return;
+    }
     for (int f = 0; f < nf; f++) times[f] = mo->start_time + f * mo->frame_time;
     int nanim = 0;
     char id[64], target[96], first[64] = "";
@@ -1470,6 +1506,11 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
                       kg_diags *d) {
     cw x = {.m = m, .l = l, .d = d, .mo = mo, .skip_meshes = o && o->skip_meshes};
     int deepest = children(&x);
+    if (x.oom) {
+        free(x.first);
+        free(x.next);
+        return kg_export_oom(o, d);
+    }
     if (deepest > KG_LIMIT_DEPTH) { /* the COLLADA reader would refuse it */
         kg_diag_add(d, KG_ERROR, "collada.too_deep", m->source, 0, NULL,
                     "links nested %d deep; COLLADA is written up to %d (KG_LIMIT_DEPTH)", deepest, KG_LIMIT_DEPTH);
@@ -1487,8 +1528,14 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     }
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
     x.w = w;
-    x.meshes = own ? own : o->meshes;
-    collect_geometry(&x);
+    x.meshes = own ? own : o ? o->meshes : NULL;
+    if (x.meshes) collect_geometry(&x);
+    if (!x.meshes || x.oom) { /* out of memory before a byte was written */
+        xmlFreeTextWriter(w);
+        kg_mesh_cache_free(own);
+        free(x.geoms), free(x.geom_of), free(x.first), free(x.next);
+        return kg_export_oom(o, d);
+    }
     x.placeholder = find_placeholder(&x);
     /* indentation grows with the depth: past KG_LIMIT_INDENT links deep it is
      * left out, so the file's size stays linear in the number of links */
@@ -1539,5 +1586,6 @@ int kg_export_collada(const kg_model *m, const kg_motion *mo, const kg_export_op
     free(x.buf);
     free(x.first);
     free(x.next);
+    if (x.oom) return kg_export_oom(o, d);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

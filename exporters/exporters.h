@@ -57,6 +57,12 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
  * for trajectories the structure itself). */
 void kg_ledger_model_only(const kg_model *m, kg_ledger *l, const char *target);
 
+/* Out of memory while writing (README, "Out of memory"): adds error io.memory
+ * naming the output (unless the last diagnostic already says out of memory,
+ * a mesh's mesh.memory) and returns -1, for `return kg_export_oom(o, d);`.
+ * The writer frees what it took; kg_save removes what was written. */
+int kg_export_oom(const kg_export_options *o, kg_diags *d);
+
 /* A CSV field: quoted when it holds a comma, quote or line end (RFC 4180). */
 void kg_csv_field(FILE *f, const char *s);
 

@@ -25,6 +25,7 @@
  * couplings (their effect is in the animated poses), loops (the virtual links
  * are not written), collision geometry, textures, unreadable meshes, end
  * effectors, ignored collision pairs and extras. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -53,15 +54,32 @@ typedef struct gw {
     int *node_of;         /* link -> its node, -1 for virtual links */
     double (*mat_rgba)[4]; /* the materials made, by colour */
     int nmat;
+    int oom;              /* memory ran out: what follows is dropped, and the export fails */
 } gw;
+
+/* jansson's setters, out of memory marked: a NULL value (a json_pack that could
+ * not allocate) or jansson's own allocation failing comes back as -1, and the
+ * export then fails rather than write a file a node short. */
+static void append(gw *x, json_t *array, json_t *v) {
+    if (json_array_append_new(array, v) != 0) x->oom = 1;
+}
+
+static void set(gw *x, json_t *object, const char *key, json_t *v) {
+    if (json_object_set_new(object, key, v) != 0) x->oom = 1;
+}
 
 /* ---- the binary buffer ----------------------------------------------------------- */
 
 static void put(gw *x, const void *p, size_t n) {
+    if (x->oom) return;
     if (x->nbin + n > x->capbin) {
-        x->capbin = (x->nbin + n) * 2 + 1024;
-        x->bin = realloc(x->bin, x->capbin);
-        if (!x->bin) abort(); /* out of memory: as the rest of the library's set-up */
+        size_t cap = (x->nbin + n) * 2 + 1024;
+        unsigned char *grown = realloc(x->bin, cap);
+        if (!grown) {
+            x->oom = 1;
+            return;
+        }
+        x->bin = grown, x->capbin = cap;
     }
     memcpy(x->bin + x->nbin, p, n);
     x->nbin += n;
@@ -84,13 +102,13 @@ static int accessor(gw *x, size_t from, int count, int component, const char *ty
                     json_t *max) {
     json_t *v = json_pack("{s:i, s:I, s:I}", "buffer", 0, "byteOffset", (json_int_t)from, "byteLength",
                           (json_int_t)(x->nbin - from));
-    if (target) json_object_set_new(v, "target", json_integer(target));
-    json_array_append_new(x->views, v);
+    if (target) set(x, v, "target", json_integer(target));
+    append(x, x->views, v);
     json_t *a = json_pack("{s:i, s:i, s:i, s:s}", "bufferView", (int)json_array_size(x->views) - 1, "componentType",
                           component, "count", count, "type", type);
-    if (min) json_object_set_new(a, "min", min);
-    if (max) json_object_set_new(a, "max", max);
-    json_array_append_new(x->accessors, a);
+    if (min) set(x, a, "min", min);
+    if (max) set(x, a, "max", max);
+    append(x, x->accessors, a);
     return (int)json_array_size(x->accessors) - 1;
 }
 
@@ -109,7 +127,7 @@ static int float_accessor(gw *x, const double *v, int count, int n, const char *
     json_t *min = NULL, *max = NULL;
     if (bounds) {
         min = json_array(), max = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(min, json_real(lo[k])), json_array_append_new(max, json_real(hi[k]));
+        for (int k = 0; k < n; k++) append(x, min, json_real(lo[k])), append(x, max, json_real(hi[k]));
     }
     return accessor(x, from, count, GL_FLOAT, type, target, min, max);
 }
@@ -119,14 +137,16 @@ static int float_accessor(gw *x, const double *v, int count, int n, const char *
 static int material(gw *x, const double rgba[4]) {
     for (int k = 0; k < x->nmat; k++)
         if (!memcmp(x->mat_rgba[k], rgba, sizeof x->mat_rgba[k])) return k;
-    x->mat_rgba = realloc(x->mat_rgba, (size_t)(x->nmat + 1) * sizeof *x->mat_rgba);
+    double(*grown)[4] = realloc(x->mat_rgba, (size_t)(x->nmat + 1) * sizeof *x->mat_rgba);
+    if (!grown) return x->oom = 1, -1;
+    x->mat_rgba = grown;
     memcpy(x->mat_rgba[x->nmat], rgba, sizeof x->mat_rgba[0]);
     json_t *c = json_array();
-    for (int k = 0; k < 4; k++) json_array_append_new(c, json_real(fmin(1, fmax(0, rgba[k]))));
+    for (int k = 0; k < 4; k++) append(x, c, json_real(fmin(1, fmax(0, rgba[k]))));
     json_t *mat = json_pack("{s:{s:o, s:f, s:f}}", "pbrMetallicRoughness", "baseColorFactor", c, "metallicFactor", 0.0,
                             "roughnessFactor", 0.8);
-    if (rgba[3] < 1) json_object_set_new(mat, "alphaMode", json_string("BLEND"));
-    json_array_append_new(x->materials, mat);
+    if (rgba[3] < 1) set(x, mat, "alphaMode", json_string("BLEND"));
+    append(x, x->materials, mat);
     return x->nmat++;
 }
 
@@ -153,10 +173,20 @@ static int material(gw *x, const double rgba[4]) {
  * normal): *ov [3 *onv] positions, *on [3 *onv] unit normals, *ot [3 nt].
  * Vertex by vertex: one normal for all its corners when its triangles all lie
  * within half the crease angle of their mean (linear in its valence: a CAD
- * fan's flat centre), else corner by corner. */
-static void with_normals(const double *v, int nv, const int *t, int nt, double **ov, double **on, int **ot, int *onv) {
-    double *fn = malloc(((size_t)nt + 1) * 3 * sizeof *fn), *u = malloc(((size_t)nt + 1) * 3 * sizeof *u);
-    int *start = calloc((size_t)nv + 2, sizeof *start), *adj = malloc(((size_t)3 * nt + 1) * sizeof *adj);
+ * fan's flat centre), else corner by corner. One block, *ov's, holds the
+ * three outputs (free *ov alone). 0, or -1 when memory runs out (nothing to
+ * free then). */
+static int with_normals(const double *v, int nv, const int *t, int nt, double **ov, double **on, int **ot, int *onv) {
+    /* one block: the outputs (positions, normals, then indices: *ov owns it)
+     * and the scratch after them (doubles first, so every array is aligned) */
+    const size_t T = (size_t)nt + 1, C = 3 * (size_t)nt + 1, N = (size_t)nv + 2;
+    double *block = malloc((2 * 3 * C + 2 * 3 * T) * sizeof(double) + (C + C + N + N) * sizeof(int));
+    if (!block) return -1;
+    *ov = block, *on = *ov + 3 * C;
+    double *fn = *on + 3 * C, *u = fn + 3 * T;
+    *ot = (int *)(u + 3 * T);
+    int *adj = *ot + C, *start = adj + C, *fill = start + N;
+    memset(start, 0, N * sizeof *start);
     for (int f = 0; f < nt; f++) {
         const double *a = v + 3 * t[3 * f], *b = v + 3 * t[3 * f + 1], *c = v + 3 * t[3 * f + 2];
         double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
@@ -166,12 +196,8 @@ static void with_normals(const double *v, int nv, const int *t, int nt, double *
         for (int k = 0; k < 3; k++) start[t[3 * f + k] + 1]++;
     }
     for (int i = 0; i < nv; i++) start[i + 1] += start[i];
-    int *fill = malloc(((size_t)nv + 1) * sizeof *fill);
     memcpy(fill, start, (size_t)nv * sizeof *fill);
     for (int c = 0; c < 3 * nt; c++) adj[fill[t[c]]++] = c; /* the corners at each vertex */
-    *ov = malloc(((size_t)3 * nt + 1) * 3 * sizeof **ov);
-    *on = malloc(((size_t)3 * nt + 1) * 3 * sizeof **on);
-    *ot = malloc(((size_t)3 * nt + 1) * sizeof **ot);
     int n = 0;
     for (int i = 0; i < nv; i++) {
         const int first = n, *cs = adj + start[i], k = start[i + 1] - start[i];
@@ -232,23 +258,24 @@ static void with_normals(const double *v, int nv, const int *t, int nt, double *
         }
     }
     *onv = n;
-    free(fn), free(u), free(start), free(adj), free(fill);
+    return 0;
 }
 
-/* One primitive: the vertices (already in the geom's frame) and triangles, with normals. */
+/* One primitive: the vertices (already in the geom's frame) and triangles, with
+ * normals; NULL when memory runs out (x->oom). */
 static json_t *primitive(gw *x, const double *v, int nv, const int *t, int nt, int mat) {
     double *pv, *pn;
     int *pt, pnv;
-    with_normals(v, nv, t, nt, &pv, &pn, &pt, &pnv);
+    if (x->oom || with_normals(v, nv, t, nt, &pv, &pn, &pt, &pnv) != 0) return x->oom = 1, NULL;
     int pos = float_accessor(x, pv, pnv, 3, "VEC3", GL_ARRAY_BUFFER, 1);
     int nrm = float_accessor(x, pn, pnv, 3, "VEC3", GL_ARRAY_BUFFER, 0);
     size_t from = x->nbin;
     for (int i = 0; i < 3 * nt; i++) put_u32(x, (uint32_t)pt[i]);
     int idx = accessor(x, from, 3 * nt, GL_UNSIGNED_INT, "SCALAR", GL_ELEMENT_ARRAY_BUFFER, NULL, NULL);
-    free(pv), free(pn), free(pt);
+    free(pv); /* the block holding pn and pt too */
     json_t *p = json_pack("{s:{s:i, s:i}, s:i, s:i}", "attributes", "POSITION", pos, "NORMAL", nrm, "indices", idx,
                           "mode", 4);
-    if (mat >= 0) json_object_set_new(p, "material", json_integer(mat));
+    if (mat >= 0) set(x, p, "material", json_integer(mat));
     return p;
 }
 
@@ -260,13 +287,15 @@ static int geom_mesh(gw *x, int g) {
     json_t *prims = json_array();
     if (G->type != KG_GEOM_MESH) {
         kg_tris s = {0};
-        kg_primitive_tris(G, &s);
-        json_array_append_new(prims, primitive(x, s.v, s.nv, s.t, s.nt, own ? material(x, own) : -1));
+        if (kg_primitive_tris(G, &s) != 0) x->oom = 1;
+        append(x, prims, primitive(x, s.v, s.nv, s.t, s.nt, own ? material(x, own) : -1));
         free(s.v), free(s.t);
     } else {
+        size_t errors = kg_diags_count(x->d, KG_ERROR);
         const kg_mesh *me = G->mesh_path && !x->skip_meshes
                                 ? kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line)
                                 : NULL;
+        if (!me && kg_diags_count(x->d, KG_ERROR) > errors) x->oom = 1; /* mesh.memory */
         if (!me || me->ntri == 0) {
             if (!x->skip_meshes)
                 kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_uri, m->source, G->line,
@@ -277,6 +306,12 @@ static int geom_mesh(gw *x, int g) {
         }
         double *v = malloc((size_t)3 * me->nvert * sizeof *v);
         int *t = malloc((size_t)3 * me->ntri * sizeof *t), flip = G->scale[0] * G->scale[1] * G->scale[2] < 0;
+        if (!v || !t) {
+            free(v), free(t);
+            json_decref(prims);
+            x->oom = 1;
+            return -1;
+        }
         for (int i = 0; i < 3 * me->nvert; i++) v[i] = me->vert[i] * G->scale[i % 3];
         for (int i = 0; i < me->ntri; i++) /* a mirroring scale turns the triangles */
             t[3 * i] = me->tri[3 * i], t[3 * i + 1] = me->tri[3 * i + (flip ? 2 : 1)],
@@ -284,21 +319,21 @@ static int geom_mesh(gw *x, int g) {
         for (int k = 0; k < me->ngroup; k++) {
             const kg_mesh_group *gr = &me->group[k];
             const double *c = own ? own : gr->has_color ? gr->rgba : NULL;
-            json_array_append_new(prims, primitive(x, v, me->nvert, t + 3 * gr->tri_first, gr->ntri, c ? material(x, c) : -1));
+            append(x, prims, primitive(x, v, me->nvert, t + 3 * gr->tri_first, gr->ntri, c ? material(x, c) : -1));
         }
         free(v), free(t);
     }
-    json_array_append_new(x->meshes_json, json_pack("{s:o}", "primitives", prims));
+    append(x, x->meshes_json, json_pack("{s:o}", "primitives", prims));
     return (int)json_array_size(x->meshes_json) - 1;
 }
 
 /* ---- nodes ----------------------------------------------------------------------- */
 
-static void set_pose(json_t *node, const double p[3], const double r[9]) {
+static void set_pose(gw *x, json_t *node, const double p[3], const double r[9]) {
     double q[4];
     kg_rot_to_quat(r, q);
-    if (p[0] || p[1] || p[2]) json_object_set_new(node, "translation", json_pack("[f, f, f]", p[0], p[1], p[2]));
-    if (q[0] != 1) json_object_set_new(node, "rotation", json_pack("[f, f, f, f]", q[1], q[2], q[3], q[0]));
+    if (p[0] || p[1] || p[2]) set(x, node, "translation", json_pack("[f, f, f]", p[0], p[1], p[2]));
+    if (q[0] != 1) set(x, node, "rotation", json_pack("[f, f, f, f]", q[1], q[2], q[3], q[0]));
 }
 
 /* Link i's pose in its parent's frame, from the poses in d. */
@@ -327,13 +362,13 @@ static void link_nodes(gw *x, const kg_data *d) {
         json_t *node = json_pack("{s:s}", "name", m->link[i].name);
         double p[3], r[9];
         local_pose(m, d, i, p, r);
-        set_pose(node, p, r);
-        json_array_append_new(x->nodes, node);
+        set_pose(x, node, p, r);
+        append(x, x->nodes, node);
         x->node_of[i] = (int)json_array_size(x->nodes) - 1;
         if (i > 0) {
             json_t *parent = json_array_get(x->nodes, (size_t)x->node_of[m->link[i].parent]), *ch = json_object_get(parent, "children");
-            if (!ch) json_object_set_new(parent, "children", ch = json_array());
-            json_array_append_new(ch, json_integer(x->node_of[i]));
+            if (!ch) set(x, parent, "children", ch = json_array());
+            append(x, ch, json_integer(x->node_of[i]));
         }
     }
     for (int g = 0; g < m->ngeom; g++) {
@@ -344,11 +379,11 @@ static void link_nodes(gw *x, const kg_data *d) {
         char name[600];
         snprintf(name, sizeof name, "%s.visual%d", m->link[G->link].name, g - m->link[G->link].geom_first);
         json_t *node = json_pack("{s:s, s:i}", "name", name, "mesh", mesh);
-        set_pose(node, G->pos, G->rot);
-        json_array_append_new(x->nodes, node);
+        set_pose(x, node, G->pos, G->rot);
+        append(x, x->nodes, node);
         json_t *parent = json_array_get(x->nodes, (size_t)x->node_of[G->link]), *ch = json_object_get(parent, "children");
-        if (!ch) json_object_set_new(parent, "children", ch = json_array());
-        json_array_append_new(ch, json_integer((int)json_array_size(x->nodes) - 1));
+        if (!ch) set(x, parent, "children", ch = json_array());
+        append(x, ch, json_integer((int)json_array_size(x->nodes) - 1));
     }
 }
 
@@ -361,6 +396,12 @@ static void animation(gw *x, const kg_motion *mo) {
     kg_data *d = kg_data_new(m);
     double *t = malloc((size_t)n * sizeof *t), *pos = malloc((size_t)n * m->nlink * 3 * sizeof *pos),
            *rot = malloc((size_t)n * m->nlink * 4 * sizeof *rot);
+    if (!d || !t || !pos || !rot) {
+        free(t), free(pos), free(rot);
+        kg_data_free(d);
+        x->oom = 1;
+        return;
+    }
     for (int f = 0; f < n; f++) {
         t[f] = f * mo->frame_time;
         kg_motion_pose(mo, f, d);
@@ -384,15 +425,15 @@ static void animation(gw *x, const kg_motion *mo) {
         int tr = float_accessor(x, pos + (size_t)i * n * 3, n, 3, "VEC3", 0, 0);
         int ro = float_accessor(x, rot + (size_t)i * n * 4, n, 4, "VEC4", 0, 0);
         for (int k = 0; k < 2; k++) {
-            json_array_append_new(samplers, json_pack("{s:i, s:i, s:s}", "input", input, "output", k ? ro : tr,
+            append(x, samplers, json_pack("{s:i, s:i, s:s}", "input", input, "output", k ? ro : tr,
                                                       "interpolation", "LINEAR"));
-            json_array_append_new(channels, json_pack("{s:i, s:{s:i, s:s}}", "sampler", (int)json_array_size(samplers) - 1,
+            append(x, channels, json_pack("{s:i, s:{s:i, s:s}}", "sampler", (int)json_array_size(samplers) - 1,
                                                       "target", "node", x->node_of[i], "path",
                                                       k ? "rotation" : "translation"));
         }
     }
     if (json_array_size(channels))
-        json_object_set_new(x->root, "animations",
+        set(x, x->root, "animations",
                             json_pack("[{s:s, s:o, s:o}]", "name", "motion", "samplers", samplers, "channels", channels));
     else
         json_decref(samplers), json_decref(channels);
@@ -451,13 +492,14 @@ static int write_bin_beside(gw *x, const char *path, json_t *buffer) {
     snprintf(rel, sizeof rel, "%.*s.bin", (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base)), base);
     snprintf(file, sizeof file, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, rel);
     kg_out out;
-    if (kg_out_open(&out, file) != 0 || fwrite(x->bin, 1, x->nbin, out.f) != x->nbin || kg_out_commit(&out) != 0) {
+    if (kg_out_open(&out, file) != 0 && errno == ENOMEM) return x->oom = 1, -1;
+    if (!out.f || fwrite(x->bin, 1, x->nbin, out.f) != x->nbin || kg_out_commit(&out) != 0) {
         if (out.f) kg_out_abort(&out);
         kg_diag_add(x->d, KG_ERROR, "io.write", file, 0, NULL, "cannot write '%s'", file);
         return -1;
     }
-    kg_files_add(x->companions, file);
-    json_object_set_new(buffer, "uri", json_string(rel));
+    if (kg_files_add(x->companions, file) != 0) return x->oom = 1, -1; /* removed: kg_save says io.memory */
+    set(x, buffer, "uri", json_string(rel));
     return 0;
 }
 
@@ -470,9 +512,10 @@ static int write_file(gw *x, const kg_export_options *o, FILE *f) {
         json_decref(buffer);
         return -1;
     }
-    if (x->nbin) json_object_set_new(x->root, "buffers", json_pack("[o]", buffer));
+    if (x->nbin) set(x, x->root, "buffers", json_pack("[o]", buffer));
     else json_decref(buffer);
     char *text = json_dumps(x->root, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    if (!text) return x->oom = 1, -1; /* jansson's memory */
     size_t n = strlen(text), pad = (4 - n % 4) % 4;
     if (!glb) {
         fwrite(text, 1, n, f);
@@ -481,6 +524,10 @@ static int write_file(gw *x, const kg_export_options *o, FILE *f) {
         size_t total = 12 + 8 + n + pad + (x->nbin ? 8 + x->nbin : 0);
         put_u32(&h, 0x46546C67), put_u32(&h, 2), put_u32(&h, (uint32_t)total);
         put_u32(&h, (uint32_t)(n + pad)), put_u32(&h, 0x4E4F534A);
+        if (h.oom) { /* the header's 1 kB */
+            free(text);
+            return x->oom = 1, -1;
+        }
         fwrite(h.bin, 1, h.nbin, f);
         fwrite(text, 1, n, f);
         fwrite("   ", 1, pad, f);
@@ -499,34 +546,40 @@ static int write_file(gw *x, const kg_export_options *o, FILE *f) {
 int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                    kg_diags *d) {
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    gw x = {.m = m, .l = l, .d = d, .meshes = own ? own : o->meshes, .skip_meshes = o && o->skip_meshes,
+    gw x = {.m = m, .l = l, .d = d, .meshes = own ? own : o ? o->meshes : NULL, .skip_meshes = o && o->skip_meshes,
             .companions = o ? o->companions : NULL};
-    x.root = json_pack("{s:{s:s, s:s}}", "asset", "version", "2.0", "generator", "kinegraph");
-    json_object_set_new(x.root, "nodes", x.nodes = json_array());
-    json_object_set_new(x.root, "meshes", x.meshes_json = json_array());
-    json_object_set_new(x.root, "materials", x.materials = json_array());
-    json_object_set_new(x.root, "accessors", x.accessors = json_array());
-    json_object_set_new(x.root, "bufferViews", x.views = json_array());
-    x.node_of = malloc((size_t)m->nlink * sizeof *x.node_of);
+    x.node_of = malloc(((size_t)m->nlink + 1) * sizeof *x.node_of);
     kg_data *d0 = kg_data_new(m);
+    if (!x.meshes || !x.node_of || !d0) {
+        free(x.node_of);
+        kg_data_free(d0);
+        kg_mesh_cache_free(own);
+        return kg_export_oom(o, d);
+    }
+    x.root = json_pack("{s:{s:s, s:s}}", "asset", "version", "2.0", "generator", "kinegraph");
+    set(&x, x.root, "nodes", x.nodes = json_array());
+    set(&x, x.root, "meshes", x.meshes_json = json_array());
+    set(&x, x.root, "materials", x.materials = json_array());
+    set(&x, x.root, "accessors", x.accessors = json_array());
+    set(&x, x.root, "bufferViews", x.views = json_array());
     if (mo && mo->nframes > 0) kg_motion_pose(mo, 0, d0);
     kg_fk(m, d0);
     /* a Z-up robot under a node that makes it Y-up (see the top of the file) */
     int z_up = strcmp(m->format ? m->format : "", "bvh") != 0;
-    if (z_up) json_array_append_new(x.nodes, json_pack("{s:s, s:[f, f, f, f], s:[i]}", "name", "z_up", "rotation",
+    if (z_up) append(&x, x.nodes, json_pack("{s:s, s:[f, f, f, f], s:[i]}", "name", "z_up", "rotation",
                                                        -sqrt(0.5), 0.0, 0.0, sqrt(0.5), "children", 1));
     link_nodes(&x, d0);
     kg_data_free(d0);
-    json_object_set_new(x.root, "scene", json_integer(0));
-    json_object_set_new(x.root, "scenes", json_pack("[{s:s, s:[i]}]", "name", m->name ? m->name : "model", "nodes", 0));
+    set(&x, x.root, "scene", json_integer(0));
+    set(&x, x.root, "scenes", json_pack("[{s:s, s:[i]}]", "name", m->name ? m->name : "model", "nodes", 0));
     if (mo && mo->nframes > 1) animation(&x, mo);
     ledger(&x);
     static const char *const empty[] = {"meshes", "materials", "accessors", "bufferViews"};
     for (int k = 0; k < 4; k++) /* glTF wants no empty arrays */
         if (!json_array_size(json_object_get(x.root, empty[k]))) json_object_del(x.root, empty[k]);
-    int rc = write_file(&x, o, f);
+    int rc = x.oom ? -1 : write_file(&x, o, f); /* nothing beside it when it cannot be whole */
     json_decref(x.root);
     free(x.bin), free(x.node_of), free(x.mat_rgba);
     kg_mesh_cache_free(own);
-    return rc;
+    return x.oom ? kg_export_oom(o, d) : rc;
 }

@@ -50,7 +50,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
@@ -77,7 +76,16 @@ typedef struct writer {
     int rest_key;         /* some coordinate's rest value is not MuJoCo's qpos0 */
     double *key;          /* qpos of the "rest" keyframe, in MuJoCo's order */
     int nkey;
+    int oom;              /* memory ran out: what follows is dropped, and the export fails */
 } writer;
+
+/* A copy of s, or NULL and x->oom set. */
+static char *copy(writer *x, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c) x->oom = 1;
+    return c ? memcpy(c, s, n) : NULL;
+}
 
 static void start(writer *x, const char *e) { xmlTextWriterStartElement(x->w, BAD_CAST e); }
 static void end(writer *x) { xmlTextWriterEndElement(x->w); }
@@ -86,11 +94,16 @@ static void attr(writer *x, const char *name, const char *v) {
 }
 
 static void attr_vec(writer *x, const char *name, const double *v, int n) {
-    char b[32], *out = malloc((size_t)n * 33 + 1), *p = out;
+    char b[32], small[16 * 33 + 1]; /* a pose, a colour, an inertia: no allocation */
+    char *out = n <= 16 ? small : malloc((size_t)n * 33 + 1), *p = out;
+    if (!out) {
+        x->oom = 1;
+        return;
+    }
     *p = 0;
     for (int i = 0; i < n; i++) p += sprintf(p, "%s%s", i ? " " : "", kg_format_number(b, v[i]));
     attr(x, name, out);
-    free(out);
+    if (out != small) free(out);
 }
 
 static void attr_num(writer *x, const char *name, double v) { attr_vec(x, name, &v, 1); }
@@ -130,6 +143,11 @@ static void find_light_groups(writer *x) {
     const kg_model *m = x->m;
     double *group = calloc((size_t)m->nlink, sizeof *group); /* mass + inertia trace of each group head */
     int *head = malloc((size_t)m->nlink * sizeof *head);
+    if (!group || !head) {
+        free(group), free(head);
+        x->oom = 1;
+        return;
+    }
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];
         int j = L->joint;
@@ -178,7 +196,9 @@ static char *write_stl(writer *x, int g) {
                       "the MJCF: the geometry is not written", what);
         return NULL;
     }
+    size_t errors = kg_diags_count(x->d, KG_ERROR);
     const kg_mesh *me = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
+    if (!me && kg_diags_count(x->d, KG_ERROR) > errors) return x->oom = 1, NULL; /* mesh.memory */
     if (!me || me->ntri == 0 || me->ntri > MJCF_MAX_FACES) {
         kg_ledger_add(x->l, KG_DROPPED, "mesh", what, m->source, G->line,
                       me && me->ntri ? "mesh '%s' has more triangles than MuJoCo reads (200000): the geometry is not written"
@@ -198,19 +218,19 @@ static char *write_stl(writer *x, int g) {
     snprintf(full, sizeof full, "%s/%s.stl", dir, name);
     snprintf(rel, sizeof rel, "%s/%s.stl", strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir, name);
     if (mkdir(dir, 0777) == 0) {
-        kg_files_add(x->companions, dir);
+        if (kg_files_add(x->companions, dir) != 0) return x->oom = 1, NULL;
     } else if (errno != EEXIST) {
         kg_diag_add(x->d, KG_ERROR, "io.write", dir, 0, NULL, "cannot make folder '%s': %s", dir, strerror(errno));
         return NULL;
     }
     if (kg_mesh_write_stl(me, full, x->d) != 0) return NULL; /* an io.write error: kg_save fails the whole */
-    kg_files_add(x->companions, full);
+    if (kg_files_add(x->companions, full) != 0) return x->oom = 1, NULL;
     int colours = 0;
     for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
     kg_ledger_add(x->l, KG_APPROXIMATED, "mesh", what, m->source, G->line,
                   "MuJoCo reads binary STL and OBJ only: '%s' written to '%s'%s", what, rel,
                   colours ? " (STL keeps no colours: its materials are lost)" : "");
-    return kg_xstrdup(rel);
+    return copy(x, rel);
 }
 
 /* <asset>: materials, then one mesh per distinct file. */
@@ -232,7 +252,7 @@ static void assets(writer *x) {
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         if (x->mesh_asset[g] != g) continue;
-        x->mesh_file[g] = !G->mesh_part && mujoco_reads(G->mesh_path) ? kg_xstrdup(G->mesh_path) : write_stl(x, g);
+        x->mesh_file[g] = !G->mesh_part && mujoco_reads(G->mesh_path) ? copy(x, G->mesh_path) : write_stl(x, g);
         if (!x->mesh_file[g]) continue;
         char name[32];
         snprintf(name, sizeof name, "mesh_%d", g);
@@ -587,6 +607,7 @@ static void ledger_rest(writer *x, const kg_motion *mo) {
                       "\"rest\"");
 }
 
+/* x->oom when memory runs out (teardown frees what was taken). */
 static void setup(writer *x) {
     const kg_model *m = x->m;
     x->mesh_file = calloc((size_t)m->ngeom + 1, sizeof *x->mesh_file);
@@ -595,6 +616,10 @@ static void setup(writer *x) {
     x->next_sibling = malloc((size_t)m->nlink * sizeof *x->next_sibling);
     x->light = calloc((size_t)m->nlink, sizeof *x->light);
     x->key = calloc((size_t)m->nq + 1, sizeof *x->key);
+    if (!x->mesh_file || !x->mesh_asset || !x->first_child || !x->next_sibling || !x->light || !x->key) {
+        x->oom = 1;
+        return;
+    }
     for (int i = 0; i < m->nlink; i++) x->first_child[i] = x->next_sibling[i] = -1;
     for (int i = m->nlink - 1; i > 0; i--) { /* backwards, so siblings stay in the model's order */
         x->next_sibling[i] = x->first_child[m->link[i].parent];
@@ -605,7 +630,7 @@ static void setup(writer *x) {
 }
 
 static void teardown(writer *x) {
-    for (int g = 0; g < x->m->ngeom; g++) free(x->mesh_file[g]);
+    for (int g = 0; x->mesh_file && g < x->m->ngeom; g++) free(x->mesh_file[g]);
     free(x->mesh_file), free(x->mesh_asset), free(x->first_child), free(x->next_sibling), free(x->light), free(x->key);
 }
 
@@ -614,11 +639,17 @@ static void teardown(writer *x) {
 int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                    kg_diags *d) {
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    writer x = {.m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o->meshes,
+    writer x = {.m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o ? o->meshes : NULL,
                 .skip_meshes = o && o->skip_meshes, .companions = o ? o->companions : NULL};
-    setup(&x);
-    xmlBufferPtr body_buf = xmlBufferCreate();
-    x.w = xmlNewTextWriterMemory(body_buf, 0);
+    if (x.meshes) setup(&x);
+    xmlBufferPtr body_buf = x.meshes && !x.oom ? xmlBufferCreate() : NULL;
+    x.w = body_buf ? xmlNewTextWriterMemory(body_buf, 0) : NULL;
+    if (!x.w) { /* out of memory (libxml2's too) */
+        if (body_buf) xmlBufferFree(body_buf);
+        teardown(&x);
+        kg_mesh_cache_free(own);
+        return kg_export_oom(o, d);
+    }
     xmlTextWriterSetIndent(x.w, 1);
     xmlTextWriterSetIndentString(x.w, BAD_CAST "  ");
     start(&x, "mujoco"); /* a wrapper, so the pieces indent as they will sit */
@@ -639,6 +670,12 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     xmlTextWriterEndDocument(x.w);
     xmlFreeTextWriter(x.w);
     ledger_rest(&x, mo);
+    if (x.oom) { /* nothing written to f: kg_save fails the whole */
+        xmlBufferFree(body_buf);
+        teardown(&x);
+        kg_mesh_cache_free(own);
+        return kg_export_oom(o, d);
+    }
     /* the head, then the pieces without the wrapper's tags */
     const char *text = (const char *)xmlBufferContent(body_buf);
     const char *open = strstr(text, "<mujoco>"), *close = strstr(text, "</mujoco>");

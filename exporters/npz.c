@@ -40,7 +40,6 @@
 #include <time.h>
 #include <zip.h>
 
-#include "core/arena.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
@@ -48,13 +47,19 @@
 typedef struct buf {
     unsigned char *p;
     size_t n, cap;
+    int oom; /* memory ran out: what is put from then on is dropped (add_entry fails) */
 } buf;
 
 static void put(buf *b, const void *p, size_t n) {
+    if (b->oom) return;
     if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 256;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort(); /* out of memory: as the library's allocators */
+        size_t cap = (b->n + n) * 2 + 256;
+        unsigned char *grown = realloc(b->p, cap);
+        if (!grown) {
+            b->oom = 1;
+            return;
+        }
+        b->p = grown, b->cap = cap;
     }
     memcpy(b->p + b->n, p, n);
     b->n += n;
@@ -169,8 +174,15 @@ static void differences(const double *x, double *v, int T, size_t n, double dt, 
 
 /* ---- the archive ------------------------------------------------------------------ */
 
-/* Adds name.npy holding b's bytes (which libzip then owns); 0 or -1. */
-static int add_entry(zip_t *z, const char *name, buf *b, time_t mtime) {
+/* Adds name.npy holding b's bytes (which libzip then owns); 0 or -1 (*oom set
+ * when b could not hold them). */
+static int add_entry(zip_t *z, const char *name, buf *b, time_t mtime, int *oom) {
+    if (b->oom) {
+        free(b->p);
+        *b = (buf){0};
+        *oom = 1;
+        return -1;
+    }
     zip_source_t *s = zip_source_buffer(z, b->p, b->n, 1);
     if (!s) return -1;
     b->p = NULL, b->n = b->cap = 0;
@@ -185,62 +197,67 @@ static int add_entry(zip_t *z, const char *name, buf *b, time_t mtime) {
     return zip_file_set_mtime(z, (zip_uint64_t)i, mtime, 0);
 }
 
-int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
-                  kg_diags *d) {
-    kg_motion *owned = NULL;
-    if (!mo || mo->nframes == 0) {
-        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
-                      "the input has no motion: one frame at the rest pose is written");
-        if (!(owned = kg_motion_new(m->nq, 1.0 / 30, 1))) {
-            kg_diag_add(d, KG_ERROR, "io.memory", o ? o->path : NULL, 0, NULL, "out of memory");
-            return -1;
-        }
-        kg_motion_append(owned, m->q_default); /* its frame is reserved */
-        mo = owned;
-    }
-    kg_ledger_model_only(m, l, "an RL motion file");
-    for (int j = 0; o && o->skip_followers && j < m->njoint; j++)
-        if (m->joint[j].mimic >= 0 && m->joint[j].nq > 0)
-            kg_ledger_add(l, KG_DROPPED, "joint", m->joint[j].name, m->source, m->joint[j].line,
-                          "a mimic follower: its coordinate follows from its leader's and is not written");
-    const int T = mo->nframes;
-    /* the rate, snapped to a whole number within 1e-5 of it (BVH writes 1/30 s as
-     * 0.0333333: 30 fps, not 30.00003); velocities at that rate */
-    double fps = mo->frame_time > 0 && isfinite(mo->frame_time) ? 1 / mo->frame_time : 30;
-    if (fabs(fps - round(fps)) <= 1e-5 * fps) fps = round(fps);
-    const double dt = 1 / fps;
-    if (!(mo->frame_time > 0 && isfinite(mo->frame_time)) && T > 1)
-        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0, "the motion has no frame time: 30 fps written");
+/* What is written: the names and the arrays. */
+typedef struct npz {
+    int T, J, B;           /* frames, coordinates, bodies */
+    double fps;
+    int *coord, *body;     /* [J] coordinate indices, [B] link indices */
+    char **jn;             /* [J] coordinate names (owned) */
+    const char **bn;       /* [B] link names */
+    double *q, *qv;        /* [T J] */
+    double *pos, *quat, *lin, *ang; /* [T B 3], [T B 4], [T B 3], [T B 3] */
+} npz;
 
-    /* names */
-    int J = 0, B = 0;
-    int *coord = malloc(((size_t)m->nq + 1) * sizeof *coord), *body = malloc((size_t)m->nlink * sizeof *body);
-    char **jn = malloc(((size_t)m->nq + 1) * sizeof *jn);
-    const char **bn = malloc((size_t)m->nlink * sizeof *bn);
+static void npz_free(npz *n) {
+    for (int k = 0; n->jn && k < n->J; k++) free(n->jn[k]);
+    free(n->jn), free(n->bn), free(n->coord), free(n->body);
+    free(n->q), free(n->qv), free(n->pos), free(n->quat), free(n->lin), free(n->ang);
+}
+
+/* The coordinates and bodies written, by index and name. 0, or -1 when memory
+ * runs out (npz_free frees what was taken). */
+static int names(const kg_model *m, const kg_export_options *o, npz *n) {
+    n->coord = malloc(((size_t)m->nq + 1) * sizeof *n->coord), n->body = malloc((size_t)m->nlink * sizeof *n->body);
+    n->jn = calloc((size_t)m->nq + 1, sizeof *n->jn), n->bn = malloc((size_t)m->nlink * sizeof *n->bn);
+    if (!n->coord || !n->body || !n->jn || !n->bn) return -1;
     for (int k = 0; k < m->nq; k++)
         if (written(m, o, k)) {
             char name[1100];
-            coord[J] = k;
-            jn[J++] = kg_xstrdup(kg_coord_name(m, k, name, sizeof name));
+            size_t len = strlen(kg_coord_name(m, k, name, sizeof name)) + 1;
+            if (!(n->jn[n->J] = malloc(len))) return -1;
+            memcpy(n->jn[n->J], name, len);
+            n->coord[n->J++] = k;
         }
     for (int i = 0; i < m->nlink; i++)
-        if (m->link[i].real < 0) body[B] = i, bn[B++] = m->link[i].name;
+        if (m->link[i].real < 0) n->body[n->B] = i, n->bn[n->B++] = m->link[i].name;
+    return 0;
+}
 
-    /* poses, in double */
+/* The poses of every frame (forward kinematics) and their rates. 0, or -1
+ * when memory runs out. */
+static int frames(const kg_model *m, const kg_motion *mo, npz *n) {
+    const int T = n->T, J = n->J, B = n->B;
+    const double dt = 1 / n->fps;
     size_t TJ = (size_t)T * J, TB = (size_t)T * B;
-    double *q = calloc(TJ ? TJ : 1, sizeof *q), *qv = malloc((TJ ? TJ : 1) * sizeof *qv);
-    double *pos = calloc(TB * 3 + 1, sizeof *pos), *quat = malloc(TB * 4 * sizeof *quat);
-    double *lin = malloc(TB * 3 * sizeof *lin), *ang = malloc(TB * 3 * sizeof *ang);
+    n->q = calloc(TJ ? TJ : 1, sizeof *n->q), n->qv = malloc((TJ ? TJ : 1) * sizeof *n->qv);
+    n->pos = calloc(TB * 3 + 1, sizeof *n->pos), n->quat = malloc(TB * 4 * sizeof *n->quat);
+    n->lin = malloc(TB * 3 * sizeof *n->lin), n->ang = malloc(TB * 3 * sizeof *n->ang);
     kg_data *kd = kg_data_new(m);
+    unsigned char *angle = calloc((size_t)J + 1, 1);
+    if (!n->q || !n->qv || !n->pos || !n->quat || !n->lin || !n->ang || !kd || !angle) {
+        kg_data_free(kd);
+        free(angle);
+        return -1;
+    }
     for (int t = 0; t < T; t++) {
         kg_motion_pose(mo, t, kd);
         kg_fk(m, kd);
-        for (int k = 0; k < J; k++) q[(size_t)t * J + k] = kd->q[coord[k]];
+        for (int k = 0; k < J; k++) n->q[(size_t)t * J + k] = kd->q[n->coord[k]];
         for (int b = 0; b < B; b++) {
             size_t tb = (size_t)t * B + b;
-            const double *R = kd->link_rot + 9 * body[b];
-            kg_vec3_copy(pos + 3 * tb, kd->link_pos + 3 * body[b]);
-            double *w = quat + 4 * tb;
+            const double *R = kd->link_rot + 9 * n->body[b];
+            kg_vec3_copy(n->pos + 3 * tb, kd->link_pos + 3 * n->body[b]);
+            double *w = n->quat + 4 * tb;
             kg_rot_to_quat(R, w);
             const double *prev = t ? w - 4 * (size_t)B : NULL;
             double dot = prev ? w[0] * prev[0] + w[1] * prev[1] + w[2] * prev[2] + w[3] * prev[3] : w[0];
@@ -249,30 +266,64 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
         }
     }
     kg_data_free(kd);
-    unsigned char *angle = calloc((size_t)J + 1, 1);
     for (int k = 0; k < J; k++)
-        for (int a = 0; a < m->nangle; a++) angle[k] |= m->angle_q[a] == coord[k];
-    differences(q, qv, T, (size_t)J, dt, angle);
+        for (int a = 0; a < m->nangle; a++) angle[k] |= m->angle_q[a] == n->coord[k];
+    differences(n->q, n->qv, T, (size_t)J, dt, angle);
     free(angle);
-    differences(pos, lin, T, (size_t)B * 3, dt, NULL);
+    differences(n->pos, n->lin, T, (size_t)B * 3, dt, NULL);
     for (int t = 0; t < T; t++) {
         int a = t > 0 ? t - 1 : 0, c = t < T - 1 ? t + 1 : T - 1;
         for (int b = 0; b < B; b++) {
-            double *w = ang + 3 * ((size_t)t * B + b);
+            double *w = n->ang + 3 * ((size_t)t * B + b);
             if (c == a) {
                 w[0] = w[1] = w[2] = 0;
                 continue;
             }
             double rel[9], Ra[9], Rc[9]; /* from the quaternions (double): no [T, B, 9] array kept */
-            kg_rot_from_quat(Ra, quat + 4 * ((size_t)a * B + b));
-            kg_rot_from_quat(Rc, quat + 4 * ((size_t)c * B + b));
+            kg_rot_from_quat(Ra, n->quat + 4 * ((size_t)a * B + b));
+            kg_rot_from_quat(Rc, n->quat + 4 * ((size_t)c * B + b));
             kg_mat3_mul_bt(rel, Rc, Ra);
             kg_rot_log(rel, w);
             for (int k = 0; k < 3; k++) w[k] /= (c - a) * dt;
         }
     }
+    return 0;
+}
 
-    /* the archive, in memory */
+/* The arrays' entries in z; 0 or -1 (*oom set when memory ran out). */
+static int entries(zip_t *z, const npz *n, time_t mtime, int *oom) {
+    buf b = {0};
+    size_t shape[3];
+    int rc = 0;
+    npy_floats(&b, &n->fps, shape, 0);
+    rc |= add_entry(z, "fps", &b, mtime, oom);
+    npy_strings(&b, (const char *const *)n->jn, (size_t)n->J);
+    rc |= add_entry(z, "joint_names", &b, mtime, oom);
+    shape[0] = (size_t)n->T, shape[1] = (size_t)n->J;
+    npy_floats(&b, n->q, shape, 2);
+    rc |= add_entry(z, "joint_pos", &b, mtime, oom);
+    npy_floats(&b, n->qv, shape, 2);
+    rc |= add_entry(z, "joint_vel", &b, mtime, oom);
+    npy_strings(&b, n->bn, (size_t)n->B);
+    rc |= add_entry(z, "body_names", &b, mtime, oom);
+    shape[1] = (size_t)n->B, shape[2] = 3;
+    npy_floats(&b, n->pos, shape, 3);
+    rc |= add_entry(z, "body_pos_w", &b, mtime, oom);
+    shape[2] = 4;
+    npy_floats(&b, n->quat, shape, 3);
+    rc |= add_entry(z, "body_quat_w", &b, mtime, oom);
+    shape[2] = 3;
+    npy_floats(&b, n->lin, shape, 3);
+    rc |= add_entry(z, "body_lin_vel_w", &b, mtime, oom);
+    npy_floats(&b, n->ang, shape, 3);
+    rc |= add_entry(z, "body_ang_vel_w", &b, mtime, oom);
+    free(b.p);
+    return rc;
+}
+
+/* The archive, made in memory, then copied to f. 0, or -1 (after npz.write, or
+ * with *oom set when memory ran out). */
+static int archive(const npz *n, FILE *f, const kg_export_options *o, kg_diags *d, int *oom) {
     zip_error_t ze;
     zip_error_init(&ze);
     zip_source_t *mem = zip_source_buffer_create(NULL, 0, 0, &ze);
@@ -281,55 +332,56 @@ int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_option
     if (z) zip_source_keep(mem);
     const char *epoch = getenv("SOURCE_DATE_EPOCH");
     time_t mtime = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : (time_t)315532800; /* 1980-01-01 */
-    buf b = {0};
-    size_t shape[3];
     if (!rc) {
-        npy_floats(&b, &fps, shape, 0);
-        rc |= add_entry(z, "fps", &b, mtime);
-        npy_strings(&b, (const char *const *)jn, (size_t)J);
-        rc |= add_entry(z, "joint_names", &b, mtime);
-        shape[0] = (size_t)T, shape[1] = (size_t)J;
-        npy_floats(&b, q, shape, 2);
-        rc |= add_entry(z, "joint_pos", &b, mtime);
-        npy_floats(&b, qv, shape, 2);
-        rc |= add_entry(z, "joint_vel", &b, mtime);
-        npy_strings(&b, bn, (size_t)B);
-        rc |= add_entry(z, "body_names", &b, mtime);
-        shape[1] = (size_t)B, shape[2] = 3;
-        npy_floats(&b, pos, shape, 3);
-        rc |= add_entry(z, "body_pos_w", &b, mtime);
-        shape[2] = 4;
-        npy_floats(&b, quat, shape, 3);
-        rc |= add_entry(z, "body_quat_w", &b, mtime);
-        shape[2] = 3;
-        npy_floats(&b, lin, shape, 3);
-        rc |= add_entry(z, "body_lin_vel_w", &b, mtime);
-        npy_floats(&b, ang, shape, 3);
-        rc |= add_entry(z, "body_ang_vel_w", &b, mtime);
+        rc = entries(z, n, mtime, oom);
         if (!rc && zip_close(z) == 0) z = NULL;
         else rc = -1;
     }
-    free(b.p);
-    if (rc) {
+    if (rc && !*oom)
         kg_diag_add(d, KG_ERROR, "npz.write", o ? o->path : NULL, 0, NULL, "cannot make the .npz archive: %s",
                     z ? zip_strerror(z) : zip_error_strerror(&ze));
-        if (z) zip_discard(z);
-    }
+    if (rc && z) zip_discard(z);
     /* copy the archive's bytes to the stream */
     if (!rc && zip_source_open(mem) == 0) {
         char chunk[65536];
-        zip_int64_t n;
-        while ((n = zip_source_read(mem, chunk, sizeof chunk)) > 0) fwrite(chunk, 1, (size_t)n, f);
-        if (n < 0) rc = -1;
+        zip_int64_t k;
+        while ((k = zip_source_read(mem, chunk, sizeof chunk)) > 0) fwrite(chunk, 1, (size_t)k, f);
+        if (k < 0) rc = -1;
         zip_source_close(mem);
     } else if (!rc) {
         rc = -1;
     }
     if (mem) zip_source_free(mem);
     zip_error_fini(&ze);
-    for (int k = 0; k < J; k++) free(jn[k]);
-    free(jn), free(bn), free(coord), free(body);
-    free(q), free(qv), free(pos), free(quat), free(lin), free(ang);
+    return rc;
+}
+
+int kg_export_npz(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
+                  kg_diags *d) {
+    kg_motion *owned = NULL;
+    if (!mo || mo->nframes == 0) {
+        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
+                      "the input has no motion: one frame at the rest pose is written");
+        if (!(owned = kg_motion_new(m->nq, 1.0 / 30, 1))) return kg_export_oom(o, d);
+        kg_motion_append(owned, m->q_default); /* its frame is reserved */
+        mo = owned;
+    }
+    kg_ledger_model_only(m, l, "an RL motion file");
+    for (int j = 0; o && o->skip_followers && j < m->njoint; j++)
+        if (m->joint[j].mimic >= 0 && m->joint[j].nq > 0)
+            kg_ledger_add(l, KG_DROPPED, "joint", m->joint[j].name, m->source, m->joint[j].line,
+                          "a mimic follower: its coordinate follows from its leader's and is not written");
+    npz n = {.T = mo->nframes};
+    /* the rate, snapped to a whole number within 1e-5 of it (BVH writes 1/30 s as
+     * 0.0333333: 30 fps, not 30.00003); velocities at that rate */
+    n.fps = mo->frame_time > 0 && isfinite(mo->frame_time) ? 1 / mo->frame_time : 30;
+    if (fabs(n.fps - round(n.fps)) <= 1e-5 * n.fps) n.fps = round(n.fps);
+    if (!(mo->frame_time > 0 && isfinite(mo->frame_time)) && n.T > 1)
+        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0, "the motion has no frame time: 30 fps written");
+    int oom = names(m, o, &n) != 0 || frames(m, mo, &n) != 0;
+    int rc = oom ? -1 : archive(&n, f, o, d, &oom);
+    npz_free(&n);
     kg_motion_free(owned);
+    if (oom) return kg_export_oom(o, d);
     return rc || ferror(f) ? -1 : 0;
 }

@@ -8,10 +8,21 @@
 
 #include "core/spatial.h"
 
+/* Out of memory: the list is emptied and marked failed (what is added then
+ * is dropped). */
+static void out_of_memory(kg_tris *s) {
+    free(s->v);
+    free(s->t);
+    *s = (kg_tris){.failed = 1};
+}
+
 static int tv(kg_tris *s, double x0, double y0, double z0) {
+    if (s->failed) return 0;
     if (s->nv == s->capv) {
-        s->capv = s->capv ? 2 * s->capv : 64;
-        s->v = realloc(s->v, (size_t)s->capv * 3 * sizeof *s->v);
+        int cap = s->capv ? 2 * s->capv : 64;
+        double *grown = realloc(s->v, (size_t)cap * 3 * sizeof *grown);
+        if (!grown) return out_of_memory(s), 0;
+        s->v = grown, s->capv = cap;
     }
     double *o = s->v + 3 * s->nv;
     o[0] = x0, o[1] = y0, o[2] = z0;
@@ -19,9 +30,12 @@ static int tv(kg_tris *s, double x0, double y0, double z0) {
 }
 
 static void tt(kg_tris *s, int a, int b, int c) {
+    if (s->failed) return;
     if (s->nt == s->capt) {
-        s->capt = s->capt ? 2 * s->capt : 64;
-        s->t = realloc(s->t, (size_t)s->capt * 3 * sizeof *s->t);
+        int cap = s->capt ? 2 * s->capt : 64;
+        int *grown = realloc(s->t, (size_t)cap * 3 * sizeof *grown);
+        if (!grown) return out_of_memory(s);
+        s->t = grown, s->capt = cap;
     }
     int *o = s->t + 3 * s->nt++;
     o[0] = a, o[1] = b, o[2] = c;
@@ -29,9 +43,26 @@ static void tt(kg_tris *s, int a, int b, int c) {
 
 enum { SEGMENTS = 32, RINGS = 16 };
 
+/* Room for nv more vertices and nt more triangles at once (a primitive's
+ * count is known: one allocation each, not one per doubling). */
+static void reserve(kg_tris *s, int nv, int nt) {
+    if (s->failed) return;
+    if (s->nv + nv > s->capv) {
+        double *grown = realloc(s->v, (size_t)(s->nv + nv) * 3 * sizeof *grown);
+        if (!grown) return out_of_memory(s);
+        s->v = grown, s->capv = s->nv + nv;
+    }
+    if (s->nt + nt > s->capt) {
+        int *grown = realloc(s->t, (size_t)(s->nt + nt) * 3 * sizeof *grown);
+        if (!grown) return out_of_memory(s);
+        s->t = grown, s->capt = s->nt + nt;
+    }
+}
+
 /* A surface of revolution about z: rings of (radius, z) from bottom to top, the
  * first and last radius 0 (poles). */
 static void revolve(kg_tris *s, const double (*ring)[2], int nring) {
+    reserve(s, nring * SEGMENTS, 2 * (nring - 1) * SEGMENTS);
     int first = s->nv;
     for (int r = 0; r < nring; r++)
         for (int k = 0; k < SEGMENTS; k++) {
@@ -48,12 +79,13 @@ static void revolve(kg_tris *s, const double (*ring)[2], int nring) {
 }
 
 /* Triangles of a primitive geom (counter-clockwise seen from outside). */
-void kg_primitive_tris(const kg_geom *G, kg_tris *s) {
-    double (*ring)[2] = malloc((2 * RINGS + 4) * sizeof *ring);
+int kg_primitive_tris(const kg_geom *G, kg_tris *s) {
+    double ring[2 * RINGS + 4][2];
     int n = 0;
     switch (G->type) {
     case KG_GEOM_BOX: {
         static const int face[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+        reserve(s, 8, 12);
         for (int i = 0; i < 8; i++)
             tv(s, (i & 1 ? 0.5 : -0.5) * G->size[0], (i & 2 ? 0.5 : -0.5) * G->size[1], (i & 4 ? 0.5 : -0.5) * G->size[2]);
         for (int f = 0; f < 6; f++) {
@@ -88,5 +120,5 @@ void kg_primitive_tris(const kg_geom *G, kg_tris *s) {
     default:
         break;
     }
-    free(ring);
+    return s->failed ? -1 : 0;
 }

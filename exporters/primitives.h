@@ -10,10 +10,12 @@ typedef struct kg_tris {
     double *v;
     int *t;
     int nv, nt, capv, capt;
+    int failed; /* memory ran out: the list is empty, and stays so */
 } kg_tris;
 
 /* Appends the triangles of a primitive geom in its own frame (counter-clockwise
- * seen from outside); nothing for meshes. */
-void kg_primitive_tris(const kg_geom *G, kg_tris *s);
+ * seen from outside); nothing for meshes. 0, or -1 when memory runs out (s is
+ * then empty and failed). */
+int kg_primitive_tris(const kg_geom *G, kg_tris *s);
 
 #endif

@@ -84,7 +84,7 @@ static int add_geom(kg_render_model *r, const kg_model *m, int g, kg_mesh_cache 
     const double *own = G->material >= 0 && m->material[G->material].has_color ? m->material[G->material].rgba : NULL;
     if (G->type != KG_GEOM_MESH) {
         kg_tris s = {0};
-        kg_primitive_tris(G, &s);
+        if (kg_primitive_tris(G, &s) != 0) return -1; /* out of memory, as add_tris */
         kg_geom P = *G; /* primitives come sized: no scale */
         P.scale[0] = P.scale[1] = P.scale[2] = 1;
         int rc = add_tris(r, &P, s.v, s.t, s.nt, own);

@@ -46,16 +46,33 @@ static void row(const kg_model *m, const kg_motion *mo, kg_data *d, int f, doubl
     memcpy(out + 8, d->q, (size_t)m->nq * sizeof(double));
 }
 
-/* The motion to write: the given one, or one frame at the rest pose (*owned, to
- * free); NULL when memory runs out. */
-static const kg_motion *motion_or_rest(const kg_model *m, const kg_motion *mo, kg_motion **owned, kg_ledger *l) {
-    *owned = NULL;
-    if (mo) return mo;
-    kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
-                  "the input has no motion: one frame at the rest pose is written");
-    *owned = kg_motion_new(m->nq, 1.0 / 30, 1);
-    if (*owned) kg_motion_append(*owned, m->q_default); /* its frame is reserved */
-    return *owned;
+/* What writing a trajectory needs: the motion (the given one, or one frame at
+ * the rest pose, owned), a pose and a row. */
+typedef struct frames {
+    const kg_motion *mo;
+    kg_motion *owned;
+    kg_data *kd;
+    double *v; /* [8 + nq] */
+} frames;
+
+static void frames_free(frames *t) {
+    kg_motion_free(t->owned);
+    kg_data_free(t->kd);
+    free(t->v);
+}
+
+/* 0, or -1 when memory runs out (frames_free frees what was taken). */
+static int frames_new(const kg_model *m, const kg_motion *mo, kg_ledger *l, frames *t) {
+    *t = (frames){.mo = mo};
+    if (!mo) {
+        kg_ledger_add(l, KG_DEFAULTED, "motion", m->name, m->source, 0,
+                      "the input has no motion: one frame at the rest pose is written");
+        if (!(t->mo = t->owned = kg_motion_new(m->nq, 1.0 / 30, 1))) return -1;
+        kg_motion_append(t->owned, m->q_default); /* its frame is reserved */
+    }
+    t->kd = kg_data_new(m);
+    t->v = malloc(((size_t)m->nq + 8) * sizeof *t->v);
+    return t->kd && t->v ? 0 : -1;
 }
 
 void kg_csv_field(FILE *f, const char *s) {
@@ -75,9 +92,15 @@ void kg_csv_field(FILE *f, const char *s) {
  * position, root quaternion w first, coordinates) and the LAFAN1 one (no header,
  * no time; root position, root quaternion w last, coordinates). */
 static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
-                     int lafan1) {
-    kg_motion *owned;
-    if (!(mo = motion_or_rest(m, mo, &owned, l))) return -1; /* out of memory */
+                     kg_diags *d, int lafan1) {
+    frames t;
+    if (frames_new(m, mo, l, &t) != 0) {
+        frames_free(&t);
+        return kg_export_oom(o, d);
+    }
+    mo = t.mo;
+    kg_data *kd = t.kd;
+    double *v = t.v;
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
     char name[1100], num[32];
@@ -93,8 +116,6 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
         }
         fputc('\n', f);
     }
-    kg_data *kd = kg_data_new(m);
-    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);
         if (lafan1) { /* x y z qx qy qz qw in the place of time x y z qw qx qy qz */
@@ -111,16 +132,13 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
         }
         fputc('\n', f);
     }
-    free(v);
-    kg_data_free(kd);
-    kg_motion_free(owned);
+    frames_free(&t);
     return ferror(f) ? -1 : 0;
 }
 
 int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    (void)d;
-    return write_csv(m, mo, o, f, l, 0);
+    return write_csv(m, mo, o, f, l, d, 0);
 }
 
 /* The layout of the retargeted LAFAN1 clips humanoid-learning projects share
@@ -130,8 +148,7 @@ int kg_export_csv(const kg_model *m, const kg_motion *mo, const kg_export_option
  * joints, its joint positions in the order of its file). */
 int kg_export_csv_lafan1(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                          kg_diags *d) {
-    (void)d;
-    return write_csv(m, mo, o, f, l, 1);
+    return write_csv(m, mo, o, f, l, d, 1);
 }
 
 /* A JSON string (names are UTF-8 from the input files). */
@@ -147,8 +164,14 @@ static void json_string(FILE *f, const char *s) {
 
 int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
                       kg_diags *d) {
-    kg_motion *owned;
-    if (!(mo = motion_or_rest(m, mo, &owned, l))) return -1; /* out of memory */
+    frames t;
+    if (frames_new(m, mo, l, &t) != 0) {
+        frames_free(&t);
+        return kg_export_oom(o, d);
+    }
+    mo = t.mo;
+    kg_data *kd = t.kd;
+    double *v = t.v;
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
     char name[1100], num[32];
@@ -163,8 +186,6 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
         json_string(f, kg_coord_name(m, k, name, sizeof name));
     }
     fprintf(f, "],\n \"data\": [");
-    kg_data *kd = kg_data_new(m);
-    double *v = malloc(((size_t)m->nq + 8) * sizeof *v);
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);
         fprintf(f, "%s\n  [", fr ? "," : "");
@@ -173,8 +194,6 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
         fputc(']', f);
     }
     fprintf(f, "\n ]}\n");
-    free(v);
-    kg_data_free(kd);
-    kg_motion_free(owned);
+    frames_free(&t);
     return ferror(f) ? -1 : 0;
 }

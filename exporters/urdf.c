@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
@@ -306,11 +305,19 @@ static void compound_chain(writer *x, int j) {
     }
 }
 
+/* A copy of s, NULL when memory is exhausted. */
+static char *copy(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
+
 /* Meshes that live inside another file (mesh_part) become STL files beside the
- * URDF: "<dir>/<stem>_meshes/<part>.stl", one per distinct mesh. */
-static void write_embedded_meshes(writer *x) {
+ * URDF: "<dir>/<stem>_meshes/<part>.stl", one per distinct mesh. 0, or -1
+ * when memory runs out (said) or a file beside it could not be recorded. */
+static int write_embedded_meshes(writer *x) {
     const kg_model *m = x->m;
-    x->written = calloc((size_t)m->ngeom + 1, sizeof *x->written);
+    if (!(x->written = calloc((size_t)m->ngeom + 1, sizeof *x->written))) return -1;
     char dir[4096] = "", stem[512] = "mesh";
     if (x->path) {
         const char *slash = strrchr(x->path, '/'), *base = slash ? slash + 1 : x->path;
@@ -326,7 +333,7 @@ static void write_embedded_meshes(writer *x) {
                 !strcmp(m->geom[k].mesh_path, G->mesh_path))
                 same = k;
         if (same >= 0) {
-            x->written[g] = kg_xstrdup(x->written[same]);
+            if (!(x->written[g] = copy(x->written[same]))) return -1;
             continue;
         }
         if (x->skip_meshes) continue;
@@ -336,7 +343,9 @@ static void write_embedded_meshes(writer *x) {
                           "the reference names the file it is in", G->mesh_part, G->mesh_path);
             continue;
         }
+        size_t errors = kg_diags_count(x->d, KG_ERROR);
         const kg_mesh *me = kg_mesh_get(x->meshes, G->mesh_path, G->mesh_part, x->d, m->source, G->line);
+        if (!me && kg_diags_count(x->d, KG_ERROR) > errors) return -1; /* out of memory (mesh.memory) */
         if (!me) {
             kg_ledger_add(x->l, KG_DROPPED, "mesh", G->mesh_part, m->source, G->line,
                           "mesh '%s' inside '%s' cannot be read; the reference names the file it is in", G->mesh_part,
@@ -351,20 +360,20 @@ static void write_embedded_meshes(writer *x) {
         snprintf(rel, sizeof rel, "%s_meshes/%s.stl", stem, name);
         snprintf(full, sizeof full, "%s/%s.stl", dir, name);
         if (mkdir(dir, 0777) == 0) {
-            kg_files_add(x->companions, dir);
+            if (kg_files_add(x->companions, dir) != 0) return -1;
         } else if (errno != EEXIST) {
             kg_diag_add(x->d, KG_ERROR, "io.write", dir, 0, NULL, "cannot make folder '%s': %s", dir, strerror(errno));
             continue;
         }
         if (kg_mesh_write_stl(me, full, x->d) != 0) continue; /* an io.write error: kg_save fails the whole */
-        kg_files_add(x->companions, full);
-        x->written[g] = kg_xstrdup(rel);
+        if (kg_files_add(x->companions, full) != 0 || !(x->written[g] = copy(rel))) return -1;
         int colours = 0;
         for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
         kg_ledger_add(x->l, KG_APPROXIMATED, "mesh", G->mesh_part, m->source, G->line,
                       "mesh '%s' inside '%s' written to '%s'%s", G->mesh_part, G->mesh_path, rel,
                       colours ? " (STL keeps no colours: its materials are lost)" : "");
     }
+    return 0;
 }
 
 int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_options *o, FILE *f, kg_ledger *l,
@@ -381,9 +390,15 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         return -1;
     }
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o->meshes, NULL, o && o->skip_meshes,
+    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o ? o->meshes : NULL, NULL, o && o->skip_meshes,
                 o ? o->companions : NULL};
-    write_embedded_meshes(&x);
+    if (!x.meshes || write_embedded_meshes(&x) != 0) { /* out of memory */
+        xmlFreeTextWriter(w);
+        for (int g = 0; x.written && g < m->ngeom; g++) free(x.written[g]);
+        free(x.written);
+        kg_mesh_cache_free(own);
+        return kg_export_oom(o, d);
+    }
     xmlTextWriterSetIndent(w, 1);
     xmlTextWriterSetIndentString(w, BAD_CAST "  ");
     xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);

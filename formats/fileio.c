@@ -12,7 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/arena.h"
+/* A copy of s; NULL with errno ENOMEM when memory is exhausted. */
+static char *copy(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c) errno = ENOMEM;
+    return c ? memcpy(c, s, n) : NULL;
+}
 
 char *kg_read_file(const char *path, size_t *len, kg_diags *d) {
     struct stat st;
@@ -186,7 +192,10 @@ static int open_stream(kg_out *o, int fd) {
 static int open_temp(kg_out *o, const struct stat *replaced) {
     static atomic_uint counter;
     size_t n = strlen(o->dest) + 48;
-    o->tmp = kg_xmalloc(n);
+    if (!(o->tmp = malloc(n))) {
+        errno = ENOMEM;
+        return -1;
+    }
     sigset_t old;
     block_caught(&old);
     int fd = -1;
@@ -214,25 +223,24 @@ static int open_temp(kg_out *o, const struct stat *replaced) {
 /* Where the output goes: a regular file (or none yet) is replaced through a
  * temporary beside it; a link to a regular file has its target replaced, the
  * link kept; a dangling link is replaced itself (not followed to wherever it
- * points); anything else (FIFO, device, socket) is written in place. */
+ * points); anything else (FIFO, device, socket) is written in place. Out of
+ * memory: -1 with errno ENOMEM, nothing created. */
 static int open_target(kg_out *o) {
     struct stat st, lst;
     if (lstat(o->path, &lst) != 0) {
         if (errno != ENOENT) return -1;
-        o->dest = kg_xstrdup(o->path);
-        return open_temp(o, NULL);
+        return (o->dest = copy(o->path)) ? open_temp(o, NULL) : -1;
     }
     if (S_ISLNK(lst.st_mode)) {
         char *target = realpath(o->path, NULL);
-        if (!target) {
-            o->dest = kg_xstrdup(o->path);
-            return open_temp(o, NULL);
-        }
-        o->dest = kg_xstrdup(target);
+        if (!target && errno == ENOMEM) return -1;
+        if (!target) return (o->dest = copy(o->path)) ? open_temp(o, NULL) : -1;
+        o->dest = copy(target);
         free(target);
     } else {
-        o->dest = kg_xstrdup(o->path);
+        o->dest = copy(o->path);
     }
+    if (!o->dest) return -1;
     if (stat(o->dest, &st) == 0 && S_ISREG(st.st_mode)) return open_temp(o, &st);
     if (stat(o->dest, &st) == 0 && S_ISDIR(st.st_mode)) {
         errno = EISDIR;
@@ -252,7 +260,7 @@ static void out_free(kg_out *o) {
 int kg_out_open(kg_out *o, const char *path) {
     memset(o, 0, sizeof *o);
     install_handlers();
-    o->path = kg_xstrdup(path);
+    if (!(o->path = copy(path))) return -1; /* errno ENOMEM */
     int fd = named_descriptor(path), rc;
     if (fd >= 0) {
         o->in_place = 1;
@@ -293,10 +301,18 @@ void kg_out_abort(kg_out *o) {
     out_free(o);
 }
 
-void kg_files_add(kg_files *f, const char *path) {
-    if (!f) return;
-    f->path = kg_xrealloc(f->path, (size_t)(f->n + 1) * sizeof *f->path);
-    f->path[f->n++] = kg_xstrdup(path);
+int kg_files_add(kg_files *f, const char *path) {
+    if (!f) return 0;
+    char *p = copy(path), **grown = p ? realloc(f->path, (size_t)(f->n + 1) * sizeof *grown) : NULL;
+    if (!grown) { /* nobody could remove it later: now, while its name is at hand */
+        free(p);
+        if (unlink(path) != 0 && (errno == EISDIR || errno == EPERM)) rmdir(path);
+        f->failed = 1;
+        return -1;
+    }
+    f->path = grown;
+    f->path[f->n++] = p;
+    return 0;
 }
 
 void kg_files_remove(kg_files *f) {
@@ -309,4 +325,5 @@ void kg_files_clear(kg_files *f) {
     free(f->path);
     f->path = NULL;
     f->n = 0;
+    f->failed = 0;
 }

@@ -26,7 +26,7 @@ char *kg_read_stdin(size_t *len, kg_diags *d);
 /* Output: kg_out_open returns a stream on "<target>.tmp.<pid>.<n>" (a link to a
  * regular file: its target is replaced, the link kept), or on the target itself
  * when it is not a regular file ("-" is standard output); -1 with errno set when
- * it cannot. kg_out_commit flushes, closes and renames the temporary over the
+ * it cannot (ENOMEM: out of memory, nothing created). kg_out_commit flushes, closes and renames the temporary over the
  * target (0 on success; on failure the temporary is removed); kg_out_abort
  * removes it (what was streamed in place stays written). */
 typedef struct kg_out {
@@ -47,10 +47,14 @@ void kg_out_abort(kg_out *o);
 typedef struct kg_files {
     char **path;
     int n;
+    int failed; /* a file could not be recorded (out of memory): the output must fail */
 } kg_files;
 
-/* Records path, a file or a folder made for them (f may be NULL: nothing is kept). */
-void kg_files_add(kg_files *f, const char *path);
+/* Records path, a file or a folder made for them (f may be NULL: nothing is
+ * kept). 0, or -1 when memory runs out: path is then removed at once (a
+ * folder if empty) and f->failed set; the writer should stop, kg_save fails
+ * with io.memory. */
+int kg_files_add(kg_files *f, const char *path);
 /* Removes every recorded file, newest first, and each recorded folder that is then empty. */
 void kg_files_remove(kg_files *f);
 void kg_files_clear(kg_files *f);

@@ -14,6 +14,7 @@ typedef struct ev {
     void *ctx;
     const char *why;
     xmlNodePtr where;
+    int oom; /* memory ran out (kg_mathml_eval returns -2) */
 } ev;
 
 static int fail(ev *e, xmlNodePtr n, const char *why) {
@@ -22,16 +23,19 @@ static int fail(ev *e, xmlNodePtr n, const char *why) {
     return -1;
 }
 
-/* The element's text, trimmed (malloc'd). */
-static char *text_of(xmlNodePtr n) {
+/* The element's text, trimmed: in small (64 bytes) when it fits, else
+ * malloc'd (free it when it is not small); NULL with e->oom set when memory
+ * runs out. */
+static char *text_of(ev *e, xmlNodePtr n, char *small) {
     xmlChar *t = xmlNodeGetContent(n);
+    if (!t && n->children) return e->oom = 1, NULL; /* libxml2's copy */
     const char *s = t ? (const char *)t : "";
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
     size_t k = strlen(s);
     while (k && (s[k - 1] == ' ' || s[k - 1] == '\t' || s[k - 1] == '\n' || s[k - 1] == '\r')) k--;
-    char *r = malloc(k + 1);
-    memcpy(r, s, k);
-    r[k] = 0;
+    char *r = k < 64 ? small : malloc(k + 1);
+    if (r) memcpy(r, s, k), r[k] = 0;
+    else e->oom = 1;
     xmlFree(t);
     return r;
 }
@@ -106,28 +110,31 @@ static int eval(ev *e, xmlNodePtr n, int depth, double *out) {
         *out = 2.71828182845904523536;
         return 0;
     }
+    char small[64];
     if (!strcmp(name, "cn")) {
-        char *t = text_of(n);
+        char *t = text_of(e, n, small);
+        if (!t) return fail(e, n, "out of memory");
         const char *end = kg_parse_number(t, out);
         int ok = end && !*end;
-        free(t);
+        if (t != small) free(t);
         return ok ? 0 : fail(e, n, "a <cn> that is not a number");
     }
     if (!strcmp(name, "csymbol") || !strcmp(name, "ci")) {
-        char *t = text_of(n);
+        char *t = text_of(e, n, small);
+        if (!t) return fail(e, n, "out of memory");
         int rc = e->var(e->ctx, t, out);
-        free(t);
+        if (t != small) free(t);
         return rc == 0 ? 0 : fail(e, n, "a variable that names no joint");
     }
     return fail(e, n, "an element that is not supported");
 }
 
 int kg_mathml_eval(xmlNodePtr n, kg_mathml_var var, void *ctx, double *out, const char **why, xmlNodePtr *where) {
-    ev e = {var, ctx, NULL, NULL};
+    ev e = {var, ctx, NULL, NULL, 0};
     int rc = eval(&e, n, 0, out);
     if (rc != 0) {
         *why = e.why;
         *where = e.where;
     }
-    return rc;
+    return e.oom ? -2 : rc;
 }

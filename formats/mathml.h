@@ -14,7 +14,7 @@ typedef int (*kg_mathml_var)(void *ctx, const char *name, double *value);
 
 /* Evaluates the expression at n (a <math> element or an expression in it).
  * Returns 0 and *out; or -1 with *why (static text) and *where (the offending
- * element) set. */
+ * element) set; -2 when memory runs out. */
 int kg_mathml_eval(xmlNodePtr n, kg_mathml_var var, void *ctx, double *out, const char **why, xmlNodePtr *where);
 
 #endif

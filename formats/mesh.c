@@ -186,10 +186,14 @@ static const struct aiScene *import_isolated(const char *path, char **error) {
 static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
     for (int i = 0; i < c->nscenes; i++)
         if (!strcmp(c->scenes[i].path, path)) return &c->scenes[i];
-    if (grow((void **)&c->scenes, &c->capscenes, c->nscenes, sizeof *c->scenes)) return NULL;
+    char *copy = str_dup(path);
+    if (!copy || grow((void **)&c->scenes, &c->capscenes, c->nscenes, sizeof *c->scenes)) {
+        free(copy);
+        return NULL; /* out of memory */
+    }
     scene_entry *e = &c->scenes[c->nscenes++];
     memset(e, 0, sizeof *e);
-    e->path = str_dup(path);
+    e->path = copy;
     /* Triangulate polygons; SortByPType splits points and lines off so they can
      * be skipped whole. No degenerate removal: triangle counts stay the file's.
      * (Vertices at the same place are joined here, by exact position: assimp's
@@ -372,7 +376,9 @@ static void flatten(acc *a, const struct aiScene *s, const struct aiNode *n, con
 static int add_dae_geometry(acc *a, const char *path, const char *part) {
     const char *dot = strrchr(path, '.');
     kg_dae_mesh g;
-    if (!dot || strcasecmp(dot, ".dae") || kg_dae_geometry(path, part, &g) != 0) return -1;
+    int rc = !dot || strcasecmp(dot, ".dae") ? -1 : kg_dae_geometry(path, part, &g);
+    if (rc == -2) a->failed = 1; /* out of memory: said as such, not as a missing part */
+    if (rc != 0) return rc == -2 ? 0 : -1;
     kg_mesh *m = a->m;
     int *map = malloc((size_t)g.nvert * sizeof *map);
     m->tri = malloc((size_t)g.ntri * 3 * sizeof *m->tri);
@@ -404,13 +410,18 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
         free(e);
         return NULL;
     }
-    c->meshes[c->nmeshes++] = e;
     e->path = str_dup(path);
     e->part = str_dup(part);
-    scene_entry *se = scene_of(c, path);
-    if (!se || !se->scene) {
+    scene_entry *se = e->path && (e->part || !part) ? scene_of(c, path) : NULL;
+    if (!se) { /* out of memory: an error (a writer stops), not a mesh that is not there */
+        free(e->path), free(e->part), free(e);
+        kg_diag_add(d, KG_ERROR, "mesh.memory", ref_file, ref_line, path, "out of memory reading mesh '%s'", path);
+        return NULL;
+    }
+    c->meshes[c->nmeshes++] = e;
+    if (!se->scene) {
         kg_diag_add(d, KG_WARNING, "mesh.unreadable", ref_file, ref_line, path, "cannot read mesh '%s': %s", path,
-                    se && se->error ? se->error : "out of memory");
+                    se->error ? se->error : "assimp gave no reason");
         return NULL;
     }
     const struct aiScene *s = se->scene;
@@ -464,7 +475,8 @@ static void putf(unsigned char *o, double v) {
 int kg_mesh_write_stl(const kg_mesh *m, const char *path, kg_diags *d) {
     kg_out out;
     if (kg_out_open(&out, path) != 0) {
-        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        if (errno == ENOMEM) kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory writing '%s'", path);
+        else kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
     unsigned char head[84] = "binary STL written by kinegraph", rec[50];

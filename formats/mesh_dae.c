@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "formats/fileio.h"
 #include "formats/number.h"
 #include "formats/xml.h"
@@ -18,11 +17,13 @@ typedef struct nums {
     size_t n, cap;
 } nums;
 
+/* Out of memory, the functions below return -2 (kg_dae_geometry too). */
+
 /* The numbers of an element's text (at most `max`); -1 when one is malformed. */
 static int read_numbers(xmlNodePtr n, nums *out, size_t max) {
     xmlChar *t = xmlNodeGetContent(n);
     const char *p = t ? (const char *)t : "";
-    int rc = 0;
+    int rc = t || !n->children ? 0 : -2; /* libxml2's own copy failed */
     for (;;) {
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
         if (!*p || out->n >= max) break;
@@ -30,8 +31,10 @@ static int read_numbers(xmlNodePtr n, nums *out, size_t max) {
         const char *end = kg_parse_number(p, &x);
         if (!end) { rc = -1; break; }
         if (out->n == out->cap) {
-            out->cap = out->cap ? 2 * out->cap : 256;
-            out->v = kg_xrealloc(out->v, out->cap * sizeof *out->v);
+            size_t cap = out->cap ? 2 * out->cap : 256;
+            double *grown = realloc(out->v, cap * sizeof *grown);
+            if (!grown) { rc = -2; break; }
+            out->v = grown, out->cap = cap;
         }
         out->v[out->n++] = x;
         p = end;
@@ -78,32 +81,41 @@ static int positions(xmlNodePtr mesh, double unit, kg_dae_mesh *out) {
     int stride = st ? atoi((const char *)st) : 3;
     xmlFree(st);
     nums f = {0};
-    if (stride < 3 || read_numbers(fa, &f, (size_t)1 << 28) != 0) {
+    int rc = stride < 3 ? -1 : read_numbers(fa, &f, (size_t)1 << 28);
+    if (rc != 0) {
         free(f.v);
-        return -1;
+        return rc;
     }
     out->nvert = (int)(f.n / (size_t)stride);
-    out->vert = kg_xmalloc((size_t)(out->nvert ? out->nvert : 1) * 3 * sizeof *out->vert);
+    out->vert = malloc((size_t)(out->nvert ? out->nvert : 1) * 3 * sizeof *out->vert);
+    if (!out->vert) {
+        free(f.v);
+        return -2;
+    }
     for (int i = 0; i < out->nvert; i++)
         for (int k = 0; k < 3; k++) out->vert[3 * i + k] = unit * f.v[(size_t)stride * (size_t)i + (size_t)k];
     free(f.v);
     return 0;
 }
 
-static void add_triangle(kg_dae_mesh *m, int *cap, int a, int b, int c) {
-    if (a < 0 || b < 0 || c < 0 || a >= m->nvert || b >= m->nvert || c >= m->nvert) return;
+/* 0, or -2 (the triangle not added). */
+static int add_triangle(kg_dae_mesh *m, int *cap, int a, int b, int c) {
+    if (a < 0 || b < 0 || c < 0 || a >= m->nvert || b >= m->nvert || c >= m->nvert) return 0;
     if (m->ntri == *cap) {
-        *cap = *cap ? 2 * *cap : 256;
-        m->tri = kg_xrealloc(m->tri, (size_t)*cap * 3 * sizeof *m->tri);
+        int n = *cap ? 2 * *cap : 256;
+        int *grown = realloc(m->tri, (size_t)n * 3 * sizeof *grown);
+        if (!grown) return -2;
+        m->tri = grown, *cap = n;
     }
     int *t = m->tri + 3 * m->ntri++;
     t[0] = a, t[1] = b, t[2] = c;
+    return 0;
 }
 
-/* <triangles> and <polylist> (fans): the VERTEX index of each corner. */
-static void primitives(xmlNodePtr mesh, kg_dae_mesh *out) {
-    int cap = 0;
-    for (xmlNodePtr pr = kg_xml_first(mesh); pr; pr = kg_xml_next(pr)) {
+/* <triangles> and <polylist> (fans): the VERTEX index of each corner. 0, or -2. */
+static int primitives(xmlNodePtr mesh, kg_dae_mesh *out) {
+    int cap = 0, rc = 0;
+    for (xmlNodePtr pr = kg_xml_first(mesh); pr && !rc; pr = kg_xml_next(pr)) {
         int tris = kg_xml_is(pr, "triangles"), poly = kg_xml_is(pr, "polylist");
         if (!tris && !poly) continue;
         int stride = 1, voff = 0, o;
@@ -117,23 +129,27 @@ static void primitives(xmlNodePtr mesh, kg_dae_mesh *out) {
         xmlFree(hold);
         nums p = {0}, vc = {0};
         xmlNodePtr pe = kg_xml_child(pr, "p"), vce = kg_xml_child(pr, "vcount");
-        if (pe && read_numbers(pe, &p, (size_t)1 << 28) == 0 && stride <= 64 && voff < stride &&
-            (tris || (vce && read_numbers(vce, &vc, (size_t)1 << 26) == 0))) {
+        int rp = pe ? read_numbers(pe, &p, (size_t)1 << 28) : -1, rv = 0;
+        if (rp == 0 && stride <= 64 && voff < stride && (tris || (vce && (rv = read_numbers(vce, &vc, (size_t)1 << 26)) == 0))) {
             size_t corners = p.n / (size_t)stride, at = 0;
 #define CORNER(i) ((int)p.v[(size_t)stride * (i) + (size_t)voff])
             if (tris)
-                for (size_t i = 0; i + 2 < corners; i += 3) add_triangle(out, &cap, CORNER(i), CORNER(i + 1), CORNER(i + 2));
-            for (size_t k = 0; poly && k < vc.n; k++) {
+                for (size_t i = 0; i + 2 < corners && !rc; i += 3)
+                    rc = add_triangle(out, &cap, CORNER(i), CORNER(i + 1), CORNER(i + 2));
+            for (size_t k = 0; poly && k < vc.n && !rc; k++) {
                 size_t n = vc.v[k] > 0 && vc.v[k] < 1e6 ? (size_t)vc.v[k] : 0;
                 if (at + n > corners) break;
-                for (size_t i = 1; i + 1 < n; i++) add_triangle(out, &cap, CORNER(at), CORNER(at + i), CORNER(at + i + 1));
+                for (size_t i = 1; i + 1 < n && !rc; i++)
+                    rc = add_triangle(out, &cap, CORNER(at), CORNER(at + i), CORNER(at + i + 1));
                 at += n;
             }
 #undef CORNER
         }
+        if (rp == -2 || rv == -2) rc = -2;
         free(p.v);
         free(vc.v);
     }
+    return rc;
 }
 
 int kg_dae_geometry(const char *path, const char *id, kg_dae_mesh *out) {
@@ -144,7 +160,9 @@ int kg_dae_geometry(const char *path, const char *id, kg_dae_mesh *out) {
     char *buf = kg_read_file(path, &len, &d);
     kg_xml x;
     int rc = -1;
-    if (buf && kg_xml_parse(&x, buf, len, path, &d) == 0) {
+    int parsed = buf ? kg_xml_parse(&x, buf, len, path, &d) : -1;
+    if (parsed != 0 && kg_diags_memory(&d, 0)) rc = -2; /* not a file without the geometry */
+    if (parsed == 0) {
         xmlNodePtr root = xmlDocGetRootElement(x.doc), asset = kg_xml_child(root, "asset");
         xmlNodePtr unit = asset ? kg_xml_child(asset, "unit") : NULL;
         double u = 1;
@@ -153,11 +171,9 @@ int kg_dae_geometry(const char *path, const char *id, kg_dae_mesh *out) {
         for (xmlNodePtr lib = kg_xml_first(root); lib && !geo; lib = kg_xml_next(lib))
             if (kg_xml_is(lib, "library_geometries")) geo = child_with(lib, "geometry", "id", id);
         xmlNodePtr mesh = geo ? kg_xml_child(geo, "mesh") : NULL;
-        if (mesh && u > 0 && positions(mesh, u, out) == 0) {
-            primitives(mesh, out);
+        if (mesh && u > 0 && (rc = positions(mesh, u, out)) == 0 && (rc = primitives(mesh, out)) == 0)
             rc = out->ntri > 0 ? 0 : -1;
-        }
-        if (x.oom) rc = -1;
+        if (x.oom) rc = -2;
         kg_xml_close(&x);
     }
     free(buf);

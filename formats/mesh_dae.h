@@ -10,8 +10,8 @@ typedef struct kg_dae_mesh {
 } kg_dae_mesh;
 
 /* The triangles of <geometry id="id"> in the COLLADA file at path (positions;
- * <triangles> and <polylist>). 0 with malloc'd arrays, or -1 when there are
- * none (the file or the geometry cannot be read). */
+ * <triangles> and <polylist>). 0 with malloc'd arrays, -1 when there are none
+ * (the file or the geometry cannot be read), -2 when memory runs out. */
 int kg_dae_geometry(const char *path, const char *id, kg_dae_mesh *out);
 
 #endif

@@ -1,21 +1,33 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "formats/resolve.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include "core/arena.h"
 
 static int is_file(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static char *join(const char *a, size_t alen, const char *b) {
+/* Out of memory, the functions below return NULL with *oom set: not a
+ * reference that does not resolve. */
+
+/* A copy of s[0..n). */
+static char *copy(const char *s, size_t n, int *oom) {
+    char *c = malloc(n + 1);
+    if (!c) return *oom = 1, NULL;
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+static char *join(const char *a, size_t alen, const char *b, int *oom) {
     size_t blen = strlen(b);
-    char *s = kg_xmalloc(alen + blen + 2);
+    char *s = malloc(alen + blen + 2);
+    if (!s) return *oom = 1, NULL;
     memcpy(s, a, alen);
     size_t n = alen;
     if (n && s[n - 1] != '/') s[n++] = '/';
@@ -33,15 +45,16 @@ static int basename_is(const char *dir, size_t len, const char *name) {
 }
 
 /* DIR/NAME/rest, or DIR/rest when DIR is named NAME. */
-static char *try_dir(const char *dir, size_t len, const char *name, const char *rest) {
+static char *try_dir(const char *dir, size_t len, const char *name, const char *rest, int *oom) {
     if (len == 0) return NULL;
-    char *pkg = join(dir, len, name);
-    char *p = join(pkg, strlen(pkg), rest);
+    char *pkg = join(dir, len, name, oom);
+    char *p = pkg ? join(pkg, strlen(pkg), rest, oom) : NULL;
     free(pkg);
+    if (!p) return NULL;
     if (is_file(p)) return p;
     free(p);
     if (basename_is(dir, len, name)) {
-        p = join(dir, len, rest);
+        if (!(p = join(dir, len, rest, oom))) return NULL;
         if (is_file(p)) return p;
         free(p);
     }
@@ -49,28 +62,32 @@ static char *try_dir(const char *dir, size_t len, const char *name, const char *
 }
 
 static char *resolve_package(const kg_resolver *r, const char *model_file, const char *name,
-                             const char *rest) {
+                             const char *rest, int *oom) {
     char *p;
-    for (int i = 0; r && i < r->npackage_paths; i++)
-        if ((p = try_dir(r->package_paths[i], strlen(r->package_paths[i]), name, rest))) return p;
+    for (int i = 0; r && i < r->npackage_paths && !*oom; i++)
+        if ((p = try_dir(r->package_paths[i], strlen(r->package_paths[i]), name, rest, oom))) return p;
     const char *env = (r && r->ignore_env) ? NULL : getenv("ROS_PACKAGE_PATH");
-    while (env && *env) {
+    while (env && *env && !*oom) {
         const char *colon = strchr(env, ':');
         size_t len = colon ? (size_t)(colon - env) : strlen(env);
-        if ((p = try_dir(env, len, name, rest))) return p;
+        if ((p = try_dir(env, len, name, rest, oom))) return p;
         env = colon ? colon + 1 : NULL;
     }
     /* the model's folder and its ancestors */
-    char *dir = kg_xstrdup(model_file ? model_file : "");
+    const char *mf = model_file ? model_file : "";
+    char *dir = *oom ? NULL : copy(mf, strlen(mf) + 1, oom); /* room for "." */
+    if (!dir) return NULL;
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
     else strcpy(dir, ".");
+    errno = 0;
     char *abs = realpath(dir, NULL);
     free(dir);
+    if (!abs && errno == ENOMEM) *oom = 1;
     if (!abs) return NULL;
     size_t len = strlen(abs);
     for (;;) {
-        if ((p = try_dir(abs, len ? len : 1, name, rest))) break;
+        if ((p = try_dir(abs, len ? len : 1, name, rest, oom)) || *oom) break;
         if (len <= 1) break;
         while (len > 1 && abs[len - 1] != '/') len--;
         if (len > 1) len--; /* drop the slash */
@@ -80,7 +97,8 @@ static char *resolve_package(const kg_resolver *r, const char *model_file, const
 }
 
 char *kg_resolve_uri(const kg_resolver *r, const char *model_file, const char *uri, kg_diags *d,
-                     int line) {
+                     int line, int *oom) {
+    *oom = 0;
     if (!uri || !*uri) return NULL;
     if (strncmp(uri, "package://", 10) == 0) {
         const char *s = uri + 10;
@@ -91,10 +109,8 @@ char *kg_resolve_uri(const kg_resolver *r, const char *model_file, const char *u
         }
         const char *slash = strchr(s, '/');
         if (!slash || slash == s || !slash[1]) return NULL;
-        char *name = kg_xmalloc((size_t)(slash - s) + 1);
-        memcpy(name, s, (size_t)(slash - s));
-        name[slash - s] = 0;
-        char *p = resolve_package(r, model_file, name, slash + 1);
+        char *name = copy(s, (size_t)(slash - s), oom);
+        char *p = name ? resolve_package(r, model_file, name, slash + 1, oom) : NULL;
         free(name);
         return p;
     }
@@ -103,11 +119,12 @@ char *kg_resolve_uri(const kg_resolver *r, const char *model_file, const char *u
     else if (strstr(uri, "://")) return NULL; /* remote or unknown scheme: never fetched */
     char *p;
     if (path[0] == '/') {
-        p = kg_xstrdup(path);
+        p = copy(path, strlen(path), oom);
     } else {
         const char *slash = model_file ? strrchr(model_file, '/') : NULL;
-        p = slash ? join(model_file, (size_t)(slash - model_file), path) : kg_xstrdup(path);
+        p = slash ? join(model_file, (size_t)(slash - model_file), path, oom) : copy(path, strlen(path), oom);
     }
+    if (!p) return NULL;
     if (is_file(p)) return p;
     free(p);
     return NULL;

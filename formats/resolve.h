@@ -17,8 +17,9 @@
 
 /* Returns the resolved path (malloc'd) or NULL. Warnings about the form of the
  * reference (package:///) go to d with the given file and line; the caller
- * reports a reference that does not resolve. */
+ * reports a reference that does not resolve. *oom is set to 1 when memory
+ * ran out (NULL then says nothing of the reference: the caller fails), else 0. */
 char *kg_resolve_uri(const kg_resolver *r, const char *model_file, const char *uri, kg_diags *d,
-                     int line);
+                     int line, int *oom);
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "formats/limits.h"
 #include "formats/number.h"
 
@@ -202,12 +201,20 @@ static xmlDocPtr parse(const char *copy, size_t len, const char *file, int opts,
 typedef struct sbuf {
     char *s;
     size_t n, cap;
+    int oom; /* memory ran out: what was put since is lost, the substitution fails */
 } sbuf;
 
 static void sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->oom) return;
     if (b->n + n + 1 > b->cap) {
-        while (b->n + n + 1 > b->cap) b->cap = b->cap ? 2 * b->cap : 256;
-        b->s = kg_xrealloc(b->s, b->cap);
+        size_t cap = b->cap;
+        while (b->n + n + 1 > cap) cap = cap ? 2 * cap : 256;
+        char *grown = realloc(b->s, cap);
+        if (!grown) {
+            b->oom = 1;
+            return;
+        }
+        b->s = grown, b->cap = cap;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;
@@ -246,16 +253,19 @@ static int has_refs(xmlNodePtr first) {
     return 0;
 }
 
-/* An attribute value made of text and references becomes one text node. */
-static void substitute_attr(xmlDocPtr doc, xmlAttrPtr a) {
-    if (!has_refs(a->children)) return;
+/* An attribute value made of text and references becomes one text node; 0, or
+ * -1 when memory runs out (the attribute as it was). */
+static int substitute_attr(xmlDocPtr doc, xmlAttrPtr a) {
+    if (!has_refs(a->children)) return 0;
     sbuf b = {0};
     expand_list(doc, a->children, &b, 0); /* attribute entities hold no markup */
-    xmlNodePtr t = xmlNewDocTextLen(doc, BAD_CAST(b.s ? b.s : ""), (int)b.n);
+    xmlNodePtr t = b.oom ? NULL : xmlNewDocTextLen(doc, BAD_CAST(b.s ? b.s : ""), (int)b.n);
     free(b.s);
+    if (!t) return -1;
     xmlFreeNodeList(a->children);
     a->children = a->last = t;
     t->parent = (xmlNodePtr)a;
+    return 0;
 }
 
 /* Puts the list `first` where `at` is (linked by hand: libxml2's insertion
@@ -278,19 +288,22 @@ static void put_instead(xmlNodePtr at, xmlNodePtr first) {
 }
 
 /* The element's attributes and the references among its children; what an
- * entity with markup puts in is walked later like any other element. */
-static void substitute_element(xmlDocPtr doc, xmlNodePtr el) {
-    for (xmlAttrPtr a = el->properties; a; a = a->next) substitute_attr(doc, a);
+ * entity with markup puts in is walked later like any other element. 0, or -1
+ * when memory runs out (the document is then half substituted: dropped). */
+static int substitute_element(xmlDocPtr doc, xmlNodePtr el) {
+    for (xmlAttrPtr a = el->properties; a; a = a->next)
+        if (substitute_attr(doc, a) != 0) return -1;
     for (xmlNodePtr c = el->children, next; c; c = next) {
         next = c->next;
         if (c->type != XML_ENTITY_REF_NODE) continue;
         xmlEntityPtr ent = xmlGetDocEntity(doc, c->name);
         sbuf b = {0};
         xmlNodePtr with = NULL;
-        int text = expand_node(doc, c, &b, 0) == 0;
-        if (text && b.n) with = xmlNewDocTextLen(doc, BAD_CAST b.s, (int)b.n);
-        else if (!text && ent && ent->children) with = xmlDocCopyNodeList(doc, ent->children);
+        int text = expand_node(doc, c, &b, 0) == 0, wanted = 0;
+        if (text && b.n && !b.oom) with = xmlNewDocTextLen(doc, BAD_CAST b.s, (int)b.n), wanted = 1;
+        else if (!text && ent && ent->children) with = xmlDocCopyNodeList(doc, ent->children), wanted = 1;
         free(b.s);
+        if (b.oom || (wanted && !with)) return -1;
         if (with) {
             put_instead(c, with);
         } else { /* nothing in its place (an empty or external entity) */
@@ -298,13 +311,15 @@ static void substitute_element(xmlDocPtr doc, xmlNodePtr el) {
             xmlFreeNode(c);
         }
     }
+    return 0;
 }
 
-/* Every reference in the document replaced by its text (or its nodes). */
-static void substitute_entities(xmlDocPtr doc) {
+/* Every reference in the document replaced by its text (or its nodes); 0, or
+ * -1 when memory runs out. */
+static int substitute_entities(xmlDocPtr doc) {
     xmlNodePtr root = xmlDocGetRootElement(doc), stop = (xmlNodePtr)doc;
     for (xmlNodePtr n = root; n;) {
-        if (n->type == XML_ELEMENT_NODE) substitute_element(doc, n);
+        if (n->type == XML_ELEMENT_NODE && substitute_element(doc, n) != 0) return -1;
         if (n->children && n->type == XML_ELEMENT_NODE) {
             n = n->children;
             continue;
@@ -312,6 +327,7 @@ static void substitute_entities(xmlDocPtr doc) {
         while (n && n != stop && !n->next) n = n->parent;
         n = n && n != stop ? n->next : NULL;
     }
+    return 0;
 }
 
 /* 0 when the document has no entity reference, 1 when it has (and can be
@@ -362,8 +378,11 @@ int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_di
     if (ents < 0) {
         xmlFreeDoc(doc);
         doc = NULL;
-    } else if (ents > 0) {
-        substitute_entities(doc);
+    } else if (ents > 0 && substitute_entities(doc) != 0) {
+        xmlFreeDoc(doc);
+        free(copy);
+        kg_diag_add(d, KG_ERROR, "io.memory", file, 0, NULL, "out of memory substituting entities");
+        return -1;
     }
     free(copy);
     if (!doc || sink.fatal) {
@@ -396,8 +415,7 @@ static char *copy_text(const char *s) {
     return c ? memcpy(c, s, n) : NULL;
 }
 
-/* Marks x out of memory (once: the diagnostics from then on are dropped); NULL. */
-static char *out_of_memory(kg_xml *x) {
+void *kg_xml_out_of_memory(kg_xml *x) {
     if (!x->oom) x->oom = 1, x->oom_at = x->diags ? x->diags->count : 0;
     return NULL;
 }
@@ -441,7 +459,7 @@ const char *kg_xml_attr(kg_xml *x, xmlNodePtr n, const char *name) {
         if (owned) x->owned = owned, x->capowned = cap;
         else free(s), s = NULL;
     }
-    if (!s) return out_of_memory(x);
+    if (!s) return kg_xml_out_of_memory(x);
     x->owned[x->nowned++] = s;
     return s;
 }
@@ -517,7 +535,7 @@ char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
     char *s = content ? copy_text(content) : NULL;
     xmlBufferFree(b);
     xmlFreeDoc(tmp);
-    return s ? s : out_of_memory(x);
+    return s ? s : kg_xml_out_of_memory(x);
 }
 
 void kg_xml_escape(FILE *f, const char *s) {

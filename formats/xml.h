@@ -25,6 +25,11 @@ typedef struct kg_xml {
     size_t oom_at;
 } kg_xml;
 
+/* Marks x out of memory, once (oom_at: the diagnostics then), for a reader
+ * whose own allocation failed while reading x: it then fails as after a
+ * failed kg_xml_attr. Returns NULL. */
+void *kg_xml_out_of_memory(kg_xml *x);
+
 /* Parses buf (len bytes) named `file`. Returns 0 and fills x on success; -1 with
  * an error diagnostic when the document is not usable. */
 int kg_xml_parse(kg_xml *x, const char *buf, size_t len, const char *file, kg_diags *d);

@@ -5,7 +5,6 @@
 #include <strings.h>
 #include <zip.h>
 
-#include "core/arena.h"
 #include "formats/fileio.h"
 #include "formats/limits.h"
 
@@ -30,7 +29,9 @@ static int entry_fits(const zip_stat_t *st, const char *path, kg_diags *d) {
     return 1;
 }
 
-static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *path, kg_diags *d) {
+/* The entry's bytes, NUL-terminated; NULL after an error diagnostic (*oom set
+ * when it is io.memory). */
+static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *path, kg_diags *d, int *oom) {
     zip_stat_t st;
     if (zip_stat_index(z, (zip_uint64_t)index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
         kg_diag_add(d, KG_ERROR, "zae.read", path, 0, NULL, "cannot read an entry of the archive");
@@ -43,7 +44,13 @@ static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *pa
                     zip_strerror(z));
         return NULL;
     }
-    char *buf = kg_xmalloc((size_t)st.size + 1);
+    char *buf = malloc((size_t)st.size + 1);
+    if (!buf) {
+        zip_fclose(f);
+        *oom = 1;
+        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory unpacking '%s' from the archive", st.name);
+        return NULL;
+    }
     zip_int64_t n = zip_fread(f, buf, st.size);
     zip_fclose(f);
     if (n < 0 || (zip_uint64_t)n != st.size) {
@@ -56,17 +63,26 @@ static char *read_entry(zip_t *z, zip_int64_t index, size_t *len, const char *pa
     return buf;
 }
 
-/* The text between <dae_root> and </dae_root>, trimmed, without a leading "./". */
-static char *manifest_root(const char *text) {
+/* A copy of s[0..n), NULL when memory is exhausted. */
+static char *copy(const char *s, size_t n) {
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+/* The text between <dae_root> and </dae_root>, trimmed, without a leading "./";
+ * NULL without one, and with *oom set when memory is exhausted. */
+static char *manifest_root(const char *text, int *oom) {
     const char *a = strstr(text, "<dae_root>"), *b = a ? strstr(a, "</dae_root>") : NULL;
     if (!a || !b) return NULL;
     a += 10;
     while (a < b && (*a == ' ' || *a == '\t' || *a == '\r' || *a == '\n')) a++;
     while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n')) b--;
     if (b - a >= 2 && a[0] == '.' && a[1] == '/') a += 2;
-    char *s = kg_xmalloc((size_t)(b - a) + 1);
-    memcpy(s, a, (size_t)(b - a));
-    s[b - a] = 0;
+    char *s = copy(a, (size_t)(b - a));
+    if (!s) *oom = 1;
     return s;
 }
 
@@ -106,16 +122,22 @@ char *kg_zae_read_buffer(const char *name, const char *data, size_t size, size_t
 static char *read_root(zip_t *z, const char *path, size_t *len, char **inner, kg_diags *d) {
     zip_int64_t root = -1, n = zip_get_num_entries(z, 0), ndae = 0, dae = -1;
     zip_int64_t manifest = zip_name_locate(z, "manifest.xml", ZIP_FL_NOCASE);
+    int oom = 0;
     if (manifest >= 0) {
         size_t ml;
-        char *text = read_entry(z, manifest, &ml, path, d);
-        char *name = text ? manifest_root(text) : NULL;
+        char *text = read_entry(z, manifest, &ml, path, d, &oom);
+        char *name = text ? manifest_root(text, &oom) : NULL;
+        if (text && oom) kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the archive");
         if (name) root = zip_name_locate(z, name, 0);
         if (name && root < 0)
             kg_diag_add(d, KG_WARNING, "zae.manifest", path, 0, NULL,
                         "manifest.xml names '%s', which is not in the archive", name);
         free(name);
         free(text);
+    }
+    if (oom) { /* which document is the root is unknown (said) */
+        zip_close(z);
+        return NULL;
     }
     for (zip_int64_t i = 0; root < 0 && i < n; i++) {
         const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
@@ -133,8 +155,13 @@ static char *read_root(zip_t *z, const char *path, size_t *len, char **inner, kg
                          : "the archive holds no .dae file (%lld entries)",
                     (long long)(ndae ? ndae : n));
     } else {
-        buf = read_entry(z, root, len, path, d);
-        if (buf) *inner = kg_xstrdup(zip_get_name(z, (zip_uint64_t)root, 0));
+        buf = read_entry(z, root, len, path, d, &oom);
+        const char *name = buf ? zip_get_name(z, (zip_uint64_t)root, 0) : NULL;
+        if (buf && !(*inner = copy(name ? name : "", name ? strlen(name) : 0))) {
+            kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the archive");
+            free(buf);
+            buf = NULL;
+        }
     }
     zip_close(z);
     return buf;

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "formats/mathml.h"
 #include "formats/zae.h"
@@ -49,9 +48,9 @@
 static void index_param(cd *c, xmlNodePtr n) {
     const char *sid = kg_xml_is(n, "newparam") ? kg_xml_attr(&c->x, n, "sid") : NULL;
     if (!sid || kg_strmap_get(&c->params, sid) >= 0) return;
-    c->paramnodes = kg_xrealloc(c->paramnodes, (size_t)(c->nparams + 1) * sizeof *c->paramnodes);
+    if (cd_grow(c, (void **)&c->paramnodes, c->nparams, &c->capparams, sizeof *c->paramnodes) != 0) return;
     c->paramnodes[c->nparams] = n;
-    kg_strmap_put(&c->params, sid, c->nparams++);
+    cd_put(c, &c->params, sid, c->nparams++);
 }
 
 /* Every element's id, and every newparam's sid, at any depth, first in
@@ -63,10 +62,10 @@ static void index_ids(cd *c, xmlNodePtr root) {
     while (n) {
         if (n->type == XML_ELEMENT_NODE) {
             const char *id = kg_xml_attr(&c->x, n, "id");
-            if (id && *id && kg_strmap_get(&c->ids, id) < 0) {
-                c->idnodes = kg_xrealloc(c->idnodes, (size_t)(c->nids + 1) * sizeof *c->idnodes);
+            if (id && *id && kg_strmap_get(&c->ids, id) < 0 &&
+                cd_grow(c, (void **)&c->idnodes, c->nids, &c->capids, sizeof *c->idnodes) == 0) {
                 c->idnodes[c->nids] = n;
-                kg_strmap_put(&c->ids, id, c->nids++);
+                cd_put(c, &c->ids, id, c->nids++);
             }
             if (n != root) index_param(c, n);
             if (n->children) {
@@ -81,11 +80,13 @@ static void index_ids(cd *c, xmlNodePtr root) {
 
 /* ---- joints ------------------------------------------------------------------ */
 
+/* The joint defined at n (read once); NULL when memory runs out (marked). */
 static const cjoint *define_joint(cd *c, xmlNodePtr n) {
     for (int i = 0; i < c->ndefs; i++)
         if (c->defs[i]->node == n) return c->defs[i];
-    c->defs = kg_xrealloc(c->defs, (size_t)(c->ndefs + 1) * sizeof *c->defs);
-    cjoint *j = c->defs[c->ndefs++] = kg_xcalloc(1, sizeof *j);
+    cjoint *j = calloc(1, sizeof *j);
+    if (!j || cd_grow(c, (void **)&c->defs, c->ndefs, &c->capdefs, sizeof *c->defs) != 0) return free(j), cd_oom(c);
+    c->defs[c->ndefs++] = j;
     j->node = n;
     j->name = kg_xml_attr(&c->x, n, "name");
     for (xmlNodePtr a = kg_xml_first(n); a; a = kg_xml_next(a)) {
@@ -178,12 +179,13 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
             cd_diag(c, KG_ERROR, "collada.no_sid", n, "a joint of the kinematics model has no sid%s%s", NULL, NULL);
             continue;
         }
-        c->joints = kg_xrealloc(c->joints, (size_t)(c->njoints + 1) * sizeof *c->joints);
+        const cjoint *defined = define_joint(c, def);
+        if (!defined || cd_grow(c, (void **)&c->joints, c->njoints, &c->capjoints, sizeof *c->joints) != 0) break;
         jinst *j = &c->joints[c->njoints++];
         memset(j, 0, sizeof *j);
         j->sid = sid;
-        kg_strmap_put(&c->joint_sids, sid, c->njoints - 1);
-        j->def = define_joint(c, def);
+        cd_put(c, &c->joint_sids, sid, c->njoints - 1);
+        j->def = defined;
         j->active = 1;
         if (!name) name = j->def->name;
         if (!name) name = sid;
@@ -191,8 +193,8 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         char buf[600];
         snprintf(buf, sizeof buf, "%s", name);
         for (int k = 2; kg_strmap_get(&names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", name, k);
-        j->name = (char *)cd_own(c, kg_xstrdup(buf));
-        kg_strmap_put(&names, j->name, 0);
+        j->name = (char *)cd_strdup(c, buf);
+        cd_put(c, &names, j->name, 0);
     }
     kg_strmap_free(&names);
 }
@@ -207,7 +209,7 @@ static const char *link_name(cd *c, xmlNodePtr n) {
     char buf[600];
     snprintf(buf, sizeof buf, "%s", want);
     for (int k = 2; kg_strmap_get(&c->link_names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
-    return cd_own(c, kg_xstrdup(buf));
+    return cd_strdup(c, buf);
 }
 
 /* <joint><extra type="kinegraph"><technique profile="kinegraph">: what COLLADA
@@ -293,7 +295,8 @@ static int commutes(const cjoint *def, const pose *L) {
 }
 
 /* Adds <link> `link` (joined to `parent` by `via` at `origin`; the root when
- * via is NULL) to the model; returns its index in c->links. */
+ * via is NULL) to the model; returns its index in c->links, or -1 when memory
+ * runs out (marked). */
 static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin, xmlNodePtr at) {
     const char *name = link_name(c, link);
     pose own_t;
@@ -307,7 +310,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
          * file's too, and the roots make one tree */
         if (!c->world) {
             c->world = link_name(c, NULL);
-            kg_strmap_put(&c->link_names, c->world, -1);
+            cd_put(c, &c->link_names, c->world, -1);
             kg_builder_add_link(c->b, c->world, cd_line_of(link));
         }
         char jn[640];
@@ -333,8 +336,8 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
     } else { /* the joint's frame on a link of its own, the link fixed to it at L */
         char jl[640], fj[660];
         snprintf(jl, sizeof jl, "%s.joint", name);
-        const char *jname = cd_own(c, kg_xstrdup(jl));
-        kg_strmap_put(&c->link_names, jname, -1);
+        const char *jname = cd_strdup(c, jl);
+        cd_put(c, &c->link_names, jname, -1);
         kg_builder_add_link(c->b, jname, cd_line_of(link));
         attach(c, via, parent, jname, origin, cd_line_of(at));
         snprintf(fj, sizeof fj, "%s.fixed", name);
@@ -343,14 +346,14 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
     }
-    c->links = kg_xrealloc(c->links, (size_t)(c->nlinks + 1) * sizeof *c->links);
+    if (cd_grow(c, (void **)&c->links, c->nlinks, &c->caplinks, sizeof *c->links) != 0) return -1;
     c->links[c->nlinks].name = name;
     c->links[c->nlinks].sid = kg_xml_attr(&c->x, link, "sid");
     c->links[c->nlinks].link = made;
     c->links[c->nlinks].parent = up;
     c->links[c->nlinks].drawn = 0;
     int self = c->nlinks;
-    kg_strmap_put(&c->link_names, name, c->nlinks++);
+    cd_put(c, &c->link_names, name, c->nlinks++);
     return self;
 }
 
@@ -360,9 +363,14 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
  * mark the ends of loops. Deeper than KG_LIMIT_DEPTH is an error. */
 static void walk_link(cd *c, xmlNodePtr root) {
     typedef struct { xmlNodePtr k; int self; } frame; /* k: the next child element to look at */
-    frame *st = kg_xmalloc(64 * sizeof *st);
     int top = 0, cap = 64;
+    frame *st = malloc(64 * sizeof *st);
+    if (!st) {
+        cd_oom(c);
+        return;
+    }
     st[top++] = (frame){kg_xml_first(root), enter_link(c, root, NULL, -1, NULL, NULL, NULL)};
+    if (st[0].self < 0) top = 0; /* out of memory */
     while (top > 0) {
         frame *t = &st[top - 1];
         xmlNodePtr k = t->k;
@@ -402,8 +410,14 @@ static void walk_link(cd *c, xmlNodePtr root) {
         } else {
             xmlNodePtr child = kg_xml_child(k, "link");
             int up = t->self; /* t moves when the stack grows */
-            if (top == cap) st = kg_xrealloc(st, (size_t)(cap *= 2) * sizeof *st);
+            frame *grown = top == cap ? realloc(st, (size_t)(cap *= 2) * sizeof *st) : st;
+            if (!grown) {
+                cd_oom(c);
+                break;
+            }
+            st = grown;
             st[top] = (frame){kg_xml_first(child), enter_link(c, child, name, up, j, &o, k)};
+            if (st[top].self < 0) break; /* out of memory */
             top++;
         }
     }
@@ -498,7 +512,12 @@ static void read_formula(cd *c, xmlNodePtr f) {
     double y0, y;
     const char *why;
     xmlNodePtr where;
-    if (kg_mathml_eval(math, fvar, &v, &y0, &why, &where) != 0) {
+    int rc = kg_mathml_eval(math, fvar, &v, &y0, &why, &where);
+    if (rc == -2) {
+        cd_oom(c);
+        return;
+    }
+    if (rc != 0) {
         kg_diag_add(c->d, KG_ERROR, "collada.formula", c->file, cd_line_of(where), cd_tag(where),
                     "formula for joint '%s' cannot be evaluated: %s <%s>; the joint is left independent", t->name, why,
                     cd_tag(where));
@@ -515,7 +534,10 @@ static void read_formula(cd *c, xmlNodePtr f) {
     double xs[3] = {1, -2.5, 7}, ys[3];
     for (int i = 0; i < 3; i++) {
         v.values[0] = xs[i];
-        kg_mathml_eval(math, fvar, &v, &ys[i], &why, &where);
+        if (kg_mathml_eval(math, fvar, &v, &ys[i], &why, &where) == -2) {
+            cd_oom(c);
+            return;
+        }
     }
     double a = ys[0] - y0, b = y0;
     int linear = isfinite(a) && isfinite(b);
@@ -889,7 +911,7 @@ typedef struct bindings {
         double dir[3];       /* the axis in the file */
         int prismatic;
     } *axis;
-    int naxis;
+    int naxis, capaxis;
     xmlNodePtr root_node;    /* bind_kinematics_model's node */
 } bindings;
 
@@ -953,9 +975,9 @@ static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
         int k = 0;
         jinst *j = p ? param_joint(c, cd_text(c, p), &k) : NULL;
         if (!el || !j || !j->made || !(kg_xml_is(el, "rotate") || kg_xml_is(el, "translate"))) continue;
-        bd->axis = kg_xrealloc(bd->axis, (size_t)(bd->naxis + 1) * sizeof *bd->axis);
+        if (cd_grow(c, (void **)&bd->axis, bd->naxis, &bd->capaxis, sizeof *bd->axis) != 0) return;
         bd->axis[bd->naxis].el = el;
-        bd->axis[bd->naxis].joint = cd_own(c, kg_xstrdup(j->made->name));
+        bd->axis[bd->naxis].joint = cd_strdup(c, j->made->name);
         bd->axis[bd->naxis].axis = k;
         kg_vec3_copy(bd->axis[bd->naxis].dir, j->def->axis[k].dir);
         bd->axis[bd->naxis++].prismatic = j->def->axis[k].prismatic;
@@ -968,8 +990,10 @@ static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, c
     cd_anim a;
     cd_read_animations(c, root, &a);
     int used = 0, base = -1;
-    int *coord = kg_xcalloc((size_t)a.nch + 1, sizeof *coord), *which = kg_xcalloc((size_t)a.nch + 1, sizeof *which);
-    for (int i = 0; i < a.nch; i++) {
+    int *coord = calloc((size_t)a.nch + 1, sizeof *coord), *which = calloc((size_t)a.nch + 1, sizeof *which);
+    int ok = coord && which;
+    if (!ok) cd_oom(c);
+    for (int i = 0; ok && i < a.nch; i++) {
         coord[i] = which[i] = -1;
         const cd_channel *ch = &a.ch[i];
         if (bd->root_node && ch->el->parent == bd->root_node && kg_xml_is(ch->el, "matrix") && ch->member < 0) {
@@ -989,11 +1013,13 @@ static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, c
     kg_motion *mo = NULL;
     double start = 0, dt = 0;
     int nframes = used ? cd_anim_grid(c, &a, &start, &dt) : 0;
-    if (used && !(mo = kg_motion_new(m->nq, dt, (size_t)nframes)))
-        kg_diag_add(c->d, KG_ERROR, "io.memory", c->file, 0, NULL, "out of memory reading the animation");
+    if (used && !(mo = kg_motion_new(m->nq, dt, (size_t)nframes))) cd_oom(c);
+    if (mo && base >= 0 && !(mo->base = malloc((size_t)nframes * 7 * sizeof *mo->base))) {
+        kg_motion_free(mo);
+        mo = cd_oom(c);
+    }
     if (mo) { /* its frames are reserved: the appends below do not fail */
         mo->start_time = start;
-        if (base >= 0) mo->base = kg_xmalloc((size_t)nframes * 7 * sizeof *mo->base);
         for (int f = 0; f < nframes; f++) {
             double t = start + f * dt, *q = kg_motion_append(mo, m->q_default);
             for (int i = 0; i < a.nch; i++) {

@@ -55,15 +55,15 @@ typedef struct cd {
     double unit;        /* metres per unit */
     kg_strmap ids;      /* id -> index in idnodes */
     xmlNodePtr *idnodes;
-    int nids;
+    int nids, capids;
     kg_strmap params;   /* <newparam> sid -> index in paramnodes (the first in document order) */
     xmlNodePtr *paramnodes;
-    int nparams;
+    int nparams, capparams;
     kg_strmap joint_sids; /* joint sid -> index in joints (the first) */
     cjoint **defs; /* each allocated once: jinst points at them */
-    int ndefs;
+    int ndefs, capdefs;
     jinst *joints;
-    int njoints;
+    int njoints, capjoints;
     kg_strmap link_names; /* our link names -> index in links (and keeps them unique) */
     struct {
         const char *name, *sid;
@@ -71,7 +71,7 @@ typedef struct cd {
         int parent;    /* index in links, -1 for the root */
         int drawn;     /* a visual-scene node has been bound to it */
     } *links;
-    int nlinks;
+    int nlinks, caplinks;
     int forest;        /* the kinematics model has several root <link>s */
     const char *world; /* the static link holding the roots (placed or several), once made */
     const kg_load_options *o;
@@ -79,14 +79,27 @@ typedef struct cd {
         xmlNodePtr node;
         kg_material *made;
     } *materials;      /* COLLADA <material>s read so far */
-    int nmaterials;
+    int nmaterials, capmaterials;
     char **owned;
-    int nowned;
+    int nowned, capowned;
 } cd;
 
 
 /* helpers (collada_common.c) */
-const char *cd_own(cd *c, char *s);          /* c frees s at the end */
+
+/* Out of memory. An allocation that fails marks the document (c->x.oom, as
+ * kg_xml_attr does; kg_import_collada then fails with io.memory, dropping the
+ * diagnostics made since) and the reader goes on without what it could not
+ * keep, checking nothing more: so every step stays safe to run on, and only
+ * what would crash checks. */
+void *cd_oom(cd *c);                          /* marks c; NULL */
+/* Room for element n of the array *p (*cap elements of `size` bytes, NULL when
+ * *cap is 0): *cap doubles when n reaches it (appending one element a realloc
+ * copied the whole array every time). 0, or -1 (marked; *p as it was). */
+int cd_grow(cd *c, void **p, int n, int *cap, size_t size);
+void cd_put(cd *c, kg_strmap *m, const char *key, int value); /* kg_strmap_put, marked on failure */
+const char *cd_own(cd *c, char *s);          /* c frees s at the end; s NULL or not kept: "" (marked) */
+const char *cd_strdup(cd *c, const char *s); /* a copy owned by c, or "" (marked) */
 int cd_line_of(xmlNodePtr n);
 const char *cd_tag(xmlNodePtr n);
 /* fmt has two %s, filled with a and b (NULL: empty) */
@@ -135,7 +148,7 @@ typedef struct cd_channel {
 
 typedef struct cd_anim {
     cd_channel *ch;
-    int nch;
+    int nch, capch;
     double t0, t1;     /* the clip's range (t1 <= t0: none) */
     int odd_interp;
     int too_deep;      /* nested animations past the limit were met (said once) */

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "formats/number.h"
 #include "importers/collada.h"
@@ -45,7 +44,8 @@ static double *read_floats(cd *c, xmlNodePtr src, int *count, int *stride) {
         return NULL;
     }
     int n = (int)declared;
-    double *v = kg_xmalloc(((size_t)n + 1) * sizeof *v);
+    double *v = malloc(((size_t)n + 1) * sizeof *v);
+    if (!v) return cd_oom(c);
     const char *p = cd_text(c, fa);
     int got = 0;
     while (*p && got < n) {
@@ -169,7 +169,11 @@ static void read_channel(cd *c, cd_anim *a, xmlNodePtr chn) {
         }
     ch.n = nt;
     ch.stride = sv;
-    ch.interp = kg_xcalloc((size_t)nt, sizeof *ch.interp);
+    if (!(ch.interp = calloc((size_t)nt, sizeof *ch.interp))) {
+        free_channel(&ch);
+        cd_oom(c);
+        return;
+    }
     xmlNodePtr na = src[2] ? kg_xml_child(src[2], "Name_array") : NULL;
     if (na) {
         const char *p = cd_text(c, na);
@@ -199,7 +203,10 @@ static void read_channel(cd *c, cd_anim *a, xmlNodePtr chn) {
         free_channel(&ch);
         return;
     }
-    a->ch = kg_xrealloc(a->ch, (size_t)(a->nch + 1) * sizeof *a->ch);
+    if (cd_grow(c, (void **)&a->ch, a->nch, &a->capch, sizeof *a->ch) != 0) {
+        free_channel(&ch);
+        return;
+    }
     a->ch[a->nch++] = ch;
 }
 

@@ -3,19 +3,48 @@
  * URL) and transforms. collada.c (the document, kinematics, physics) and the
  * scene, skeleton and animation readers all call these; they call none of
  * those, so calls among the importer's files run one way. */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "importers/collada.h"
 
+void *cd_oom(cd *c) { return kg_xml_out_of_memory(&c->x); }
+
+int cd_grow(cd *c, void **p, int n, int *cap, size_t size) {
+    if (n < *cap) return 0;
+    size_t want = *cap > 0 ? 2 * (size_t)*cap : 8;
+    if (want < (size_t)n + 1) want = (size_t)n + 1;
+    if (want > INT_MAX) want = INT_MAX; /* counts are ints */
+    void *grown = n < INT_MAX && want <= SIZE_MAX / size ? realloc(*p, want * size) : NULL;
+    if (!grown) return cd_oom(c), -1;
+    *p = grown, *cap = (int)want;
+    return 0;
+}
+
+void cd_put(cd *c, kg_strmap *m, const char *key, int value) {
+    kg_strmap_put(m, key, value);
+    if (m->failed) cd_oom(c);
+}
+
 const char *cd_own(cd *c, char *s) {
-    c->owned = kg_xrealloc(c->owned, (size_t)(c->nowned + 1) * sizeof *c->owned);
+    if (!s || cd_grow(c, (void **)&c->owned, c->nowned, &c->capowned, sizeof *c->owned) != 0) {
+        free(s);
+        cd_oom(c);
+        return "";
+    }
     c->owned[c->nowned++] = s;
     return s;
+}
+
+const char *cd_strdup(cd *c, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return cd_own(c, d ? memcpy(d, s, n) : NULL);
 }
 
 int cd_line_of(xmlNodePtr n) { return kg_xml_line(n); }
@@ -33,9 +62,9 @@ const char *cd_text(cd *c, xmlNodePtr n) {
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
     size_t k = strlen(s);
     while (k && (s[k - 1] == ' ' || s[k - 1] == '\t' || s[k - 1] == '\n' || s[k - 1] == '\r')) k--;
-    char *r = kg_xmalloc(k + 1);
-    memcpy(r, s, k);
-    r[k] = 0;
+    char *r = malloc(k + 1);
+    if (r) memcpy(r, s, k), r[k] = 0;
+    if (!t && n->children) cd_oom(c); /* libxml2's copy failed */
     xmlFree(t);
     return cd_own(c, r);
 }

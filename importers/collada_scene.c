@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "importers/collada.h"
 
@@ -66,7 +65,7 @@ static kg_material *material(cd *c, xmlNodePtr mat) {
     m->has_color = effect_color(c, mat, m->rgba);
     const char *texture = mm ? kg_xml_attr(&c->x, mm, "texture") : NULL;
     if (texture) m->texture = kg_builder_strdup(c->b, texture);
-    c->materials = kg_xrealloc(c->materials, (size_t)(c->nmaterials + 1) * sizeof *c->materials);
+    if (cd_grow(c, (void **)&c->materials, c->nmaterials, &c->capmaterials, sizeof *c->materials) != 0) return m;
     c->materials[c->nmaterials].node = mat;
     c->materials[c->nmaterials++].made = m;
     return m;
@@ -134,7 +133,9 @@ kg_geom *cd_add_geometry(cd *c, const char *url, xmlNodePtr inst, kg_link *L, kg
         }
         return g;
     }
-    char *resolved = uri && *uri ? kg_resolve_uri(&c->o->resolver, c->file, uri, c->d, cd_line_of(inst)) : NULL;
+    int oom = 0;
+    char *resolved = uri && *uri ? kg_resolve_uri(c->o ? &c->o->resolver : NULL, c->file, uri, c->d, cd_line_of(inst), &oom) : NULL;
+    if (oom) return cd_oom(c);
     if (resolved) { /* the mesh kinegraph was given, found here too */
         g->mesh_uri = kg_builder_strdup(c->b, uri);
         g->mesh_path = kg_builder_strdup(c->b, resolved);
@@ -212,7 +213,11 @@ static void enter_node(cd *c, xmlNodePtr node, const char *inst_name, const wfra
  * Deeper than KG_LIMIT_DEPTH (instance_node cycles too) is an error. */
 static void walk_node(cd *c, walk *w, xmlNodePtr top_node) {
     int top = 0, cap = 64;
-    wframe *st = kg_xmalloc((size_t)cap * sizeof *st);
+    wframe *st = malloc((size_t)cap * sizeof *st);
+    if (!st) {
+        cd_oom(c);
+        return;
+    }
     enter_node(c, top_node, NULL, NULL, &st[top++]);
     while (top > 0) {
         wframe *t = &st[top - 1];
@@ -250,7 +255,12 @@ static void walk_node(cd *c, walk *w, xmlNodePtr top_node) {
             t->k = NULL; /* one error, not one per sibling */
             continue;
         }
-        if (top == cap) st = kg_xrealloc(st, (size_t)(cap *= 2) * sizeof *st);
+        wframe *grown = top == cap ? realloc(st, (size_t)(cap *= 2) * sizeof *st) : st;
+        if (!grown) {
+            cd_oom(c);
+            break;
+        }
+        st = grown;
         t = &st[top - 1];
         enter_node(c, into, inst_name, t, &st[top]);
         top++;

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
 #include "core/spatial.h"
 #include "formats/number.h"
 #include "importers/collada.h"
@@ -58,9 +57,9 @@ typedef struct snode {
 typedef struct sk {
     cd *c;
     snode *nodes;
-    int nnodes;
+    int nnodes, capnodes;
     xform *xs;
-    int nxs;
+    int nxs, capxs;
     cd_anim anim;
     int shear;          /* frames with shear (warned once) */
     int truncated;
@@ -88,7 +87,7 @@ static int read_xform(sk *s, xmlNodePtr e) {
         if (kind == X_MATRIX) x.v[0] = x.v[5] = x.v[10] = x.v[15] = 1;
         if (kind == X_ROTATE) x.v[2] = 1;
     }
-    s->xs = kg_xrealloc(s->xs, (size_t)(s->nxs + 1) * sizeof *s->xs);
+    if (cd_grow(c, (void **)&s->xs, s->nxs, &s->capxs, sizeof *s->xs) != 0) return 0;
     s->xs[s->nxs++] = x;
     return 1;
 }
@@ -101,8 +100,8 @@ static void collect(sk *s, xmlNodePtr node, const char *name, int parent, int de
                     "nodes (instance_node cycles?); the rest is ignored%s", "256", NULL);
         return;
     }
+    if (cd_grow(c, (void **)&s->nodes, s->nnodes, &s->capnodes, sizeof *s->nodes) != 0) return;
     int self = s->nnodes++;
-    s->nodes = kg_xrealloc(s->nodes, (size_t)s->nnodes * sizeof *s->nodes);
     snode *n = &s->nodes[self];
     memset(n, 0, sizeof *n);
     n->node = node;
@@ -290,8 +289,8 @@ static const char *unique_name(cd *c, kg_strmap *names, const char *want) {
     char buf[600];
     snprintf(buf, sizeof buf, "%s", want);
     for (int k = 2; kg_strmap_get(names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
-    const char *r = cd_own(c, kg_xstrdup(buf));
-    kg_strmap_put(names, r, 1);
+    const char *r = cd_strdup(c, buf);
+    cd_put(c, names, r, 1);
     return r;
 }
 
@@ -306,17 +305,16 @@ static void free_sk(sk *s) {
 static kg_motion *sample_motion(sk *s, const kg_model *m, const char **jname) {
     double lo, dt;
     int nframes = cd_anim_grid(s->c, &s->anim, &lo, &dt);
-    int *qadr = kg_xcalloc((size_t)s->nnodes + 1, sizeof *qadr);
+    int *qadr = calloc((size_t)s->nnodes + 1, sizeof *qadr);
+    kg_motion *mo = qadr ? kg_motion_new(m->nq, dt, (size_t)nframes) : NULL; /* the frames reserved: appends do not fail */
+    if (!mo) {
+        free(qadr);
+        return cd_oom(s->c);
+    }
+    mo->start_time = lo;
     for (int i = 0; i < s->nnodes; i++) {
         int j = jname[i] ? kg_model_joint(m, jname[i]) : -1;
         qadr[i] = j >= 0 ? m->joint[j].qadr : -1;
-    }
-    kg_motion *mo = kg_motion_new(m->nq, dt, (size_t)nframes); /* the frames reserved: appends do not fail */
-    if (!mo) {
-        kg_diag_add(s->c->d, KG_ERROR, "io.memory", s->c->file, 0, NULL, "out of memory reading the animation");
-        nframes = 0;
-    } else {
-        mo->start_time = lo;
     }
     for (int f = 0; f < nframes; f++) {
         apply(s, lo + f * dt);
@@ -412,13 +410,14 @@ kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion) {
     if (ua && strcmp(cd_text(c, ua), "Z_UP"))
         cd_diag(c, KG_INFO, "collada.up_axis", ua, "the file is %s; the model keeps its axes%s", cd_text(c, ua), NULL);
     /* the builder's pointers die with it: keep the joint names */
-    const char **jname = kg_xcalloc((size_t)s.nnodes + 1, sizeof *jname);
-    for (int i = 0; i < s.nnodes; i++)
+    const char **jname = calloc((size_t)s.nnodes + 1, sizeof *jname);
+    for (int i = 0; jname && i < s.nnodes; i++)
         if (s.nodes[i].is_link && s.nodes[i].skeleton_free) jname[i] = s.nodes[i].j->name;
+    if (!jname) cd_oom(c);
     kg_strmap_free(&names);
     kg_model *m = kg_builder_finish(c->b);
     c->b = NULL;
-    if (m && motion && s.anim.nch) *motion = sample_motion(&s, m, jname);
+    if (m && jname && motion && s.anim.nch) *motion = sample_motion(&s, m, jname);
     free(jname);
     free_sk(&s);
     return m;

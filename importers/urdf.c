@@ -232,10 +232,13 @@ static kg_geom *read_geometry(urdf_ctx *c, xmlNodePtr owner, kg_link *link, kg_g
     memcpy(geom->scale, scale, sizeof scale);
     if (uri) {
         geom->mesh_uri = kg_builder_strdup(c->b, uri);
-        char *p = kg_resolve_uri(c->o ? &c->o->resolver : NULL, c->file, uri, c->d, line_of(s));
+        int oom;
+        char *p = kg_resolve_uri(c->o ? &c->o->resolver : NULL, c->file, uri, c->d, line_of(s), &oom);
         if (p) {
             geom->mesh_path = kg_builder_strdup(c->b, p);
             free(p);
+        } else if (oom) {
+            kg_xml_out_of_memory(&c->x); /* the reader fails, io.memory */
         } else {
             kg_diag_add(c->d, KG_WARNING, "mesh.unresolved", c->file, line_of(s), "mesh",
                         "mesh '%s' of link '%s' (%s) was not found", uri, link->name, what);

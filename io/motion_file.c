@@ -5,7 +5,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/arena.h"
 #include "core/fk.h"
 #include "importers/importers.h"
 
@@ -37,7 +36,11 @@ static kg_motion *from_clip(const kg_model *m, const char *path, const kg_load_o
         kg_diag_add(d, KG_ERROR, "motion.none", path, 0, NULL, "'%s' has no motion", path);
         goto done;
     }
-    int *from = kg_xmalloc(((size_t)m->nq + 1) * sizeof *from), matched = 0, missing = 0;
+    int *from = malloc(((size_t)m->nq + 1) * sizeof *from), matched = 0, missing = 0;
+    if (!from) {
+        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
+        goto done;
+    }
     char a[1100], b[1100];
     for (int k = 0; k < m->nq; k++) {
         from[k] = -1;
@@ -65,7 +68,13 @@ static kg_motion *from_clip(const kg_model *m, const char *path, const kg_load_o
         goto done;
     }
     mo->start_time = cm->start_time;
-    if (cm->base && m->root_body == 0) mo->base = kg_xmalloc((size_t)cm->nframes * 7 * sizeof(double));
+    if (cm->base && m->root_body == 0 && !(mo->base = malloc((size_t)cm->nframes * 7 * sizeof(double)))) {
+        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
+        kg_motion_free(mo);
+        mo = NULL;
+        free(from);
+        goto done;
+    }
     for (int fr = 0; fr < cm->nframes; fr++) {
         double *q = kg_motion_append(mo, m->q_default);
         for (int k = 0; k < m->nq; k++)

@@ -37,11 +37,11 @@ int kg_save(const char *path, const char *format, const kg_model *m, const kg_mo
     return kg_save_with(path, format, m, mo, NULL, l, d);
 }
 
-/* An io.write error among the diagnostics from `first` on: a companion file (a
- * mesh beside a URDF) that could not be written. */
-static int io_error_since(const kg_diags *d, size_t first) {
+/* An error with this code among the diagnostics from `first` on (io.write: a
+ * companion file, a mesh beside a URDF, that could not be written). */
+static int error_since(const kg_diags *d, size_t first, const char *code) {
     for (size_t k = first; k < d->count; k++)
-        if (d->items[k].severity == KG_ERROR && !strcmp(d->items[k].code, "io.write")) return 1;
+        if (d->items[k].severity == KG_ERROR && !strcmp(d->items[k].code, code)) return 1;
     return 0;
 }
 
@@ -54,23 +54,32 @@ static int write_with(int i, const char *path, const kg_model *m, const kg_motio
     eo.path = strcmp(path, "-") ? path : NULL; /* nothing can go "beside" standard output */
     eo.companions = &companions;
     if (kg_out_open(&out, path) != 0) {
-        kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
+        if (errno == ENOMEM) kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory writing '%s'", path);
+        else kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    size_t errors = kg_diags_count(d, KG_ERROR), first = d->count;
+    size_t errors = kg_diags_count(d, KG_ERROR), first = d->count, lost = l ? l->lost : 0;
     errno = 0;
     int rc = writers[i].write(m, mo, &eo, out.f, l, d);
-    if (rc != 0 || io_error_since(d, first)) {
+    /* a ledger entry or a companion that could not be recorded: the
+     * conversion would not be what the ledger says, or leave a file behind */
+    int oom = companions.failed || (l && l->lost > lost);
+    if (rc != 0 || oom || error_since(d, first, "io.write")) {
         /* a writer that failed on its stream (disk full, file size limit)
          * says nothing itself: the caller still gets an error to show */
         int e = errno, failed = ferror(out.f);
         kg_out_abort(&out);
-        if (kg_diags_count(d, KG_ERROR) == errors)
+        if (oom || kg_diags_memory(d, first)) {
+            /* one error: the writer's own io.memory, else this one */
+            if (!kg_diags_memory(d, first))
+                kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory writing '%s'", path);
+        } else if (kg_diags_count(d, KG_ERROR) == errors) {
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path,
                         failed && e ? strerror(e) : "write error");
-        else if (rc == 0) /* the output is fine, a file beside it is not: neither is kept */
+        } else if (rc == 0) { /* the output is fine, a file beside it is not: neither is kept */
             kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL,
                         "'%s' not written: a file it refers to could not be written", path);
+        }
         rc = -1;
     } else if (kg_out_commit(&out) != 0) {
         kg_diag_add(d, KG_ERROR, "io.write", path, 0, NULL, "cannot write '%s': %s", path, strerror(errno));

@@ -11,7 +11,6 @@
 
 #include "analysis/closure_basis.h"
 #include "analysis/dynamics/internal.h"
-#include "core/arena.h"
 
 /* after internal.h: lapacke.h brings complex.h, whose macro I would rename its parameters */
 #include <lapacke.h>
@@ -98,47 +97,59 @@ static int svd_lwork(int nv, int na) {
     return (int)q + 1;
 }
 
+/* calloc that clears *ok when memory is exhausted: one check for many. */
+static void *take(int *ok, size_t n, size_t size) {
+    void *p = calloc(n, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
 kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na, const int *act) {
-    kg_closed *c = kg_xcalloc(1, sizeof *c);
+    kg_closed *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    int ok = 1;
     const int nv = m->nv;
     const size_t V = (size_t)nv + 1;
     c->nv = nv;
     c->nloop = loops ? nloop : m->nloop;
-    c->loops = kg_xcalloc((size_t)c->nloop + 1, sizeof *c->loops);
-    for (int k = 0; k < c->nloop; k++) c->loops[k] = loops ? loops[k] : k;
-    c->mimics = kg_xcalloc((size_t)m->nmimic + 1, sizeof *c->mimics);
-    for (int k = 0; k < m->nmimic; k++)
+    c->loops = take(&ok, (size_t)c->nloop + 1, sizeof *c->loops);
+    for (int k = 0; ok && k < c->nloop; k++) c->loops[k] = loops ? loops[k] : k;
+    c->mimics = take(&ok, (size_t)m->nmimic + 1, sizeof *c->mimics);
+    for (int k = 0; ok && k < m->nmimic; k++)
         if (m->joint[m->mimic[k].follower].nv == 1 && m->joint[m->mimic[k].leader].nv == 1) c->mimics[c->nmimic++] = k;
     c->nrow = 6 * c->nloop + c->nmimic;
-    c->act = kg_xcalloc(V, sizeof *c->act);
+    c->act = take(&ok, V, sizeof *c->act);
+    if (!ok) return kg_closed_free(c), NULL;
     c->na = act ? na : default_actuators(m, c, c->act);
     if (act) memcpy(c->act, act, (size_t)na * sizeof *act);
     const size_t Rw = (size_t)c->nrow + 1, A = (size_t)c->na + 1, B = V > A ? V : A;
-    c->gen = kg_xcalloc(V, sizeof *c->gen);
-    c->dep = kg_xcalloc(V, sizeof *c->dep);
-    c->JC = kg_xcalloc(Rw * V, sizeof *c->JC);
-    c->err = kg_xcalloc(Rw, sizeof *c->err);
-    c->W = kg_xcalloc(V * V, sizeof *c->W);
-    c->S = kg_xcalloc(A * V, sizeof *c->S);
-    struct kg_closed_ws *ws = c->ws = kg_xcalloc(1, sizeof *ws);
-    ws->order = kg_xcalloc(V, sizeof *ws->order);
-    ws->is_dep = kg_xcalloc(V, sizeof *ws->is_dep);
-    ws->Q = kg_xcalloc(V * Rw, sizeof *ws->Q);
-    ws->R = kg_xcalloc(V * V, sizeof *ws->R);
-    ws->col = kg_xcalloc(Rw, sizeof *ws->col);
-    ws->gamma = kg_xcalloc(Rw, sizeof *ws->gamma);
-    ws->x = kg_xcalloc(V, sizeof *ws->x);
-    ws->rc = kg_xcalloc(V, sizeof *ws->rc);
-    ws->b = kg_xcalloc(V, sizeof *ws->b);
-    ws->tau = kg_xcalloc(V, sizeof *ws->tau);
-    ws->tauG = kg_xcalloc(V, sizeof *ws->tauG);
-    ws->abias = kg_xcalloc(V, sizeof *ws->abias);
-    ws->A = kg_xcalloc(V * V, sizeof *ws->A);
-    ws->svdA = kg_xcalloc(V * A, sizeof *ws->svdA);
-    ws->svdB = kg_xcalloc(B, sizeof *ws->svdB);
-    ws->sv = kg_xcalloc(V, sizeof *ws->sv);
+    c->gen = take(&ok, V, sizeof *c->gen);
+    c->dep = take(&ok, V, sizeof *c->dep);
+    c->JC = take(&ok, Rw * V, sizeof *c->JC);
+    c->err = take(&ok, Rw, sizeof *c->err);
+    c->W = take(&ok, V * V, sizeof *c->W);
+    c->S = take(&ok, A * V, sizeof *c->S);
+    struct kg_closed_ws *ws = c->ws = take(&ok, 1, sizeof *ws);
+    if (!ok) return kg_closed_free(c), NULL;
+    ws->order = take(&ok, V, sizeof *ws->order);
+    ws->is_dep = take(&ok, V, sizeof *ws->is_dep);
+    ws->Q = take(&ok, V * Rw, sizeof *ws->Q);
+    ws->R = take(&ok, V * V, sizeof *ws->R);
+    ws->col = take(&ok, Rw, sizeof *ws->col);
+    ws->gamma = take(&ok, Rw, sizeof *ws->gamma);
+    ws->x = take(&ok, V, sizeof *ws->x);
+    ws->rc = take(&ok, V, sizeof *ws->rc);
+    ws->b = take(&ok, V, sizeof *ws->b);
+    ws->tau = take(&ok, V, sizeof *ws->tau);
+    ws->tauG = take(&ok, V, sizeof *ws->tauG);
+    ws->abias = take(&ok, V, sizeof *ws->abias);
+    ws->A = take(&ok, V * V, sizeof *ws->A);
+    ws->svdA = take(&ok, V * A, sizeof *ws->svdA);
+    ws->svdB = take(&ok, B, sizeof *ws->svdB);
+    ws->sv = take(&ok, V, sizeof *ws->sv);
     ws->lwork = svd_lwork(nv, c->na);
-    ws->work = kg_xcalloc((size_t)ws->lwork, sizeof *ws->work);
+    ws->work = take(&ok, (size_t)ws->lwork, sizeof *ws->work);
+    if (!ok) return kg_closed_free(c), NULL;
     ws->maxloop = c->nloop;
     ws->maxrow = c->nrow;
     candidate_order(m, c);
@@ -160,9 +171,12 @@ int kg_closed_set_loops(const kg_model *m, kg_closed *c, int nloop, const int *l
 void kg_closed_free(kg_closed *c) {
     if (!c) return;
     struct kg_closed_ws *ws = c->ws;
-    void *p[] = {ws->rc, ws->b, ws->order, ws->is_dep, ws->Q,     ws->R,    ws->col, ws->gamma, ws->x,    ws->tau,  ws->tauG,
-                 ws->abias, ws->A,      ws->svdA, ws->svdB, ws->sv,  ws->work,  ws,       c->loops, c->mimics,
-                 c->act,    c->gen,     c->dep,   c->JC,    c->err,  c->W,      c->S};
+    if (ws) { /* NULL when kg_closed_new ran out of memory before it */
+        void *p[] = {ws->rc, ws->b,    ws->order, ws->is_dep, ws->Q,  ws->R,    ws->col, ws->gamma, ws->x,
+                     ws->tau, ws->tauG, ws->abias, ws->A,      ws->svdA, ws->svdB, ws->sv, ws->work,  ws};
+        for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
+    }
+    void *p[] = {c->loops, c->mimics, c->act, c->gen, c->dep, c->JC, c->err, c->W, c->S};
     for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
     free(c);
 }

@@ -7,7 +7,6 @@
 
 #include "kinegraph/torques.h"
 #include "kinegraph/bodymap.h"
-#include "core/arena.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 #include "formats/mesh.h"
@@ -101,15 +100,18 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
     for (int k = 0; k < KG_NPART; k++) map.link[k] = -1, map.how[k] = map.why[k] = NULL;
     if (kg_body_map_find(m, &map, dg) != 0) return -1;
     kg_data *d = kg_data_new(m);
-    kg_fk(m, d);
     kg_mesh_cache *mc = kg_mesh_cache_new();
-    double (*pts)[3] = kg_xcalloc(MAX_POINTS, sizeof *pts);
+    double (*pts)[3] = calloc(MAX_POINTS, sizeof *pts);
+    size_t errors = kg_diags_count(dg, KG_ERROR);
+    if (!d || !mc || !pts) goto out_of_memory;
+    kg_fk(m, d);
     for (int s = 0; s < KG_NFOOT; s++) {
         const int ankle = map.link[s ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
         const int foot = map.link[s ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         feet->link[s] = foot;
         int np = foot_points(m, d, ankle, foot, KG_COLLISION, mc, dg, pts);
         if (np == 0) np = foot_points(m, d, ankle, foot, KG_VISUAL, mc, dg, pts);
+        if (kg_diags_count(dg, KG_ERROR) > errors) goto out_of_memory; /* a mesh's mesh.memory: said */
         /* the lowest points in the world (the foot link need not be level), in the foot's frame */
         const double *Rf = d->link_rot + 9 * foot;
         double zmin = INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zf = 0;
@@ -148,6 +150,13 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
     kg_mesh_cache_free(mc);
     kg_data_free(d);
     return 0;
+out_of_memory:
+    if (kg_diags_count(dg, KG_ERROR) == errors)
+        kg_diag_add(dg, KG_ERROR, "dynamics.memory", m->source, 0, NULL, "out of memory finding the feet");
+    free(pts);
+    kg_mesh_cache_free(mc);
+    kg_data_free(d);
+    return -1;
 }
 
 void kg_feet_corners(const kg_feet *feet, const kg_data *d, int s, double out[KG_SOLE_CORNERS][3]) {

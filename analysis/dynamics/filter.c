@@ -40,7 +40,6 @@
 #include "analysis/ik.h"
 #include "analysis/jacobian.h"
 #include "analysis/preview.h"
-#include "core/arena.h"
 #include "core/fk.h"
 #include "core/spatial.h"
 
@@ -96,7 +95,8 @@ static void reference(const filt *F, int f, const double z[2], double ref[2]) {
     ref[0] = z[0] + hi * (c[0] - z[0]), ref[1] = z[1] + hi * (c[1] - z[1]);
 }
 
-/* Steps 2 and 3: F->err and F->dc. Returns -1 when the controller cannot be had. */
+/* Steps 2 and 3: F->err and F->dc. Returns -1 when the controller cannot be
+ * had, -2 when memory runs out. */
 static int correction(filt *F) {
     const int n = F->mo->nframes;
     double zc = 0;
@@ -117,10 +117,14 @@ static int correction(filt *F) {
     const double dt = F->mo->frame_time;
     const int N = (int)lround(F->o->delay / dt);
     kg_preview pv;
-    if (nz == 0 || !(zc > 0) || !(gz > 0) || N < 1 ||
-        kg_preview_init_sampled(&pv, dt, zc / nz, gz, F->o->q, F->o->r, N) != 0)
-        return -1;
-    double *refs = kg_xcalloc((size_t)N + 1, sizeof *refs);
+    if (nz == 0 || !(zc > 0) || !(gz > 0) || N < 1) return -1;
+    int rc = kg_preview_init_sampled(&pv, dt, zc / nz, gz, F->o->q, F->o->r, N);
+    if (rc != 0) return rc;
+    double *refs = calloc((size_t)N + 1, sizeof *refs);
+    if (!refs) {
+        kg_preview_free(&pv);
+        return -2;
+    }
     for (int a = 0; a < 2; a++) {
         kg_preview_axis ax;
         kg_preview_axis_start(&pv, &ax, 0);
@@ -207,13 +211,20 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
                     "the dynamics filter needs a motion with its base pose and the robot's feet");
         return -1;
     }
-    const size_t n = (size_t)mo->nframes;
+    const size_t n = (size_t)mo->nframes, nd = (size_t)m->dof + 1, nq = (size_t)m->nq;
     filt F = {.m = m, .mo = mo, .feet = feet, .o = o, .d = kg_data_new(m)};
-    F.fr = kg_xcalloc(n, sizeof *F.fr);
-    const size_t nd = (size_t)m->dof + 1;
-    double *blk = kg_xcalloc(4 * n + 3 * nd + 4 * (size_t)m->nlink, sizeof *blk);
+    F.fr = calloc(n + 1, sizeof *F.fr);
+    double *blk = calloc(4 * n + 3 * nd + 4 * (size_t)m->nlink, sizeof *blk);
+    F.upper = calloc(nd, 1);
+    /* the best motion so far */
+    double *best_q = calloc(n * nq + 1, sizeof *best_q), *best_base = calloc(7 * n + 1, sizeof *best_base);
+    if (!F.d || !F.fr || !blk || !F.upper || !best_q || !best_base) {
+        kg_diag_add(dg, KG_ERROR, "dynamics.memory", m->source, 0, NULL, "out of memory filtering the motion");
+        free(best_q), free(best_base), free(blk), free(F.fr), free(F.upper);
+        kg_data_free(F.d);
+        return -1;
+    }
     F.err = blk, F.dc = blk + 2 * n, F.J = blk + 4 * n, F.scratch = F.J + 3 * nd;
-    F.upper = kg_xcalloc(nd, 1);
     find_upper(&F);
     double com[3];
     kg_motion_pose(mo, 0, F.d);
@@ -222,10 +233,7 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
     F.weight = kg_com_jacobian(m, F.d, com, NULL, F.scratch) * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     kg_motion_torques t;
     int rc = measure(&F, &t, dg);
-    /* the best motion so far and its figures */
-    const size_t nq = (size_t)m->nq;
-    double *best_q = kg_xcalloc(n * nq + 1, sizeof *best_q), *best_base = kg_xcalloc(7 * n + 1, sizeof *best_base);
-    int best_out = -1;
+    int best_out = -1, oom = 0; /* and its figures */
     if (rc == 0) {
         res->outside_before = t.zmp_outside_percent, res->margin_min_before = t.zmp_margin_min;
         for (int pass = 0;; pass++) {
@@ -236,7 +244,10 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
                 memcpy(best_q, mo->q, n * nq * sizeof *best_q);
                 memcpy(best_base, mo->base, 7 * n * sizeof *best_base);
             }
-            if (pass >= o->passes || t.zmp_outside_frames == 0 || !(F.weight > 0) || correction(&F) != 0) break;
+            if (pass >= o->passes || t.zmp_outside_frames == 0 || !(F.weight > 0)) break;
+            const int c = correction(&F);
+            oom = c == -2;
+            if (c != 0) break;
             for (size_t f = 0; f < n; f++) {
                 res->shift_max = fmax(res->shift_max, hypot(F.dc[2 * f], F.dc[2 * f + 1]));
                 apply(&F, (int)f, F.dc + 2 * f, res);
@@ -249,6 +260,10 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
         memcpy(mo->q, best_q, n * nq * sizeof *best_q);
         memcpy(mo->base, best_base, 7 * n * sizeof *best_base);
         kg_motion_torques_free(&t);
+    }
+    if (oom) { /* the motion is the best one until then, but the filter did not finish */
+        kg_diag_add(dg, KG_ERROR, "dynamics.memory", m->source, 0, NULL, "out of memory filtering the motion");
+        rc = -1;
     }
     free(best_q), free(best_base);
     free(blk);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "kinegraph/dynamics.h"
-#include "core/arena.h"
 #include "core/builder.h"
 #include "core/fk.h"
 #include "core/spatial.h"
@@ -159,18 +158,22 @@ static void sim_free(sim *S) {
     free(S->v), free(S->a), free(S->tau), free(S->qof);
 }
 
-static void sim_init(sim *S, const kg_model *m) {
+/* 0, or -1 when memory runs out (sim_free frees what was taken). */
+static int sim_init(sim *S, const kg_model *m) {
     const size_t V = (size_t)m->nv + 1;
+    memset(S, 0, sizeof *S);
     S->m = m;
     S->d = kg_data_new(m);
     S->w = kg_dyn_new(m);
     S->c = kg_closed_new(m, -1, NULL, 0, NULL);
     S->s = kg_structure_new(m);
-    S->v = kg_xcalloc(V, sizeof *S->v), S->a = kg_xcalloc(V, sizeof *S->a), S->tau = kg_xcalloc(V, sizeof *S->tau);
-    S->qof = kg_xcalloc(V, sizeof *S->qof);
+    S->v = calloc(V, sizeof *S->v), S->a = calloc(V, sizeof *S->a), S->tau = calloc(V, sizeof *S->tau);
+    S->qof = calloc(V, sizeof *S->qof);
+    if (!S->d || !S->w || !S->c || !S->s || !S->v || !S->a || !S->tau || !S->qof) return -1;
     for (int x = 0; x < m->nv; x++) S->qof[x] = -1;
     for (int j = 0; j < m->njoint; j++)
         if (m->joint[j].nv == 1 && m->joint[j].nq == 1) S->qof[m->joint[j].vadr] = m->joint[j].qadr;
+    return 0;
 }
 
 int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user) {
@@ -178,7 +181,10 @@ int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_hig
     const int right = loop_of(m, "grip_r");
     if (right < 0 || m->dof != m->nv || !(o->dt > 0)) return -1;
     sim S;
-    sim_init(&S, m);
+    if (sim_init(&S, m) != 0) { /* out of memory */
+        sim_free(&S);
+        return -1;
+    }
     sim_pose(&S);
     sim_start(&S, o->swing);
     const long steps = lround(o->duration / o->dt), cut = lround(o->cut_time / o->dt);

@@ -212,10 +212,17 @@ static inline const kg_dyn_options *dyn_options(const kg_dyn_options *o) { retur
 void dyn_joint_velocity(const kg_model *m, const kg_dyn *w, int j, const double *vp, const double *qd, double *vJ,
                         double *zeta);
 
+/* The scratch kg_dyn_new takes with the workspace (so that its set-up
+ * allocates once, and fails before it starts): doubles for a model of L links,
+ * each link's pose in its body's frame (9 L + 1, 3 L + 1) and
+ * dyn_local_frames' work. */
+#define DYN_NEW_WORK(L) (30 * (size_t)(L) + 4)
+
 /* Fills w->xs, xmode, qadr, rbq and local_ok: the link-local recursions'
  * frames and joints (local_frames.c). rot, pos: each link's pose in its
- * body's link frame (welds composed); w->rbl already filled. */
-void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const double *pos);
+ * body's link frame (welds composed); w->rbl already filled. work: 18 L + 2
+ * zeroed doubles. */
+void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const double *pos, double *work);
 
 /* w->comp: the inertia of the subtree below each link, about its origin (crba.c). */
 void dyn_composite(const kg_model *m, kg_dyn *w);

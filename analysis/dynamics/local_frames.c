@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "analysis/dynamics/internal.h"
-#include "core/arena.h"
 
 /* Rounding left by a few 3x3 products of rotations: far below any model's
  * precision and any test's tolerance, far above what it must absorb (1e-17
@@ -79,9 +78,9 @@ static double choose_theta(const kg_model *m, const kg_dyn *w, int i, int k, con
     return 0;
 }
 
-void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const double *pos) {
+void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const double *pos, double *work) {
     const size_t L = (size_t)m->nlink;
-    double *Q = kg_xcalloc(9 * L + 1, sizeof *Q), *Rs = kg_xcalloc(9 * L + 1, sizeof *Rs);
+    double *Q = work, *Rs = Q + 9 * L + 1;
     memcpy(Q, E3, sizeof E3); /* the root keeps its link's frame */
     for (int b = 1; b < w->nbody; b++) {
         const int i = w->body[b], pl = m->link[i].parent;
@@ -144,6 +143,4 @@ void dyn_local_frames(const kg_model *m, kg_dyn *w, const double *rot, const dou
         for (int a = 0; a < 3; a++) /* exactly symmetric */
             for (int c2 = a + 1; c2 < 3; c2++) rq[RB_I + 3 * c2 + a] = rq[RB_I + 3 * a + c2];
     }
-    free(Q);
-    free(Rs);
 }

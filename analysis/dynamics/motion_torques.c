@@ -69,14 +69,15 @@ int kg_motion_torques_compute(const kg_model *m, const kg_motion *mo, const unsi
     out->ratio_max = malloc(((size_t)nact + 1) * sizeof *out->ratio_max);
     double *buf = malloc(5 * nv * sizeof *buf);
     kg_data *d = kg_data_new(m);
-    if (!out->act || !out->tau || !out->tau_max || !out->frame_max || !out->effort || !out->ratio_max || !buf || !d) {
-        free(buf), kg_data_free(d), kg_motion_torques_free(out);
+    kg_torque_work *w = kg_torque_work_new(m);
+    if (!out->act || !out->tau || !out->tau_max || !out->frame_max || !out->effort || !out->ratio_max || !buf || !d ||
+        !w) {
+        free(buf), kg_data_free(d), kg_torque_work_free(w), kg_motion_torques_free(out);
         kg_diag_add(dg, KG_ERROR, "dynamics.memory", m->source, 0, NULL, "out of memory");
         return -1;
     }
     double *v = buf, *a = buf + nv, *tau = buf + 2 * nv;
     kg_torques_actuated(m, out->act);
-    kg_torque_work *w = kg_torque_work_new(m);
     const double g = sqrt(o->dyn.gravity[0] * o->dyn.gravity[0] + o->dyn.gravity[1] * o->dyn.gravity[1] +
                           o->dyn.gravity[2] * o->dyn.gravity[2]);
     out->zmp_margin_min = NAN;

@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "analysis/dynamics/internal.h"
-#include "core/arena.h"
 
 const kg_dyn_options kg_dyn_default = {{0, 0, -9.81}};
 
 /* The bodies, anchors and welds (struct kg_dyn): links are in topological
- * order (a parent before its children), so one pass finds every anchor. */
-static void find_bodies(const kg_model *m, kg_dyn *w) {
+ * order (a parent before its children), so one pass finds every anchor.
+ * fill: [nlink] zeroed scratch. */
+static void find_bodies(const kg_model *m, kg_dyn *w, int *fill) {
     int nw = 0;
     for (int i = 0; i < m->nlink; i++) {
         const int j = m->link[i].joint;
@@ -35,12 +35,10 @@ static void find_bodies(const kg_model *m, kg_dyn *w) {
     /* welds grouped by anchor (counting sort, parents first within each) */
     for (int k = 0; k < nw; k++) w->weld_off[w->anchor[w->welded[k]] + 1]++;
     for (int i = 0; i < m->nlink; i++) w->weld_off[i + 1] += w->weld_off[i];
-    int *fill = kg_xcalloc((size_t)m->nlink, sizeof *fill);
     for (int k = 0; k < nw; k++) {
         const int a = w->anchor[w->welded[k]];
         w->weld[w->weld_off[a] + fill[a]++] = w->welded[k];
     }
-    free(fill);
 }
 
 /* Link L's inertia about its origin in axes R (rotation of its frame): the
@@ -80,10 +78,11 @@ static void rb_rotate(double *restrict o, const double *restrict x, const double
 }
 
 /* w->rbl: each body's inertia in its own frame, its welded links moved in
- * through the fixed joints' origins (composed down the welds, parents first). */
-static void body_inertias(const kg_model *m, kg_dyn *w) {
+ * through the fixed joints' origins (composed down the welds, parents first).
+ * work: DYN_NEW_WORK(nlink) zeroed doubles of scratch. */
+static void body_inertias(const kg_model *m, kg_dyn *w, double *work) {
     static const double E[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    double *rot = kg_xcalloc(9 * (size_t)m->nlink + 1, sizeof *rot), *pos = kg_xcalloc(3 * (size_t)m->nlink + 1, sizeof *pos);
+    double *rot = work, *pos = rot + 9 * (size_t)m->nlink + 1;
     for (int b = 0; b < w->nbody; b++) {
         const int i = w->body[b];
         link_inertia(&m->link[i], E, w->rbl + RB_SIZE * i);
@@ -100,37 +99,43 @@ static void body_inertias(const kg_model *m, kg_dyn *w) {
         link_inertia(&m->link[l], rot + 9 * l, rb);
         rb_add_shifted(w->rbl + RB_SIZE * a, rb, pos + 3 * l);
     }
-    dyn_local_frames(m, w, rot, pos);
-    free(rot);
-    free(pos);
+    dyn_local_frames(m, w, rot, pos, pos + 3 * (size_t)m->nlink + 1);
 }
 
 kg_dyn *kg_dyn_new(const kg_model *m) {
-    kg_dyn *w = kg_xcalloc(1, sizeof *w);
     const size_t L = (size_t)m->nlink, V = (size_t)m->nv + 1;
+    /* everything at once, the set-up's scratch too: NULL, nothing taken, when
+     * memory is exhausted */
+    kg_dyn *w = calloc(1, sizeof *w);
+    int *ints = calloc(12 * L + 1, sizeof *ints); /* the last L: find_bodies' scratch */
+    double *work = calloc(DYN_NEW_WORK(L), sizeof *work);
+    /* one block for the doubles: each array's size in doubles */
+    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, RB_SIZE * L, RB_SIZE * L, XS_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
+                            6 * V, 6 * V, V, 9 * L, 3 * L};
+    size_t total = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += sizes[k];
+    double *block = calloc(total, sizeof *block);
+    if (!w || !ints || !work || !block) {
+        free(w), free(ints), free(work), free(block);
+        return NULL;
+    }
     w->nlink = m->nlink;
     w->nv = m->nv;
     /* one block for the ints: joint_link, body, anchor, bparent, kind, weld_off, weld, welded */
-    int *ints = kg_xcalloc(11 * L + 1, sizeof *ints);
     w->joint_link = ints, w->body = ints + L, w->anchor = ints + 2 * L, w->bparent = ints + 3 * L;
     w->kind = ints + 4 * L, w->weld_off = ints + 5 * L, w->weld = ints + 6 * L + 1, w->welded = w->weld + L;
     w->vadr = w->welded + L;
     w->xmode = w->vadr + L, w->qadr = w->xmode + L;
-    /* one block for the doubles: each array's size in doubles */
-    const size_t sizes[] = {3 * L, 3 * L, RB_SIZE * L, RB_SIZE * L, RB_SIZE * L, XS_SIZE * L, 6 * V, 6 * L, 6 * L, 6 * L, 6 * L, RB_SIZE * L, 36 * L, 6 * L,
-                            6 * V, 6 * V, V, 9 * L, 3 * L};
     double **slots[] = {&w->pos, &w->r, &w->rbl, &w->rb, &w->rbq, &w->xs, &w->S, &w->vel, &w->acc, &w->frc, &w->c, &w->comp, &w->IA, &w->pA,
                         &w->U, &w->Dinv, &w->u, &w->Rq, &w->Pq};
-    size_t total = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += sizes[k];
-    double *block = kg_xcalloc(total, sizeof *block);
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         *slots[k] = block;
         block += sizes[k];
     }
     for (int i = 0; i < m->nlink; i++) w->joint_link[i] = m->link[i].joint;
-    find_bodies(m, w);
-    body_inertias(m, w);
+    find_bodies(m, w, ints + 11 * L + 1);
+    body_inertias(m, w, work);
+    free(work);
     return w;
 }
 

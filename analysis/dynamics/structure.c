@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "analysis/dynamics/internal.h"
-#include "core/arena.h"
 
 static const kg_dyn_options no_gravity = {{0, 0, 0}};
 
@@ -145,15 +144,20 @@ struct kg_structure {
 };
 
 kg_structure *kg_structure_new(const kg_model *m) {
-    kg_structure *s = kg_xcalloc(1, sizeof *s);
+    kg_structure *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
     const size_t V = (size_t)m->nv + 1;
     s->nv = m->nv;
-    s->M = kg_xcalloc(V * V, sizeof *s->M);
-    s->MW = kg_xcalloc(V * V, sizeof *s->MW);
-    s->A = kg_xcalloc(V * V, sizeof *s->A);
-    s->x = kg_xcalloc(V, sizeof *s->x);
-    s->tau = kg_xcalloc(V, sizeof *s->tau);
-    s->loops = kg_xcalloc((size_t)m->nloop + 1, sizeof *s->loops);
+    s->M = calloc(V * V, sizeof *s->M);
+    s->MW = calloc(V * V, sizeof *s->MW);
+    s->A = calloc(V * V, sizeof *s->A);
+    s->x = calloc(V, sizeof *s->x);
+    s->tau = calloc(V, sizeof *s->tau);
+    s->loops = calloc((size_t)m->nloop + 1, sizeof *s->loops);
+    if (!s->M || !s->MW || !s->A || !s->x || !s->tau || !s->loops) { /* out of memory */
+        kg_structure_free(s);
+        return NULL;
+    }
     return s;
 }
 

@@ -9,7 +9,6 @@
 
 #include "analysis/dynamics/contacts.h"
 #include "kinegraph/torques.h"
-#include "core/arena.h"
 #include "core/spatial.h"
 
 struct kg_torque_work {
@@ -29,10 +28,14 @@ void kg_torque_defaults(kg_torque_options *o) {
 }
 
 kg_torque_work *kg_torque_work_new(const kg_model *m) {
-    kg_torque_work *w = kg_xcalloc(1, sizeof *w);
+    kg_torque_work *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
     w->dyn = kg_dyn_new(m);
-    if (dyn_contact_init(&w->cw) != 0) abort(); /* as kg_dyn_new: set-up that cannot allocate stops */
-    w->fext = kg_xcalloc(6 * (size_t)m->nlink, sizeof *w->fext);
+    w->fext = calloc(6 * (size_t)m->nlink + 1, sizeof *w->fext);
+    if (!w->dyn || !w->fext || dyn_contact_init(&w->cw) != 0) { /* out of memory */
+        kg_torque_work_free(w);
+        return NULL;
+    }
     return w;
 }
 

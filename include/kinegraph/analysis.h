@@ -117,7 +117,7 @@ KG_API void kg_inertial_compare(const kg_link *l, const kg_solid *s, kg_inertial
  * model->root_body while links have one child, which skips a ground-level root
  * whose child carries the capture-space position). For a person standing this
  * is the height, in a T-pose the arm span, which is about the same. *axis gets
- * the axis (0, 1, 2 for x, y, z). */
+ * the axis (0, 1, 2 for x, y, z). NAN when memory is exhausted. */
 KG_API double kg_body_size(const kg_model *m, const double *q, int *axis);
 
 /* Workspace of a link: where a point on it can go, found by sampling the joints

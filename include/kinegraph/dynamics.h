@@ -56,8 +56,8 @@ KG_API extern const kg_dyn_options kg_dyn_default;
 
 typedef struct kg_dyn kg_dyn;
 
-/* The workspace for one model (one per thread). Never NULL (aborts when out
- * of memory, as the rest of the library's set-up does). It reads the links'
+/* The workspace for one model (one per thread); NULL when memory is exhausted
+ * (the library returns an error, it never aborts). It reads the links'
  * masses, COMs and inertias and the fixed joints' origins once (each body's
  * inertia with the links welded to it by fixed joints, in its own frame): a
  * model whose inertials change afterwards needs a new workspace. */
@@ -221,7 +221,7 @@ typedef struct kg_closed {
 /* Allocates for the loops loops[0..nloop) (loops NULL: all of the model's)
  * and the actuated coordinates act[0..na) (act NULL: every coordinate except
  * the closed loops' cut joints', mimic followers' and floating and planar
- * joints'). Never NULL (aborts when out of memory). */
+ * joints'). NULL when memory is exhausted. */
 KG_API kg_closed *kg_closed_new(const kg_model *m, int nloop, const int *loops, int na, const int *act);
 KG_API void kg_closed_free(kg_closed *c);
 
@@ -314,7 +314,8 @@ KG_API int kg_impulse_work(int nc, int p, int n1, int n2);
 
 typedef struct kg_structure kg_structure;
 
-/* The workspace of kg_structure_* for a model (one per thread); never NULL. */
+/* The workspace of kg_structure_* for a model (one per thread); NULL when
+ * memory is exhausted. */
 KG_API kg_structure *kg_structure_new(const kg_model *m);
 KG_API void kg_structure_free(kg_structure *s);
 
@@ -388,8 +389,8 @@ typedef void (*kg_high_bar_frame)(void *user, double t, const kg_model *m, const
                                   int grips, double closure_error);
 
 /* m: kg_high_bar_model's. o NULL: the defaults. Returns 0, or -1 (not that
- * model, dt <= 0, or the forward dynamics failed). Allocates once, not per
- * step. */
+ * model, dt <= 0, the forward dynamics failed, or out of memory). Allocates
+ * once, not per step. */
 KG_API int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
 
 KG_END_DECLS

@@ -117,7 +117,7 @@ typedef enum {
     KG_DEFAULTED = 2,    /* the target needs a value the source does not have: a default was written */
 } kg_ledger_action;
 
-typedef struct kg_ledger_entry {
+typedef struct kg_ledger_entry { /* its strings are one block, freed by kg_ledger_clear */
     kg_ledger_action action;
     char *element;       /* what kind of thing: "loop", "joint", "geometry", ... */
     char *name;          /* which one (may be NULL) */
@@ -129,11 +129,13 @@ typedef struct kg_ledger_entry {
 typedef struct kg_ledger {
     kg_ledger_entry *items;
     size_t count, cap;
+    size_t lost; /* entries that could not be stored (out of memory): kg_save then fails with io.memory */
 } kg_ledger;
 
 KG_API void kg_ledger_init(kg_ledger *l);
 KG_API void kg_ledger_clear(kg_ledger *l);
-/* No-op when l is NULL (callers that do not keep a ledger). */
+/* No-op when l is NULL (callers that do not keep a ledger). An entry that
+ * cannot be stored (out of memory) is counted in lost. */
 KG_API void kg_ledger_add(kg_ledger *l, kg_ledger_action action, const char *element, const char *name,
                    const char *file, int line, const char *fmt, ...) KG_PRINTF(7, 8);
 KG_API size_t kg_ledger_count(const kg_ledger *l, kg_ledger_action action);

@@ -354,7 +354,8 @@ typedef struct kg_data {
                           * velocity (analysis/jacobian.h fills it after kg_fk) */
 } kg_data;
 
-/* q starts at model->q_default (zero, identity quaternions). */
+/* q starts at model->q_default (zero, identity quaternions). NULL when memory
+ * is exhausted (the library's policy: an error, never an abort). */
 KG_API kg_data *kg_data_new(const kg_model *m);
 KG_API void kg_data_free(kg_data *d);
 

@@ -114,7 +114,7 @@ typedef struct kg_torque_frame {
 
 typedef struct kg_torque_work kg_torque_work;
 /* Everything a frame needs (the dynamics and QP workspaces): one per model
- * and thread; never NULL. */
+ * and thread; NULL when memory is exhausted. */
 KG_API kg_torque_work *kg_torque_work_new(const kg_model *m);
 KG_API void kg_torque_work_free(kg_torque_work *w);
 
