@@ -1019,10 +1019,13 @@ static int map_find(const kg_model *m, const double *q, const kg_motion *clip, k
     if (need) {
         body b;
         int bad = body_init(&b, m, q) != 0 || (clip && clip->nframes > 0 && find_still(&b, clip) != 0);
-        if (bad) why = "out of memory";
-        else map_body(&b, map, dg, &why);
+        if (!bad) map_body(&b, map, dg, &why);
         body_free(&b);
-        if (why)
+        if (bad || (why && !strcmp(why, "out of memory"))) {
+            kg_diag_add(dg, KG_ERROR, "retarget.memory", m->source, 0, NULL, "out of memory mapping '%s'",
+                        m->name ? m->name : "");
+            why = "out of memory";
+        } else if (why)
             kg_diag_add(dg, KG_ERROR, "retarget.not_humanoid", m->source, 0, NULL,
                         "'%s' is not a humanoid the body map can read: %s; give its parts in a map (--map)",
                         m->name ? m->name : "", why);
