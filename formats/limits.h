@@ -22,6 +22,14 @@ unsigned long long kg_limit(const char *name, unsigned long long value);
  * (instance_node included, which is also what stops instancing cycles): 10^5
  * levels, a chain of 10^5 links. The writers refuse a deeper model. */
 #define KG_LIMIT_DEPTH 100000
+/* Nesting and number of the nodes of a COLLADA visual scene read as a node
+ * tree (an animation tool's skeleton, no kinematics model): read by recursion,
+ * one small frame a level; instance_node cycles stop here. kinegraph's own
+ * writer puts a kinematics model beside its scene, read without this limit. */
+#define KG_LIMIT_SCENE_DEPTH 256
+#define KG_LIMIT_SCENE_NODES 100000
+#define KG_STR_(x) #x
+#define KG_STR(x) KG_STR_(x)
 /* XML elements nested deeper than this are refused by the parser (libxml2's own
  * default, 256, is below what a 130-link chain written as COLLADA needs: each
  * link is two levels, <attachment_full><link>). */
@@ -30,6 +38,12 @@ unsigned long long kg_limit(const char *name, unsigned long long value);
  * of a 30-joint skeleton are 240 MB of motion); more is an error and the
  * first ones are kept. */
 #define KG_LIMIT_COLLADA_FRAMES 1000000
+/* Frames of a COLLADA animation times the values each one computes (its
+ * nodes placed or its coordinates, whichever is more): 10^8 is 800 MB of
+ * motion and about 15 s of sampling (10^5 frames of a 300-node skeleton are
+ * 3*10^7). More is the error collada.too_many_frames. Raise with the
+ * environment variable. */
+#define KG_LIMIT_COLLADA_SAMPLES 100000000ull
 /* <animation>s nested in <animation>s (kinegraph writes them flat; read by
  * recursion, one small frame a level). */
 #define KG_LIMIT_ANIMATION_DEPTH 256

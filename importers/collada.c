@@ -1012,7 +1012,7 @@ static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, c
     }
     kg_motion *mo = NULL;
     double start = 0, dt = 0;
-    int nframes = used ? cd_anim_grid(c, &a, &start, &dt) : 0;
+    int nframes = used ? cd_anim_grid(c, &a, (size_t)(m->nq > a.nch ? m->nq : a.nch), &start, &dt) : 0;
     if (used && !(mo = kg_motion_new(m->nq, dt, (size_t)nframes))) cd_oom(c);
     if (mo && base >= 0 && !(mo->base = malloc((size_t)nframes * 7 * sizeof *mo->base))) {
         kg_motion_free(mo);

@@ -160,8 +160,10 @@ void cd_anim_free(cd_anim *a);
 /* Value k of a channel at time t; a whole matrix (16 values) interpolated as viewers do. */
 double cd_channel_value(const cd_channel *ch, int k, double t);
 void cd_channel_matrix(const cd_channel *ch, double t, double out[16]);
-/* The frames to sample: returns their number, frame 0's time and the step. */
-int cd_anim_grid(cd *c, const cd_anim *a, double *start, double *step);
+/* The frames to sample: returns their number, frame 0's time and the step.
+ * per_frame: the values computed per frame (nodes placed, coordinates), for
+ * the cap on frames times values (KG_LIMIT_COLLADA_SAMPLES). */
+int cd_anim_grid(cd *c, const cd_anim *a, size_t per_frame, double *start, double *step);
 
 /* collada_skeleton.c */
 /* A file without a kinematics model: its visual scene's node tree as a model

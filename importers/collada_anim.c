@@ -346,7 +346,7 @@ void cd_channel_matrix(const cd_channel *ch, double t, double out[16]) {
     out[15] = 1;
 }
 
-int cd_anim_grid(cd *c, const cd_anim *a, double *start, double *step) {
+int cd_anim_grid(cd *c, const cd_anim *a, size_t per_frame, double *start, double *step) {
     double lo = INFINITY, hi = -INFINITY, dt = INFINITY;
     for (int i = 0; i < a->nch; i++) {
         const cd_channel *ch = &a->ch[i];
@@ -384,13 +384,17 @@ int cd_anim_grid(cd *c, const cd_anim *a, double *start, double *step) {
     *start = lo;
     *step = dt;
     double frames = nearbyint(span / dt) + 1;
-    if (frames > KG_LIMIT_COLLADA_FRAMES) { /* a cut motion is data dropped: an error, never silent */
-        char n[32], limit[32];
+    double samples = (double)KG_LIMIT(KG_LIMIT_COLLADA_SAMPLES), most = fmin(KG_LIMIT_COLLADA_FRAMES,
+                                                                             fmax(1, floor(samples / fmax(1, per_frame))));
+    if (frames > most) { /* a cut motion is data dropped: an error, never silent */
+        char n[32], limit[128];
         kg_format_number(n, frames);
-        snprintf(limit, sizeof limit, "%d", KG_LIMIT_COLLADA_FRAMES);
-        cd_diag(c, KG_ERROR, "collada.too_many_frames", a->nch ? a->ch[0].el : NULL, "the animations make %s frames; only the first %s are "
-                "read (KG_LIMIT_COLLADA_FRAMES)", n, limit);
-        return KG_LIMIT_COLLADA_FRAMES;
+        kg_format_number(limit, most);
+        strcat(limit, most < KG_LIMIT_COLLADA_FRAMES ? " (KG_LIMIT_COLLADA_SAMPLES over the values of a frame)"
+                                                     : " (KG_LIMIT_COLLADA_FRAMES)");
+        cd_diag(c, KG_ERROR, "collada.too_many_frames", a->nch ? a->ch[0].el : NULL, "the animations make %s frames; "
+                "only the first %s are read", n, limit);
+        return (int)most;
     }
     return (int)frames;
 }

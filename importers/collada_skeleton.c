@@ -19,6 +19,7 @@
  * Units: lengths (translations, matrix offsets) are multiplied by <unit meter>;
  * <up_axis> is kept (the file's axes), and reported when it is not Z. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,6 @@
 #include "formats/number.h"
 #include "importers/collada.h"
 
-#define MAX_NODES 100000
-#define MAX_DEPTH 256
 
 enum { X_TRANSLATE, X_ROTATE, X_SCALE, X_MATRIX };
 
@@ -61,6 +60,7 @@ typedef struct sk {
     xform *xs;
     int nxs, capxs;
     cd_anim anim;
+    int *ch_first, *ch_x; /* channel i drives xs[ch_x[ch_first[i] .. ch_first[i+1]-1]] */
     int shear;          /* frames with shear (warned once) */
     int truncated;
 } sk;
@@ -94,10 +94,11 @@ static int read_xform(sk *s, xmlNodePtr e) {
 
 static void collect(sk *s, xmlNodePtr node, const char *name, int parent, int depth) {
     cd *c = s->c;
-    if (depth > MAX_DEPTH || s->nnodes >= MAX_NODES) {
+    if (depth > KG_LIMIT_SCENE_DEPTH || s->nnodes >= KG_LIMIT_SCENE_NODES) {
         if (!s->truncated++)
-            cd_diag(c, KG_ERROR, "collada.too_deep", node, "the node tree is deeper than %s levels or larger than 100000 "
-                    "nodes (instance_node cycles?); the rest is ignored%s", "256", NULL);
+            cd_diag(c, KG_ERROR, "collada.too_deep", node, "the node tree is deeper than %s levels or larger than %s "
+                    "nodes (instance_node cycles?); the rest is ignored (KG_LIMIT_SCENE_DEPTH, KG_LIMIT_SCENE_NODES)",
+                    KG_STR(KG_LIMIT_SCENE_DEPTH), KG_STR(KG_LIMIT_SCENE_NODES));
         return;
     }
     if (cd_grow(c, (void **)&s->nodes, s->nnodes, &s->capnodes, sizeof *s->nodes) != 0) return;
@@ -183,21 +184,70 @@ static void apply(sk *s, double t) {
         if (whole_matrix) cd_channel_matrix(ch, t, v);
         else
             for (int k = 0; k < ch->stride; k++) v[k] = cd_channel_value(ch, k, t);
-        for (int e = 0; e < s->nxs; e++) {
-            xform *x = &s->xs[e];
-            if (x->el != ch->el) continue;
+        for (int e = s->ch_first[i]; e < s->ch_first[i + 1]; e++) {
+            xform *x = &s->xs[s->ch_x[e]];
             if (ch->member >= 0) x->v[ch->member] = v[0];
             else memcpy(x->v, v, (size_t)ch->stride * sizeof *v);
         }
     }
 }
 
-/* Marks the nodes with animated elements. */
-static void mark_animated(sk *s) {
+typedef struct el_x { /* a transform element and its index in xs */
+    xmlNodePtr el;
+    int x;
+} el_x;
+
+static int by_el(const void *a, const void *b) {
+    const el_x *p = a, *q = b;
+    uintptr_t u = (uintptr_t)p->el, v = (uintptr_t)q->el;
+    return u < v ? -1 : u > v ? 1 : p->x - q->x;
+}
+
+/* The first pair at or after el in the sorted pairs. */
+static int first_of(const el_x *sorted, int n, xmlNodePtr el) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)sorted[mid].el < (uintptr_t)el) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Which elements each channel drives (ch_first, ch_x: sorting the elements
+ * once keeps a frame linear in channels and elements), and the nodes with
+ * animated elements. Returns 0 when out of memory. */
+static int link_channels(sk *s) {
+    int nch = s->anim.nch, total = 0;
+    el_x *sorted = malloc(((size_t)s->nxs + 1) * sizeof *sorted);
+    int *owner = malloc(((size_t)s->nxs + 1) * sizeof *owner);
+    s->ch_first = calloc((size_t)nch + 1, sizeof *s->ch_first);
+    if (!sorted || !owner || !s->ch_first) goto fail;
+    for (int i = 0; i < s->nxs; i++) sorted[i] = (el_x){s->xs[i].el, i};
+    qsort(sorted, (size_t)s->nxs, sizeof *sorted, by_el);
     for (int i = 0; i < s->nnodes; i++)
-        for (int k = 0; k < s->nodes[i].nx; k++)
-            for (int c = 0; c < s->anim.nch; c++)
-                if (s->xs[s->nodes[i].first_x + k].el == s->anim.ch[c].el) s->nodes[i].animated = 1;
+        for (int k = 0; k < s->nodes[i].nx; k++) owner[s->nodes[i].first_x + k] = i;
+    for (int c = 0; c < nch; c++) {
+        s->ch_first[c] = total;
+        for (int e = first_of(sorted, s->nxs, s->anim.ch[c].el); e < s->nxs && sorted[e].el == s->anim.ch[c].el; e++)
+            total++;
+    }
+    s->ch_first[nch] = total;
+    if (!(s->ch_x = malloc(((size_t)total + 1) * sizeof *s->ch_x))) goto fail;
+    for (int c = 0; c < nch; c++) {
+        int e = first_of(sorted, s->nxs, s->anim.ch[c].el);
+        for (int k = s->ch_first[c]; k < s->ch_first[c + 1]; k++, e++) {
+            s->ch_x[k] = sorted[e].x;
+            s->nodes[owner[sorted[e].x]].animated = 1;
+        }
+    }
+    free(sorted);
+    free(owner);
+    return 1;
+fail:
+    free(sorted);
+    free(owner);
+    return 0;
 }
 
 /* ---- the model ---------------------------------------------------------------------- */
@@ -296,6 +346,8 @@ static const char *unique_name(cd *c, kg_strmap *names, const char *want) {
 
 static void free_sk(sk *s) {
     cd_anim_free(&s->anim);
+    free(s->ch_first);
+    free(s->ch_x);
     free(s->nodes);
     free(s->xs);
 }
@@ -304,7 +356,8 @@ static void free_sk(sk *s) {
  * from the frames of its node and of the link above. */
 static kg_motion *sample_motion(sk *s, const kg_model *m, const char **jname) {
     double lo, dt;
-    int nframes = cd_anim_grid(s->c, &s->anim, &lo, &dt);
+    size_t placed = (size_t)s->nnodes + (size_t)s->nxs, per_frame = (placed > (size_t)m->nq ? placed : (size_t)m->nq) + (size_t)s->anim.nch;
+    int nframes = cd_anim_grid(s->c, &s->anim, per_frame, &lo, &dt);
     int *qadr = calloc((size_t)s->nnodes + 1, sizeof *qadr);
     kg_motion *mo = qadr ? kg_motion_new(m->nq, dt, (size_t)nframes) : NULL; /* the frames reserved: appends do not fail */
     if (!mo) {
@@ -341,7 +394,11 @@ kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion) {
     for (xmlNodePtr n = kg_xml_first(vs); n; n = kg_xml_next(n))
         if (kg_xml_is(n, "node")) collect(&s, n, NULL, -1, 0);
     cd_read_animations(c, root, &s.anim);
-    mark_animated(&s);
+    if (!link_channels(&s)) {
+        cd_oom(c);
+        free_sk(&s);
+        return NULL;
+    }
     /* links: JOINT or animated nodes, and the nodes above them */
     for (int i = s.nnodes - 1; i >= 0; i--) {
         snode *n = &s.nodes[i];

@@ -615,6 +615,57 @@ static void test_frame_cap_said(void **state) {
     kg_diags_clear(&d);
 }
 
+/* Found by fuzz_collada: a 28 KB scene of 300 nested animated nodes whose
+ * keys make a 1 ms grid over 999 s asked for 10^6 frames of 300 nodes and
+ * 1 800 coordinates (14 GB, minutes). Frames times the values of a frame are
+ * capped (KG_LIMIT_COLLADA_SAMPLES, lowered here through its environment
+ * variable to keep the test short): an error with its code, the first frames
+ * kept. */
+static void test_sample_cap_said(void **state) {
+    (void)state;
+    int nodes = 50;
+    size_t cap = 100000;
+    char *doc = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&doc, &size);
+    fprintf(f, "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+               "version=\"1.4.1\"><library_animations><animation id=\"a\"><source id=\"t\">"
+               "<float_array id=\"ta\" count=\"3\">0 0.001 99</float_array><technique_common><accessor "
+               "source=\"#ta\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
+               "</source><source id=\"v\"><float_array id=\"va\" count=\"3\">0 10 20</float_array><technique_common>"
+               "<accessor source=\"#va\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor>"
+               "</technique_common></source><sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/>"
+               "<input semantic=\"OUTPUT\" source=\"#v\"/></sampler><channel source=\"#s\" target=\"n0/r.ANGLE\"/>"
+               "</animation></library_animations><library_visual_scenes><visual_scene id=\"vs\">\n");
+    for (int i = 0; i < nodes; i++)
+        fprintf(f, "<node id=\"n%d\" sid=\"n%d\" name=\"n%d\" type=\"JOINT\"><rotate sid=\"r\">0 0 1 0</rotate>\n", i, i, i);
+    for (int i = 0; i < nodes; i++) fputs("</node>", f);
+    fputs("</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#vs\"/></scene></COLLADA>", f);
+    fclose(f);
+    setenv("KG_LIMIT_COLLADA_SAMPLES", "100000", 1);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_motion *mo = NULL;
+    kg_model *m = kg_load_clip_buffer("nodes.dae", doc, strlen(doc), &o, &mo, &d);
+    unsetenv("KG_LIMIT_COLLADA_SAMPLES");
+    free(doc);
+    assert_non_null(m);
+    assert_non_null(mo);
+    const kg_diag *g = kg_test_find(&d, "collada.too_many_frames");
+    assert_non_null(g);
+    assert_int_equal(g->severity, KG_ERROR);
+    assert_non_null(strstr(g->message, "KG_LIMIT_COLLADA_SAMPLES"));
+    /* a frame: 50 nodes and 50 elements placed (100 < 350 coordinates: 50
+     * free joints of 7) and one channel */
+    assert_int_equal(m->nq, 7 * nodes);
+    assert_int_equal(mo->nframes, cap / (size_t)(7 * nodes + 1));
+    kg_model_free(m);
+    kg_motion_free(mo);
+    kg_diags_clear(&d);
+}
+
 /* Issue 26: two root <link>s in one kinematics model (a CATIA export) gave
  * error collada.several_roots and the second was dropped. Now both load, each
  * fixed to one static world link (a note says so). */
@@ -672,6 +723,7 @@ int main(void) {
         cmocka_unit_test(test_refused_not_crashed),
         cmocka_unit_test(test_animations_against_assimp),
         cmocka_unit_test(test_frame_cap_said),
+        cmocka_unit_test(test_sample_cap_said),
         cmocka_unit_test(test_two_roots_make_a_forest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
