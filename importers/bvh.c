@@ -130,7 +130,7 @@ typedef struct bvh {
     int nchannels; /* per frame */
     char **names;  /* per node: its unique link (and joint) name in the model */
     char **owned;
-    int nowned;
+    int nowned, capowned; /* grown by doubling: one name per node */
     int *stack; /* the open joints while reading HIERARCHY */
     int stack_cap;
     int oom;       /* memory ran out: the file cannot be read (kg_import_bvh says so) */
@@ -396,9 +396,12 @@ static char *after_label(char *line, const char *label) {
 static char *unique(bvh *p, kg_strmap *names, const char *name, int *renamed) {
     size_t n = strlen(name) + 16;
     char *s = malloc(n);
-    char **owned = s ? realloc(p->owned, (size_t)(p->nowned + 1) * sizeof *owned) : NULL;
-    if (!owned) return free(s), out_of_memory(p);
-    p->owned = owned;
+    if (s && p->nowned == p->capowned) {
+        int cap = p->capowned ? 2 * p->capowned : 64;
+        char **owned = realloc(p->owned, (size_t)cap * sizeof *owned);
+        if (owned) p->owned = owned, p->capowned = cap;
+    }
+    if (!s || p->nowned == p->capowned) return free(s), out_of_memory(p);
     p->owned[p->nowned++] = s;
     snprintf(s, n, "%s", name);
     *renamed = 0;
