@@ -1,5 +1,6 @@
 #include "core/arena.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,17 @@ void *kg_xrealloc(void *p, size_t size) {
     void *q = realloc(p, size ? size : 1);
     if (!q) oom();
     return q;
+}
+
+void *kg_xgrow(void *p, int n, int *cap, size_t size) {
+    if (n < *cap) return p;
+    size_t c = *cap > 0 ? (size_t)*cap * 2 : 8;
+    if (c < (size_t)n + 1) c = (size_t)n + 1;
+    if (c > INT_MAX) c = INT_MAX;
+    if (n >= INT_MAX || c > SIZE_MAX / (size ? size : 1)) oom(); /* counts are ints everywhere */
+    p = kg_xrealloc(p, c * size);
+    *cap = (int)c;
+    return p;
 }
 
 char *kg_xstrdup(const char *s) {

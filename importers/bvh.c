@@ -120,7 +120,7 @@ typedef struct bvh {
     int nchannels; /* per frame */
     char **names;  /* per node: its unique link (and joint) name in the model */
     char **owned;
-    int nowned;
+    int nowned, capowned;
     int *stack; /* the open joints while reading HIERARCHY */
     int stack_cap;
 } bvh;
@@ -366,7 +366,7 @@ static char *after_label(char *line, const char *label) {
 /* Makes `name` unique among the names already in `names` (BVH does not require
  * unique joint names; the model does): "name#2", "name#3", ... Returns a string
  * owned by `owned`. */
-static char *unique(kg_strmap *names, char ***owned, int *nowned, const char *name, int *renamed) {
+static char *unique(kg_strmap *names, char ***owned, int *nowned, int *capowned, const char *name, int *renamed) {
     char *s = kg_xstrdup(name);
     *renamed = 0;
     for (int k = 2; kg_strmap_get(names, s) >= 0; k++) {
@@ -376,7 +376,7 @@ static char *unique(kg_strmap *names, char ***owned, int *nowned, const char *na
         snprintf(s, n, "%s#%d", name, k);
         *renamed = 1;
     }
-    *owned = kg_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
+    *owned = kg_xgrow(*owned, *nowned, capowned, sizeof **owned);
     (*owned)[(*nowned)++] = s;
     kg_strmap_put(names, s, 0);
     return s;
@@ -392,7 +392,7 @@ static kg_model *build_model(bvh *p) {
     /* the static root first, under a name no joint uses */
     for (int i = 0; i < p->nnodes; i++)
         if (!p->nodes[i].end_site) kg_strmap_put(&names, p->nodes[i].name, 0);
-    char *world = unique(&names, &p->owned, &p->nowned, "world", &renamed);
+    char *world = unique(&names, &p->owned, &p->nowned, &p->capowned, "world", &renamed);
     kg_strmap_free(&names);
     kg_strmap_init(&names);
     kg_strmap_put(&names, world, 0);
@@ -411,7 +411,7 @@ static kg_model *build_model(bvh *p) {
             snprintf(endname, sizeof endname, "%s_End", p->nodes[n->parent].name);
             want = endname;
         }
-        link_names[i] = unique(&names, &p->owned, &p->nowned, want, &renamed);
+        link_names[i] = unique(&names, &p->owned, &p->nowned, &p->capowned, want, &renamed);
         if (renamed)
             kg_diag_add(p->d, KG_WARNING, "bvh.duplicate_name", p->file, n->line, n->end_site ? "End Site" : "JOINT",
                         "the name '%s' is used twice; this one is called '%s'", want, link_names[i]);

@@ -49,7 +49,7 @@
 static void index_param(cd *c, xmlNodePtr n) {
     const char *sid = kg_xml_is(n, "newparam") ? kg_xml_attr(&c->x, n, "sid") : NULL;
     if (!sid || kg_strmap_get(&c->params, sid) >= 0) return;
-    c->paramnodes = kg_xrealloc(c->paramnodes, (size_t)(c->nparams + 1) * sizeof *c->paramnodes);
+    c->paramnodes = kg_xgrow(c->paramnodes, c->nparams, &c->capparams, sizeof *c->paramnodes);
     c->paramnodes[c->nparams] = n;
     kg_strmap_put(&c->params, sid, c->nparams++);
 }
@@ -64,7 +64,7 @@ static void index_ids(cd *c, xmlNodePtr root) {
         if (n->type == XML_ELEMENT_NODE) {
             const char *id = kg_xml_attr(&c->x, n, "id");
             if (id && *id && kg_strmap_get(&c->ids, id) < 0) {
-                c->idnodes = kg_xrealloc(c->idnodes, (size_t)(c->nids + 1) * sizeof *c->idnodes);
+                c->idnodes = kg_xgrow(c->idnodes, c->nids, &c->capids, sizeof *c->idnodes);
                 c->idnodes[c->nids] = n;
                 kg_strmap_put(&c->ids, id, c->nids++);
             }
@@ -84,7 +84,7 @@ static void index_ids(cd *c, xmlNodePtr root) {
 static const cjoint *define_joint(cd *c, xmlNodePtr n) {
     for (int i = 0; i < c->ndefs; i++)
         if (c->defs[i]->node == n) return c->defs[i];
-    c->defs = kg_xrealloc(c->defs, (size_t)(c->ndefs + 1) * sizeof *c->defs);
+    c->defs = kg_xgrow(c->defs, c->ndefs, &c->capdefs, sizeof *c->defs);
     cjoint *j = c->defs[c->ndefs++] = kg_xcalloc(1, sizeof *j);
     j->node = n;
     j->name = kg_xml_attr(&c->x, n, "name");
@@ -178,7 +178,7 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
             cd_diag(c, KG_ERROR, "collada.no_sid", n, "a joint of the kinematics model has no sid%s%s", NULL, NULL);
             continue;
         }
-        c->joints = kg_xrealloc(c->joints, (size_t)(c->njoints + 1) * sizeof *c->joints);
+        c->joints = kg_xgrow(c->joints, c->njoints, &c->capjoints, sizeof *c->joints);
         jinst *j = &c->joints[c->njoints++];
         memset(j, 0, sizeof *j);
         j->sid = sid;
@@ -343,7 +343,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
     }
-    c->links = kg_xrealloc(c->links, (size_t)(c->nlinks + 1) * sizeof *c->links);
+    c->links = kg_xgrow(c->links, c->nlinks, &c->caplinks, sizeof *c->links);
     c->links[c->nlinks].name = name;
     c->links[c->nlinks].sid = kg_xml_attr(&c->x, link, "sid");
     c->links[c->nlinks].link = made;
@@ -889,7 +889,7 @@ typedef struct bindings {
         double dir[3];       /* the axis in the file */
         int prismatic;
     } *axis;
-    int naxis;
+    int naxis, capaxis;
     xmlNodePtr root_node;    /* bind_kinematics_model's node */
 } bindings;
 
@@ -953,7 +953,7 @@ static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
         int k = 0;
         jinst *j = p ? param_joint(c, cd_text(c, p), &k) : NULL;
         if (!el || !j || !j->made || !(kg_xml_is(el, "rotate") || kg_xml_is(el, "translate"))) continue;
-        bd->axis = kg_xrealloc(bd->axis, (size_t)(bd->naxis + 1) * sizeof *bd->axis);
+        bd->axis = kg_xgrow(bd->axis, bd->naxis, &bd->capaxis, sizeof *bd->axis);
         bd->axis[bd->naxis].el = el;
         bd->axis[bd->naxis].joint = cd_own(c, kg_xstrdup(j->made->name));
         bd->axis[bd->naxis].axis = k;

@@ -55,15 +55,15 @@ typedef struct cd {
     double unit;        /* metres per unit */
     kg_strmap ids;      /* id -> index in idnodes */
     xmlNodePtr *idnodes;
-    int nids;
+    int nids, capids;
     kg_strmap params;   /* <newparam> sid -> index in paramnodes (the first in document order) */
     xmlNodePtr *paramnodes;
-    int nparams;
+    int nparams, capparams;
     kg_strmap joint_sids; /* joint sid -> index in joints (the first) */
     cjoint **defs; /* each allocated once: jinst points at them */
-    int ndefs;
+    int ndefs, capdefs;
     jinst *joints;
-    int njoints;
+    int njoints, capjoints;
     kg_strmap link_names; /* our link names -> index in links (and keeps them unique) */
     struct {
         const char *name, *sid;
@@ -71,7 +71,7 @@ typedef struct cd {
         int parent;    /* index in links, -1 for the root */
         int drawn;     /* a visual-scene node has been bound to it */
     } *links;
-    int nlinks;
+    int nlinks, caplinks;
     int forest;        /* the kinematics model has several root <link>s */
     const char *world; /* the static link holding the roots (placed or several), once made */
     const kg_load_options *o;
@@ -79,9 +79,9 @@ typedef struct cd {
         xmlNodePtr node;
         kg_material *made;
     } *materials;      /* COLLADA <material>s read so far */
-    int nmaterials;
+    int nmaterials, capmaterials;
     char **owned;
-    int nowned;
+    int nowned, capowned;
 } cd;
 
 
@@ -135,7 +135,7 @@ typedef struct cd_channel {
 
 typedef struct cd_anim {
     cd_channel *ch;
-    int nch;
+    int nch, capch;
     double t0, t1;     /* the clip's range (t1 <= t0: none) */
     int odd_interp;
     int too_deep;      /* nested animations past the limit were met (said once) */

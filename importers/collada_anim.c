@@ -199,7 +199,7 @@ static void read_channel(cd *c, cd_anim *a, xmlNodePtr chn) {
         free_channel(&ch);
         return;
     }
-    a->ch = kg_xrealloc(a->ch, (size_t)(a->nch + 1) * sizeof *a->ch);
+    a->ch = kg_xgrow(a->ch, a->nch, &a->capch, sizeof *a->ch);
     a->ch[a->nch++] = ch;
 }
 

@@ -13,7 +13,7 @@
 #include "importers/collada.h"
 
 const char *cd_own(cd *c, char *s) {
-    c->owned = kg_xrealloc(c->owned, (size_t)(c->nowned + 1) * sizeof *c->owned);
+    c->owned = kg_xgrow(c->owned, c->nowned, &c->capowned, sizeof *c->owned);
     c->owned[c->nowned++] = s;
     return s;
 }

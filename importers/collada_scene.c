@@ -66,7 +66,7 @@ static kg_material *material(cd *c, xmlNodePtr mat) {
     m->has_color = effect_color(c, mat, m->rgba);
     const char *texture = mm ? kg_xml_attr(&c->x, mm, "texture") : NULL;
     if (texture) m->texture = kg_builder_strdup(c->b, texture);
-    c->materials = kg_xrealloc(c->materials, (size_t)(c->nmaterials + 1) * sizeof *c->materials);
+    c->materials = kg_xgrow(c->materials, c->nmaterials, &c->capmaterials, sizeof *c->materials);
     c->materials[c->nmaterials].node = mat;
     c->materials[c->nmaterials++].made = m;
     return m;

@@ -60,7 +60,7 @@ typedef struct sk {
     snode *nodes;
     int nnodes;
     xform *xs;
-    int nxs;
+    int nxs, capxs;
     cd_anim anim;
     int shear;          /* frames with shear (warned once) */
     int truncated;
@@ -88,7 +88,7 @@ static int read_xform(sk *s, xmlNodePtr e) {
         if (kind == X_MATRIX) x.v[0] = x.v[5] = x.v[10] = x.v[15] = 1;
         if (kind == X_ROTATE) x.v[2] = 1;
     }
-    s->xs = kg_xrealloc(s->xs, (size_t)(s->nxs + 1) * sizeof *s->xs);
+    s->xs = kg_xgrow(s->xs, s->nxs, &s->capxs, sizeof *s->xs);
     s->xs[s->nxs++] = x;
     return 1;
 }
