@@ -65,6 +65,9 @@ for h in "${harnesses[@]}"; do
     else
         summary+=("fuzz_$name: ${runs:-?} runs in ${seconds} s (~$rate/s), nothing found")
     fi
+    # what a harness says of itself at the end (fuzz_export: the models its caps left unwritten)
+    own=$(grep "^fuzz_$name: " "$log" | tail -1)
+    [ -n "$own" ] && summary+=("  $own")
 done
 printf '%s\n' "${summary[@]}"
 exit $status
