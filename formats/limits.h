@@ -26,6 +26,10 @@ unsigned long long kg_limit(const char *name, unsigned long long value);
  * default, 256, is below what a 130-link chain written as COLLADA needs: each
  * link is two levels, <attachment_full><link>). */
 #define KG_LIMIT_XML_DEPTH (2 * KG_LIMIT_DEPTH + 64)
+/* Fatal errors of one XML document before its parse stops (the document is
+ * refused at the first; libxml2 would go on to its end, an error every few
+ * bytes of garbage). */
+#define KG_LIMIT_XML_ERRORS 100
 /* Frames of a COLLADA animation, sampled on the keys' time grid (10^6 frames
  * of a 30-joint skeleton are 240 MB of motion); more is an error and the
  * first ones are kept. */
