@@ -5,9 +5,10 @@
  * (kg_retarget_prepared: what each clip of a batch costs; the source's setup
  * included) and over the stream alone; min, median and max of the runs, the
  * robot's preparation time, and the report's quality figures of the last run.
- * usage: bench_retarget CLIP ROBOT [runs] */
+ * usage: bench_retarget CLIP ROBOT [runs [NAME=VALUE...]] (tuning fields set, as retarget --tune) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kinegraph/retarget.h"
 #include "io/load.h"
@@ -19,7 +20,7 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_retarget CLIP ROBOT [runs]\n");
+        fprintf(stderr, "usage: bench_retarget CLIP ROBOT [runs [NAME=VALUE...]]\n");
         return 2;
     }
     int runs = argc > 3 ? atoi(argv[3]) : 5;
@@ -34,6 +35,14 @@ int main(int argc, char **argv) {
     }
     kg_retarget_options o;
     kg_retarget_defaults(&o);
+    for (int a = 4; a < argc; a++) {
+        char name[128];
+        const char *eq = strchr(argv[a], '=');
+        if (!eq || eq - argv[a] >= (int)sizeof name) return fprintf(stderr, "bench_retarget: NAME=VALUE, not %s\n", argv[a]), 2;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - argv[a]), argv[a]);
+        if (kg_retarget_tuning_set(&o.tune, name, atof(eq + 1)) != 0)
+            return fprintf(stderr, "bench_retarget: no tuning field %s\n", name), 2;
+    }
     double *all = malloc((size_t)runs * sizeof *all), *clipr = malloc((size_t)runs * sizeof *clipr),
            *stream = malloc((size_t)runs * sizeof *stream), *prep = malloc((size_t)runs * sizeof *prep);
     kg_retarget_report r;

@@ -176,6 +176,8 @@ typedef struct rt_step_result {
     int capped;                   /* the steps stopped at the cap, not converged */
     int collision_capped;         /* a step had more near pairs than collision_rows */
     int failed;                   /* steps the QP could not solve (the pose held) */
+    int restarted;                /* the predicted start needed slack or the cap: solved again from
+                                   * the last pose (iterations counts both) */
     double slack[KG_NSLACK];      /* each kind's violation left at the frame's end (m, rad) */
 } rt_step_result;
 

@@ -275,19 +275,43 @@ static void start_pose(rt_step *w, const rt_goal *g) {
     w->d->base_pos[0] = kp[0] - off[0], w->d->base_pos[1] = kp[1] - off[1], w->d->base_pos[2] = -rr->sole_z;
 }
 
-void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
-    memset(res, 0, sizeof *res);
-    if (g->first) { /* from the neutral pose, unless a first solve has posed the robot already */
-        if (w->frame == 0) start_pose(w, g);
-        w->have_prev = 0, w->nhint = 0;
+/* The solve's start: the last pose moved on by `predict` of the last frame's
+ * change, joints kept within their limits (a step of the same size met the
+ * velocity bounds), when the last two frames converged without slack (their
+ * change is the motion's, not a compromise's). Returns 1 when it moved the
+ * pose. Only where the iterations begin moves: the costs and bounds still
+ * refer to the last frame. */
+static int predict_pose(rt_step *w) {
+    const kg_retarget_robot *rr = w->rr;
+    double k = w->t.predict, R[9], phi[3], Rk[9];
+    if (!(k > 0) || !w->have_prev || !w->have_prev2 || !w->clean[0] || !w->clean[1]) return 0;
+    for (int c = 0; c < w->m->dof; c++) {
+        int qi = rr->qidx[c];
+        if (qi < 0 || !rr->driven[c]) continue;
+        double q = w->q_prev[qi] + k * (w->q_prev[qi] - w->q_prev2[qi]);
+        w->d->q[qi] = fmin(fmax(q, fmin(rr->lower[c], w->q_prev[qi])), fmax(rr->upper[c], w->q_prev[qi]));
     }
-    int iters = g->first ? w->t.first_iterations : w->t.iterations;
+    for (int a = 0; a < 3; a++) w->d->base_pos[a] = w->base_prev[a] + k * (w->base_prev[a] - w->base_prev2[a]);
+    kg_mat3_mul_bt(R, w->base_prev + 3, w->base_prev2 + 3);
+    kg_rot_log(R, phi);
+    double ang = kg_vec3_norm(phi);
+    if (ang > 0) {
+        for (int a = 0; a < 3; a++) phi[a] /= ang;
+        kg_rot_axis_angle(Rk, phi, k * ang);
+        kg_mat3_mul(w->d->base_rot, Rk, w->base_prev + 3);
+        kg_mat3_orthonormalize(w->d->base_rot);
+    }
+    return 1;
+}
+
+/* The frame's steps from the current pose, until one moves no coordinate
+ * step_tolerance (or the steps shrink so that the next would not: the tail
+ * converges linearly, one solve fewer a frame) or `iters` were taken. Leaves
+ * the kinematics and w->viol at the end pose; returns the largest violation. */
+static double iterate(rt_step *w, const rt_goal *g, int iters, rt_step_result *res) {
     res->capped = 1;
-    w->collision_capped = 0;
     for (int i = 0; i < w->nx; i++) w->trust[i] = 1, w->x_last[i] = 0;
-    /* converged when a step moves no coordinate step_tolerance, or when the steps shrink so
-     * that the next one would not (the tail converges linearly: one solve fewer a frame) */
-    double last = 0;
+    double last = 0, most = 0;
     for (int it = 0; it < iters && res->capped; it++) {
         res->iterations++;
         double big = one_step(w, g, res), next = last > 0 && big < last ? big * big / last : INFINITY;
@@ -295,10 +319,40 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         last = big;
     }
     kinematics(w);
-    w->frame++;
     merit_here(w, g); /* the violations left: the slack each kind took */
+    for (int k = 0; k < KG_NSLACK; k++) most = fmax(most, w->viol[k]);
+    return most;
+}
+
+void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
+    memset(res, 0, sizeof *res);
+    if (g->first) { /* from the neutral pose, unless a first solve has posed the robot already */
+        if (w->frame == 0) start_pose(w, g);
+        w->have_prev = 0, w->have_prev2 = 0, w->nhint = 0;
+    }
+    int iters = g->first ? w->t.first_iterations : w->t.iterations;
+    w->collision_capped = 0;
+    double most;
+    if (predict_pose(w)) {
+        most = iterate(w, g, iters, res);
+        /* a frame that needs slack or the cap ends where its path took it: such a frame
+         * starts again from the last pose, so that prediction only saves steps */
+        if (res->capped || most > w->t.step_tolerance) {
+            memcpy(w->d->q, w->q_prev, (size_t)w->m->nq * sizeof *w->d->q);
+            kg_vec3_copy(w->d->base_pos, w->base_prev), kg_mat3_copy(w->d->base_rot, w->base_prev + 3);
+            res->restarted = 1;
+            most = iterate(w, g, iters, res);
+        }
+    } else {
+        most = iterate(w, g, iters, res);
+    }
+    w->frame++;
     memcpy(res->slack, w->viol, sizeof res->slack);
+    w->clean[1] = w->clean[0], w->clean[0] = !res->capped && most <= w->t.step_tolerance;
     res->collision_capped = w->collision_capped;
+    memcpy(w->q_prev2, w->q_prev, (size_t)w->m->nq * sizeof *w->q_prev);
+    memcpy(w->base_prev2, w->base_prev, sizeof w->base_prev);
+    w->have_prev2 = w->have_prev;
     memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
     kg_vec3_copy(w->base_prev, w->d->base_pos), kg_mat3_copy(w->base_prev + 3, w->d->base_rot);
     kg_vec3_copy(w->hub_prev, w->hub);
@@ -331,6 +385,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->mark = calloc(nx, 1), w->cols = malloc(nx * sizeof(int));
     w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
     w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
+    w->q_prev2 = malloc(((size_t)m->nq + 1) * sizeof(double));
     w->trust = malloc(nx * sizeof(double)), w->x_last = malloc(nx * sizeof(double));
     w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
     if (w->avoid) {
@@ -350,7 +405,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         }
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
-        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->trust || !w->x_last ||
+        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->trust || !w->x_last ||
         !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake))) {
         rt_step_free(w);
         return NULL;
@@ -363,7 +418,7 @@ void rt_step_free(rt_step *w) {
     kg_data_free(w->d);
     free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub);
     free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
-    free(w->hint), free(w->q_prev), free(w->trust), free(w->x_last);
+    free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
     free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->pairs), free(w->near), free(w->pair_links), free(w->wake);

@@ -53,6 +53,11 @@ struct rt_step {
                                  * there (x[0..2] moves it, x[3..5] turns the body about it), and the
                                  * root's speed limits bound its motion */
     int have_prev;
+    double *q_prev2, base_prev2[12]; /* the frame before the previous one: the start's prediction */
+    int have_prev2;
+    int clean[2];              /* the last two frames converged without slack: their change is a
+                                * prediction; a frame that needed slack or stopped at the cap
+                                * moved as far as its compromise took it */
     double *trust, *x_last;    /* [nx] each coordinate's trust region this step (a fraction of
                                 * trust_angle or trust_length), and its last step */
     double com[3];

@@ -192,6 +192,12 @@ typedef struct kg_retarget_tuning {
                                  * default_sole_* (scaled by the robot's leg over this). 0: both on the
                                  * robot's own scale (0.6: the legs of the humanoids these were set on;
                                  * a person's is about 0.85) */
+    double predict;             /* 1: a frame's solve starts from the last frame's pose moved on by
+                                 * this fraction of the last frame's change (joints within their
+                                 * limits, the root's pose); the costs, bounds and pins still refer
+                                 * to the last frame, so only the iterations change (fewer steps at
+                                 * 30 frames/s, where a frame's change is several trust regions).
+                                 * 0: start from the last pose (1) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
