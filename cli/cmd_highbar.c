@@ -9,6 +9,7 @@
 
 #include "kinegraph/dynamics.h"
 #include "cli/common.h"
+#include "formats/fileio.h"
 
 typedef struct opts {
     const char *out, *duration, *cut_time, *dt, *swing, *fps;
@@ -31,7 +32,7 @@ const kg_cli_command kg_cmd_highbar = {
     .name = "highbar",
     .summary = "the seed's structure-change example: a figure on a bar lets go with one hand (CSV)",
     .usage = "kinegraph highbar [-o MOTION.csv] [--duration S] [--cut-time S] [--dt S] [--swing W]\n"
-             "                         [--fps N]\n",
+             "                         [--fps N] [--json]\n",
     .description =
         "The high-bar example of Nakamura and Yamane's structure-varying chains: a built-in figure\n"
         "(floating torso; arms and legs of 4 DOF each: pitch, roll, yaw, bend) hangs from a bar\n"
@@ -44,16 +45,21 @@ const kg_cli_command kg_cmd_highbar = {
         "MOTION.csv (stdout without -o): time (s), grips (closed grips), closure_error (the closed\n"
         "grips' largest, m or rad), then the joint coordinates: base_x, base_y, base_z (m),\n"
         "base_qw, base_qx, base_qy, base_qz (the torso's quaternion), then one column per joint\n"
-        "(rad), named as the joint, grips included. A summary goes to stderr. Exit status 2 on a\n"
-        "usage error, 3 when the output cannot be written, 1 when the simulation fails.\n",
+        "(rad), named as the joint, grips included. A summary goes to stderr; with --json (which\n"
+        "needs -o) also to stdout as an object: output, model, frames, frames_after_cut, end_time\n"
+        "(the last frame's, s), the settings (duration, cut_time, dt, swing, fps, kp, kd),\n"
+        "coordinates (the CSV's joint coordinates) and the largest closure errors hanging by both\n"
+        "hands and by the left (closure_error_both_max, closure_error_left_max). Exit status 2 on\n"
+        "a usage error, 3 when the output cannot be written, 1 when the simulation fails.\n",
     .options = options,
+    .common = KG_CLI_JSON,
     .run = run,
 };
 
 typedef struct out_state {
     FILE *f;
     int frames, cut_frames;
-    double err_both, err_one;
+    double err_both, err_one, t_last;
 } out_state;
 
 static void header(FILE *f, const kg_model *m) {
@@ -72,6 +78,7 @@ static void frame(void *user, double t, const kg_model *m, const kg_data *d, con
     (void)v;
     out_state *o = user;
     if (o->frames++ == 0) header(o->f, m);
+    o->t_last = t;
     if (grips == 2) o->err_both = fmax(o->err_both, err);
     else o->err_one = fmax(o->err_one, err), o->cut_frames++;
     fprintf(o->f, "%.6f,%d,%.3e", t, grips, err);
@@ -106,27 +113,63 @@ static int settings(const opts *t, kg_high_bar_options *o) {
     return 0;
 }
 
+/* What was written, for --json: the settings, the frames and the closure errors. */
+static json_t *summary_json(const kg_model *m, const kg_high_bar_options *o, const out_state *s, const char *path) {
+    json_t *r = json_object();
+    json_object_set_new(r, "output", kg_json_str(path));
+    json_object_set_new(r, "model", kg_json_str(m->name));
+    json_object_set_new(r, "frames", json_integer(s->frames));
+    json_object_set_new(r, "frames_after_cut", json_integer(s->cut_frames));
+    json_object_set_new(r, "end_time", s->frames ? kg_json_num(s->t_last) : json_null());
+    json_object_set_new(r, "duration", kg_json_num(o->duration));
+    json_object_set_new(r, "cut_time", kg_json_num(o->cut_time));
+    json_object_set_new(r, "dt", kg_json_num(o->dt));
+    json_object_set_new(r, "swing", kg_json_num(o->swing));
+    json_object_set_new(r, "fps", kg_json_num(o->frame_rate));
+    json_object_set_new(r, "kp", kg_json_num(o->kp));
+    json_object_set_new(r, "kd", kg_json_num(o->kd));
+    json_object_set_new(r, "coordinates", json_integer(m->nq));
+    json_object_set_new(r, "closure_error_both_max", kg_json_num(s->err_both));
+    json_object_set_new(r, "closure_error_left_max", kg_json_num(s->err_one));
+    return r;
+}
+
 static int run(int argc, char **argv) {
     opts t = {0};
-    kg_cli c = {.ctx = &t, .operand = operand};
+    kg_cli c = {.command = "highbar", .ctx = &t, .operand = operand};
     int rc = kg_cli_parse(&c, &kg_cmd_highbar, argc, argv);
     if (rc >= 0) return rc;
     kg_high_bar_options o = kg_high_bar_default;
     if (settings(&t, &o) != 0) return KG_EXIT_USAGE;
     const char *path = t.out;
-    out_state s = {.f = path ? fopen(path, "w") : stdout};
-    if (!s.f) return fprintf(stderr, "kinegraph highbar: cannot write %s\n", path), KG_EXIT_OUTPUT;
+    if (c.json && (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")))
+        return kg_cli_usage_error("highbar", "--json prints its summary on stdout: write the motion to a file (-o FILE.csv)");
+    /* a file is written to a temporary renamed over it when complete (formats/fileio.h) */
+    kg_out out = {0};
+    if (path && kg_out_open(&out, path) != 0)
+        return fprintf(stderr, "kinegraph highbar: cannot write %s\n", path), KG_EXIT_OUTPUT;
+    out_state s = {.f = path ? out.f : stdout};
     kg_diags diags;
     kg_diags_init(&diags);
     kg_model *m = kg_high_bar_model(&diags);
     int status = m && kg_high_bar_simulate(m, &o, frame, &s) == 0 ? KG_EXIT_OK : KG_EXIT_ERRORS;
-    if ((path ? fclose(s.f) : fflush(s.f)) != 0 && status == KG_EXIT_OK) {
+    int written;
+    if (!path) {
+        written = fflush(stdout) == 0 && !ferror(stdout);
+    } else if (status != KG_EXIT_OK || ferror(out.f)) { /* a failed simulation leaves no file behind */
+        written = status != KG_EXIT_OK;
+        kg_out_abort(&out);
+    } else {
+        written = kg_out_commit(&out) == 0;
+    }
+    if (!written && status == KG_EXIT_OK) {
         fprintf(stderr, "kinegraph highbar: cannot write %s\n", path ? path : "stdout");
         status = KG_EXIT_OUTPUT;
     }
     fprintf(stderr, "highbar: %d frames (%d after the cut at %g s); largest closure error %.2e hanging by both "
                     "hands, %.2e by the left%s\n",
             s.frames, s.cut_frames, o.cut_time, s.err_both, s.err_one, status == KG_EXIT_ERRORS ? "; FAILED" : "");
+    if (status == KG_EXIT_OK && c.json) status = kg_json_print(summary_json(m, &o, &s, path));
     kg_model_free(m);
     kg_diags_clear(&diags);
     return status;

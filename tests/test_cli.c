@@ -907,9 +907,61 @@ static void test_highbar_csv(void **state) {
     free(err);
 }
 
+/* highbar --json: a summary of what it wrote (the CSV of -o), which it needs:
+ * without a file the motion would go to stdout with it. */
+static void test_highbar_json(void **state) {
+    (void)state;
+    char args[900], csv[700], *out, *err;
+    snprintf(csv, sizeof csv, "%s/highbar.csv", tmpdir);
+    snprintf(args, sizeof args, "highbar --duration 0.1 --cut-time 0.05 --fps 100 -o '%s' --json", csv);
+    json_t *j = run_json(args, 0);
+    assert_string_equal(json_string_value(json_object_get(j, "output")), csv);
+    assert_string_equal(json_string_value(json_object_get(j, "model")), "high_bar");
+    assert_int_equal(json_integer_value(json_object_get(j, "frames")), 11);
+    assert_int_equal(json_integer_value(json_object_get(j, "frames_after_cut")), 6);
+    KG_ASSERT_NEAR(num(j, "end_time"), 0.1, 1e-9);
+    KG_ASSERT_NEAR(num(j, "duration"), 0.1, 0);
+    KG_ASSERT_NEAR(num(j, "cut_time"), 0.05, 0);
+    KG_ASSERT_NEAR(num(j, "dt"), 0.0005, 0); /* the defaults of kg_high_bar_default */
+    KG_ASSERT_NEAR(num(j, "swing"), 1, 0);
+    KG_ASSERT_NEAR(num(j, "fps"), 100, 0);
+    KG_ASSERT_NEAR(num(j, "kp"), 100, 0);
+    KG_ASSERT_NEAR(num(j, "kd"), 3, 0);
+    const char *closure[] = {"closure_error_both_max", "closure_error_left_max"};
+    for (int k = 0; k < 2; k++) { /* the grips stay closed */
+        assert_true(json_is_number(json_object_get(j, closure[k])));
+        assert_true(num(j, closure[k]) >= 0 && num(j, closure[k]) < 1e-3);
+    }
+    /* the file holds what the summary says: the frames, and its coordinates after time, grips, closure_error */
+    char *text = kg_test_slurp(csv);
+    int rows = -1, columns = 1;
+    for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) rows++;
+    for (const char *p = text; *p && *p != '\n'; p++) columns += *p == ',';
+    assert_int_equal(rows, 11);
+    assert_int_equal(columns, 3 + json_integer_value(json_object_get(j, "coordinates")));
+    free(text);
+    json_decref(j);
+    /* a usage error without -o, or to stdout: nothing on stdout */
+    const char *bad[] = {"highbar --duration 0.1 --json", "highbar --duration 0.1 -o - --json"};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(run(bad[k], &out, &err), 2);
+        assert_string_equal(out, "");
+        assert_non_null(strstr(err, "--json"));
+        free(out);
+        free(err);
+    }
+    /* a folder that is not there: exit 3, no summary */
+    snprintf(args, sizeof args, "highbar --duration 0.1 -o '%s/no/such/dir/h.csv' --json", tmpdir);
+    assert_int_equal(run(args, &out, &err), 3);
+    assert_string_equal(out, "");
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_help),    cmocka_unit_test(test_highbar_csv),    cmocka_unit_test(test_info_json),
+        cmocka_unit_test(test_help),    cmocka_unit_test(test_highbar_csv),    cmocka_unit_test(test_highbar_json),
+        cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_info_loop_and_diagnostics),
         cmocka_unit_test(test_fk_json), cmocka_unit_test(test_q_errors),
         cmocka_unit_test(test_mass_json), cmocka_unit_test(test_bvh_commands), cmocka_unit_test(test_retarget),

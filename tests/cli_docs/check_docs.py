@@ -120,7 +120,7 @@ def check_bash(kinegraph, doc, cmds, tmp):
                         (["convert", "--ledger", "rob"], "robot.urdf"),
                         (["fk", "rob"], "robot.urdf"),
                         (["fk", "--q", ""], ""),
-                        (["highbar", ""], "--cut-time --dt --duration --fps --help --output --swing -h -o")]:
+                        (["highbar", ""], "--cut-time --dt --duration --fps --help --json --output --swing -h -o")]:
         got = bash_complete(script, ["kinegraph"] + words, tmp)
         if got != sorted(want.split()):
             fail("bash: kinegraph %s<TAB> offers %s, not %s" % (" ".join(words), got, want))

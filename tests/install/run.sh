@@ -4,10 +4,13 @@
 #   - the shared library exports the KG_API declarations and nothing else
 #     (check_symbols.py; nm -D);
 #   - every public header compiles on its own, as C and as C++;
-#   - a small program (consumer/) builds against the installed tree twice,
-#     through pkg-config and through find_package(kinegraph), and both builds
-#     run, reading MODEL and printing what the installed command prints for it
+#   - a small program (consumer/) builds against the installed tree four
+#     times: on the shared library and on libkinegraph.a, each through
+#     pkg-config (--static for the archive) and through find_package(kinegraph)
+#     (kinegraph::kinegraph, kinegraph::kinegraph_static); every build runs,
+#     reading MODEL and printing what the installed command prints for it
 #     (kinegraph info --json and mass --json: links, joints, dof, mass, COM);
+#   - kinegraph.pc needs no other module's .pc (as with the .deb alone);
 #   - the man pages (man finds kinegraph-convert under the prefix) and the bash
 #     and zsh completions are installed, and the .deb (cpack) holds them: its
 #     zsh completion where Debian's zsh looks for packaged ones.
@@ -49,22 +52,35 @@ for h in "$prefix"/include/kinegraph/*.h; do
         { echo "$h does not compile alone (C++)"; exit 1; }
 done
 
-# pkg-config (the .pc is relocatable: its prefix is its own folder's)
+# pkg-config (the .pc is relocatable: its prefix is its own folder's). With
+# kinegraph.pc the only .pc in sight, as on a machine with the .deb and none of
+# the dependencies' -dev packages, the shared library's flags still come.
+PKG_CONFIG_LIBDIR="$lib/pkgconfig" pkg-config --cflags --libs kinegraph >/dev/null ||
+    { echo "kinegraph.pc needs other modules' .pc files"; exit 1; }
 export PKG_CONFIG_PATH="$lib/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/consumer/consumer.c" -o "$tmp/consumer_pc" \
     $(pkg-config --cflags --libs kinegraph) -Wl,-rpath,"$lib"
-# CMake package
-cmake -S "$src/tests/install/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_BUILD_RPATH="$lib" >"$tmp/cmake.log"
-cmake --build "$tmp/cmake" >>"$tmp/cmake.log"
+# libkinegraph.a with its dependencies shared, as the README says: --static adds
+# what the archive links, and -l:libkinegraph.a stands for -lkinegraph, which
+# the linker would resolve to the .so beside it
+static_libs=$(pkg-config --static --libs kinegraph | sed 's/-lkinegraph /-l:libkinegraph.a /')
+case " $static_libs " in *" -l:libkinegraph.a "*) ;; *) echo "no -lkinegraph in: $static_libs"; exit 1 ;; esac
+cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/consumer/consumer.c" -o "$tmp/consumer_pc_static" \
+    $(pkg-config --cflags kinegraph) $static_libs
+# CMake package (consumer on kinegraph::kinegraph, consumer_static on kinegraph::kinegraph_static)
+(cmake -S "$src/tests/install/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$lib" &&
+    cmake --build "$tmp/cmake") >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
 
 "$prefix/bin/kinegraph" info "$model" --json >"$tmp/info.json"
 "$prefix/bin/kinegraph" mass "$model" --json >"$tmp/mass.json"
 "$prefix/bin/kinegraph" --version >"$tmp/version.txt"
-for c in "$tmp/consumer_pc" "$tmp/cmake/consumer"; do
+for c in "$tmp/consumer_pc" "$tmp/cmake/consumer" "$tmp/consumer_pc_static" "$tmp/cmake/consumer_static"; do
     "$c" "$model" >"$tmp/out.json"
-    # the consumer must run against the installed library, not the build's
-    ldd "$c" | grep -q "$lib/libkinegraph.so" || { echo "$c does not use $lib"; ldd "$c"; exit 1; }
+    # a consumer runs against the installed library, not the build's; a static one against none
+    case "$c" in
+    *_static) ! ldd "$c" | grep -q libkinegraph || { echo "$c uses a shared libkinegraph"; ldd "$c"; exit 1; } ;;
+    *) ldd "$c" | grep -q "$lib/libkinegraph.so" || { echo "$c does not use $lib"; ldd "$c"; exit 1; } ;;
+    esac
     $py - "$tmp" "$c" <<'PY'
 import json, sys
 tmp, prog = sys.argv[1], sys.argv[2]

@@ -1,7 +1,8 @@
 /* A program that uses installed kinegraph as a library user would: the
- * umbrella header, the shared library, nothing from the source tree. It reads a
- * model and prints its version, size and mass properties at rest as JSON, for
- * tests/install/run.sh to compare with the command's own output. */
+ * umbrella header, the shared or the static library, nothing from the source
+ * tree. It reads a model and prints its version, size and mass properties at
+ * rest as JSON, for tests/install/run.sh to compare with the command's own
+ * output. */
 #include <stdio.h>
 #include <string.h>
 
