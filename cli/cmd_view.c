@@ -224,8 +224,7 @@ static int print_summary(const kg_cli *c, const kg_model *m, const char *out, co
         json_t *j = json_pack("{s:s?, s:I, s:i, s:i, s:s, s:f, s:s?, s:i}", "page", out, "bytes", (json_int_t)bytes,
                               "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version, "seconds", s,
                               "png", png, "png_frames", panels);
-        if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
-        json_decref(j);
+        if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT; /* it releases j */
     }
     return rc;
 }
