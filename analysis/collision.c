@@ -98,6 +98,106 @@ int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c
     return 0;
 }
 
+/* Collision geometry g of link i as a shape of cm (a mesh's triangles kept for
+ * exact tests); a mesh that cannot be had is warned about and left out. 0, or
+ * -1 when memory runs out. */
+static int add_geom(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int *cap, int i, int g,
+                    kg_diags *d) {
+    const kg_link *L = &m->link[i];
+    const kg_geom *G = &m->geom[g];
+    kg_convex c;
+    kg_trimesh t = {0, 0, NULL, NULL, 0, NULL};
+    double *v = NULL;
+    int rc = kg_geom_convex(m, g, meshes, &c, &v, d);
+    if (rc < 0) return -1;
+    if (rc > 0) {
+        kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
+                    "collision mesh '%s' of link '%s' %s; the link is checked without it",
+                    G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
+        return 0;
+    }
+    c.link = i;
+    if (v) { /* a mesh: its triangles kept for exact tests */
+        const kg_mesh *me = kg_mesh_get(meshes, G->mesh_path, G->mesh_part, NULL, m->source, G->line);
+        t.tri = me->ntri > 0 ? malloc((size_t)me->ntri * 3 * sizeof *t.tri) : NULL;
+        if (me->ntri > 0 && !t.tri) {
+            free(v);
+            kg_convex_free(&c);
+            return -1;
+        }
+        if (t.tri) {
+            memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
+            t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
+            if (kg_trimesh_index(&t) != 0) {
+                kg_trimesh_free(&t);
+                kg_convex_free(&c);
+                return -1;
+            }
+        } else {
+            free(v);
+        }
+        cm->hull_vertices += c.nvert;
+    }
+    if (add_shape(cm, cap, &c, &t) != 0) {
+        kg_convex_free(&c);
+        kg_trimesh_free(&t);
+        return -1;
+    }
+    cm->link_count[i]++;
+    return 0;
+}
+
+/* reach[] marks the links that link a meets through links without geometry: a
+ * breadth-first walk over the tree from a, passing only geometry-less links. */
+static void reach_from(const kg_model *m, const kg_collision_model *cm, int a, unsigned char *reach, int *queue) {
+    memset(reach, 0, (size_t)m->nlink);
+    int qh = 0, qt = 0;
+    queue[qt++] = a;
+    reach[a] = 1;
+    while (qh < qt) {
+        int x = queue[qh++];
+        if (x != a && cm->link_count[x]) continue; /* a geometric link: reached, not passed */
+        /* neighbours: the parent and the children (topological order: children come after) */
+        int p = m->link[x].parent;
+        if (p >= 0 && !reach[p]) reach[p] = 1, queue[qt++] = p;
+        for (int c = x + 1; c < m->nlink; c++)
+            if (m->link[c].parent == x && !reach[c]) reach[c] = 1, queue[qt++] = c;
+    }
+}
+
+/* The link pairs with geometry on both sides, each marked adjacent when its
+ * links meet through links without geometry. 0, or -1 when memory runs out. */
+static int link_pairs(const kg_model *m, kg_collision_model *cm) {
+    int nl = 0;
+    for (int i = 0; i < m->nlink; i++) nl += cm->link_count[i] > 0;
+    size_t maxp = (size_t)nl * (nl > 0 ? nl - 1 : 0) / 2 + 1;
+    cm->pair_a = malloc(maxp * sizeof *cm->pair_a);
+    cm->pair_b = malloc(maxp * sizeof *cm->pair_b);
+    cm->adjacent = calloc(maxp, 1);
+    cm->declared = calloc(maxp, 1);
+    unsigned char *reach = calloc((size_t)m->nlink + 1, 1);
+    int *queue = malloc(((size_t)m->nlink + 1) * sizeof *queue);
+    if (!cm->pair_a || !cm->pair_b || !cm->adjacent || !cm->declared || !reach || !queue) {
+        free(reach);
+        free(queue);
+        return -1;
+    }
+    for (int a = 0; a < m->nlink; a++) {
+        if (!cm->link_count[a]) continue;
+        reach_from(m, cm, a, reach, queue);
+        for (int b = a + 1; b < m->nlink; b++) {
+            if (!cm->link_count[b]) continue;
+            cm->pair_a[cm->npair] = a;
+            cm->pair_b[cm->npair] = b;
+            cm->adjacent[cm->npair] = reach[b];
+            cm->npair++;
+        }
+    }
+    free(reach);
+    free(queue);
+    return 0;
+}
+
 int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
     memset(cm, 0, sizeof *cm);
     int cap = 0;
@@ -109,92 +209,10 @@ int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collis
         const kg_link *L = &m->link[i];
         cm->link_first[i] = cm->nshape;
         if (L->real >= 0) continue; /* virtual links are not solid */
-        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
-            const kg_geom *G = &m->geom[g];
-            if (G->role != KG_COLLISION) continue;
-            kg_convex c;
-            kg_trimesh t = {0, 0, NULL, NULL, 0, NULL};
-            double *v = NULL;
-            int rc = kg_geom_convex(m, g, meshes, &c, &v, d);
-            if (rc < 0) goto fail;
-            if (rc > 0) {
-                kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
-                            "collision mesh '%s' of link '%s' %s; the link is checked without it",
-                            G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
-                continue;
-            }
-            c.link = i;
-            if (v) { /* a mesh: its triangles kept for exact tests */
-                const kg_mesh *me = kg_mesh_get(meshes, G->mesh_path, G->mesh_part, NULL, m->source, G->line);
-                t.tri = me->ntri > 0 ? malloc((size_t)me->ntri * 3 * sizeof *t.tri) : NULL;
-                if (me->ntri > 0 && !t.tri) {
-                    free(v);
-                    kg_convex_free(&c);
-                    goto fail;
-                }
-                if (t.tri) {
-                    memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
-                    t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
-                    if (kg_trimesh_index(&t) != 0) {
-                        kg_trimesh_free(&t);
-                        kg_convex_free(&c);
-                        goto fail;
-                    }
-                } else {
-                    free(v);
-                }
-                cm->hull_vertices += c.nvert;
-            }
-            if (add_shape(cm, &cap, &c, &t) != 0) {
-                kg_convex_free(&c);
-                kg_trimesh_free(&t);
-                goto fail;
-            }
-            cm->link_count[i]++;
-        }
+        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
+            if (m->geom[g].role == KG_COLLISION && add_geom(m, meshes, cm, &cap, i, g, d) != 0) goto fail;
     }
-    /* link pairs with geometry on both sides */
-    int nl = 0;
-    for (int i = 0; i < m->nlink; i++) nl += cm->link_count[i] > 0;
-    size_t maxp = (size_t)nl * (nl > 0 ? nl - 1 : 0) / 2 + 1;
-    cm->pair_a = malloc(maxp * sizeof *cm->pair_a);
-    cm->pair_b = malloc(maxp * sizeof *cm->pair_b);
-    cm->adjacent = calloc(maxp, 1);
-    cm->declared = calloc(maxp, 1);
-    /* adjacency: links with geometry that meet through links without: a breadth-first
-     * walk over the tree from each, passing only geometry-less links */
-    unsigned char *reach = calloc((size_t)m->nlink + 1, 1);
-    int *queue = malloc(((size_t)m->nlink + 1) * sizeof *queue);
-    if (!cm->pair_a || !cm->pair_b || !cm->adjacent || !cm->declared || !reach || !queue) {
-        free(reach);
-        free(queue);
-        goto fail;
-    }
-    for (int a = 0; a < m->nlink; a++) {
-        if (!cm->link_count[a]) continue;
-        memset(reach, 0, (size_t)m->nlink);
-        int qh = 0, qt = 0;
-        queue[qt++] = a;
-        reach[a] = 1;
-        while (qh < qt) {
-            int x = queue[qh++];
-            if (x != a && cm->link_count[x]) continue; /* a geometric link: reached, not passed */
-            /* neighbours: the parent and the children (topological order: children come after) */
-            int p = m->link[x].parent;
-            if (p >= 0 && !reach[p]) reach[p] = 1, queue[qt++] = p;
-            for (int c = x + 1; c < m->nlink; c++)
-                if (m->link[c].parent == x && !reach[c]) reach[c] = 1, queue[qt++] = c;
-        }
-        for (int b = a + 1; b < m->nlink; b++) {
-            if (!cm->link_count[b]) continue;
-            cm->pair_a[cm->npair] = a;
-            cm->pair_b[cm->npair] = b;
-            cm->adjacent[cm->npair] = reach[b];
-            cm->npair++;
-        }
-    }
-    free(reach);
-    free(queue);
+    if (link_pairs(m, cm) != 0) goto fail;
     kg_collision_model_declare(cm, m->collision_ignore, m->ncollision_ignore);
     return 0;
 fail:

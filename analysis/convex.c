@@ -142,6 +142,118 @@ static int by_key(const void *a_, const void *b_) {
     return (a->n > b->n) - (a->n < b->n);
 }
 
+/* qhull's options for n points. Qt: triangulated facets, so each facet's
+ * vertices are pairwise neighbours; W: a point must be that far above a facet
+ * to be added (width, or by default a small part of the points' extent). */
+static void qhull_flags(const double *pts, int n, double width, char flags[64]) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, ext = 0;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], pts[3 * i + a]), hi[a] = fmax(hi[a], pts[3 * i + a]);
+    for (int a = 0; a < 3; a++) ext = fmax(ext, hi[a] - lo[a]);
+    snprintf(flags, 64, "qhull Qt Q5 Q8 W%.3g", width > 0 ? width : fmin(KG_CONVEX_TOLERANCE, 1e-3 * ext));
+}
+
+/* qhull's vertices into out->vert in the order of their directions from their
+ * centre (vkey); id[] maps qhull's vertex ids to those indices. 0, or -1 when
+ * memory runs out. */
+static int order_vertices(qhT *qh, kg_convex *out, int *id) {
+    int nv = qh->num_vertices, k = 0;
+    vertexT *vertex;
+    vkey *order = malloc((size_t)nv * sizeof *order);
+    if (!order) return -1;
+    double mid[3] = {0, 0, 0};
+    FORALLvertices {
+        for (int a = 0; a < 3; a++) mid[a] += vertex->point[a] / nv;
+    }
+    FORALLvertices {
+        double d[3];
+        for (int a = 0; a < 3; a++) d[a] = vertex->point[a] - mid[a];
+        order[k].key = direction_key(d), order[k].n = k, order[k].v = vertex;
+        k++;
+    }
+    qsort(order, (size_t)k, sizeof *order, by_key);
+    for (int r = 0; r < k; r++) {
+        id[order[r].v->id] = r;
+        memcpy(out->vert + 3 * r, order[r].v->point, 3 * sizeof(double));
+    }
+    out->nvert = k;
+    free(order);
+    return 0;
+}
+
+/* The vertex graph (out->adj_first, out->adj) from the triangles' edges,
+ * deduplicated per vertex; id[] as order_vertices made it. 0, or -1 when
+ * memory runs out. */
+static int adjacency(qhT *qh, kg_convex *out, const int *id) {
+    int rc = -1, k = out->nvert;
+    vertexT *vertex, **vertexp;
+    facetT *facet;
+    int nf = qh->num_facets, *deg = calloc((size_t)k + 1, sizeof *deg);
+    int *edges = malloc((size_t)nf * 6 * 2 * sizeof *edges), ne = 0;
+    if (deg && edges) {
+        FORALLfacets {
+            int tri[3], t = 0;
+            FOREACHvertex_(facet->vertices) if (t < 3) tri[t++] = id[vertex->id];
+            for (int a = 0; t == 3 && a < 3; a++) {
+                edges[2 * ne] = tri[a], edges[2 * ne + 1] = tri[(a + 1) % 3], ne++;
+                edges[2 * ne] = tri[(a + 1) % 3], edges[2 * ne + 1] = tri[a], ne++;
+            }
+        }
+        for (int e = 0; e < ne; e++) deg[edges[2 * e]]++;
+        out->adj_first = malloc((size_t)(k + 1) * sizeof *out->adj_first);
+        out->adj = malloc((size_t)(ne + 1) * sizeof *out->adj);
+        if (out->adj_first && out->adj) {
+            out->adj_first[0] = 0;
+            for (int v = 0; v < k; v++) out->adj_first[v + 1] = out->adj_first[v] + deg[v];
+            memset(deg, 0, (size_t)k * sizeof *deg);
+            for (int e = 0; e < ne; e++) {
+                int a = edges[2 * e], b = edges[2 * e + 1], dup = 0;
+                for (int x = out->adj_first[a]; x < out->adj_first[a] + deg[a] && !dup; x++) dup = out->adj[x] == b;
+                if (!dup) out->adj[out->adj_first[a] + deg[a]++] = b;
+            }
+            /* compact: drop the duplicate slots */
+            int w = 0;
+            for (int v = 0; v < k; v++) {
+                int from = out->adj_first[v];
+                out->adj_first[v] = w;
+                for (int x = 0; x < deg[v]; x++) out->adj[w++] = out->adj[from + x];
+            }
+            out->adj_first[k] = w;
+            rc = 0;
+        }
+    }
+    free(deg);
+    free(edges);
+    return rc;
+}
+
+/* The hull of n >= 4 points p (qhull's copy, which it may change) by qhull,
+ * with its vertex graph, into out. 0, or -1 (out emptied) when qhull cannot
+ * hull them (flat, say) or memory runs out. */
+static int qhull_hull(coordT *p, int n, double width, kg_convex *out) {
+    int rc = -1;
+    qhT qh_qh, *qh = &qh_qh;
+    QHULL_LIB_CHECK
+    qh_zero(qh, NULL);
+    char flags[64];
+    qhull_flags(p, n, width, flags);
+    /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
+     * a flat hull is handled by the caller, not something to print */
+    FILE *quiet = fopen("/dev/null", "w");
+    if (qh_new_qhull(qh, 3, n, p, False, flags, NULL, quiet) == 0) {
+        out->vert = malloc((size_t)qh->num_vertices * 3 * sizeof *out->vert);
+        int *id = malloc((size_t)(qh->vertex_id + 1) * sizeof *id);
+        if (out->vert && id && order_vertices(qh, out, id) == 0) rc = adjacency(qh, out, id);
+        free(id);
+    }
+    int curlong, totlong;
+    qh_freeqhull(qh, !qh_ALL);
+    qh_memfreeshort(qh, &curlong, &totlong);
+    if (quiet) fclose(quiet);
+    if (rc != 0) kg_convex_free(out);
+    return rc;
+}
+
 /* The hull of n points, a point within width of it not made a vertex. */
 static int hull(const double *pts, int n, double width, kg_convex *out) {
     out->type = KG_CONVEX_HULL;
@@ -152,94 +264,11 @@ static int hull(const double *pts, int n, double width, kg_convex *out) {
     if (n < 1) return -1;
     int rc = -1;
     if (n >= 4) {
-        qhT qh_qh, *qh = &qh_qh;
-        QHULL_LIB_CHECK
-        qh_zero(qh, NULL);
         coordT *p = malloc((size_t)n * 3 * sizeof *p);
         if (!p) return -1;
         memcpy(p, pts, (size_t)n * 3 * sizeof *p);
-        /* Qt: triangulated facets, so each facet's vertices are pairwise neighbours;
-         * W: a point must be that far above a facet to be added */
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, ext = 0;
-        for (int i = 0; i < n; i++)
-            for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], pts[3 * i + a]), hi[a] = fmax(hi[a], pts[3 * i + a]);
-        for (int a = 0; a < 3; a++) ext = fmax(ext, hi[a] - lo[a]);
-        char flags[64];
-        snprintf(flags, sizeof flags, "qhull Qt Q5 Q8 W%.3g", width > 0 ? width : fmin(KG_CONVEX_TOLERANCE, 1e-3 * ext));
-        /* qhull prints its errors (a flat hull, say) to errfile, stderr when NULL;
-         * a flat hull is handled below, not something to print */
-        FILE *quiet = fopen("/dev/null", "w");
-        if (qh_new_qhull(qh, 3, n, p, False, flags, NULL, quiet) == 0) {
-            int nv = qh->num_vertices, k = 0;
-            out->vert = malloc((size_t)nv * 3 * sizeof *out->vert);
-            int *id = malloc((size_t)(qh->vertex_id + 1) * sizeof *id);
-            vertexT *vertex, **vertexp;
-            facetT *facet;
-            vkey *order = malloc((size_t)nv * sizeof *order);
-            if (out->vert && id && order) {
-                double mid[3] = {0, 0, 0};
-                FORALLvertices {
-                    for (int a = 0; a < 3; a++) mid[a] += vertex->point[a] / nv;
-                }
-                FORALLvertices {
-                    double d[3];
-                    for (int a = 0; a < 3; a++) d[a] = vertex->point[a] - mid[a];
-                    order[k].key = direction_key(d), order[k].n = k, order[k].v = vertex;
-                    k++;
-                }
-                qsort(order, (size_t)k, sizeof *order, by_key);
-                for (int r = 0; r < k; r++) {
-                    id[order[r].v->id] = r;
-                    memcpy(out->vert + 3 * r, order[r].v->point, 3 * sizeof(double));
-                }
-                out->nvert = k;
-                /* adjacency from the triangles' edges, deduplicated per vertex */
-                int nf = qh->num_facets, *deg = calloc((size_t)k + 1, sizeof *deg);
-                int *edges = malloc((size_t)nf * 6 * 2 * sizeof *edges), ne = 0;
-                if (deg && edges) {
-                    FORALLfacets {
-                        int tri[3], t = 0;
-                        FOREACHvertex_(facet->vertices) if (t < 3) tri[t++] = id[vertex->id];
-                        for (int a = 0; t == 3 && a < 3; a++) {
-                            edges[2 * ne] = tri[a], edges[2 * ne + 1] = tri[(a + 1) % 3], ne++;
-                            edges[2 * ne] = tri[(a + 1) % 3], edges[2 * ne + 1] = tri[a], ne++;
-                        }
-                    }
-                    for (int e = 0; e < ne; e++) deg[edges[2 * e]]++;
-                    out->adj_first = malloc((size_t)(k + 1) * sizeof *out->adj_first);
-                    out->adj = malloc((size_t)(ne + 1) * sizeof *out->adj);
-                    if (out->adj_first && out->adj) {
-                        out->adj_first[0] = 0;
-                        for (int v = 0; v < k; v++) out->adj_first[v + 1] = out->adj_first[v] + deg[v];
-                        memset(deg, 0, (size_t)k * sizeof *deg);
-                        for (int e = 0; e < ne; e++) {
-                            int a = edges[2 * e], b = edges[2 * e + 1], dup = 0;
-                            for (int x = out->adj_first[a]; x < out->adj_first[a] + deg[a] && !dup; x++) dup = out->adj[x] == b;
-                            if (!dup) out->adj[out->adj_first[a] + deg[a]++] = b;
-                        }
-                        /* compact: drop the duplicate slots */
-                        int w = 0;
-                        for (int v = 0; v < k; v++) {
-                            int from = out->adj_first[v];
-                            out->adj_first[v] = w;
-                            for (int x = 0; x < deg[v]; x++) out->adj[w++] = out->adj[from + x];
-                        }
-                        out->adj_first[k] = w;
-                        rc = 0;
-                    }
-                }
-                free(deg);
-                free(edges);
-            }
-            free(id);
-            free(order);
-        }
-        int curlong, totlong;
-        qh_freeqhull(qh, !qh_ALL);
-        qh_memfreeshort(qh, &curlong, &totlong);
-        if (quiet) fclose(quiet);
+        rc = qhull_hull(p, n, width, out);
         free(p);
-        if (rc != 0) kg_convex_free(out);
     }
     if (rc != 0 && keep_points(pts, n, out) == 0) rc = 0;
     if (rc == 0 && out->adj_first && fill_start(out) != 0) rc = -1;

@@ -567,21 +567,14 @@ static void integrate_base(kg_data *d, const double *v) {
     kg_mat3_copy(d->base_rot, nr);
 }
 
-int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o_,
-                kg_ik_work *w, kg_ik_result *r) {
-    kg_ik_options o = *o_;
-    double t0 = now();
-    memset(r, 0, sizeof *r);
+/* The active columns: o->active's, else those that move a target (and every
+ * joint of a loop one of them is in), and the floating base's. Into w->mask
+ * and w->cols; returns how many. */
+static int active_columns(const kg_model *m, const kg_ik_target *t, int nt, const kg_ik_options *o, kg_ik_work *w) {
     const int n = m->dof, nc = w->ncol;
-    /* this solve's limits */
-    for (int c = 0; c < nc; c++) {
-        w->lower[c] = c < n && o.lower ? o.lower[c] : w->model_lower[c];
-        w->upper[c] = c < n && o.upper ? o.upper[c] : w->model_upper[c];
-    }
-    /* the active columns */
     memset(w->mask, 0, (size_t)nc);
-    if (o.active) {
-        memcpy(w->mask, o.active, (size_t)n);
+    if (o->active) {
+        memcpy(w->mask, o->active, (size_t)n);
     } else {
         for (int k = 0; k < nt; k++) {
             if (t[k].link == KG_IK_COM) {
@@ -602,34 +595,97 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
                 for (int c = 0; c < n; c++) w->mask[c] |= w->mask2[c];
         }
     }
-    if (o.floating_base) memset(w->mask + n, 1, 6);
+    if (o->floating_base) memset(w->mask + n, 1, 6);
     int na = 0;
     for (int c = 0; c < nc; c++)
         if (w->mask[c]) w->cols[na++] = c;
-    w->na = na;
-    /* Targets the active columns do not move (the others' in a partial solve):
-     * their errors count (the cost, the test for success) but their rows are zero
-     * on those columns. Where the step works on J^T J (more rows than columns, or
-     * a posture), zero rows add nothing, so they are not built: the same step. */
+    return na;
+}
+
+/* Targets the active columns do not move (the others' in a partial solve):
+ * their errors count (the cost, the test for success) but their rows are zero
+ * on those columns. Where the step works on J^T J (more rows than columns, or
+ * a posture), zero rows add nothing, so they are not built: the same step.
+ * Sets w->built; returns the rows of all targets (`full` in step). */
+static int mark_built(const kg_model *m, const kg_ik_target *t, int nt, const kg_ik_options *o, kg_ik_work *w, int na) {
     int full = 6 * m->nloop;
     for (int k = 0; k < nt; k++)
         for (int a = 0; a < 6; a++) full += (t[k].axes & (t[k].link == KG_IK_COM ? KG_IK_POSITION : 0x3fu)) >> a & 1;
-    const int skip = full > na || (o.posture && o.posture_weight > 0);
+    const int skip = full > na || (o->posture && o->posture_weight > 0);
     for (int k = 0; k < nt; k++) {
         w->built[k] = 1;
-        if (!skip || t[k].link == KG_IK_COM || (o.floating_base && t[k].base < 0)) continue;
+        if (!skip || t[k].link == KG_IK_COM || (o->floating_base && t[k].base < 0)) continue;
         kg_jacobian_columns(m, t[k].link, t[k].base, w->mask2);
         int moved = 0;
-        for (int c = 0; c < n && !moved; c++) moved = w->mask2[c] && w->mask[c];
+        for (int c = 0; c < m->dof && !moved; c++) moved = w->mask2[c] && w->mask[c];
         w->built[k] = (unsigned char)moved;
     }
+    return full;
+}
+
+/* d's joint values and root pose into q and base (position, then rotation). */
+static void save_pose(const kg_model *m, const kg_data *d, double *q, double *base) {
+    memcpy(q, d->q, (size_t)m->nq * sizeof *d->q);
+    kg_vec3_copy(base, d->base_pos);
+    kg_mat3_copy(base + 3, d->base_rot);
+}
+
+/* The pose save_pose kept back into d. */
+static void load_pose(const kg_model *m, kg_data *d, const double *q, const double *base) {
+    memcpy(d->q, q, (size_t)m->nq * sizeof *d->q);
+    kg_vec3_copy(d->base_pos, base);
+    kg_mat3_copy(d->base_rot, base + 3);
+}
+
+/* The kinematics at d's pose, the targets' rows and the posture's terms;
+ * returns the rows built (the errors in *worst). */
+static int evaluate(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o, kg_ik_work *w,
+                    int na, errors *worst) {
+    kg_fk(m, d);
+    kg_jacobian_twists(m, d);
+    int nrows = build_rows(m, d, t, nt, o, w, worst);
+    posture_terms(d, w, na, o, worst);
+    return nrows;
+}
+
+/* A joint at a limit that the step pushes further out cannot follow it: take
+ * it out of this step so that the others make up for it (clamping alone leaves
+ * the residual there, and the solve would ask for it again). Up to 3 passes. */
+static void unblock_step(const kg_data *d, kg_ik_work *w, int nrows, int full, int na, const kg_ik_options *o, double mu) {
+    for (int pass = 0; pass < 3; pass++) {
+        int blocked = 0;
+        for (int c = 0; c < na; c++) {
+            int col = w->cols[c], qi = w->qidx[col];
+            if (qi < 0 || w->wgt[c] <= 1e-12) continue;
+            double x = d->q[qi] + w->dv[col];
+            if (w->angle[col] && w->upper[col] - w->lower[col] >= 2 * KG_PI) continue; /* it wraps */
+            if ((x > w->upper[col] && d->q[qi] >= w->upper[col] - 1e-12) ||
+                (x < w->lower[col] && d->q[qi] <= w->lower[col] + 1e-12))
+                w->wgt[c] = 1e-12, blocked = 1;
+        }
+        if (!blocked) break;
+        step(w, nrows, full, na, o, mu);
+    }
+}
+
+int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, const kg_ik_options *o_,
+                kg_ik_work *w, kg_ik_result *r) {
+    kg_ik_options o = *o_;
+    double t0 = now();
+    memset(r, 0, sizeof *r);
+    const int n = m->dof, nc = w->ncol;
+    /* this solve's limits */
+    for (int c = 0; c < nc; c++) {
+        w->lower[c] = c < n && o.lower ? o.lower[c] : w->model_lower[c];
+        w->upper[c] = c < n && o.upper ? o.upper[c] : w->model_upper[c];
+    }
+    const int na = w->na = active_columns(m, t, nt, &o, w);
+    const int full = mark_built(m, t, nt, &o, w, na);
     for (int c = 0; c < nc; c++) w->g_old[c] = 1e20;
     uint64_t rng = o.seed;
     double best = INFINITY, attempt_best = INFINITY;
     int since_gain = 0;
-    memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
-    kg_vec3_copy(w->base_best, d->base_pos);
-    kg_mat3_copy(w->base_best + 3, d->base_rot);
+    save_pose(m, d, w->q_best, w->base_best);
     errors worst = {0, 0, 0};
     /* Levenberg-Marquardt safeguard: a step that raises the weighted cost is undone
      * and retried with more damping (inconsistent targets make plain Gauss-Newton
@@ -637,34 +693,22 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
     double mu = 0, cost_acc = INFINITY;
     int stalled = 0;
     for (int it = 0;; it++) {
-        kg_fk(m, d);
-        kg_jacobian_twists(m, d);
-        int nrows = build_rows(m, d, t, nt, &o, w, &worst);
-        posture_terms(d, w, na, &o, &worst);
+        int nrows = evaluate(m, d, t, nt, &o, w, na, &worst);
         if (worst.cost > cost_acc && isfinite(cost_acc) && mu < 1e6) {
-            memcpy(d->q, w->q_acc, (size_t)m->nq * sizeof *d->q);
-            kg_vec3_copy(d->base_pos, w->base_acc);
-            kg_mat3_copy(d->base_rot, w->base_acc + 3);
+            load_pose(m, d, w->q_acc, w->base_acc);
             mu = mu > 0 ? mu * 10 : 1e-6;
-            kg_fk(m, d);
-            kg_jacobian_twists(m, d);
-            nrows = build_rows(m, d, t, nt, &o, w, &worst);
-            posture_terms(d, w, na, &o, &worst);
+            nrows = evaluate(m, d, t, nt, &o, w, na, &worst);
         } else {
             stalled = o.stall_gain > 0 && isfinite(cost_acc) && cost_acc - worst.cost < o.stall_gain * cost_acc;
             cost_acc = worst.cost;
-            memcpy(w->q_acc, d->q, (size_t)m->nq * sizeof *d->q);
-            kg_vec3_copy(w->base_acc, d->base_pos);
-            kg_mat3_copy(w->base_acc + 3, d->base_rot);
+            save_pose(m, d, w->q_acc, w->base_acc);
             mu = mu > 1e-9 ? mu / 3 : 0;
         }
         double score = fmax(worst.pos / o.tol_pos, worst.rot / o.tol_rot);
         if (worst.cost < best) { /* the best pose by the weighted cost the steps reduce */
             best = worst.cost;
             r->pos_error = worst.pos, r->rot_error = worst.rot;
-            memcpy(w->q_best, d->q, (size_t)m->nq * sizeof *d->q);
-            kg_vec3_copy(w->base_best, d->base_pos);
-            kg_mat3_copy(w->base_best + 3, d->base_rot);
+            save_pose(m, d, w->q_best, w->base_best);
         }
         if (score <= 1) {
             r->success = 1;
@@ -685,23 +729,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
         }
         limit_weights(d, w, na, &o);
         step(w, nrows, full, na, &o, mu);
-        /* a joint at a limit that the step pushes further out cannot follow it: take
-         * it out of this step so that the others make up for it (clamping alone
-         * leaves the residual there, and the solve would ask for it again) */
-        for (int pass = 0; pass < 3; pass++) {
-            int blocked = 0;
-            for (int c = 0; c < na; c++) {
-                int col = w->cols[c], qi = w->qidx[col];
-                if (qi < 0 || w->wgt[c] <= 1e-12) continue;
-                double x = d->q[qi] + w->dv[col];
-                if (w->angle[col] && w->upper[col] - w->lower[col] >= 2 * KG_PI) continue; /* it wraps */
-                if ((x > w->upper[col] && d->q[qi] >= w->upper[col] - 1e-12) ||
-                    (x < w->lower[col] && d->q[qi] <= w->lower[col] + 1e-12))
-                    w->wgt[c] = 1e-12, blocked = 1;
-            }
-            if (!blocked) break;
-            step(w, nrows, full, na, &o, mu);
-        }
+        unblock_step(d, w, nrows, full, na, &o, mu);
         kg_q_integrate(m, d->q, w->dv, 1);
         if (o.floating_base) integrate_base(d, w->dv + n);
         clamp_limits(d, w, na);
@@ -709,9 +737,7 @@ int kg_ik_solve(const kg_model *m, kg_data *d, const kg_ik_target *t, int nt, co
         r->iterations++;
     }
     if (!r->success) { /* leave the best pose found */
-        memcpy(d->q, w->q_best, (size_t)m->nq * sizeof *d->q);
-        kg_vec3_copy(d->base_pos, w->base_best);
-        kg_mat3_copy(d->base_rot, w->base_best + 3);
+        load_pose(m, d, w->q_best, w->base_best);
         kg_fk(m, d);
     }
     r->seconds = now() - t0;

@@ -188,6 +188,124 @@ void kg_workspace_free(kg_workspace *w) {
     memset(w, 0, sizeof *w);
 }
 
+/* Splits the samples over nt threads (one running here when nt is 1 or a
+ * thread cannot start) and waits for them. The jobs, or NULL when out of memory. */
+static job *run_jobs(const kg_model *m, const kg_workspace_options *o, const kg_sample_coord *coords, int ncoord,
+                     const int *cols, int ncol, int nt) {
+    job *jobs = calloc((size_t)nt, sizeof *jobs);
+    pthread_t th[64];
+    if (!jobs) return NULL;
+    for (int t = 0; t < nt; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
+        jobs[t].cols = cols, jobs[t].ncol = ncol;
+        jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
+        if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
+    }
+    for (int t = 0; t < nt; t++)
+        if (th[t]) pthread_join(th[t], NULL);
+    return jobs;
+}
+
+/* The jobs' bounds and w into w (their sum of w into *wsum) and, for more than
+ * one job, their voxels into all. Nonzero when a job or the merge ran out of memory. */
+static int merge(const job *jobs, int nt, kg_workspace *w, table *all, double *wsum) {
+    int failed = 0;
+    for (int a = 0; a < 3; a++) w->lo[a] = INFINITY, w->hi[a] = -INFINITY;
+    w->w_min = INFINITY, w->w_max = -INFINITY;
+    *wsum = 0;
+    for (int t = 0; t < nt; t++) {
+        failed |= jobs[t].failed;
+        for (int a = 0; a < 3; a++) w->lo[a] = fmin(w->lo[a], jobs[t].lo[a]), w->hi[a] = fmax(w->hi[a], jobs[t].hi[a]);
+        w->w_min = fmin(w->w_min, jobs[t].w_min);
+        w->w_max = fmax(w->w_max, jobs[t].w_max);
+        *wsum += jobs[t].w_sum;
+        for (size_t i = 0; i < jobs[t].t.cap && !failed; i++) {
+            const cell *s = &jobs[t].t.c[i];
+            if (!s->key) continue;
+            cell *c = nt == 1 ? NULL : table_get(all, s->key, s->first);
+            if (nt > 1 && !c) {
+                failed = 1;
+                break;
+            }
+            if (!c) continue;
+            c->count += s->count;
+            c->w_min = fminf(c->w_min, s->w_min);
+            c->w_max = fmaxf(c->w_max, s->w_max);
+            c->w_sum += s->w_sum;
+            if (s->first < c->first) c->first = s->first;
+        }
+    }
+    return failed;
+}
+
+/* The cells of T as w's voxels, sorted by index; first[] gets each cell's first
+ * sample, in the cells' order (not sorted). */
+static void list_voxels(const table *T, kg_workspace *w, int64_t *first) {
+    for (size_t i = 0; i < T->cap; i++) {
+        const cell *c = &T->c[i];
+        if (!c->key) continue;
+        kg_voxel *v = &w->voxel[w->nvoxel];
+        v->x = (int32_t)((c->key >> 42) & 0x1fffff) - BIAS;
+        v->y = (int32_t)((c->key >> 21) & 0x1fffff) - BIAS;
+        v->z = (int32_t)(c->key & 0x1fffff) - BIAS;
+        v->count = c->count;
+        v->w_min = c->w_min;
+        v->w_max = c->w_max;
+        v->w_sum = c->w_sum;
+        first[w->nvoxel++] = c->first;
+    }
+    qsort(w->voxel, (size_t)w->nvoxel, sizeof *w->voxel, by_index);
+}
+
+/* Convergence: voxels reached within the first n samples, n = 1, 2, 5, 10, ...
+ * (a histogram of the voxels' first samples over those steps). */
+static void convergence(kg_workspace *w, const int64_t *first, long samples) {
+    static const double steps[3] = {1, 2, 5};
+    for (int e = 0; w->ncurve < 63; e++) {
+        double n = steps[e % 3] * pow(10, e / 3);
+        long ns = (long)fmin(nearbyint(n), (double)samples);
+        w->curve[w->ncurve].samples = ns;
+        w->curve[w->ncurve++].voxels = 0;
+        if (ns == samples) break;
+    }
+    for (long i = 0; i < w->nvoxel; i++) {
+        int lo = 0, hi = w->ncurve - 1; /* the first step whose samples include first[i] */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (first[i] < w->curve[mid].samples) hi = mid;
+            else lo = mid + 1;
+        }
+        w->curve[lo].voxels++;
+    }
+    for (int c = 1; c < w->ncurve; c++) w->curve[c].voxels += w->curve[c - 1].voxels;
+}
+
+/* Volume: a voxel with an empty face neighbour counts half. The voxels are
+ * sorted, so the neighbour at a fixed offset of each voxel is found by a
+ * cursor that only moves forward (no random lookups in a table far larger
+ * than the caches). */
+static void volumes(kg_workspace *w, double voxel) {
+    double e3 = voxel * voxel * voxel, half = 0;
+    static const int nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    int flat[3]; /* axes the workspace does not leave one layer of voxels along: no boundary there */
+    for (int a = 0; a < 3; a++) flat[a] = floor(w->lo[a] / voxel) == floor(w->hi[a] / voxel);
+    long cursor[6] = {0, 0, 0, 0, 0, 0};
+    for (long i = 0; i < w->nvoxel; i++) {
+        const kg_voxel *v = &w->voxel[i];
+        int open = 0;
+        for (int f = 0; f < 6; f++) {
+            if (flat[f / 2]) continue;
+            kg_voxel t = {.x = v->x + nb[f][0], .y = v->y + nb[f][1], .z = v->z + nb[f][2]};
+            while (cursor[f] < w->nvoxel && by_index(&w->voxel[cursor[f]], &t) < 0) cursor[f]++;
+            open |= cursor[f] == w->nvoxel || by_index(&w->voxel[cursor[f]], &t) != 0;
+        }
+        half += open;
+    }
+    w->voxel_volume = (double)w->nvoxel * e3;
+    w->volume = ((double)w->nvoxel - 0.5 * half) * e3;
+}
+
 int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_workspace *w) {
     memset(w, 0, sizeof *w);
     w->voxel_edge = o->voxel;
@@ -204,108 +322,20 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     if (!ncoord || !(o->voxel > 0) || o->samples <= 0) goto fail;
     int nt = o->threads > 1 ? o->threads : 1;
     if (nt > 64) nt = 64;
-    job *jobs = calloc((size_t)nt, sizeof *jobs);
-    pthread_t th[64];
+    job *jobs = run_jobs(m, o, coords, ncoord, cols, ncol, nt);
     if (!jobs) goto fail;
-    for (int t = 0; t < nt; t++) {
-        memset(&jobs[t], 0, sizeof jobs[t]);
-        jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
-        jobs[t].cols = cols, jobs[t].ncol = ncol;
-        jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
-        if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
-    }
-    for (int t = 0; t < nt; t++)
-        if (th[t]) pthread_join(th[t], NULL);
-    /* merge */
     table all = {0};
-    int failed = 0;
-    for (int a = 0; a < 3; a++) w->lo[a] = INFINITY, w->hi[a] = -INFINITY;
-    w->w_min = INFINITY, w->w_max = -INFINITY;
-    double wsum = 0;
-    for (int t = 0; t < nt; t++) {
-        failed |= jobs[t].failed;
-        for (int a = 0; a < 3; a++) w->lo[a] = fmin(w->lo[a], jobs[t].lo[a]), w->hi[a] = fmax(w->hi[a], jobs[t].hi[a]);
-        w->w_min = fmin(w->w_min, jobs[t].w_min);
-        w->w_max = fmax(w->w_max, jobs[t].w_max);
-        wsum += jobs[t].w_sum;
-        for (size_t i = 0; i < jobs[t].t.cap && !failed; i++) {
-            const cell *s = &jobs[t].t.c[i];
-            if (!s->key) continue;
-            cell *c = nt == 1 ? NULL : table_get(&all, s->key, s->first);
-            if (nt > 1 && !c) {
-                failed = 1;
-                break;
-            }
-            if (!c) continue;
-            c->count += s->count;
-            c->w_min = fminf(c->w_min, s->w_min);
-            c->w_max = fmaxf(c->w_max, s->w_max);
-            c->w_sum += s->w_sum;
-            if (s->first < c->first) c->first = s->first;
-        }
-    }
+    double wsum;
+    int failed = merge(jobs, nt, w, &all, &wsum);
     table *T = nt == 1 ? &jobs[0].t : &all;
     w->samples = o->samples;
     w->w_mean = wsum / (double)o->samples;
     w->voxel = failed ? NULL : malloc((T->n + 1) * sizeof *w->voxel);
     int64_t *first = failed ? NULL : malloc((T->n + 1) * sizeof *first);
     if (w->voxel && first) {
-        for (size_t i = 0; i < T->cap; i++) {
-            const cell *c = &T->c[i];
-            if (!c->key) continue;
-            kg_voxel *v = &w->voxel[w->nvoxel];
-            v->x = (int32_t)((c->key >> 42) & 0x1fffff) - BIAS;
-            v->y = (int32_t)((c->key >> 21) & 0x1fffff) - BIAS;
-            v->z = (int32_t)(c->key & 0x1fffff) - BIAS;
-            v->count = c->count;
-            v->w_min = c->w_min;
-            v->w_max = c->w_max;
-            v->w_sum = c->w_sum;
-            first[w->nvoxel++] = c->first;
-        }
-        qsort(w->voxel, (size_t)w->nvoxel, sizeof *w->voxel, by_index);
-        /* convergence: voxels reached within the first n samples, n = 1, 2, 5, 10, ...
-         * (a histogram of the voxels' first samples over those steps) */
-        static const double steps[3] = {1, 2, 5};
-        for (int e = 0; w->ncurve < 63; e++) {
-            double n = steps[e % 3] * pow(10, e / 3);
-            long ns = (long)fmin(nearbyint(n), (double)o->samples);
-            w->curve[w->ncurve].samples = ns;
-            w->curve[w->ncurve++].voxels = 0;
-            if (ns == o->samples) break;
-        }
-        for (long i = 0; i < w->nvoxel; i++) {
-            int lo = 0, hi = w->ncurve - 1; /* the first step whose samples include first[i] */
-            while (lo < hi) {
-                int mid = (lo + hi) / 2;
-                if (first[i] < w->curve[mid].samples) hi = mid;
-                else lo = mid + 1;
-            }
-            w->curve[lo].voxels++;
-        }
-        for (int c = 1; c < w->ncurve; c++) w->curve[c].voxels += w->curve[c - 1].voxels;
-        /* volume: a voxel with an empty face neighbour counts half. The voxels are
-         * sorted, so the neighbour at a fixed offset of each voxel is found by a
-         * cursor that only moves forward (no random lookups in a table far
-         * larger than the caches). */
-        double e3 = o->voxel * o->voxel * o->voxel, half = 0;
-        static const int nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
-        int flat[3]; /* axes the workspace does not leave one layer of voxels along: no boundary there */
-        for (int a = 0; a < 3; a++) flat[a] = floor(w->lo[a] / o->voxel) == floor(w->hi[a] / o->voxel);
-        long cursor[6] = {0, 0, 0, 0, 0, 0};
-        for (long i = 0; i < w->nvoxel; i++) {
-            const kg_voxel *v = &w->voxel[i];
-            int open = 0;
-            for (int f = 0; f < 6; f++) {
-                if (flat[f / 2]) continue;
-                kg_voxel t = {.x = v->x + nb[f][0], .y = v->y + nb[f][1], .z = v->z + nb[f][2]};
-                while (cursor[f] < w->nvoxel && by_index(&w->voxel[cursor[f]], &t) < 0) cursor[f]++;
-                open |= cursor[f] == w->nvoxel || by_index(&w->voxel[cursor[f]], &t) != 0;
-            }
-            half += open;
-        }
-        w->voxel_volume = (double)w->nvoxel * e3;
-        w->volume = ((double)w->nvoxel - 0.5 * half) * e3;
+        list_voxels(T, w, first);
+        convergence(w, first, o->samples);
+        volumes(w, o->voxel);
     } else {
         failed = 1;
     }

@@ -80,6 +80,118 @@ static int count_numbers(const char *s) {
     return n;
 }
 
+/* --target, --axes and --point into t: 0, or KG_EXIT_USAGE after saying why. */
+static int target_settings(kg_cli *c, const opts *o, kg_ik_target *t) {
+    double tv[7] = {0, 0, 0, 1, 0, 0, 0};
+    int nt = count_numbers(o->target);
+    if ((nt != 3 && nt != 7) || kg_cli_numbers(c, "--target", o->target, tv, nt))
+        return kg_cli_usage_error(c->command, "--target takes X,Y,Z or X,Y,Z,QW,QX,QY,QZ, not '%s'", o->target);
+    memcpy(t->pos, tv, sizeof t->pos);
+    kg_rot_from_quat(t->rot, tv + 3);
+    t->axes = nt == 7 ? KG_IK_POSE : KG_IK_POSITION;
+    if (o->axes && !(t->axes = parse_axes(o->axes)))
+        return kg_cli_usage_error(c->command, "--axes takes names from x,y,z,rx,ry,rz separated by commas, not '%s'",
+                                  o->axes);
+    if (o->point && kg_cli_numbers(c, "--point", o->point, t->point, 3)) return KG_EXIT_USAGE;
+    return 0;
+}
+
+/* --tol, --max-iterations and --seed into io: 0, or KG_EXIT_USAGE after saying why. */
+static int solver_settings(kg_cli *c, const opts *o, kg_ik_options *io) {
+    if (o->tol) {
+        double tol[2];
+        int k = count_numbers(o->tol);
+        if (k > 2 || kg_cli_numbers(c, "--tol", o->tol, tol, k) || !(tol[0] > 0) || (k == 2 && !(tol[1] > 0)))
+            return kg_cli_usage_error(c->command, "--tol takes POS or POS,ROT (positive), not '%s'", o->tol);
+        io->tol_pos = tol[0];
+        io->tol_rot = k == 2 ? tol[1] : tol[0];
+    }
+    if (o->iters) {
+        char *end;
+        long v = strtol(o->iters, &end, 10);
+        if (*end || v < 1 || v > 100000000) return kg_cli_usage_error(c->command, "--max-iterations needs a positive count");
+        io->max_iterations = (int)v;
+    }
+    if (o->seed) {
+        char *end;
+        io->seed = strtoull(o->seed, &end, 10);
+        if (*end || end == o->seed) return kg_cli_usage_error(c->command, "--seed needs a number");
+    }
+    return 0;
+}
+
+/* The pose the target's point reached, in the base's frame: position p, rotation R. */
+static void reached(const kg_data *d, const kg_ik_target *t, double p[3], double R[9]) {
+    double pw[3];
+    kg_mat3_vec(pw, d->link_rot + 9 * t->link, t->point);
+    for (int a = 0; a < 3; a++) pw[a] += d->link_pos[3 * t->link + a];
+    if (t->base >= 0) {
+        double dp[3];
+        for (int a = 0; a < 3; a++) dp[a] = pw[a] - d->link_pos[3 * t->base + a];
+        kg_mat3_tvec(p, d->link_rot + 9 * t->base, dp);
+        kg_mat3_mul_at(R, d->link_rot + 9 * t->base, d->link_rot + 9 * t->link);
+    } else {
+        kg_vec3_copy(p, pw);
+        kg_mat3_copy(R, d->link_rot + 9 * t->link);
+    }
+}
+
+/* The solution r (joints in d, tip at p, R) for --json. Returns an exit code. */
+static int print_json(const kg_model *m, const kg_data *d, const kg_ik_result *r, const double p[3], const double R[9]) {
+    json_t *out = json_object(), *joints = json_object(), *tip = json_object();
+    json_object_set_new(out, "success", json_boolean(r->success));
+    json_object_set_new(out, "iterations", json_integer(r->iterations));
+    json_object_set_new(out, "restarts", json_integer(r->restarts));
+    json_object_set_new(out, "position_error", kg_json_num(r->pos_error));
+    json_object_set_new(out, "rotation_error", kg_json_num(r->rot_error));
+    json_object_set_new(out, "seconds", kg_json_num(r->seconds));
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (!kg_joint_is_independent(m, j)) continue;
+        json_object_set_new(joints, J->name, J->nq == 1 ? kg_json_num(d->q[J->qadr]) : kg_json_vec(d->q + J->qadr, J->nq));
+    }
+    json_object_set_new(out, "joints", joints);
+    json_object_set_new(tip, "position", kg_json_vec(p, 3));
+    json_object_set_new(tip, "rotation", kg_json_mat3(R));
+    json_object_set_new(out, "tip", tip);
+    return kg_json_print(out);
+}
+
+/* The same as print_json, as text. */
+static void print_text(const kg_model *m, const kg_data *d, const kg_ik_result *r, const double p[3]) {
+    printf("%s after %d iterations (%d restarts, %.3f ms): position error %.3g m, rotation error %.3g rad\n",
+           r->success ? "solved" : "NOT solved (best pose shown)", r->iterations, r->restarts, 1e3 * r->seconds,
+           r->pos_error, r->rot_error);
+    printf("tip at %.6f %.6f %.6f\n", p[0], p[1], p[2]);
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (!kg_joint_is_independent(m, j)) continue;
+        printf("%-32s", J->name);
+        for (int k = 0; k < J->nq; k++) printf(" %.9g", d->q[J->qadr + k]);
+        printf("\n");
+    }
+}
+
+/* Solves t from d's pose (the answer left in d) and prints it. Returns an exit code. */
+static int solve(const kg_cli *c, const kg_model *m, kg_data *d, const kg_ik_target *t, const kg_ik_options *io) {
+    int rc = 0;
+    kg_ik_work *w = kg_ik_work_new(m, 1);
+    kg_ik_result r;
+    if (!w) {
+        fprintf(stderr, "kinegraph ik: out of memory\n");
+        rc = KG_EXIT_ERRORS;
+    } else {
+        kg_ik_solve(m, d, t, 1, io, w, &r);
+    }
+    kg_ik_work_free(w);
+    double p[3], R[9];
+    reached(d, t, p, R);
+    if (rc == 0 && c->json) rc = print_json(m, d, &r, p, R);
+    else if (rc == 0) print_text(m, d, &r, p);
+    if (rc == 0 && !r.success) rc = KG_EXIT_NO_SOLUTION;
+    return rc;
+}
+
 static int run(int argc, char **argv) {
     opts o = {0};
     kg_cli c = {.command = "ik", .ctx = &o};
@@ -88,99 +200,16 @@ static int run(int argc, char **argv) {
     if (!o.tip) return kg_cli_usage_error(c.command, "which link? (--tip LINK)");
     if (!o.target) return kg_cli_usage_error(c.command, "where to? (--target X,Y,Z[,QW,QX,QY,QZ])");
     kg_ik_target t = {.base = -1};
-    double tv[7] = {0, 0, 0, 1, 0, 0, 0};
-    int nt = count_numbers(o.target);
-    if ((nt != 3 && nt != 7) || kg_cli_numbers(&c, "--target", o.target, tv, nt))
-        return kg_cli_usage_error(c.command, "--target takes X,Y,Z or X,Y,Z,QW,QX,QY,QZ, not '%s'", o.target);
-    memcpy(t.pos, tv, sizeof t.pos);
-    kg_rot_from_quat(t.rot, tv + 3);
-    t.axes = nt == 7 ? KG_IK_POSE : KG_IK_POSITION;
-    if (o.axes && !(t.axes = parse_axes(o.axes)))
-        return kg_cli_usage_error(c.command, "--axes takes names from x,y,z,rx,ry,rz separated by commas, not '%s'", o.axes);
-    if (o.point && kg_cli_numbers(&c, "--point", o.point, t.point, 3)) return KG_EXIT_USAGE;
+    if ((rc = target_settings(&c, &o, &t)) != 0) return rc;
     kg_ik_options io;
     kg_ik_defaults(&io);
-    if (o.tol) {
-        double tol[2];
-        int k = count_numbers(o.tol);
-        if (k > 2 || kg_cli_numbers(&c, "--tol", o.tol, tol, k) || !(tol[0] > 0) || (k == 2 && !(tol[1] > 0)))
-            return kg_cli_usage_error(c.command, "--tol takes POS or POS,ROT (positive), not '%s'", o.tol);
-        io.tol_pos = tol[0];
-        io.tol_rot = k == 2 ? tol[1] : tol[0];
-    }
-    if (o.iters) {
-        char *end;
-        long v = strtol(o.iters, &end, 10);
-        if (*end || v < 1 || v > 100000000) return kg_cli_usage_error(c.command, "--max-iterations needs a positive count");
-        io.max_iterations = (int)v;
-    }
-    if (o.seed) {
-        char *end;
-        io.seed = strtoull(o.seed, &end, 10);
-        if (*end || end == o.seed) return kg_cli_usage_error(c.command, "--seed needs a number");
-    }
+    if ((rc = solver_settings(&c, &o, &io)) != 0) return rc;
     kg_model *m;
     kg_data *d;
     rc = kg_cli_pose(&c, &m, &d);
     if (rc == 0 && (t.link = kg_cli_link(&c, m, "--tip", o.tip)) < 0) rc = KG_EXIT_USAGE;
     if (rc == 0 && o.base && (t.base = kg_cli_link(&c, m, "--base", o.base)) < 0) rc = KG_EXIT_USAGE;
-    if (rc == 0) {
-        kg_ik_work *w = kg_ik_work_new(m, 1);
-        kg_ik_result r;
-        if (!w) {
-            fprintf(stderr, "kinegraph ik: out of memory\n");
-            rc = KG_EXIT_ERRORS;
-        } else {
-            kg_ik_solve(m, d, &t, 1, &io, w, &r);
-        }
-        kg_ik_work_free(w);
-        /* the reached pose in the base's frame */
-        double p[3], R[9], pw[3];
-        kg_mat3_vec(pw, d->link_rot + 9 * t.link, t.point);
-        for (int a = 0; a < 3; a++) pw[a] += d->link_pos[3 * t.link + a];
-        if (t.base >= 0) {
-            double dp[3];
-            for (int a = 0; a < 3; a++) dp[a] = pw[a] - d->link_pos[3 * t.base + a];
-            kg_mat3_tvec(p, d->link_rot + 9 * t.base, dp);
-            kg_mat3_mul_at(R, d->link_rot + 9 * t.base, d->link_rot + 9 * t.link);
-        } else {
-            kg_vec3_copy(p, pw);
-            kg_mat3_copy(R, d->link_rot + 9 * t.link);
-        }
-        if (rc == 0 && c.json) {
-            json_t *out = json_object(), *joints = json_object(), *tip = json_object();
-            json_object_set_new(out, "success", json_boolean(r.success));
-            json_object_set_new(out, "iterations", json_integer(r.iterations));
-            json_object_set_new(out, "restarts", json_integer(r.restarts));
-            json_object_set_new(out, "position_error", kg_json_num(r.pos_error));
-            json_object_set_new(out, "rotation_error", kg_json_num(r.rot_error));
-            json_object_set_new(out, "seconds", kg_json_num(r.seconds));
-            for (int j = 0; j < m->njoint; j++) {
-                const kg_joint *J = &m->joint[j];
-                if (!kg_joint_is_independent(m, j)) continue;
-                json_object_set_new(joints, J->name,
-                                    J->nq == 1 ? kg_json_num(d->q[J->qadr]) : kg_json_vec(d->q + J->qadr, J->nq));
-            }
-            json_object_set_new(out, "joints", joints);
-            json_object_set_new(tip, "position", kg_json_vec(p, 3));
-            json_object_set_new(tip, "rotation", kg_json_mat3(R));
-            json_object_set_new(out, "tip", tip);
-            rc = kg_json_print(out);
-        } else if (rc == 0) {
-            printf("%s after %d iterations (%d restarts, %.3f ms): position error %.3g m, rotation error %.3g rad\n",
-                   r.success ? "solved" : "NOT solved (best pose shown)", r.iterations, r.restarts, 1e3 * r.seconds,
-                   r.pos_error, r.rot_error);
-            printf("tip at %.6f %.6f %.6f\n", p[0], p[1], p[2]);
-            for (int j = 0; j < m->njoint; j++) {
-                const kg_joint *J = &m->joint[j];
-                if (!kg_joint_is_independent(m, j)) continue;
-                printf("%-32s", J->name);
-                for (int k = 0; k < J->nq; k++) printf(" %.9g", d->q[J->qadr + k]);
-                printf("\n");
-            }
-        }
-        if (rc == 0 && !r.success) rc = KG_EXIT_NO_SOLUTION;
-    }
+    if (rc == 0) rc = solve(&c, m, d, &t, &io);
     if (rc == 0) rc = kg_cli_status(&c);
     kg_data_free(d);
     kg_model_free(m);

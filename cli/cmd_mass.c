@@ -150,25 +150,117 @@ static void print_props(const char *title, const kg_mass_props *mp) {
         printf("%s  %14.9g %14.9g %14.9g\n", in, mp->inertia[3 * r], mp->inertia[3 * r + 1], mp->inertia[3 * r + 2]);
 }
 
+/* --density and --geometry into g: 0, or KG_EXIT_USAGE after saying why. */
+static int settings(const opts *o, geometric *g) {
+    if (o->density) {
+        char *end;
+        g->density = strtod(o->density, &end);
+        if (*end || end == o->density || !(g->density > 0) || !isfinite(g->density))
+            return kg_cli_usage_error("mass", "--density needs a positive number of kg/m^3, not '%s'", o->density);
+    }
+    if (o->geometry) {
+        if (!strcmp(o->geometry, "visual")) g->prefer = KG_VISUAL;
+        else if (strcmp(o->geometry, "collision"))
+            return kg_cli_usage_error("mass", "--geometry is 'collision' or 'visual', not '%s'", o->geometry);
+    }
+    if ((o->density || o->geometry) && !o->from_geometry)
+        return kg_cli_usage_error("mass", "--density and --geometry go with --from-geometry");
+    return 0;
+}
+
+/* The whole model's geometric mass properties for --json. */
+static json_t *geometric_json(const kg_model *m, const geometric *g) {
+    json_t *go = json_object();
+    json_object_set_new(go, "density", kg_json_num(g->density));
+    json_object_set_new(go, "prefer", json_string(kg_geom_role_name(g->prefer)));
+    json_object_set_new(go, "volume", kg_json_num(g->volume));
+    json_object_set_new(go, "mass", kg_json_num(g->total.mass));
+    json_object_set_new(go, "com", g->total.mass > 0 ? kg_json_vec(g->total.com, 3) : json_null());
+    json_object_set_new(go, "inertia", kg_json_mat3(g->total.inertia));
+    int missing = 0, none = 0;
+    for (int i = 0; i < m->nlink; i++) {
+        missing += g->solid[i].nmissing;
+        none += m->link[i].real < 0 && g->solid[i].role < 0;
+    }
+    json_object_set_new(go, "missing_meshes", json_integer(missing));
+    json_object_set_new(go, "links_without_geometry", json_integer(none));
+    return go;
+}
+
+/* The mass properties mp, the links' com lc and, with g (--from-geometry), the
+ * geometric ones for --json. Returns an exit code. */
+static int print_json(const kg_model *m, const kg_mass_props *mp, const double *lc, const geometric *g) {
+    json_t *out = json_object(), *links = json_array();
+    json_object_set_new(out, "mass", kg_json_num(mp->mass));
+    json_object_set_new(out, "com", mp->mass > 0 ? kg_json_vec(mp->com, 3) : json_null());
+    json_object_set_new(out, "inertia", kg_json_mat3(mp->inertia));
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real >= 0) continue;
+        json_t *l = json_object();
+        json_object_set_new(l, "name", kg_json_str(m->link[i].name));
+        json_object_set_new(l, "mass", kg_json_num(m->link[i].mass));
+        json_object_set_new(l, "com", kg_json_vec(lc + 3 * i, 3));
+        if (g) {
+            kg_inertial_check k;
+            kg_inertial_compare(&m->link[i], &g->solid[i].solid, &k);
+            json_object_set_new(l, "geometry", link_geometry_json(g, i));
+            json_object_set_new(l, "check", check_json(&k));
+        }
+        json_array_append_new(links, l);
+    }
+    json_object_set_new(out, "links", links);
+    if (g) json_object_set_new(out, "geometry", geometric_json(m, g));
+    return kg_json_print(out);
+}
+
+/* --from-geometry as text: each link's geometry against its declared inertial. */
+static void print_checks(const kg_model *m, const geometric *g) {
+    printf("\n%-32s %-9s %12s %10s %12s %11s %8s %7s\n", "link", "geometry", "volume [m3]", "closed", "density",
+           "com offset", "ratio", "inertia");
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real >= 0) continue;
+        const kg_link_solid *ls = &g->solid[i];
+        kg_inertial_check k;
+        kg_inertial_compare(&m->link[i], &ls->solid, &k);
+        const char *closed = ls->role < 0 ? "-"
+                             : !ls->open_edges ? "yes"
+                             : ls->uncertainty <= KG_MESH_CRACK * ls->solid.volume ? "cracks"
+                                                                                   : "no";
+        char v[4][32];
+        fmt_or_dash(v[0], "%12.6g", k.implied_density);
+        fmt_or_dash(v[1], "%11.4g", k.com_offset);
+        fmt_or_dash(v[2], "%8.3g", k.com_offset_ratio);
+        fmt_or_dash(v[3], "%7.3g", k.inertia_ratio);
+        printf("%-32s %-9s %12.6g %10s %12s %11s %8s %7s\n", m->link[i].name,
+               ls->role < 0 ? "none" : kg_geom_role_name(ls->role), ls->solid.volume, closed, v[0], v[1], v[2], v[3]);
+    }
+}
+
+/* The same as print_json, as text. */
+static void print_text(const kg_model *m, const kg_mass_props *mp, const double *lc, const geometric *g) {
+    print_props(g ? "declared inertials:" : NULL, mp);
+    if (g) {
+        char title[128];
+        snprintf(title, sizeof title, "geometry at %g kg/m^3 (%s preferred), volume %.6g m^3:", g->density,
+                 kg_geom_role_name(g->prefer), g->volume);
+        print_props(title, &g->total);
+    }
+    printf("%-32s %12s %12s %12s %12s\n", "link", "mass [kg]", "com x", "com y", "com z");
+    for (int i = 0; i < m->nlink; i++) {
+        if (m->link[i].real >= 0) continue;
+        printf("%-32s %12.6g %12.6f %12.6f %12.6f\n", m->link[i].name, m->link[i].mass, lc[3 * i], lc[3 * i + 1],
+               lc[3 * i + 2]);
+    }
+    if (g) print_checks(m, g);
+}
+
 static int run(int argc, char **argv) {
     opts o = {0};
     kg_cli c = {.command = "mass", .ctx = &o};
     int rc = kg_cli_parse(&c, &kg_cmd_mass, argc, argv);
     if (rc >= 0) return rc;
     geometric g = {.density = 1000, .prefer = KG_COLLISION};
-    if (o.density) {
-        char *end;
-        g.density = strtod(o.density, &end);
-        if (*end || end == o.density || !(g.density > 0) || !isfinite(g.density))
-            return kg_cli_usage_error("mass", "--density needs a positive number of kg/m^3, not '%s'", o.density);
-    }
-    if (o.geometry) {
-        if (!strcmp(o.geometry, "visual")) g.prefer = KG_VISUAL;
-        else if (strcmp(o.geometry, "collision"))
-            return kg_cli_usage_error("mass", "--geometry is 'collision' or 'visual', not '%s'", o.geometry);
-    }
-    if ((o.density || o.geometry) && !o.from_geometry)
-        return kg_cli_usage_error("mass", "--density and --geometry go with --from-geometry");
+    if ((rc = settings(&o, &g)) != 0) return rc;
     kg_model *m;
     kg_data *d;
     rc = kg_cli_pose(&c, &m, &d);
@@ -180,80 +272,8 @@ static int run(int argc, char **argv) {
         size_t before = c.diags.count;
         if (!kg_cli_mass_overflow(&c, &mp) && o.from_geometry) kg_cli_mass_overflow(&c, &g.total); /* exit 1 */
         kg_cli_print_diags_from(&c, stderr, KG_ERROR, before);
-        if (c.json) {
-            json_t *out = json_object(), *links = json_array();
-            json_object_set_new(out, "mass", kg_json_num(mp.mass));
-            json_object_set_new(out, "com", mp.mass > 0 ? kg_json_vec(mp.com, 3) : json_null());
-            json_object_set_new(out, "inertia", kg_json_mat3(mp.inertia));
-            for (int i = 0; i < m->nlink; i++) {
-                if (m->link[i].real >= 0) continue;
-                json_t *l = json_object();
-                json_object_set_new(l, "name", kg_json_str(m->link[i].name));
-                json_object_set_new(l, "mass", kg_json_num(m->link[i].mass));
-                json_object_set_new(l, "com", kg_json_vec(lc + 3 * i, 3));
-                if (o.from_geometry) {
-                    kg_inertial_check k;
-                    kg_inertial_compare(&m->link[i], &g.solid[i].solid, &k);
-                    json_object_set_new(l, "geometry", link_geometry_json(&g, i));
-                    json_object_set_new(l, "check", check_json(&k));
-                }
-                json_array_append_new(links, l);
-            }
-            json_object_set_new(out, "links", links);
-            if (o.from_geometry) {
-                json_t *go = json_object();
-                json_object_set_new(go, "density", kg_json_num(g.density));
-                json_object_set_new(go, "prefer", json_string(kg_geom_role_name(g.prefer)));
-                json_object_set_new(go, "volume", kg_json_num(g.volume));
-                json_object_set_new(go, "mass", kg_json_num(g.total.mass));
-                json_object_set_new(go, "com", g.total.mass > 0 ? kg_json_vec(g.total.com, 3) : json_null());
-                json_object_set_new(go, "inertia", kg_json_mat3(g.total.inertia));
-                int missing = 0, none = 0;
-                for (int i = 0; i < m->nlink; i++) {
-                    missing += g.solid[i].nmissing;
-                    none += m->link[i].real < 0 && g.solid[i].role < 0;
-                }
-                json_object_set_new(go, "missing_meshes", json_integer(missing));
-                json_object_set_new(go, "links_without_geometry", json_integer(none));
-                json_object_set_new(out, "geometry", go);
-            }
-            rc = kg_json_print(out);
-        } else {
-            print_props(o.from_geometry ? "declared inertials:" : NULL, &mp);
-            if (o.from_geometry) {
-                char title[128];
-                snprintf(title, sizeof title, "geometry at %g kg/m^3 (%s preferred), volume %.6g m^3:", g.density,
-                         kg_geom_role_name(g.prefer), g.volume);
-                print_props(title, &g.total);
-            }
-            printf("%-32s %12s %12s %12s %12s\n", "link", "mass [kg]", "com x", "com y", "com z");
-            for (int i = 0; i < m->nlink; i++) {
-                if (m->link[i].real >= 0) continue;
-                printf("%-32s %12.6g %12.6f %12.6f %12.6f\n", m->link[i].name, m->link[i].mass, lc[3 * i],
-                       lc[3 * i + 1], lc[3 * i + 2]);
-            }
-            if (o.from_geometry) {
-                printf("\n%-32s %-9s %12s %10s %12s %11s %8s %7s\n", "link", "geometry", "volume [m3]", "closed",
-                       "density", "com offset", "ratio", "inertia");
-                for (int i = 0; i < m->nlink; i++) {
-                    if (m->link[i].real >= 0) continue;
-                    const kg_link_solid *ls = &g.solid[i];
-                    kg_inertial_check k;
-                    kg_inertial_compare(&m->link[i], &ls->solid, &k);
-                    const char *closed = ls->role < 0 ? "-"
-                                         : !ls->open_edges ? "yes"
-                                         : ls->uncertainty <= KG_MESH_CRACK * ls->solid.volume ? "cracks"
-                                                                                               : "no";
-                    char v[4][32];
-                    fmt_or_dash(v[0], "%12.6g", k.implied_density);
-                    fmt_or_dash(v[1], "%11.4g", k.com_offset);
-                    fmt_or_dash(v[2], "%8.3g", k.com_offset_ratio);
-                    fmt_or_dash(v[3], "%7.3g", k.inertia_ratio);
-                    printf("%-32s %-9s %12.6g %10s %12s %11s %8s %7s\n", m->link[i].name,
-                           ls->role < 0 ? "none" : kg_geom_role_name(ls->role), ls->solid.volume, closed, v[0], v[1], v[2], v[3]);
-                }
-            }
-        }
+        if (c.json) rc = print_json(m, &mp, lc, o.from_geometry ? &g : NULL);
+        else print_text(m, &mp, lc, o.from_geometry ? &g : NULL);
         free(lc);
     }
     if (rc == 0) rc = kg_cli_status(&c);

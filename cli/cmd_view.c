@@ -171,6 +171,85 @@ static int strip_settings(kg_cli *c, const opts *o, kg_filmstrip_options *strip)
     return 0;
 }
 
+/* The retarget's source clip, with its own motion, into *src and *src_motion.
+ * Returns 0, or -1 said (nothing kept). */
+static int load_source(kg_cli *c, const char *source_path, kg_model **src, kg_motion **src_motion) {
+    kg_load_options lo = kg_cli_load_options(c);
+    size_t before = c->diags.count, errors = kg_diags_count(&c->diags, KG_ERROR);
+    *src = kg_load_clip(source_path, &lo, src_motion, &c->diags);
+    kg_cli_print_diags_from(c, stderr, KG_WARNING, before);
+    if (!*src || kg_diags_count(&c->diags, KG_ERROR) > errors) {
+        fprintf(stderr, "kinegraph view: cannot read the source clip %s\n", source_path);
+        kg_motion_free(*src_motion);
+        kg_model_free(*src);
+        *src_motion = NULL, *src = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The retarget report, checked to be JSON and passed on as it is (*report,
+ * compact), and its source scale. Returns 0, or -1 said. */
+static int load_report(const char *report_path, char **report, double *source_scale) {
+    json_error_t err;
+    json_t *j = json_load_file(report_path, 0, &err);
+    if (!j || !json_is_object(j)) {
+        fprintf(stderr, "%s:%d: error: %s\n", report_path, j ? 1 : err.line,
+                j ? "a retarget report is a JSON object" : err.text);
+        json_decref(j);
+        return -1;
+    }
+    *report = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    *source_scale = json_number_value(json_object_get(j, "leg_scale")); /* the source's lengths onto the robot's */
+    json_decref(j);
+    return 0;
+}
+
+/* What was written, on stderr, and for --json on stdout; t0 is when the run
+ * started. Returns an exit code. */
+static int print_summary(const kg_cli *c, const kg_model *m, const char *out, const char *png, long bytes,
+                         const kg_filmstrip_options *strip, const struct timespec *t0) {
+    int rc = 0;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+    int frames = c->motion ? c->motion->nframes : 0;
+    int panels = png ? (frames < strip->frames ? (frames ? frames : 1) : strip->frames) : 0;
+    if (out)
+        fprintf(stderr, "kinegraph view: wrote %s (%.1f MB, %d links, %d frames, three.js %s)\n", out, bytes / 1e6,
+                m->nlink - m->nloop, frames, kg_three_version);
+    if (png) fprintf(stderr, "kinegraph view: wrote %s (%d frames)\n", png, panels);
+    fprintf(stderr, "kinegraph view: in %.3f s\n", s);
+    if (c->json) {
+        json_t *j = json_pack("{s:s?, s:I, s:i, s:i, s:s, s:f, s:s?, s:i}", "page", out, "bytes", (json_int_t)bytes,
+                              "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version, "seconds", s,
+                              "png", png, "png_frames", panels);
+        if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT; /* it releases j */
+    }
+    return rc;
+}
+
+/* The page (-o) and the filmstrip (--png) of m with view options v, then what
+ * was written. Returns an exit code. */
+static int write_outputs(kg_cli *c, const opts *o, const kg_model *m, kg_view_options *v, kg_filmstrip_options *strip,
+                         const struct timespec *t0) {
+    kg_mesh_cache *meshes = kg_mesh_cache_new(); /* the page's glTF and the filmstrip read them once */
+    kg_export_options eo = {.path = o->out, .meshes = meshes};
+    size_t before = c->diags.count;
+    v->marks = kg_view_marks(m, c->motion, v, &eo, &c->diags);
+    long bytes = 0;
+    int rc = kg_cli_status(c);
+    if (o->out && write_page(c, m, v, &eo, o->out, &bytes) != 0) rc = KG_EXIT_OUTPUT;
+    strip->title = v->title;
+    strip->marks = v->marks;
+    if (rc != KG_EXIT_OUTPUT && o->png && write_strip(c, m, strip, meshes, o->png) != 0) rc = KG_EXIT_OUTPUT;
+    kg_cli_print_diags_from(c, stderr, KG_WARNING, before);
+    json_decref(v->marks);
+    kg_mesh_cache_free(meshes);
+    if (rc != KG_EXIT_OUTPUT && print_summary(c, m, o->out, o->png, bytes, strip, t0) != 0) rc = KG_EXIT_OUTPUT;
+    return rc;
+}
+
 static int run(int argc, char **argv) {
     opts o = {0};
     kg_cli c = {.command = "view", .ctx = &o, .operand = operand};
@@ -188,48 +267,20 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "kinegraph view: %s; no page written\n", kg_three_missing);
         return KG_EXIT_OUTPUT;
     }
-    struct timespec t0, t1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    kg_model *m = kg_cli_load(&c, KG_ERROR);
-    if (m && motion_path) {
-        if (kg_cli_load_motion(&c, m, motion_path, motion_fps) != 0) {
-            kg_model_free(m);
-            kg_cli_done(&c);
-            return KG_EXIT_ERRORS;
-        }
-    }
-    kg_model *src = NULL;
+    kg_model *m = kg_cli_load(&c, KG_ERROR), *src = NULL;
     kg_motion *src_motion = NULL;
-    if (m && source_path) { /* the retarget's source clip, with its own motion */
-        kg_load_options lo = kg_cli_load_options(&c);
-        size_t before = c.diags.count, errors = kg_diags_count(&c.diags, KG_ERROR);
-        src = kg_load_clip(source_path, &lo, &src_motion, &c.diags);
-        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-        if (!src || kg_diags_count(&c.diags, KG_ERROR) > errors) {
-            fprintf(stderr, "kinegraph view: cannot read the source clip %s\n", source_path);
-            kg_motion_free(src_motion);
-            kg_model_free(src);
-            kg_model_free(m);
-            kg_cli_done(&c);
-            return KG_EXIT_ERRORS;
-        }
-    }
     double source_scale = 0;
     char *report = NULL;
-    if (m && report_path) { /* checked to be JSON, passed on as it is */
-        json_error_t err;
-        json_t *j = json_load_file(report_path, 0, &err);
-        if (!j || !json_is_object(j)) {
-            fprintf(stderr, "%s:%d: error: %s\n", report_path, j ? 1 : err.line,
-                    j ? "a retarget report is a JSON object" : err.text);
-            json_decref(j);
-            kg_model_free(m);
-            kg_cli_done(&c);
-            return KG_EXIT_ERRORS;
-        }
-        report = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-        source_scale = json_number_value(json_object_get(j, "leg_scale")); /* the source's lengths onto the robot's */
-        json_decref(j);
+    if ((m && motion_path && kg_cli_load_motion(&c, m, motion_path, motion_fps) != 0) ||
+        (m && source_path && load_source(&c, source_path, &src, &src_motion) != 0) ||
+        (m && report_path && load_report(report_path, &report, &source_scale) != 0)) {
+        kg_motion_free(src_motion);
+        kg_model_free(src);
+        kg_model_free(m);
+        kg_cli_done(&c);
+        return KG_EXIT_ERRORS;
     }
     if (!m) {
         rc = KG_EXIT_ERRORS;
@@ -250,37 +301,7 @@ static int run(int argc, char **argv) {
                              .source_motion = src_motion,
                              .source_name = source_path,
                              .source_scale = source_scale};
-        kg_mesh_cache *meshes = kg_mesh_cache_new(); /* the page's glTF and the filmstrip read them once */
-        kg_export_options eo = {.path = out, .meshes = meshes};
-        size_t before = c.diags.count;
-        v.marks = kg_view_marks(m, c.motion, &v, &eo, &c.diags);
-        long bytes = 0;
-        rc = kg_cli_status(&c);
-        if (out && write_page(&c, m, &v, &eo, out, &bytes) != 0) rc = KG_EXIT_OUTPUT;
-        strip.title = v.title;
-        strip.marks = v.marks;
-        if (rc != KG_EXIT_OUTPUT && png && write_strip(&c, m, &strip, meshes, png) != 0) rc = KG_EXIT_OUTPUT;
-        kg_cli_print_diags_from(&c, stderr, KG_WARNING, before);
-        json_decref(v.marks);
-        kg_mesh_cache_free(meshes);
-        if (rc != KG_EXIT_OUTPUT) {
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-            int frames = c.motion ? c.motion->nframes : 0;
-            int panels = png ? (frames < strip.frames ? (frames ? frames : 1) : strip.frames) : 0;
-            if (out)
-                fprintf(stderr, "kinegraph view: wrote %s (%.1f MB, %d links, %d frames, three.js %s)\n", out, bytes / 1e6,
-                        m->nlink - m->nloop, frames, kg_three_version);
-            if (png) fprintf(stderr, "kinegraph view: wrote %s (%d frames)\n", png, panels);
-            fprintf(stderr, "kinegraph view: in %.3f s\n", s);
-            if (c.json) {
-                json_t *j = json_pack("{s:s?, s:I, s:i, s:i, s:s, s:f, s:s?, s:i}", "page", out, "bytes", (json_int_t)bytes,
-                                      "links", m->nlink - m->nloop, "frames", frames, "three", kg_three_version,
-                                      "seconds", s, "png", png, "png_frames", panels);
-                if (kg_json_print(j) != 0) rc = KG_EXIT_OUTPUT;
-                json_decref(j);
-            }
-        }
+        rc = write_outputs(&c, &o, m, &v, &strip, &t0);
     }
     free(report);
     kg_motion_free(src_motion);

@@ -746,24 +746,9 @@ static const bjoint *source_joint(const kg_builder *b, const graph *g, int j) {
     return b->joints.v[u < g->nl ? g->tree_joint[u] : u - g->nl];
 }
 
-/* Step 5: links and joints in topological order, the joint vector, validation
- * and derived inertias. NULL when memory runs out. */
-static kg_model *layout(kg_builder *b, const graph *g) {
-    kg_arena *A = b->arena;
-    kg_model *m = keep(b, 1, sizeof *m);
-    if (!m) return NULL;
-    m->mem = A;
-    m->name = b->name ? b->name : "";
-    m->format = b->format;
-    m->source = b->file;
-    m->nlink = g->nl + g->ncut;
-    m->njoint = m->nlink - 1;
-    m->nloop = g->ncut;
-    m->link = keep(b, (size_t)m->nlink, sizeof *m->link);
-    m->joint = keep(b, (size_t)m->njoint + 1, sizeof *m->joint);
-    m->loop = keep(b, (size_t)m->nloop + 1, sizeof *m->loop);
-    m->kin = keep(b, (size_t)m->nlink, sizeof *m->kin);
-    if (b->oom) return NULL;
+/* Step 5a: the links and their tree joints in topological order; a cut joint's
+ * virtual link is kinematic only. */
+static void place_links(kg_builder *b, const graph *g, kg_model *m) {
     int loop = 0;
     for (int i = 0; i < m->nlink; i++) {
         int u = g->order[i];
@@ -794,7 +779,10 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         J->loop = L->loop;
         L->joint = i - 1;
     }
-    /* virtual link names must not collide with real ones */
+}
+
+/* Step 5b: virtual link names must not collide with real ones (name#2, ...). */
+static void unique_names(kg_builder *b, kg_model *m) {
     kg_strmap names;
     kg_strmap_init(&names);
     for (int i = 0; i < m->nlink; i++)
@@ -810,19 +798,21 @@ static kg_model *layout(kg_builder *b, const graph *g) {
     }
     if (names.failed) out_of_memory(b);
     kg_strmap_free(&names);
-    if (b->oom) return NULL;
+}
 
-    /* compound joints' axes, grouped by joint in model order (counting sort; axes
-     * of left-out joints are dropped with them) */
+/* Step 5c: compound joints' axes, grouped by joint in model order (counting
+ * sort; axes of left-out joints are dropped with them). 0, or -1 when memory
+ * runs out. */
+static int group_axes(kg_builder *b, const graph *g, kg_model *m) {
     for (int k = 0; k < b->joints.n; k++) b->joints.v[k]->model_index = -1;
     for (int j = 0; j < m->njoint; j++) ((bjoint *)source_joint(b, g, j))->model_index = j;
     int *start = scratch(b, (size_t)m->njoint + 2, sizeof *start);
-    if (!start) return NULL;
+    if (!start) return -1;
     for (int x = 0; x < b->axes.n; x++)
         if (b->axes.v[x].joint->model_index >= 0) start[b->axes.v[x].joint->model_index + 1]++;
     for (int j = 0; j < m->njoint; j++) start[j + 1] += start[j];
     m->naxis = start[m->njoint];
-    if (!(m->axis = keep(b, (size_t)m->naxis + 1, sizeof *m->axis))) return free(start), NULL;
+    if (!(m->axis = keep(b, (size_t)m->naxis + 1, sizeof *m->axis))) return free(start), -1;
     for (int j = 0; j < m->njoint; j++) {
         m->joint[j].axis_first = start[j];
         m->joint[j].naxis = 0;
@@ -835,6 +825,12 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         ax->joint = j;
     }
     free(start);
+    return 0;
+}
+
+/* Step 5d: the joints checked (a compound joint's axes; elementary axes on any
+ * other joint are dropped) and given their place in the joint vector. */
+static void place_joints(kg_builder *b, kg_model *m) {
     for (int j = 0; j < m->njoint; j++) {
         kg_joint *J = &m->joint[j];
         if (J->type == KG_JOINT_COMPOUND) {
@@ -856,6 +852,11 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         m->nv += J->nv;
         validate_joint(b, J);
     }
+}
+
+/* Step 5e: each real link's inertial checked, and its mass, com and inertia
+ * (about the com, link axes) derived from it. */
+static void link_inertias(kg_builder *b, kg_model *m) {
     for (int i = 0; i < m->nlink; i++) {
         kg_link *L = &m->link[i];
         if (L->real >= 0 || !L->has_inertial) continue;
@@ -866,6 +867,31 @@ static kg_model *layout(kg_builder *b, const graph *g) {
         kg_inertia_from6(ii, L->inertial.inertia);
         kg_inertia_rotate(L->inertia, L->inertial.rot, ii);
     }
+}
+
+/* Step 5: links and joints in topological order, the joint vector, validation
+ * and derived inertias. NULL when memory runs out. */
+static kg_model *layout(kg_builder *b, const graph *g) {
+    kg_arena *A = b->arena;
+    kg_model *m = keep(b, 1, sizeof *m);
+    if (!m) return NULL;
+    m->mem = A;
+    m->name = b->name ? b->name : "";
+    m->format = b->format;
+    m->source = b->file;
+    m->nlink = g->nl + g->ncut;
+    m->njoint = m->nlink - 1;
+    m->nloop = g->ncut;
+    m->link = keep(b, (size_t)m->nlink, sizeof *m->link);
+    m->joint = keep(b, (size_t)m->njoint + 1, sizeof *m->joint);
+    m->loop = keep(b, (size_t)m->nloop + 1, sizeof *m->loop);
+    m->kin = keep(b, (size_t)m->nlink, sizeof *m->kin);
+    if (b->oom) return NULL;
+    place_links(b, g, m);
+    unique_names(b, m);
+    if (b->oom || group_axes(b, g, m) != 0) return NULL;
+    place_joints(b, m);
+    link_inertias(b, m);
     return m;
 }
 

@@ -198,6 +198,182 @@ static int push(bvh *p, int depth, int n) {
     return 0;
 }
 
+/* ROOT, JOINT or End Site (word, wlen long; rest the line after it): a new
+ * node under the open joint, opened at once when the line ends with '{', else
+ * pending its '{'. 0, or -1 said. */
+static int read_joint(bvh *p, const char *word, size_t wlen, char *rest, int *depth, int *pending) {
+    int end_site = word[0] == 'E';
+    if (end_site) {
+        if (strncmp(rest, "Site", 4) != 0) {
+            err(p, "bvh.syntax", "End", "expected 'End Site'%s", NULL);
+            return -1;
+        }
+        rest = skip_space(rest + 4);
+    }
+    /* the name is the rest of the line (names may hold spaces), minus a '{' */
+    size_t len = strlen(rest);
+    int brace = 0;
+    while (len && isspace((unsigned char)rest[len - 1])) len--;
+    if (len && rest[len - 1] == '{') {
+        brace = 1;
+        len--;
+        while (len && isspace((unsigned char)rest[len - 1])) len--;
+    }
+    if (len > KG_LIMIT_BVH_NAME) {
+        char limit[16];
+        snprintf(limit, sizeof limit, "%d", KG_LIMIT_BVH_NAME);
+        err(p, "bvh.name_too_long", word, "a joint name is longer than %s bytes (KG_LIMIT_BVH_NAME)", limit);
+        return -1;
+    }
+    if (!end_site && len == 0) {
+        err(p, "bvh.syntax", word, "%s", wlen == 4 ? "ROOT without a name" : "JOINT without a name");
+        return -1;
+    }
+    if (word[0] == 'R' && *depth != 0) {
+        err(p, "bvh.syntax", "ROOT", "ROOT inside another joint%s", NULL);
+        return -1;
+    }
+    if (word[0] != 'R' && *depth == 0) {
+        err(p, "bvh.syntax", word, "%s outside any ROOT", end_site ? "End Site" : "JOINT");
+        return -1;
+    }
+    if (*depth > 0 && p->nodes[p->stack[*depth - 1]].end_site) {
+        err(p, "bvh.syntax", word, "an End Site cannot have children%s", NULL);
+        return -1;
+    }
+    if (*pending >= 0) {
+        err(p, "bvh.syntax", word, "expected '{' after the previous joint%s", NULL);
+        return -1;
+    }
+    node *n = add_node(p, rest, len, *depth ? p->stack[*depth - 1] : -1, end_site);
+    if (!n) return -1;
+    *pending = p->nnodes - 1;
+    if (brace) {
+        if (push(p, (*depth)++, *pending) != 0) return -1;
+        *pending = -1;
+    }
+    return 0;
+}
+
+/* A '{' opens the pending joint, a '}' closes the innermost open one (which
+ * must have had its OFFSET). 0, or -1 said. */
+static int read_brace(bvh *p, char brace, int *depth, int *pending) {
+    if (brace == '{') {
+        if (*pending < 0) {
+            err(p, "bvh.syntax", "{", "'{' without a joint%s", NULL);
+            return -1;
+        }
+        if (push(p, (*depth)++, *pending) != 0) return -1;
+        *pending = -1;
+        return 0;
+    }
+    if (*depth == 0 || *pending >= 0) {
+        err(p, "bvh.syntax", "}", "unbalanced '}'%s", NULL);
+        return -1;
+    }
+    node *n = &p->nodes[p->stack[--*depth]];
+    if (!n->has_offset) {
+        kg_diag_add(p->d, KG_ERROR, "bvh.no_offset", p->file, n->line, "OFFSET", "joint '%s' has no OFFSET", n->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* OFFSET x y z (rest) of the innermost open joint. 0, or -1 said. */
+static int read_offset(bvh *p, const char *rest, int depth, int pending) {
+    if (depth == 0 || pending >= 0) {
+        err(p, "bvh.syntax", "OFFSET", "OFFSET outside a joint%s", NULL);
+        return -1;
+    }
+    node *n = &p->nodes[p->stack[depth - 1]];
+    const char *q = rest;
+    for (int k = 0; k < 3; k++) {
+        q = q ? kg_parse_number(skip_space((char *)q), &n->offset[k]) : NULL;
+        if (q && !isfinite(n->offset[k])) q = NULL;
+    }
+    if (!q || *skip_space((char *)q)) {
+        err(p, "bvh.bad_number", "OFFSET", "OFFSET needs three finite numbers: '%s'", rest);
+        return -1;
+    }
+    n->has_offset = 1;
+    return 0;
+}
+
+/* CHANNELS N name... (rest) of the innermost open joint, counted into
+ * p->nchannels. 0, or -1 said. */
+static int read_channels(bvh *p, char *rest, int depth, int pending) {
+    if (depth == 0 || pending >= 0 || p->nodes[p->stack[depth - 1]].end_site) {
+        err(p, "bvh.syntax", "CHANNELS", "CHANNELS outside a joint%s", NULL);
+        return -1;
+    }
+    node *n = &p->nodes[p->stack[depth - 1]];
+    /* a second CHANNELS line would leave the per-frame count (p->nchannels)
+     * disagreeing with the joints' channels, and which line the frame
+     * values follow is ambiguous: refuse it rather than guess */
+    if (n->has_channels) {
+        err(p, "bvh.bad_channels", "CHANNELS", "joint '%s' has a second CHANNELS line", n->name);
+        return -1;
+    }
+    n->has_channels = 1;
+    char *q = rest, *e;
+    long count = strtol(q, &e, 10);
+    if (e == q || count < 0 || count > 6) {
+        err(p, "bvh.bad_channels", "CHANNELS", "a joint has 0 to 6 channels: '%s'", rest);
+        return -1;
+    }
+    q = e;
+    n->nchan = 0;
+    unsigned used = 0;
+    for (long k = 0; k < count; k++) {
+        q = skip_space(q);
+        char *t = q;
+        while (*q && !isspace((unsigned char)*q)) q++;
+        int c = channel_index(t, (size_t)(q - t));
+        if (c < 0) {
+            err(p, "bvh.bad_channels", "CHANNELS", "unknown or missing channel name in '%s'", rest);
+            return -1;
+        }
+        if (used >> c & 1) {
+            err(p, "bvh.bad_channels", "CHANNELS", "a channel is repeated in '%s'", rest);
+            return -1;
+        }
+        used |= 1u << c;
+        n->chan[n->nchan++] = c;
+    }
+    if (*skip_space(q)) {
+        err(p, "bvh.bad_channels", "CHANNELS", "more channel names than the count in '%s'", rest);
+        return -1;
+    }
+    p->nchannels += n->nchan;
+    return 0;
+}
+
+/* The MOTION line: the hierarchy must be whole and hold a joint. 0, or -1 said. */
+static int read_motion_word(bvh *p, int depth, int pending) {
+    if (depth != 0 || pending >= 0) {
+        err(p, "bvh.syntax", "MOTION", "MOTION before every joint is closed with '}'%s", NULL);
+        return -1;
+    }
+    if (p->nnodes == 0) {
+        err(p, "bvh.syntax", "MOTION", "no ROOT before MOTION%s", NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* The first line that is not blank (s, after any UTF-8 byte order mark) must
+ * be HIERARCHY: 1 when it is, 0 for a blank line, -1 said. */
+static int read_header(bvh *p, char *s) {
+    if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) s += 3;
+    s = skip_space(s);
+    if (!*s) return 0;
+    if (strncmp(s, "HIERARCHY", 9) != 0) {
+        err(p, "bvh.no_hierarchy", NULL, "a BVH file starts with HIERARCHY%s", NULL);
+        return -1;
+    }
+    return 1;
+}
+
 /* Reads HIERARCHY up to and including the MOTION line. Returns 0 on success.
  * The open joints are on a stack of their own (p->stack), as deep as the file
  * nests: no depth limit but the joint count (a level is a joint). */
@@ -207,14 +383,7 @@ static int read_hierarchy(bvh *p) {
     while ((line = next_line(&p->r))) {
         char *s = skip_space(line);
         if (!seen_header) {
-            if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) s += 3;
-            s = skip_space(s);
-            if (!*s) continue;
-            if (strncmp(s, "HIERARCHY", 9) != 0) {
-                err(p, "bvh.no_hierarchy", NULL, "a BVH file starts with HIERARCHY%s", NULL);
-                return -1;
-            }
-            seen_header = 1;
+            if ((seen_header = read_header(p, s)) < 0) return -1;
             continue;
         }
         if (!*s) continue;
@@ -226,152 +395,25 @@ static int read_hierarchy(bvh *p) {
             wlen = 1;
             rest = skip_space(word + 1);
         }
+        int rc;
         if ((wlen == 4 && strncmp(word, "ROOT", 4) == 0) || (wlen == 5 && strncmp(word, "JOINT", 5) == 0) ||
             (wlen == 3 && strncmp(word, "End", 3) == 0)) {
-            int end_site = word[0] == 'E';
-            if (end_site) {
-                if (strncmp(rest, "Site", 4) != 0) {
-                    err(p, "bvh.syntax", "End", "expected 'End Site'%s", NULL);
-                    return -1;
-                }
-                rest = skip_space(rest + 4);
-            }
-            /* the name is the rest of the line (names may hold spaces), minus a '{' */
-            size_t len = strlen(rest);
-            int brace = 0;
-            while (len && isspace((unsigned char)rest[len - 1])) len--;
-            if (len && rest[len - 1] == '{') {
-                brace = 1;
-                len--;
-                while (len && isspace((unsigned char)rest[len - 1])) len--;
-            }
-            if (len > KG_LIMIT_BVH_NAME) {
-                char limit[16];
-                snprintf(limit, sizeof limit, "%d", KG_LIMIT_BVH_NAME);
-                err(p, "bvh.name_too_long", word, "a joint name is longer than %s bytes (KG_LIMIT_BVH_NAME)", limit);
-                return -1;
-            }
-            if (!end_site && len == 0) {
-                err(p, "bvh.syntax", word, "%s", wlen == 4 ? "ROOT without a name" : "JOINT without a name");
-                return -1;
-            }
-            if (word[0] == 'R' && depth != 0) {
-                err(p, "bvh.syntax", "ROOT", "ROOT inside another joint%s", NULL);
-                return -1;
-            }
-            if (word[0] != 'R' && depth == 0) {
-                err(p, "bvh.syntax", word, "%s outside any ROOT", end_site ? "End Site" : "JOINT");
-                return -1;
-            }
-            if (depth > 0 && p->nodes[p->stack[depth - 1]].end_site) {
-                err(p, "bvh.syntax", word, "an End Site cannot have children%s", NULL);
-                return -1;
-            }
-            if (pending >= 0) {
-                err(p, "bvh.syntax", word, "expected '{' after the previous joint%s", NULL);
-                return -1;
-            }
-            node *n = add_node(p, rest, len, depth ? p->stack[depth - 1] : -1, end_site);
-            if (!n) return -1;
-            pending = p->nnodes - 1;
-            if (brace) {
-                if (push(p, depth++, pending) != 0) return -1;
-                pending = -1;
-            }
-        } else if (wlen == 1 && word[0] == '{') {
-            if (pending < 0) {
-                err(p, "bvh.syntax", "{", "'{' without a joint%s", NULL);
-                return -1;
-            }
-            if (push(p, depth++, pending) != 0) return -1;
-            pending = -1;
-        } else if (wlen == 1 && word[0] == '}') {
-            if (depth == 0 || pending >= 0) {
-                err(p, "bvh.syntax", "}", "unbalanced '}'%s", NULL);
-                return -1;
-            }
-            node *n = &p->nodes[p->stack[--depth]];
-            if (!n->has_offset) {
-                kg_diag_add(p->d, KG_ERROR, "bvh.no_offset", p->file, n->line, "OFFSET",
-                            "joint '%s' has no OFFSET", n->name);
-                return -1;
-            }
+            rc = read_joint(p, word, wlen, rest, &depth, &pending);
+        } else if (wlen == 1 && (word[0] == '{' || word[0] == '}')) {
+            rc = read_brace(p, word[0], &depth, &pending);
         } else if (wlen == 6 && strncmp(word, "OFFSET", 6) == 0) {
-            if (depth == 0 || pending >= 0) {
-                err(p, "bvh.syntax", "OFFSET", "OFFSET outside a joint%s", NULL);
-                return -1;
-            }
-            node *n = &p->nodes[p->stack[depth - 1]];
-            const char *q = rest;
-            for (int k = 0; k < 3; k++) {
-                q = q ? kg_parse_number(skip_space((char *)q), &n->offset[k]) : NULL;
-                if (q && !isfinite(n->offset[k])) q = NULL;
-            }
-            if (!q || *skip_space((char *)q)) {
-                err(p, "bvh.bad_number", "OFFSET", "OFFSET needs three finite numbers: '%s'", rest);
-                return -1;
-            }
-            n->has_offset = 1;
+            rc = read_offset(p, rest, depth, pending);
         } else if (wlen == 8 && strncmp(word, "CHANNELS", 8) == 0) {
-            if (depth == 0 || pending >= 0 || p->nodes[p->stack[depth - 1]].end_site) {
-                err(p, "bvh.syntax", "CHANNELS", "CHANNELS outside a joint%s", NULL);
-                return -1;
-            }
-            node *n = &p->nodes[p->stack[depth - 1]];
-            /* a second CHANNELS line would leave the per-frame count (p->nchannels)
-             * disagreeing with the joints' channels, and which line the frame
-             * values follow is ambiguous: refuse it rather than guess */
-            if (n->has_channels) {
-                err(p, "bvh.bad_channels", "CHANNELS", "joint '%s' has a second CHANNELS line", n->name);
-                return -1;
-            }
-            n->has_channels = 1;
-            char *q = rest, *e;
-            long count = strtol(q, &e, 10);
-            if (e == q || count < 0 || count > 6) {
-                err(p, "bvh.bad_channels", "CHANNELS", "a joint has 0 to 6 channels: '%s'", rest);
-                return -1;
-            }
-            q = e;
-            n->nchan = 0;
-            unsigned used = 0;
-            for (long k = 0; k < count; k++) {
-                q = skip_space(q);
-                char *t = q;
-                while (*q && !isspace((unsigned char)*q)) q++;
-                int c = channel_index(t, (size_t)(q - t));
-                if (c < 0) {
-                    err(p, "bvh.bad_channels", "CHANNELS", "unknown or missing channel name in '%s'", rest);
-                    return -1;
-                }
-                if (used >> c & 1) {
-                    err(p, "bvh.bad_channels", "CHANNELS", "a channel is repeated in '%s'", rest);
-                    return -1;
-                }
-                used |= 1u << c;
-                n->chan[n->nchan++] = c;
-            }
-            if (*skip_space(q)) {
-                err(p, "bvh.bad_channels", "CHANNELS", "more channel names than the count in '%s'", rest);
-                return -1;
-            }
-            p->nchannels += n->nchan;
+            rc = read_channels(p, rest, depth, pending);
         } else if (wlen == 6 && strncmp(word, "MOTION", 6) == 0) {
-            if (depth != 0 || pending >= 0) {
-                err(p, "bvh.syntax", "MOTION", "MOTION before every joint is closed with '}'%s", NULL);
-                return -1;
-            }
-            if (p->nnodes == 0) {
-                err(p, "bvh.syntax", "MOTION", "no ROOT before MOTION%s", NULL);
-                return -1;
-            }
-            return 0;
+            return read_motion_word(p, depth, pending);
         } else {
             char shown[64];
             snprintf(shown, sizeof shown, "%.*s", (int)(wlen < 60 ? wlen : 60), word);
             err(p, "bvh.syntax", NULL, "unexpected '%s' in HIERARCHY", shown);
             return -1;
         }
+        if (rc != 0) return -1;
     }
     if (p->r.oom) return -1; /* said by kg_import_bvh */
     if (p->r.too_long) err(p, "bvh.line_too_long", NULL, "a line is longer than 64 MB%s", NULL);
