@@ -10,7 +10,7 @@
 
 #include "cli/common.h"
 #include "exporters/filmstrip.h"
-#include "exporters/view.h"
+#include "cli/view_page.h"
 #include "formats/fileio.h"
 #include "io/motion_file.h"
 

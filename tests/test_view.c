@@ -1,4 +1,4 @@
-/* kinegraph view (cli/cmd_view.c, exporters/view.c) in headless Chromium: the page
+/* kinegraph view (cli/cmd_view.c, cli/view_page.c) in headless Chromium: the page
  * loads without a script error, console error or warning (body[data-kg-status]
  * "ready", read back with --dump-dom), needs nothing from the network (no src or
  * href, every module of the import map a data: URL), and a screenshot at a given

@@ -15,10 +15,7 @@ import re
 import sys
 
 # Known exceptions, each with why and when it goes: reported, not failed.
-KNOWN = {
-    ("exporters/view.c", "analysis"): "the view page marks self-collision frames itself; it moves above "
-    "analysis (to cli/, its only user) once issue 29's work on it has landed",
-}
+KNOWN = {}
 
 RANK = {"core": 0, "formats": 1, "importers": 2, "exporters": 2, "io": 3, "analysis": 4, "cli": 5}
 

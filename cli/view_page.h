@@ -3,8 +3,8 @@
  * loaded by three.js, whose modules the caller supplies as an import map of
  * data: URLs (built from npm's "three" at build time: tools/three_bundle.js), so
  * the page needs no network. */
-#ifndef KG_EXPORTERS_VIEW_H
-#define KG_EXPORTERS_VIEW_H
+#ifndef KG_CLI_VIEW_PAGE_H
+#define KG_CLI_VIEW_PAGE_H
 
 #include <jansson.h>
 #include <stdio.h>

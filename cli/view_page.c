@@ -17,7 +17,7 @@
  * projection times view (16, column by column; three.js world, Y up),
  * "width", "height"}. */
 #define _GNU_SOURCE /* open_memstream */
-#include "exporters/view.h"
+#include "cli/view_page.h"
 
 #include <errno.h>
 #include <jansson.h>
