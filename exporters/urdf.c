@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "core/spatial.h"
+#include "core/strmap.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
 #include "formats/number.h"
@@ -40,6 +41,10 @@ typedef struct writer {
     char **written;       /* geom -> the relative file its embedded mesh went to, or NULL */
     int skip_meshes;      /* dry run: embedded meshes are not read nor written (kg_export_options) */
     kg_files *companions; /* the STL files written (kg_export_options) */
+    kg_strmap taken;      /* link, joint and chain names in use, when a compound joint is split */
+    char **made;          /* the chain names made (the map borrows them) */
+    int nmade, capmade;
+    int oom;              /* memory ran out naming a chain */
 } writer;
 
 static void attr_num(writer *x, const char *name, double v) {
@@ -248,6 +253,39 @@ static void joint_element(writer *x, int j) {
     end(x);
 }
 
+/* The names the model uses, so that a split compound joint's names
+ * ("joint.axis") are new: two axes with one label, or a link already named
+ * so, made duplicate joints and links the file's readers refuse. Returns -1
+ * when memory runs out. */
+static int take_names(writer *x) {
+    const kg_model *m = x->m;
+    kg_strmap_init(&x->taken);
+    for (int i = 0; i < m->nlink; i++) kg_strmap_put(&x->taken, m->link[i].name, 0);
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&x->taken, m->joint[j].name, 0);
+    return x->taken.failed ? -1 : 0;
+}
+
+/* `want`, or "want#2", "want#3", ... when taken, into name (size n), then taken.
+ * Returns 1 when renamed, -1 when memory runs out. */
+static int new_name(writer *x, const char *want, char *name, size_t n) {
+    snprintf(name, n, "%s", want);
+    int renamed = 0;
+    for (int k = 2; kg_strmap_get(&x->taken, name) >= 0; k++) snprintf(name, n, "%.*s#%d", (int)(n - 16), want, k), renamed = 1;
+    if (x->nmade == x->capmade) {
+        int cap = x->capmade ? 2 * x->capmade : 16;
+        char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
+        if (!grown) return -1;
+        x->made = grown, x->capmade = cap;
+    }
+    size_t len = strlen(name) + 1;
+    char *copy = malloc(len);
+    if (!copy) return -1;
+    memcpy(copy, name, len);
+    x->made[x->nmade++] = copy;
+    kg_strmap_put(&x->taken, copy, 0);
+    return x->taken.failed ? -1 : renamed;
+}
+
 /* A compound joint as a chain of one-axis joints through massless links. */
 static void compound_chain(writer *x, int j) {
     const kg_model *m = x->m;
@@ -263,7 +301,17 @@ static void compound_chain(writer *x, int j) {
     kg_mat3_copy(rot, J->rot);
     for (int a = 0; a < J->naxis; a++) {
         const kg_axis *ax = &m->axis[J->axis_first + a];
-        snprintf(name, sizeof name, "%s.%s", J->name, ax->label);
+        char want[600];
+        snprintf(want, sizeof want, "%s.%s", J->name, ax->label);
+        int renamed = new_name(x, want, name, sizeof name);
+        if (renamed < 0) {
+            x->oom = 1;
+            return;
+        }
+        if (renamed)
+            kg_ledger_add(x->l, KG_APPROXIMATED, "joint", want, m->source, J->line,
+                          "the name is taken (another axis with its label, or a link or joint so named): "
+                          "written as \"%s\"", name);
         /* a rest value moves into the origin, so the coordinate is zero at rest */
         if (ax->rest != 0) {
             kg_ledger_add(x->l, KG_APPROXIMATED, "coordinate", name, m->source, J->line,
@@ -390,8 +438,8 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         return -1;
     }
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
-    writer x = {w, m, l, d, o ? o->path : NULL, own ? own : o ? o->meshes : NULL, NULL, o && o->skip_meshes,
-                o ? o->companions : NULL};
+    writer x = {.w = w, .m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o ? o->meshes : NULL,
+                .skip_meshes = o && o->skip_meshes, .companions = o ? o->companions : NULL};
     if (!x.meshes || write_embedded_meshes(&x) != 0) { /* out of memory */
         xmlFreeTextWriter(w);
         for (int g = 0; x.written && g < m->ngeom; g++) free(x.written[g]);
@@ -413,7 +461,10 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     }
     for (int i = 0; i < m->nlink; i++)
         if (m->link[i].real < 0) link_element(&x, i);
-    for (int j = 0; j < m->njoint; j++) {
+    int compound = 0;
+    for (int j = 0; j < m->njoint; j++) compound |= m->joint[j].type == KG_JOINT_COMPOUND;
+    if (compound && take_names(&x) != 0) x.oom = 1;
+    for (int j = 0; j < m->njoint && !x.oom; j++) {
         const kg_joint *J = &m->joint[j];
         if (J->loop >= 0) {
             kg_ledger_add(l, KG_DROPPED, "loop", J->name, m->source, J->line,
@@ -448,5 +499,9 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     for (int g = 0; g < m->ngeom; g++) free(x.written[g]);
     free(x.written);
     kg_mesh_cache_free(own);
+    if (compound) kg_strmap_free(&x.taken);
+    for (int k = 0; k < x.nmade; k++) free(x.made[k]);
+    free(x.made);
+    if (x.oom) return kg_export_oom(o, d);
     return rc < 0 || ferror(f) ? -1 : 0;
 }

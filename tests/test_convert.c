@@ -980,12 +980,72 @@ static void test_trajectory_ledger(void **state) {
     kg_diags_clear(&d);
 }
 
+/* Found by fuzz_export: a COLLADA joint with two axes of one sid wrote two
+ * URDF joints "j1.axis2", which URDF readers refuse. The builder now makes an
+ * axis label unique within its joint (warning joint.duplicate_axis), and the
+ * URDF writer a split compound joint's names unique among every link and
+ * joint (a BVH joint, so a link, already named "Hips.Zrotation" below the Hips chain). */
+static void test_compound_names_unique(void **state) {
+    (void)state;
+    const char *bvh = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
+                      "Xrotation Yrotation\n JOINT Hips.Zrotation\n {\n  OFFSET 0 0 1\n  CHANNELS 3 Zrotation Xrotation "
+                      "Yrotation\n  End Site\n  {\n   OFFSET 0 0 1\n  }\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n"
+                      "0 0 0 0 0 0 0 0 0\n";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "bvh";
+    kg_model *m = kg_load_buffer("names.bvh", bvh, strlen(bvh), &o, &d);
+    assert_non_null(m);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    size_t len;
+    char *text = write_urdf(m, NULL, &l, &len);
+    kg_load_options u = {0};
+    u.format = "urdf";
+    kg_model *back = kg_load_buffer("names.urdf", text, len, &u, &d);
+    assert_non_null(back);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    assert_int_equal(back->dof, m->dof);
+    assert_true(kg_model_link(back, "Hips.Zrotation") >= 0);    /* the BVH joint's link keeps its name */
+    assert_true(kg_model_joint(back, "Hips.Zrotation#2") >= 0); /* the chain's joint and link are renamed */
+    assert_true(kg_model_link(back, "Hips.Zrotation#2") >= 0);
+    int said = 0;
+    for (size_t k = 0; k < l.count; k++) said += l.items[k].name && !strcmp(l.items[k].name, "Hips.Zrotation");
+    assert_true(said >= 1);
+    free(text);
+    kg_model_free(back);
+    kg_model_free(m);
+    kg_ledger_clear(&l);
+    /* the fuzzer's file: axes labelled axis1, axis2, axis2 */
+    FILE *f = fopen(KG_SOURCE_DIR "/tests/data/fuzz-regressions/export/duplicate_axis_sid.dae", "rb");
+    assert_non_null(f);
+    char dae[4096];
+    size_t n = fread(dae, 1, sizeof dae, f);
+    fclose(f);
+    o.format = "collada";
+    m = kg_load_buffer("greifer.dae", dae, n, &o, &d);
+    assert_non_null(m);
+    assert_non_null(kg_test_find(&d, "joint.duplicate_axis"));
+    kg_ledger_init(&l);
+    text = write_urdf(m, NULL, &l, &len);
+    back = kg_load_buffer("greifer.urdf", text, len, &u, &d);
+    assert_non_null(back);
+    assert_true(kg_model_joint(back, "j1.axis2#2") >= 0);
+    free(text);
+    kg_model_free(back);
+    kg_model_free(m);
+    kg_ledger_clear(&l);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urdf_round_trip),
         cmocka_unit_test(test_bvh_to_urdf),
         cmocka_unit_test(test_loops_and_defaults_in_ledger),
         cmocka_unit_test(test_trajectory_ledger),
+        cmocka_unit_test(test_compound_names_unique),
         cmocka_unit_test(test_collada_round_trip),
         cmocka_unit_test(test_collada_peers),
         cmocka_unit_test(test_collada_mass_only_body),
