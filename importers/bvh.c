@@ -481,7 +481,8 @@ static kg_model *build_model(bvh *p) {
     kg_builder_add_link(b, world, 1);
     for (int i = 0; i < p->nnodes; i++) {
         node *n = &p->nodes[i];
-        char endname[KG_LIMIT_BVH_NAME + 8];
+        char endname[2 * KG_LIMIT_BVH_NAME + 8]; /* a name read as Latin-1 is up to twice as long in UTF-8: cut, it
+                                                   * ended inside a character (invalid UTF-8 in every output) */
         const char *want = n->name;
         if (n->end_site && !n->name[0]) {
             snprintf(endname, sizeof endname, "%s_End", p->nodes[n->parent].name);
