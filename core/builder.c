@@ -209,16 +209,18 @@ void kg_builder_add_axis(kg_builder *b, kg_joint *j, kg_axis_kind kind, const do
     x.a.label = dup(b, label ? label : "");
     /* a label is the coordinate's name ("joint.label" in every output): unique within its joint
      * (its axes are added one after another) */
-    char buf[600];
+    size_t n = strlen(x.a.label) + 16; /* any length: a cut label would stay taken */
+    char *buf = NULL;
     int renamed = 0;
-    for (int k = 2; x.a.label[0] && k < 1000000; k++) {
+    for (int k = 2; x.a.label[0]; k++) {
         int taken = 0;
         for (int i = b->axes.n - 1; i >= 0 && b->axes.v[i].joint == x.joint && !taken; i--)
             taken = !strcmp(b->axes.v[i].a.label, x.a.label);
-        if (!taken) break;
-        snprintf(buf, sizeof buf, "%s#%d", label, k);
+        if (!taken || (!buf && !(buf = malloc(n)))) break;
+        snprintf(buf, n, "%s#%d", label, k);
         x.a.label = dup(b, buf), renamed = 1;
     }
+    free(buf);
     if (renamed)
         kg_diag_add(b->diags, KG_WARNING, "joint.duplicate_axis", b->file, j->line, "joint",
                     "joint '%s' has two axes labelled '%s': this one is '%s'", j->name, label, x.a.label);

@@ -1,6 +1,7 @@
 #include "core/strmap.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,4 +72,13 @@ int kg_strmap_get(const kg_strmap *m, const char *key) {
         h = (h + 1) & (m->cap - 1);
     }
     return -1;
+}
+
+char *kg_strmap_unique(const kg_strmap *m, const char *want) {
+    size_t n = strlen(want) + 16;
+    char *name = malloc(n);
+    if (!name) return NULL;
+    snprintf(name, n, "%s", want);
+    for (int k = 2; kg_strmap_get(m, name) >= 0; k++) snprintf(name, n, "%s#%d", want, k);
+    return name;
 }

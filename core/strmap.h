@@ -21,5 +21,10 @@ void kg_strmap_free(kg_strmap *m);
 int kg_strmap_put(kg_strmap *m, const char *key, int value);
 /* -1 when absent */
 int kg_strmap_get(const kg_strmap *m, const char *key);
+/* `want`, or "want#2", "want#3", ... the first not in m, as a new string the
+ * caller frees (not put in m); NULL when memory runs out. Any length: a name
+ * cut to a fixed buffer never became new (the loop did not end) and could
+ * end inside a UTF-8 character. */
+char *kg_strmap_unique(const kg_strmap *m, const char *want);
 
 #endif

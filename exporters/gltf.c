@@ -376,9 +376,15 @@ static void link_nodes(gw *x, const kg_data *d) {
         if (G->role != KG_VISUAL) continue;
         int mesh = geom_mesh(x, g);
         if (mesh < 0) continue;
-        char name[600];
-        snprintf(name, sizeof name, "%s.visual%d", m->link[G->link].name, g - m->link[G->link].geom_first);
-        json_t *node = json_pack("{s:s, s:i}", "name", name, "mesh", mesh);
+        /* any length: a name cut to a fixed buffer could end inside a UTF-8 character */
+        size_t n = strlen(m->link[G->link].name) + 32;
+        char *name = malloc(n);
+        json_t *node = NULL;
+        if (name) {
+            snprintf(name, n, "%s.visual%d", m->link[G->link].name, g - m->link[G->link].geom_first);
+            node = json_pack("{s:s, s:i}", "name", name, "mesh", mesh);
+            free(name);
+        }
         set_pose(x, node, G->pos, G->rot);
         append(x, x->nodes, node);
         json_t *parent = json_array_get(x->nodes, (size_t)x->node_of[G->link]), *ch = json_object_get(parent, "children");

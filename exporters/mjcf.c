@@ -77,6 +77,8 @@ typedef struct writer {
     double *key;          /* qpos of the "rest" keyframe, in MuJoCo's order */
     int nkey;
     int oom;              /* memory ran out: what follows is dropped, and the export fails */
+    char *dotted;         /* dotted()'s buffer, grown to the longest name */
+    size_t dotted_cap;
 } writer;
 
 /* A copy of s, or NULL and x->oom set. */
@@ -374,11 +376,25 @@ static void simple_joint(writer *x, const kg_joint *J) {
     x->key[x->nkey++] = x->m->q_default[J->qadr];
 }
 
+/* "a.b" in x's buffer (valid until the next call), or "" with x->oom set:
+ * names have no length limit, and one cut to a fixed buffer could end inside
+ * a UTF-8 character. */
+static const char *dotted(writer *x, const char *a, const char *b) {
+    size_t n = strlen(a) + strlen(b) + 2;
+    if (n > x->dotted_cap) {
+        char *grown = realloc(x->dotted, n);
+        if (!grown) return x->oom = 1, "";
+        x->dotted = grown, x->dotted_cap = n;
+    }
+    snprintf(x->dotted, n, "%s.%s", a, b);
+    return x->dotted;
+}
+
 /* Joints that become several MuJoCo joints in one body. */
 static void multi_joint(writer *x, const kg_joint *J, int top) {
     const kg_model *m = x->m;
     const double *q0 = m->q_default + J->qadr;
-    char name[600];
+    const char *name;
     if (J->type == KG_JOINT_FLOATING && top) {
         start(x, "freejoint");
         attr(x, "name", J->name);
@@ -406,13 +422,13 @@ static void multi_joint(writer *x, const kg_joint *J, int top) {
                           "\".z\" and a ball \"%s.rotation\" (the same coordinates)", J->name, J->name);
         }
         for (int k = 0; k < nslide; k++) {
-            snprintf(name, sizeof name, "%s.%s", J->name, J->type == KG_JOINT_PLANAR ? pl[k] : fl[k]);
+            name = dotted(x, J->name, J->type == KG_JOINT_PLANAR ? pl[k] : fl[k]);
             joint_attrs(x, J, name, "slide", dir[k]);
             attr(x, "limited", "false");
             end(x);
             x->key[x->nkey++] = q0[k];
         }
-        snprintf(name, sizeof name, "%s.%s", J->name, J->type == KG_JOINT_PLANAR ? "angle" : "rotation");
+        name = dotted(x, J->name, J->type == KG_JOINT_PLANAR ? "angle" : "rotation");
         joint_attrs(x, J, name, J->type == KG_JOINT_PLANAR ? "hinge" : "ball", J->type == KG_JOINT_PLANAR ? J->axis : NULL);
         attr(x, "limited", "false");
         end(x);
@@ -421,7 +437,7 @@ static void multi_joint(writer *x, const kg_joint *J, int top) {
     }
     for (int a = 0; a < J->naxis; a++) { /* compound */
         const kg_axis *ax = &m->axis[J->axis_first + a];
-        snprintf(name, sizeof name, "%s.%s", J->name, ax->label);
+        name = dotted(x, J->name, ax->label);
         joint_attrs(x, J, name, ax->kind == KG_AXIS_ROTATION ? "hinge" : "slide", ax->dir);
         if (ax->has_limit && isfinite(ax->lower) && isfinite(ax->upper) && ax->lower < ax->upper) {
             attr(x, "limited", "true");
@@ -632,6 +648,7 @@ static void setup(writer *x) {
 static void teardown(writer *x) {
     for (int g = 0; x->mesh_file && g < x->m->ngeom; g++) free(x->mesh_file[g]);
     free(x->mesh_file), free(x->mesh_asset), free(x->first_child), free(x->next_sibling), free(x->light), free(x->key);
+    free(x->dotted);
 }
 
 /* The document; the body tree is written first into its own buffer because the

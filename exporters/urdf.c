@@ -265,25 +265,28 @@ static int take_names(writer *x) {
     return x->taken.failed ? -1 : 0;
 }
 
-/* `want`, or "want#2", "want#3", ... when taken, into name (size n), then taken.
- * Returns 1 when renamed, -1 when memory runs out. */
-static int new_name(writer *x, const char *want, char *name, size_t n) {
-    snprintf(name, n, "%s", want);
-    int renamed = 0;
-    for (int k = 2; kg_strmap_get(&x->taken, name) >= 0; k++) snprintf(name, n, "%.*s#%d", (int)(n - 16), want, k), renamed = 1;
-    if (x->nmade == x->capmade) {
-        int cap = x->capmade ? 2 * x->capmade : 16;
-        char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
-        if (!grown) return -1;
-        x->made = grown, x->capmade = cap;
-    }
-    size_t len = strlen(name) + 1;
-    char *copy = malloc(len);
-    if (!copy) return -1;
-    memcpy(copy, name, len);
-    x->made[x->nmade++] = copy;
-    kg_strmap_put(&x->taken, copy, 0);
-    return x->taken.failed ? -1 : renamed;
+static int grow_made(writer *x) {
+    int cap = x->capmade ? 2 * x->capmade : 16;
+    char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
+    if (!grown) return -1;
+    x->made = grown, x->capmade = cap;
+    return 0;
+}
+
+/* "joint.label", or "joint.label#2", "joint.label#3", ... when taken, made
+ * and taken (x->made owns it until the file is written); NULL when memory
+ * runs out. *renamed says whether a number was added. Any length: names are
+ * not capped, and a cut name could end inside a UTF-8 character. */
+static const char *new_name(writer *x, const char *joint, const char *label, int *renamed) {
+    size_t n = strlen(joint) + strlen(label) + 16;
+    char *name = malloc(n);
+    if (!name || (x->nmade == x->capmade && grow_made(x) != 0)) return free(name), NULL;
+    snprintf(name, n, "%s.%s", joint, label);
+    *renamed = 0;
+    for (int k = 2; kg_strmap_get(&x->taken, name) >= 0; k++) snprintf(name, n, "%s.%s#%d", joint, label, k), *renamed = 1;
+    x->made[x->nmade++] = name;
+    kg_strmap_put(&x->taken, name, 0);
+    return x->taken.failed ? NULL : name;
 }
 
 /* A compound joint as a chain of one-axis joints through massless links. */
@@ -294,24 +297,22 @@ static void compound_chain(writer *x, int j) {
                   "compound joint with %d axes written as %d one-axis joints \"%s.<axis>\" and %d massless links "
                   "(translations as prismatic joints with limits +-1e300, effort and velocity 0)",
                   J->naxis, J->naxis, J->name, J->naxis - 1);
-    char prev[600], name[600];
-    snprintf(prev, sizeof prev, "%s", m->link[J->parent].name);
+    const char *prev = m->link[J->parent].name;
     double pos[3], rot[9];
     kg_vec3_copy(pos, J->pos);
     kg_mat3_copy(rot, J->rot);
     for (int a = 0; a < J->naxis; a++) {
         const kg_axis *ax = &m->axis[J->axis_first + a];
-        char want[600];
-        snprintf(want, sizeof want, "%s.%s", J->name, ax->label);
-        int renamed = new_name(x, want, name, sizeof name);
-        if (renamed < 0) {
+        int renamed;
+        const char *name = new_name(x, J->name, ax->label, &renamed);
+        if (!name) {
             x->oom = 1;
             return;
         }
         if (renamed)
-            kg_ledger_add(x->l, KG_APPROXIMATED, "joint", want, m->source, J->line,
-                          "the name is taken (another axis with its label, or a link or joint so named): "
-                          "written as \"%s\"", name);
+            kg_ledger_add(x->l, KG_APPROXIMATED, "joint", J->name, m->source, J->line,
+                          "the name \"%s.%s\" is taken (another axis with its label, or a link or joint so named): "
+                          "written as \"%s\"", J->name, ax->label, name);
         /* a rest value moves into the origin, so the coordinate is zero at rest */
         if (ax->rest != 0) {
             kg_ledger_add(x->l, KG_APPROXIMATED, "coordinate", name, m->source, J->line,
@@ -347,7 +348,7 @@ static void compound_chain(writer *x, int j) {
             attr(x, "name", name);
             end(x);
         }
-        snprintf(prev, sizeof prev, "%s", name);
+        prev = name;
         pos[0] = pos[1] = pos[2] = 0;
         kg_mat3_identity(rot);
     }

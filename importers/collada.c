@@ -190,10 +190,10 @@ static void collect_joints(cd *c, xmlNodePtr tc) {
         if (!name) name = j->def->name;
         if (!name) name = sid;
         /* unique names for the model */
-        char buf[600];
-        snprintf(buf, sizeof buf, "%s", name);
-        for (int k = 2; kg_strmap_get(&names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", name, k);
-        j->name = (char *)cd_strdup(c, buf);
+        char *u = kg_strmap_unique(&names, name);
+        j->name = u ? (char *)cd_strdup(c, u) : cd_oom(c);
+        free(u);
+        if (!j->name) break;
         cd_put(c, &names, j->name, 0);
     }
     kg_strmap_free(&names);
@@ -206,10 +206,10 @@ static const char *link_name(cd *c, xmlNodePtr n) {
     const char *name = n ? kg_xml_attr(&c->x, n, "name") : "world";
     const char *sid = n ? kg_xml_attr(&c->x, n, "sid") : NULL;
     const char *want = name && *name ? name : sid && *sid ? sid : "link";
-    char buf[600];
-    snprintf(buf, sizeof buf, "%s", want);
-    for (int k = 2; kg_strmap_get(&c->link_names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
-    return cd_strdup(c, buf);
+    char *u = kg_strmap_unique(&c->link_names, want);
+    const char *r = u ? cd_strdup(c, u) : cd_oom(c);
+    free(u);
+    return r ? r : "";
 }
 
 /* <joint><extra type="kinegraph"><technique profile="kinegraph">: what COLLADA

@@ -336,10 +336,10 @@ static void node_geometry(sk *s, int i, kg_link *L, int up) {
 }
 
 static const char *unique_name(cd *c, kg_strmap *names, const char *want) {
-    char buf[600];
-    snprintf(buf, sizeof buf, "%s", want);
-    for (int k = 2; kg_strmap_get(names, buf) >= 0; k++) snprintf(buf, sizeof buf, "%s#%d", want, k);
-    const char *r = cd_strdup(c, buf);
+    char *u = kg_strmap_unique(names, want);
+    const char *r = u ? cd_strdup(c, u) : "";
+    if (!u) cd_oom(c);
+    free(u);
     cd_put(c, names, r, 1);
     return r;
 }
