@@ -775,10 +775,14 @@ static void place_links(kg_builder *b, const graph *g, kg_model *m) {
             L->real = L->loop = -1;
         } else { /* a virtual link: kinematic only, no mass */
             const bjoint *cj = b->joints.v[u - g->nl];
-            char name[512];
-            snprintf(name, sizeof name, "%s@%s", b->links.v[cj->child]->l.name, cj->j.name);
+            const char *child = b->links.v[cj->child]->l.name;
+            size_t n = strlen(child) + strlen(cj->j.name) + 2; /* any length: a cut name could stay taken */
+            char *name = malloc(n);
+            if (name) snprintf(name, n, "%s@%s", child, cj->j.name);
+            else out_of_memory(b);
             memset(L, 0, sizeof *L);
-            L->name = dup(b, name);
+            L->name = dup(b, name ? name : "");
+            free(name);
             kg_mat3_identity(L->inertial.rot);
             L->real = g->newidx[cj->child];
             L->loop = loop++;
@@ -806,12 +810,15 @@ static void unique_names(kg_builder *b, kg_model *m) {
         if (m->link[i].real < 0) kg_strmap_put(&names, m->link[i].name, i);
     for (int i = 0; i < m->nlink; i++) {
         if (m->link[i].real < 0) continue;
-        const char *base = m->link[i].name;
-        char name[600];
-        for (int k = 2; kg_strmap_put(&names, m->link[i].name, i) >= 0; k++) {
-            snprintf(name, sizeof name, "%s#%d", base, k);
-            m->link[i].name = dup(b, name);
+        if (kg_strmap_put(&names, m->link[i].name, i) < 0) continue;
+        char *name = kg_strmap_unique(&names, m->link[i].name);
+        if (!name) {
+            out_of_memory(b);
+            break;
         }
+        m->link[i].name = dup(b, name);
+        free(name);
+        kg_strmap_put(&names, m->link[i].name, i);
     }
     if (names.failed) out_of_memory(b);
     kg_strmap_free(&names);

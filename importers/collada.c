@@ -252,10 +252,11 @@ static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, 
         type = def->axis[0].prismatic ? KG_JOINT_PRISMATIC : def->axis[0].has_limit ? KG_JOINT_REVOLUTE : KG_JOINT_CONTINUOUS;
     else if (def->naxis > 1)
         type = KG_JOINT_COMPOUND;
-    char name[640];
-    snprintf(name, sizeof name, "%s", j->name);
+    const char *name = j->name;
     if (j->uses++) {
-        snprintf(name, sizeof name, "%s#%d", j->name, j->uses);
+        char num[16];
+        snprintf(num, sizeof num, "#%d", j->uses);
+        name = cd_cat(c, j->name, num);
         kg_diag_add(c->d, KG_WARNING, "collada.joint_reused", c->file, line, "joint",
                     "joint '%s' is attached more than once; this use is '%s'", j->name, name);
     }
@@ -313,9 +314,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
             cd_put(c, &c->link_names, c->world, -1);
             kg_builder_add_link(c->b, c->world, cd_line_of(link));
         }
-        char jn[640];
-        snprintf(jn, sizeof jn, "%s.origin", name);
-        kg_joint *f = kg_builder_add_joint(c->b, jn, KG_JOINT_FIXED, c->world, name, cd_line_of(link));
+        kg_joint *f = kg_builder_add_joint(c->b, cd_cat(c, name, ".origin"), KG_JOINT_FIXED, c->world, name, cd_line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);
@@ -334,14 +333,11 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
             kg_vec3_copy(kj->axis, a);
         }
     } else { /* the joint's frame on a link of its own, the link fixed to it at L */
-        char jl[640], fj[660];
-        snprintf(jl, sizeof jl, "%s.joint", name);
-        const char *jname = cd_strdup(c, jl);
+        const char *jname = cd_cat(c, name, ".joint");
         cd_put(c, &c->link_names, jname, -1);
         kg_builder_add_link(c->b, jname, cd_line_of(link));
         attach(c, via, parent, jname, origin, cd_line_of(at));
-        snprintf(fj, sizeof fj, "%s.fixed", name);
-        kg_joint *f = kg_builder_add_joint(c->b, fj, KG_JOINT_FIXED, jname, name, cd_line_of(link));
+        kg_joint *f = kg_builder_add_joint(c->b, cd_cat(c, name, ".fixed"), KG_JOINT_FIXED, jname, name, cd_line_of(link));
         kg_vec3_copy(f->pos, own_t.p);
         kg_mat3_copy(f->rot, own_t.r);
         kg_rot_to_rpy(own_t.r, f->rpy);

@@ -100,6 +100,8 @@ int cd_grow(cd *c, void **p, int n, int *cap, size_t size);
 void cd_put(cd *c, kg_strmap *m, const char *key, int value); /* kg_strmap_put, marked on failure */
 const char *cd_own(cd *c, char *s);          /* c frees s at the end; s NULL or not kept: "" (marked) */
 const char *cd_strdup(cd *c, const char *s); /* a copy owned by c, or "" (marked) */
+const char *cd_cat(cd *c, const char *a, const char *b); /* a then b, owned by c, or "" (marked): names have
+                                                          * no length limit, a fixed buffer would cut them */
 int cd_line_of(xmlNodePtr n);
 const char *cd_tag(xmlNodePtr n);
 /* fmt has two %s, filled with a and b (NULL: empty) */

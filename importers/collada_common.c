@@ -47,6 +47,13 @@ const char *cd_strdup(cd *c, const char *s) {
     return cd_own(c, d ? memcpy(d, s, n) : NULL);
 }
 
+const char *cd_cat(cd *c, const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    char *d = malloc(na + nb + 1);
+    if (d) memcpy(d, a, na), memcpy(d + na, b, nb + 1);
+    return cd_own(c, d);
+}
+
 int cd_line_of(xmlNodePtr n) { return kg_xml_line(n); }
 const char *cd_tag(xmlNodePtr n) { return (const char *)n->name; }
 

@@ -429,9 +429,7 @@ kg_model *cd_import_node_tree(cd *c, xmlNodePtr root, kg_motion **motion) {
         const char *name = unique_name(c, &names, n->name);
         n->made = kg_builder_add_link(c->b, name, cd_line_of(n->node));
         const char *parent = n->up >= 0 ? s.nodes[n->up].made->name : world;
-        char jn[640];
-        snprintf(jn, sizeof jn, "%s", name); /* joints are named after the node they move */
-        n->j = kg_builder_add_joint(c->b, jn, n->skeleton_free ? KG_JOINT_FLOATING : KG_JOINT_FIXED, parent, name,
+        n->j = kg_builder_add_joint(c->b, name, /* joints are named after the node they move */ n->skeleton_free ? KG_JOINT_FLOATING : KG_JOINT_FIXED, parent, name,
                                     cd_line_of(n->node));
         seen_from(&s, n->up, &n->frame, &n->origin); /* between rigid frames */
         kg_vec3_copy(n->j->pos, n->origin.p);

@@ -1,6 +1,7 @@
 /* URDF importer: every URDF 1.0 element read into the model with its values,
  * tolerance of messy files, errors with file:line, package:// resolution. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, setenv */
+#include "formats/utf8.h"
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -416,10 +417,51 @@ static void test_texture_without_filename(void **state) {
     kg_diags_clear(&d);
 }
 
+/* A loop's virtual link is named "child@cut joint" whatever their length: cut
+ * to 512 bytes, the name could end inside a UTF-8 character (invalid XML and
+ * JSON in every output). When a real link is already so named, the virtual
+ * one is renamed. */
+static void test_long_names_in_loop(void **state) {
+    (void)state;
+    char c[2001], jbc[1401], clash[3500], *text = malloc(20000);
+    for (int i = 0; i < 1000; i++) memcpy(c + 2 * i, "\xc3\xa9", 2); /* e acute */
+    c[2000] = 0;
+    for (int i = 0; i < 700; i++) memcpy(jbc + 2 * i, "\xc3\xbc", 2); /* u umlaut */
+    jbc[1400] = 0;
+    snprintf(clash, sizeof clash, "%s@%s", c, jbc);
+    snprintf(text, 20000,
+             "<robot name='l'><link name='base'/><link name='a'/><link name='b'/><link name='%s'/><link name='%s'/>"
+             "<joint name='ja' type='revolute'><parent link='base'/><child link='a'/><limit effort='1' velocity='1'/></joint>"
+             "<joint name='jb' type='revolute'><parent link='base'/><child link='b'/><limit effort='1' velocity='1'/></joint>"
+             "<joint name='jx' type='fixed'><parent link='base'/><child link='%s'/></joint>"
+             "<joint name='jac' type='revolute'><parent link='a'/><child link='%s'/><limit effort='1' velocity='1'/></joint>"
+             "<joint name='%s' type='revolute'><parent link='b'/><child link='%s'/><limit effort='1' velocity='1'/></joint>"
+             "</robot>",
+             c, clash, clash, c, jbc, c);
+    kg_diags d;
+    kg_model *m = load("long.urdf", text, &d);
+    assert_non_null(m);
+    assert_int_equal(m->nloop, 1);
+    int virt = -1, renamed = -1; /* renamed: the real link named as the virtual one would be */
+    for (int i = 0; i < m->nlink; i++) {
+        assert_true(kg_utf8_valid(m->link[i].name, strlen(m->link[i].name)));
+        if (m->link[i].real >= 0) virt = i;
+        if (m->link[i].real < 0 && strncmp(m->link[i].name, clash, strlen(clash)) == 0) renamed = i;
+    }
+    assert_true(virt >= 0 && renamed >= 0);
+    assert_true(strcmp(m->link[renamed].name, clash) == 0); /* the real one, whole */
+    assert_int_equal(strlen(m->link[virt].name), strlen(clash) + 2);
+    assert_true(strncmp(m->link[virt].name, clash, strlen(clash)) == 0);
+    assert_string_equal(m->link[virt].name + strlen(clash), "#2");
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_element),     cmocka_unit_test(test_declaration_typo),
-        cmocka_unit_test(test_errors_have_lines), cmocka_unit_test(test_loop_in_urdf),
+        cmocka_unit_test(test_errors_have_lines), cmocka_unit_test(test_loop_in_urdf), cmocka_unit_test(test_long_names_in_loop),
         cmocka_unit_test(test_tolerated_oddities), cmocka_unit_test(test_package_resolution),
         cmocka_unit_test(test_texture_without_filename),
     };
