@@ -641,6 +641,28 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     return 1;
 }
 
+double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                         const double n[3], double pa[3], double pb[3]) {
+    int la = cm->pair_a[p], lb = cm->pair_b[p];
+    place_link(cm, d, w, la, 0);
+    place_link(cm, d, w, lb, 0);
+    double hi = -INFINITY, lo = INFINITY;
+    ccd_vec3_t up = {{n[0], n[1], n[2]}}, down = {{-n[0], -n[1], -n[2]}}, q;
+    for (int i = cm->link_first[la]; i < cm->link_first[la] + cm->link_count[la]; i++) {
+        support(&w->s[i], &up, &q);
+        double h = kg_vec3_dot(q.v, n);
+        if (h > hi && pa) kg_vec3_copy(pa, q.v);
+        hi = fmax(hi, h);
+    }
+    for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
+        support(&w->s[j], &down, &q);
+        double h = kg_vec3_dot(q.v, n);
+        if (h < lo && pb) kg_vec3_copy(pb, q.v);
+        lo = fmin(lo, h);
+    }
+    return lo - hi;
+}
+
 /* ---- the matrix -------------------------------------------------------------------------- */
 
 const char *kg_pair_class_name(int cls) {

@@ -714,6 +714,50 @@ static void test_distance_clouds(void **state) {
     assert_true(st.apart >= 50 && st.meet >= 10);
 }
 
+/* kg_pair_gap_along on the slider's sphere and box: along GJK's normal the
+ * plane's gap is the distance and its points are GJK's witnesses; along any
+ * other direction it is at most the distance, measured between its points;
+ * overlapping, it is negative. */
+static void test_pair_gap_along(void **state) {
+    (void)state;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("slider.urdf", slider, &d);
+    assert_non_null(m);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_collision_model cm;
+    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    int sc = pair_index(&cm, kg_model_link(m, "base"), kg_model_link(m, "car"));
+    int jx = m->joint[kg_model_joint(m, "x")].qadr, jy = m->joint[kg_model_joint(m, "y")].qadr;
+    kg_data *kd = kg_data_new(m);
+    kg_collision_work *w = kg_collision_work_new(&cm);
+    double dist, n[3], pa[3], pb[3], ga[3], gb[3];
+    kd->q[jy] = 0.8, kd->q[jx] = 0.5;
+    kg_fk(m, kd);
+    assert_int_equal(kg_pair_distance(&cm, kd, w, sc, INFINITY, &dist, n, pa, pb), 1);
+    double gap = kg_pair_gap_along(&cm, kd, w, sc, n, ga, gb);
+    assert_true(fabs(gap - dist) < 1e-12);
+    assert_true(fabs(kg_vec3_dot(gb, n) - kg_vec3_dot(pb, n)) < 1e-12 && fabs(kg_vec3_dot(ga, n) - kg_vec3_dot(pa, n)) < 1e-12);
+    uint64_t seed = 7;
+    for (int k = 0; k < 200; k++) { /* random directions */
+        double u[3];
+        for (int a = 0; a < 3; a++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            u[a] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+        }
+        double un = kg_vec3_norm(u);
+        for (int a = 0; a < 3; a++) u[a] /= un;
+        double g = kg_pair_gap_along(&cm, kd, w, sc, u, ga, gb);
+        if (!(g <= dist + 1e-12) || fabs(kg_vec3_dot(gb, u) - kg_vec3_dot(ga, u) - g) > 1e-12)
+            fail_msg("along (%g %g %g): gap %.12g, distance %.12g", u[0], u[1], u[2], g, dist);
+    }
+    kd->q[jx] = 0.05; /* the sphere's centre inside the box */
+    kg_fk(m, kd);
+    assert_true(kg_pair_gap_along(&cm, kd, w, sc, n, NULL, NULL) < 0);
+    free_scene(w, kd, &cm, mc, m);
+    kg_diags_clear(&d);
+}
+
 /* kg_pair_distance on the slider (a sphere of 0.1 at the base, a box of half
  * 0.1 sliding along x, a cylinder post): apart (GJK, the sphere's witness
  * exact), with only the sphere's radius in the box (its centre outside: exact
@@ -988,7 +1032,7 @@ int main(void) {
                                        cmocka_unit_test(test_hull_tolerance), cmocka_unit_test(test_matrix),
                                        cmocka_unit_test(test_triangles), cmocka_unit_test(test_exact),
                                        cmocka_unit_test(test_tree), cmocka_unit_test(test_distance_analytic),
-                                       cmocka_unit_test(test_distance_clouds), cmocka_unit_test(test_pair_distance), cmocka_unit_test(test_coarse),
+                                       cmocka_unit_test(test_distance_clouds), cmocka_unit_test(test_pair_distance), cmocka_unit_test(test_pair_gap_along), cmocka_unit_test(test_coarse),
                                        cmocka_unit_test(test_distance_corpus)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

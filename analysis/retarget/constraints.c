@@ -254,6 +254,15 @@ static void set_wake(rt_step *w, const rt_pair *s) {
     w->wake[s - w->pairs] = s->near ? -INFINITY : s->moved + s->dist - w->t.collision_influence - 1e-9;
 }
 
+/* A pair's witness points in its links' frames. */
+static void witnesses_on_links(rt_step *w, rt_pair *s, int la, int lb) {
+    double d[3];
+    for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
+    kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
+    for (int a = 0; a < 3; a++) d[a] = s->pb[a] - w->d->link_pos[3 * lb + a];
+    kg_mat3_tvec(s->pb_link, w->d->link_rot + 9 * lb, d);
+}
+
 /* A pair measured at the pose (GJK): its distance (when farther than reach, a
  * lower bound: its links' boxes' gap), normal
  * and witness points, world and in their links' frames. */
@@ -261,14 +270,29 @@ static void measure(rt_step *w, rt_pair *s, int p, double moved) {
     const kg_retarget_robot *rr = w->rr;
     const double reach = w->t.collision_influence + w->t.collision_lookahead;
     const int la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
-    double d[3];
     s->frame = w->frame, s->moved = moved;
     s->near = kg_pair_distance(&rr->coarse, w->d, w->cw, p, reach, &s->dist, s->n, s->pa, s->pb);
+    s->gjk_moved = moved;
     set_wake(w, s);
-    for (int a = 0; a < 3; a++) d[a] = s->pa[a] - w->d->link_pos[3 * la + a];
-    kg_mat3_tvec(s->pa_link, w->d->link_rot + 9 * la, d);
-    for (int a = 0; a < 3; a++) d[a] = s->pb[a] - w->d->link_pos[3 * lb + a];
-    kg_mat3_tvec(s->pb_link, w->d->link_rot + 9 * lb, d);
+    witnesses_on_links(w, s, la, lb);
+}
+
+/* A near pair measured again along its normal (kg_pair_gap_along), the plane's
+ * gap its distance and the points it is measured between its witnesses, when
+ * that gap is at least `safe`: a lower bound, exact while the normal is still
+ * the pair's, for two support queries a shape. Returns 0, the pair unchanged,
+ * when the plane no longer separates them by that much. */
+static int measure_along(rt_step *w, rt_pair *s, int p, double moved, double safe) {
+    const kg_retarget_robot *rr = w->rr;
+    double pa[3], pb[3], gap = kg_pair_gap_along(&rr->coarse, w->d, w->cw, p, s->n, pa, pb);
+    if (!(gap >= safe)) return 0;
+    s->frame = w->frame, s->moved = moved, s->dist = gap;
+    /* gone beyond GJK's reach: far, the gap its bound (set_wake) */
+    s->near = gap < w->t.collision_influence + w->t.collision_lookahead;
+    set_wake(w, s);
+    kg_vec3_copy(s->pa, pa), kg_vec3_copy(s->pb, pb);
+    witnesses_on_links(w, s, rr->cm.pair_a[p], rr->cm.pair_b[p]);
+    return 1;
 }
 
 /* When links la and lb's capsules are collision_influence apart, their gap
@@ -300,7 +324,8 @@ static double safe_distance(const rt_step *w, int k) {
  * advancement); a near pair's witness points, fixed on their links, carry its
  * distance to first order, and it is measured again once its links may have
  * moved collision_remeasure with that estimate within collision_influence, or
- * collision_lookahead whatever it says. Before a measure, the links' capsules:
+ * collision_lookahead whatever it says: along its last normal while that
+ * plane keeps them the safe distance apart, else by GJK. Before a measure, the links' capsules:
  * when they are collision_influence apart, their gap is the pair's new bound
  * (a segment distance against a GJK; it spares most measures of a walk's swinging
  * legs, which move too far between two steps for the last bound to hold).
@@ -324,11 +349,21 @@ static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3]
         /* the estimate is first order in the links' motion: once they may have moved farther
          * than the last measure was beyond the safe distance, it guarantees nothing (two feet's
          * cylinders rolling on each other: 5.1 mm estimated, 7.9 mm deep) */
-        int unsure = since > w->t.collision_tolerance && s->dist - since < safe_distance(w, k);
+        double safe = safe_distance(w, k);
+        int unsure = since > w->t.collision_tolerance && s->dist - since < safe;
         int stale = since >= w->t.collision_lookahead || unsure ||
                     (since >= w->t.collision_remeasure && *dist < w->t.collision_influence);
         if (!again || !stale) return 1;
         if (bound(w, s, la, lb, moved)) return 0;
+        /* along the last normal, while it still separates them by the safe distance and the
+         * links may have moved less than collision_replane since GJK found it: a lower bound, so
+         * a pair is never let nearer than it may come (pairs resting near their safe distance
+         * were measured by GJK at every step); beyond, the plane may be one a limb turning
+         * about the body should have left long ago, and the rows keeping to it hold the limb */
+        if (moved - s->gjk_moved < w->t.collision_replane && measure_along(w, s, p, moved, safe)) {
+            since = 0;
+            continue;
+        }
         measure(w, s, p, moved), since = 0;
     }
     return 0;

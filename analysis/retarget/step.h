@@ -27,6 +27,8 @@ typedef struct rt_near {
 typedef struct rt_pair {
     int frame, near;
     double moved, dist, n[3], pa[3], pb[3], pa_link[3], pb_link[3];
+    double gjk_moved;          /* the bounds' sum when GJK last measured it (moved: when it was last
+                                * measured, by GJK or along its normal) */
 } rt_pair;
 
 /* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, at the

@@ -303,6 +303,20 @@ KG_API int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collis
 KG_API int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
                      double *dist, double n[3], double pa[3], double pb[3]);
 
+/* A lower bound on pair p's distance at the pose in d, cheaper than
+ * kg_pair_distance: how far the plane normal to n (unit, world, pointing from
+ * link pair_a[p] towards pair_b[p], as kg_pair_distance's n) separates the two
+ * links' shapes (margins included): the least, over b's shapes, of their
+ * extent along n, less the most of a's. Negative when that plane does not
+ * separate them (the pair may still be apart). Two support queries a shape,
+ * warm-started as GJK's are; no GJK. A caller carrying a pair's last
+ * kg_pair_distance from pose to pose learns whether it is still at least a
+ * margin apart without measuring it again. pa, pb (world; NULL: not wanted):
+ * the points of a's and b's shapes the gap is measured between (the extreme
+ * ones along n). Allocates nothing. */
+KG_API double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                                const double n[3], double pa[3], double pb[3]);
+
 typedef struct kg_acm_options {
     long max_samples;      /* default 1 000 000 when 0 */
     long first_round;      /* default 1 000 */

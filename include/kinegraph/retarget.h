@@ -162,6 +162,9 @@ typedef struct kg_retarget_tuning {
                                  * every watched pair every step cost most of a frame (0.05) */
     double collision_remeasure; /* m: a near pair's distance is carried by its witness points (to first
                                  * order) until its links may have moved this far since measured (0.03) */
+    double collision_replane;   /* m: a near pair due to be measured again is measured along the normal
+                                 * GJK last found (two support queries a shape, a lower bound of its
+                                 * distance) until its links may have moved this far since (0.1) */
     double collision_hull_width; /* m: the solver measures a mesh's hull without the vertices within this
                                  * of the hull of the others, swelled to hold them all (kg_convex_coarse):
                                  * its distances are lower bounds, at most about this under the mesh
