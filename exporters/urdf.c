@@ -278,12 +278,12 @@ static int grow_made(writer *x) {
  * runs out. *renamed says whether a number was added. Any length: names are
  * not capped, and a cut name could end inside a UTF-8 character. */
 static const char *new_name(writer *x, const char *joint, const char *label, int *renamed) {
-    size_t n = strlen(joint) + strlen(label) + 16;
-    char *name = malloc(n);
-    if (!name || (x->nmade == x->capmade && grow_made(x) != 0)) return free(name), NULL;
-    snprintf(name, n, "%s.%s", joint, label);
-    *renamed = 0;
-    for (int k = 2; kg_strmap_get(&x->taken, name) >= 0; k++) snprintf(name, n, "%s.%s#%d", joint, label, k), *renamed = 1;
+    size_t n = strlen(joint) + strlen(label) + 2;
+    char *want = malloc(n), *name = NULL;
+    if (want) snprintf(want, n, "%s.%s", joint, label), name = kg_strmap_unique(&x->taken, want);
+    if (!name || (x->nmade == x->capmade && grow_made(x) != 0)) return free(want), free(name), NULL;
+    *renamed = strcmp(name, want) != 0;
+    free(want);
     x->made[x->nmade++] = name;
     kg_strmap_put(&x->taken, name, 0);
     return x->taken.failed ? NULL : name;
