@@ -52,12 +52,16 @@ static int identity_rotation(const double r[9]) {
     return !memcmp(r, id, sizeof id);
 }
 
-/* A joint BVH holds as it is: channels along x/y/z, positions first, no origin rotation. */
+/* A joint BVH holds as it is: channels along x/y/z, each once (a reader
+ * takes a repeated one for a broken file), positions first, no origin
+ * rotation. */
 static int native(const kg_model *m, const kg_joint *J) {
     if (J->type != KG_JOINT_COMPOUND || !identity_rotation(J->rot)) return 0;
     for (int a = 0; a < J->naxis; a++) {
         const kg_axis *ax = &m->axis[J->axis_first + a];
         if (!channel(ax)) return 0;
+        for (int b = 0; b < a; b++)
+            if (channel(&m->axis[J->axis_first + b]) == channel(ax)) return 0;
         if (a + 1 < J->naxis && ax->kind == KG_AXIS_ROTATION && m->axis[J->axis_first + a + 1].kind == KG_AXIS_TRANSLATION)
             return 0;
     }
