@@ -1,9 +1,11 @@
 #include "core/model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/strmap.h"
 
 void kg_model_free(kg_model *m) {
     if (m) kg_arena_free(m->mem); /* the model itself lives in its arena */
@@ -58,23 +60,57 @@ const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
     return "";
 }
 
-const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
+/* Coordinate k's joint and, for a joint of several coordinates, its label
+ * (NULL: the joint's name alone); 0 when no joint has it. */
+static int coord_parts(const kg_model *m, int k, const char **joint, const char **label) {
     static const char *const planar[] = {"x", "y", "angle"};
     static const char *const floating[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (k < J->qadr || k >= J->qadr + J->nq) continue;
         int c = k - J->qadr;
-        const char *label = NULL;
-        if (J->type == KG_JOINT_PLANAR) label = planar[c];
-        else if (J->type == KG_JOINT_FLOATING) label = floating[c];
+        *joint = J->name, *label = "?";
+        if (J->type == KG_JOINT_PLANAR) *label = planar[c];
+        else if (J->type == KG_JOINT_FLOATING) *label = floating[c];
         else if (J->type == KG_JOINT_COMPOUND)
             for (int a = 0; a < J->naxis; a++)
-                if (m->axis[J->axis_first + a].coord == c) label = m->axis[J->axis_first + a].label;
-        if (J->nq == 1 && J->type != KG_JOINT_COMPOUND) snprintf(buf, size, "%s", J->name);
-        else snprintf(buf, size, "%s.%s", J->name, label ? label : "?");
-        return buf;
+                if (m->axis[J->axis_first + a].coord == c) *label = m->axis[J->axis_first + a].label;
+        if (J->nq == 1 && J->type != KG_JOINT_COMPOUND) *label = NULL;
+        return 1;
     }
-    snprintf(buf, size, "q%d", k);
+    return 0;
+}
+
+const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
+    const char *joint, *label;
+    if (!coord_parts(m, k, &joint, &label)) snprintf(buf, size, "q%d", k);
+    else if (!label) snprintf(buf, size, "%s", joint);
+    else snprintf(buf, size, "%s.%s", joint, label);
     return buf;
+}
+
+void kg_coord_names_free(char **names, int n) {
+    for (int k = 0; names && k < n; k++) free(names[k]);
+    free(names);
+}
+
+char **kg_coord_names(const kg_model *m) {
+    char **names = calloc((size_t)m->nq + 1, sizeof *names);
+    kg_strmap taken;
+    kg_strmap_init(&taken);
+    for (int k = 0; names && k < m->nq; k++) {
+        const char *joint = "", *label = NULL;
+        int known = coord_parts(m, k, &joint, &label);
+        size_t n = strlen(joint) + (label ? strlen(label) : 0) + 24;
+        char *want = malloc(n);
+        if (want && !known) snprintf(want, n, "q%d", k);
+        else if (want) snprintf(want, n, label ? "%s.%s" : "%s", joint, label);
+        names[k] = want ? kg_strmap_unique(&taken, want) : NULL;
+        free(want);
+        if (!names[k]) kg_coord_names_free(names, k), names = NULL;
+        else kg_strmap_put(&taken, names[k], k);
+    }
+    if (names && taken.failed) kg_coord_names_free(names, m->nq), names = NULL;
+    kg_strmap_free(&taken);
+    return names;
 }

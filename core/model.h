@@ -4,4 +4,14 @@
 
 #include "kinegraph/model.h"
 
+/* Every coordinate's name as trajectories write it (kg_coord_name's, of any
+ * length), unique: a name an earlier coordinate took (a compound joint a's
+ * axis b, "a.b", and a joint literally named "a.b") gets "#2", "#3", ... as
+ * kg_strmap_unique makes it. names[k] for k < m->nq, freed by
+ * kg_coord_names_free; NULL when memory runs out. Writers and readers of
+ * trajectories use it alike, so a file reads back onto the coordinates it was
+ * written from. */
+char **kg_coord_names(const kg_model *m);
+void kg_coord_names_free(char **names, int n);
+
 #endif

@@ -41,6 +41,7 @@
 #include <zip.h>
 
 #include "core/fk.h"
+#include "core/model.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 
@@ -219,15 +220,11 @@ static void npz_free(npz *n) {
 static int names(const kg_model *m, const kg_export_options *o, npz *n) {
     n->coord = malloc(((size_t)m->nq + 1) * sizeof *n->coord), n->body = malloc((size_t)m->nlink * sizeof *n->body);
     n->jn = calloc((size_t)m->nq + 1, sizeof *n->jn), n->bn = malloc((size_t)m->nlink * sizeof *n->bn);
-    if (!n->coord || !n->body || !n->jn || !n->bn) return -1;
+    char **all = kg_coord_names(m);
+    if (!n->coord || !n->body || !n->jn || !n->bn || !all) return kg_coord_names_free(all, m->nq), -1;
     for (int k = 0; k < m->nq; k++)
-        if (written(m, o, k)) {
-            char name[1100];
-            size_t len = strlen(kg_coord_name(m, k, name, sizeof name)) + 1;
-            if (!(n->jn[n->J] = malloc(len))) return -1;
-            memcpy(n->jn[n->J], name, len);
-            n->coord[n->J++] = k;
-        }
+        if (written(m, o, k)) n->jn[n->J] = all[k], all[k] = NULL, n->coord[n->J++] = k; /* taken over */
+    kg_coord_names_free(all, m->nq);
     for (int i = 0; i < m->nlink; i++)
         if (m->link[i].real < 0) n->body[n->B] = i, n->bn[n->B++] = m->link[i].name;
     return 0;

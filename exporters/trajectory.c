@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/fk.h"
+#include "core/model.h"
 #include "core/spatial.h"
 #include "exporters/exporters.h"
 #include "formats/number.h"
@@ -103,7 +104,11 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
     double *v = t.v;
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
-    char name[1100], num[32];
+    char num[32], **names = lafan1 ? NULL : kg_coord_names(m);
+    if (!lafan1 && !names) {
+        frames_free(&t);
+        return kg_export_oom(o, d);
+    }
     if (lafan1) {
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
                       "the LAFAN1 layout has no header and no time column: names and the frame time are not written");
@@ -112,9 +117,10 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
         for (int k = 0; k < m->nq; k++) {
             if (!written(m, o, k)) continue;
             fputc(',', f);
-            kg_csv_field(f, kg_coord_name(m, k, name, sizeof name));
+            kg_csv_field(f, names[k]);
         }
         fputc('\n', f);
+        kg_coord_names_free(names, m->nq);
     }
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);
@@ -174,7 +180,11 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
     double *v = t.v;
     kg_ledger_model_only(m, l, "a trajectory");
     ledger_followers(m, o, l);
-    char name[1100], num[32];
+    char num[32], **names = kg_coord_names(m);
+    if (!names) {
+        frames_free(&t);
+        return kg_export_oom(o, d);
+    }
     fprintf(f, "{\"format\": \"kinegraph-trajectory\", \"version\": 1, \"model\": ");
     json_string(f, m->name);
     fprintf(f, ", \"frame_time\": %s, \"frames\": %d, \"quaternion_order\": \"wxyz\", \"angle_unit\": \"rad\",\n \"columns\": [",
@@ -183,8 +193,9 @@ int kg_export_json(const kg_model *m, const kg_motion *mo, const kg_export_optio
     for (int k = 0; k < m->nq; k++) {
         if (!written(m, o, k)) continue;
         fputs(", ", f);
-        json_string(f, kg_coord_name(m, k, name, sizeof name));
+        json_string(f, names[k]);
     }
+    kg_coord_names_free(names, m->nq);
     fprintf(f, "],\n \"data\": [");
     for (int fr = 0; fr < mo->nframes; fr++) {
         row(m, mo, kd, fr, v);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/model.h"
 #include "formats/fileio.h"
 #include "importers/importers.h"
 
@@ -64,12 +65,16 @@ typedef struct reader {
 static int read_header(reader *r, const char *s) {
     int cap = 16, more;
     if (!(r->role = calloc((size_t)cap, sizeof *r->role))) return -1;
-    char buf[1100], name[1100];
+    /* names of any length: the header's fields in a buffer as long as its line */
+    const char *eol = strchr(s, '\n');
+    size_t cap_buf = (eol ? (size_t)(eol - s) : strlen(s)) + 1;
+    char *buf = malloc(cap_buf), **names = kg_coord_names(r->m);
+    if (!buf || !names) return free(buf), kg_coord_names_free(names, r->m->nq), -1;
     do {
-        s = field(s, buf, sizeof buf, &more);
+        s = field(s, buf, cap_buf, &more);
         if (r->ncol == cap) {
             int *grown = realloc(r->role, (size_t)(cap *= 2) * sizeof *r->role);
-            if (!grown) return -1;
+            if (!grown) return free(buf), kg_coord_names_free(names, r->m->nq), -1;
             r->role = grown;
         }
         int c = COL_IGNORED;
@@ -79,13 +84,15 @@ static int read_header(reader *r, const char *s) {
         if (!strcmp(buf, "contact_left")) c = COL_CONTACT, r->ncontact |= 1;
         if (!strcmp(buf, "contact_right")) c = COL_CONTACT - 1, r->ncontact |= 2;
         for (int k = 0; k < r->m->nq && c == COL_IGNORED; k++)
-            if (!strcmp(buf, kg_coord_name(r->m, k, name, sizeof name))) c = k;
+            if (!strcmp(buf, names[k])) c = k;
         if (c == COL_IGNORED)
             kg_diag_add(r->d, KG_WARNING, "trajectory.column", r->path, 1, NULL,
                         "column '%s' is neither time, the root's pose, a contact nor a coordinate of the model: "
                         "ignored", buf);
         r->role[r->ncol++] = c;
     } while (more);
+    free(buf);
+    kg_coord_names_free(names, r->m->nq);
     if (r->ncontact && r->ncontact != 3) {
         kg_diag_add(r->d, KG_WARNING, "trajectory.contacts", r->path, 1, NULL,
                     "only one of contact_left, contact_right: contacts are inferred instead");

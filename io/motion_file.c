@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "core/fk.h"
+#include "core/model.h"
 #include "importers/importers.h"
 
 static int is_follower_coord(const kg_model *m, int k) {
@@ -41,17 +42,23 @@ static kg_motion *from_clip(const kg_model *m, const char *path, const kg_load_o
         kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
         goto done;
     }
-    char a[1100], b[1100];
+    char **a = kg_coord_names(m), **b = kg_coord_names(src);
+    if (!a || !b) {
+        kg_coord_names_free(a, m->nq), kg_coord_names_free(b, src->nq);
+        free(from);
+        kg_diag_add(d, KG_ERROR, "io.memory", path, 0, NULL, "out of memory reading the motion");
+        goto done;
+    }
     for (int k = 0; k < m->nq; k++) {
         from[k] = -1;
-        kg_coord_name(m, k, a, sizeof a);
         for (int s = 0; s < src->nq && from[k] < 0; s++)
-            if (!strcmp(kg_coord_name(src, s, b, sizeof b), a)) from[k] = s;
+            if (!strcmp(b[s], a[k])) from[k] = s;
         if (from[k] >= 0) matched++;
         else if (!is_follower_coord(m, k) && missing++ == 0)
             kg_diag_add(d, KG_WARNING, "motion.missing", path, 0, NULL,
-                        "the motion has no coordinate '%s': its rest value is used", a);
+                        "the motion has no coordinate '%s': its rest value is used", a[k]);
     }
+    kg_coord_names_free(a, m->nq), kg_coord_names_free(b, src->nq);
     if (missing > 1)
         kg_diag_add(d, KG_WARNING, "motion.missing", path, 0, NULL, "%d of the model's coordinates in all are not in the motion",
                     missing);

@@ -1039,6 +1039,95 @@ static void test_compound_names_unique(void **state) {
     kg_diags_clear(&d);
 }
 
+/* The CSV of motion mo of m (kg_export_csv), read back onto m; checks each
+ * coordinate's values came back to the same coordinate. Returns the header. */
+static char *csv_round_trip(const kg_model *m, const kg_motion *mo) {
+    char dir[] = "/tmp/kg_names_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/motion.csv", dir);
+    FILE *f = fopen(path, "w");
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_export_options eo = {.skip_meshes = 1};
+    assert_int_equal(kg_export_csv(m, mo, &eo, f, NULL, &d), 0);
+    fclose(f);
+    f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    assert_true(getline(&line, &cap, f) > 0);
+    fclose(f);
+    kg_motion *back = kg_load_motion_for(m, path, NULL, 0, &d);
+    assert_non_null(back);
+    assert_int_equal(kg_diags_count(&d, KG_WARNING), 0); /* every column matched */
+    for (int k = 0; k < m->nq; k++)
+        if (fabs(back->q[back->nq + k] - mo->q[mo->nq + k]) > 1e-12)
+            fail_msg("coordinate %d came back as %g, written %g", k, back->q[back->nq + k], mo->q[mo->nq + k]);
+    kg_motion_free(back);
+    unlink(path);
+    rmdir(dir);
+    kg_diags_clear(&d);
+    return line;
+}
+
+/* A trajectory's coordinate columns are unique and of any length, and read
+ * back onto the coordinates they were written from: a compound joint j1's
+ * axis "axis1" and a one-axis joint literally named "j1.axis1" were both
+ * written "j1.axis1" (the reader took both columns for the first), and names
+ * were cut at 1 099 bytes, in the middle of a UTF-8 character perhaps. */
+static void test_coordinate_columns(void **state) {
+    (void)state;
+    const char *dae =
+        "<?xml version=\"1.0\"?><COLLADA version=\"1.5.0\" xmlns=\"http://www.collada.org/2008/03/COLLADASchema\">"
+        "<library_joints><joint id=\"two\"><revolute sid=\"axis1\"><axis>1 0 0</axis></revolute>"
+        "<revolute sid=\"axis2\"><axis>0 1 0</axis></revolute></joint>"
+        "<joint id=\"one\"><revolute sid=\"axis\"><axis>0 0 1</axis></revolute></joint></library_joints>"
+        "<library_kinematics_models><kinematics_model id=\"k\"><technique_common>"
+        "<instance_joint url=\"#two\" sid=\"j1\"/><instance_joint url=\"#one\" sid=\"j1.axis1\"/>"
+        "<link sid=\"base\"><attachment_full joint=\"k/j1\"><translate>0 0 1</translate>"
+        "<link sid=\"mid\"><attachment_full joint=\"k/j1.axis1\"><translate>0 0 1</translate><link sid=\"tip\"/>"
+        "</attachment_full></link></attachment_full></link></technique_common></kinematics_model>"
+        "</library_kinematics_models></COLLADA>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *m = kg_load_buffer("columns.dae", dae, strlen(dae), &o, &d);
+    assert_non_null(m);
+    assert_int_equal(m->nq, 3);
+    kg_motion *mo = kg_motion_new(m->nq, 0.1, 2);
+    for (int fr = 0; fr < 2; fr++) {
+        double *q = kg_motion_append(mo, NULL);
+        for (int k = 0; k < m->nq; k++) q[k] = 0.1 * (k + 1) + fr;
+    }
+    char *head = csv_round_trip(m, mo);
+    assert_non_null(strstr(head, ",j1.axis1,"));
+    assert_non_null(strstr(head, "j1.axis1#2"));
+    free(head);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    /* a joint named by 3 000 bytes, 1 500 two-byte characters */
+    size_t n = 3000;
+    char *name = malloc(n + 1), *urdf = malloc(n + 400);
+    for (size_t k = 0; k < n; k += 2) name[k] = (char)0xc3, name[k + 1] = (char)0xa9; /* U+00E9 */
+    name[n] = 0;
+    snprintf(urdf, n + 400, "<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/><joint name=\"%s\" type=\"revolute\">"
+                            "<parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/>"
+                            "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint></robot>", name);
+    o.format = "urdf";
+    m = kg_load_buffer("long.urdf", urdf, strlen(urdf), &o, &d);
+    assert_non_null(m);
+    mo = kg_motion_new(m->nq, 0.1, 2);
+    for (int fr = 0; fr < 2; fr++) kg_motion_append(mo, NULL)[0] = 0.5 * fr + 0.25;
+    head = csv_round_trip(m, mo);
+    assert_non_null(strstr(head, name)); /* the whole name */
+    free(head);
+    free(name);
+    free(urdf);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urdf_round_trip),
@@ -1046,6 +1135,7 @@ int main(void) {
         cmocka_unit_test(test_loops_and_defaults_in_ledger),
         cmocka_unit_test(test_trajectory_ledger),
         cmocka_unit_test(test_compound_names_unique),
+        cmocka_unit_test(test_coordinate_columns),
         cmocka_unit_test(test_collada_round_trip),
         cmocka_unit_test(test_collada_peers),
         cmocka_unit_test(test_collada_mass_only_body),

@@ -320,7 +320,9 @@ KG_API const char *kg_geom_type_name(kg_geom_type t);
 KG_API const char *kg_geom_role_name(int role);
 /* Name of coordinate k of q: the joint's name for one-coordinate joints, else
  * "joint.label" (planar x, y, angle; floating x, y, z, qw, qx, qy, qz; compound
- * the axis label). Writes into buf and returns it. */
+ * the axis label). Writes into buf (cut to size) and returns it. Trajectory
+ * files name their columns so, whole and made unique ("#2", "#3", ... after a
+ * name an earlier coordinate took: README, trajectory CSV). */
 KG_API const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size);
 /* The name of velocity coordinate c: its joint's name when the joint has one,
  * else kg_coord_name of the position coordinate at the same offset. */
