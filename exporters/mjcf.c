@@ -51,6 +51,7 @@
 #include <sys/stat.h>
 
 #include "core/spatial.h"
+#include "core/strmap.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
 #include "formats/number.h"
@@ -77,8 +78,9 @@ typedef struct writer {
     double *key;          /* qpos of the "rest" keyframe, in MuJoCo's order */
     int nkey;
     int oom;              /* memory ran out: what follows is dropped, and the export fails */
-    char *dotted;         /* dotted()'s buffer, grown to the longest name */
-    size_t dotted_cap;
+    kg_strmap taken;      /* MuJoCo joint names: the model's joints', then dotted()'s */
+    char **made;          /* dotted()'s names (owned) */
+    int nmade, capmade;
 } writer;
 
 /* A copy of s, or NULL and x->oom set. */
@@ -381,13 +383,25 @@ static void simple_joint(writer *x, const kg_joint *J) {
  * a UTF-8 character. */
 static const char *dotted(writer *x, const char *a, const char *b) {
     size_t n = strlen(a) + strlen(b) + 2;
-    if (n > x->dotted_cap) {
-        char *grown = realloc(x->dotted, n);
-        if (!grown) return x->oom = 1, "";
-        x->dotted = grown, x->dotted_cap = n;
+    char *want = malloc(n), *name = NULL;
+    if (want) snprintf(want, n, "%s.%s", a, b), name = kg_strmap_unique(&x->taken, want);
+    if (name && x->nmade == x->capmade) {
+        int cap = x->capmade ? 2 * x->capmade : 16;
+        char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
+        if (grown) x->made = grown, x->capmade = cap;
     }
-    snprintf(x->dotted, n, "%s.%s", a, b);
-    return x->dotted;
+    if (!name || x->nmade == x->capmade) {
+        free(want), free(name);
+        return x->oom = 1, "";
+    }
+    if (strcmp(name, want))
+        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", a, x->m->source, 0,
+                      "MuJoCo joint '%s' is named '%s': another joint has that name", want, name);
+    free(want);
+    x->made[x->nmade++] = name;
+    kg_strmap_put(&x->taken, name, 0);
+    if (x->taken.failed) x->oom = 1;
+    return name;
 }
 
 /* Joints that become several MuJoCo joints in one body. */
@@ -637,6 +651,8 @@ static void setup(writer *x) {
         return;
     }
     for (int i = 0; i < m->nlink; i++) x->first_child[i] = x->next_sibling[i] = -1;
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&x->taken, m->joint[j].name, j);
+    if (x->taken.failed) x->oom = 1;
     for (int i = m->nlink - 1; i > 0; i--) { /* backwards, so siblings stay in the model's order */
         x->next_sibling[i] = x->first_child[m->link[i].parent];
         x->first_child[m->link[i].parent] = i;
@@ -648,7 +664,9 @@ static void setup(writer *x) {
 static void teardown(writer *x) {
     for (int g = 0; x->mesh_file && g < x->m->ngeom; g++) free(x->mesh_file[g]);
     free(x->mesh_file), free(x->mesh_asset), free(x->first_child), free(x->next_sibling), free(x->light), free(x->key);
-    free(x->dotted);
+    for (int k = 0; k < x->nmade; k++) free(x->made[k]);
+    free(x->made);
+    kg_strmap_free(&x->taken);
 }
 
 /* The document; the body tree is written first into its own buffer because the
@@ -658,6 +676,7 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
     writer x = {.m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o ? o->meshes : NULL,
                 .skip_meshes = o && o->skip_meshes, .companions = o ? o->companions : NULL};
+    kg_strmap_init(&x.taken);
     if (x.meshes) setup(&x);
     xmlBufferPtr body_buf = x.meshes && !x.oom ? xmlBufferCreate() : NULL;
     x.w = body_buf ? xmlNewTextWriterMemory(body_buf, 0) : NULL;

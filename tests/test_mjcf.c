@@ -339,6 +339,42 @@ static void test_bvh(void **state) {
     kg_model_free(m);
 }
 
+/* A compound joint j1's axis axis1 and a one-axis joint named "j1.axis1":
+ * both MuJoCo joints were named "j1.axis1", which MuJoCo refuses ("repeated
+ * name"); the axis's is now "j1.axis1#2", in the ledger. */
+static void test_names_unique(void **state) {
+    (void)state;
+    const char *dae =
+        "<?xml version=\"1.0\"?><COLLADA version=\"1.5.0\" xmlns=\"http://www.collada.org/2008/03/COLLADASchema\">"
+        "<library_joints><joint id=\"two\"><revolute sid=\"axis1\"><axis>1 0 0</axis></revolute>"
+        "<revolute sid=\"axis2\"><axis>0 1 0</axis></revolute></joint>"
+        "<joint id=\"one\"><revolute sid=\"axis\"><axis>0 0 1</axis></revolute></joint></library_joints>"
+        "<library_kinematics_models><kinematics_model id=\"k\"><technique_common>"
+        "<instance_joint url=\"#two\" sid=\"j1\"/><instance_joint url=\"#one\" sid=\"j1.axis1\"/>"
+        "<link sid=\"base\"><attachment_full joint=\"k/j1\"><translate>0 0 1</translate>"
+        "<link sid=\"mid\"><attachment_full joint=\"k/j1.axis1\"><translate>0 0 1</translate><link sid=\"tip\"/>"
+        "</attachment_full></link></attachment_full></link></technique_common></kinematics_model>"
+        "</library_kinematics_models></COLLADA>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *m = kg_load_buffer("names.dae", dae, strlen(dae), &o, &d);
+    assert_non_null(m);
+    kg_ledger l;
+    kg_ledger_init(&l);
+    mjModel *mj = export_and_load(m, "names", &l);
+    assert_non_null(mj);
+    assert_true(mj_name2id(mj, mjOBJ_JOINT, "j1.axis1") >= 0 && mj_name2id(mj, mjOBJ_JOINT, "j1.axis1#2") >= 0);
+    int said = 0;
+    for (size_t k = 0; k < l.count; k++) said += l.items[k].name && !strcmp(l.items[k].name, "j1");
+    assert_true(said >= 1);
+    mj_deleteModel(mj);
+    kg_ledger_clear(&l);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 /* The sample humanoid: motors from effort limits, the ledger. */
 static void test_sample_ledger(void **state) {
     (void)state;
@@ -399,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_four_bar),
         cmocka_unit_test(test_bvh),
+        cmocka_unit_test(test_names_unique),
         cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
