@@ -7,7 +7,8 @@
  * revolute and continuous -> hinge, prismatic -> slide, floating -> free (or,
  * below the top level where MuJoCo allows no free joint, three slides and a
  * ball: the same coordinates), planar -> two slides and a hinge, compound ->
- * one hinge or slide per axis, named "<joint>.<label>", in the axes' order
+ * one hinge or slide per axis, named "<joint>.<label>" ("#2" added where
+ * another joint has that name: the ledger says so), in the axes' order
  * (MuJoCo applies a body's joints in order, each in the frame the previous ones
  * left, as our axes are defined). Joint values are ours one to one (no `ref`),
  * so MuJoCo's qpos is our q, except a top-level free joint's, which is the
