@@ -161,7 +161,8 @@ static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) 
 /* A foot without collision geometry stands on its visual geometry's lowest
  * face (the sample's right foot draws the box it collides with: the same
  * sole); without either, on the tuning's default sole scaled to its legs at
- * the foot link's origin, turning on that origin; each says so. */
+ * the foot link's origin, turning on that origin; each says so. A foot whose
+ * body has no collision shape keeps its drawn one above the ground. */
 static void test_visual_sole(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE), *vis_text = strdup(text), *none_text = strdup(text);
@@ -181,6 +182,20 @@ static void test_visual_sole(void **state) {
     for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) assert_float_equal(vis->sole[1][k][a], full->sole[1][k][a], 1e-12);
     assert_float_equal(vis->foot_h[1], full->foot_h[1], 1e-12);
+    /* a foot whose body has no collision shape keeps its drawn one above the ground: its lowest
+     * point at rest is the sole's */
+    assert_int_equal(full->nfoot_drawn[0] + full->nfoot_drawn[1], 0);
+    assert_int_equal(vis->nfoot_drawn[0], 0);
+    assert_int_equal(vis->nfoot_drawn[1], 1);
+    {
+        kg_data *kd = kg_data_new(m1);
+        kg_fk(m1, kd);
+        double p[3], c[4][3];
+        int l = vis->map.link[KG_PART_FOOT_R];
+        rt_sole_at(vis, 1, kd->link_pos + 3 * l, kd->link_rot + 9 * l, c);
+        assert_float_equal(rt_convex_lowest(&vis->foot_drawn[1][0], kd, p), c[0][2], 1e-9);
+        kg_data_free(kd);
+    }
     /* the sample's sole box is 0.2 x 0.1 (corners k: bit 0 front, bit 1 left) */
     assert_float_equal(full->sole[1][3][0] - full->sole[1][0][0], 0.2, 1e-12);
     assert_float_equal(full->sole[1][3][1] - full->sole[1][0][1], 0.1, 1e-12);

@@ -222,6 +222,11 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
+        for (int k = 0; k < rr->nfoot_drawn[side] && !g->pin[side].roll; k++) { /* its drawn shapes likewise */
+            double p[3];
+            if (rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) < fmin(low, w->t.sole_watch))
+                above_ground(w, rr->foot_drawn[side][k].link, p);
+        }
     }
 }
 

@@ -214,8 +214,7 @@ double rt_segment_distance(const double p0[3], const double p1[3], const double 
     return kg_vec3_norm(d);
 }
 
-double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]) {
-    const kg_convex *c = &cm->shape[k];
+double rt_convex_lowest(const kg_convex *c, const kg_data *d, double p[3]) {
     const double *Rl = d->link_rot + 9 * c->link, down[3] = {0, 0, -1};
     double Rs[9], ds[3], v[3], vl[3];
     int hint = -1;
@@ -227,4 +226,8 @@ double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, do
     kg_mat3_vec(p, Rl, vl);
     for (int a = 0; a < 3; a++) p[a] += d->link_pos[3 * c->link + a];
     return p[2];
+}
+
+double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]) {
+    return rt_convex_lowest(&cm->shape[k], d, p);
 }

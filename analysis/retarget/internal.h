@@ -59,6 +59,11 @@ struct kg_retarget_robot {
     int *foot_shape[2], nfoot_shape[2]; /* each foot's collision shapes (its ankle link's and those below:
                                    * indices into cm and coarse alike) */
     unsigned char *is_foot_shape; /* [cm.nshape] a shape of either foot */
+    kg_convex *foot_drawn[2];     /* a foot whose body (its link and those fixed to it) has no collision
+                                   * shape: its visual geometry's hulls (link set), kept above the ground
+                                   * as the foot's shapes are (the drawn foot is what a viewer and a
+                                   * checker see) */
+    int nfoot_drawn[2];
     unsigned char *ground_shape;  /* [cm.nshape] a shape kept above the ground besides the feet's: clear
                                    * of the soles' plane by sole_watch at rest (robot.c) */
     double *capsule;              /* [7 nlink] a capsule around each link's coarse shapes, link frame: the
@@ -130,6 +135,8 @@ double rt_segment_distance(const double p0[3], const double p1[3], const double 
 /* The lowest point (world) of shape k of collision model cm at the pose d
  * (its support along -z, margin included); returns its height. */
 double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]);
+/* The same of convex c on its link c->link. */
+double rt_convex_lowest(const kg_convex *c, const kg_data *d, double p[3]);
 /* The cart-table ZMP of one COM coordinate from its values h before and after. */
 double rt_cart_table_zmp(double before, double c, double after, double h, double zc);
 

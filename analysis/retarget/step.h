@@ -12,7 +12,7 @@
                             /* feet approaching their pins (two rows a component), soles' corners,
                              * the COM approaching its reference (two rows an axis), the root's
                              * speed where the root is not at the pelvis (two rows an axis); plus a
-                             * row per foot shape (rr->nfoot_shape) and one per shape of the body
+                             * row per foot shape (rr->nfoot_shape, nfoot_drawn) and one per shape of the body
                              * near the ground, two per closed loop's component
                              * and the tuning's collision_rows (rt_step_new) */
 
