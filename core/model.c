@@ -60,9 +60,7 @@ const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
     return "";
 }
 
-/* Coordinate k's joint and, for a joint of several coordinates, its label
- * (NULL: the joint's name alone); 0 when no joint has it. */
-static int coord_parts(const kg_model *m, int k, const char **joint, const char **label) {
+int kg_coord_parts(const kg_model *m, int k, const char **joint, const char **label) {
     static const char *const planar[] = {"x", "y", "angle"};
     static const char *const floating[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
     for (int j = 0; j < m->njoint; j++) {
@@ -83,7 +81,7 @@ static int coord_parts(const kg_model *m, int k, const char **joint, const char 
 
 const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size) {
     const char *joint, *label;
-    if (!coord_parts(m, k, &joint, &label)) snprintf(buf, size, "q%d", k);
+    if (!kg_coord_parts(m, k, &joint, &label)) snprintf(buf, size, "q%d", k);
     else if (!label) snprintf(buf, size, "%s", joint);
     else snprintf(buf, size, "%s.%s", joint, label);
     return buf;
@@ -95,16 +93,22 @@ void kg_coord_names_free(char **names, int n) {
 }
 
 char **kg_coord_names(const kg_model *m) {
+    /* the other columns a trajectory has: a coordinate so named gets "#2" */
+    static const char *const fixed[] = {"time",    "root_x",  "root_y",  "root_z",       "root_qw",
+                                        "root_qx", "root_qy", "root_qz", "contact_left", "contact_right"};
     char **names = calloc((size_t)m->nq + 1, sizeof *names);
     kg_strmap taken;
     kg_strmap_init(&taken);
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) kg_strmap_put(&taken, fixed[k], 0);
     for (int k = 0; names && k < m->nq; k++) {
         const char *joint = "", *label = NULL;
-        int known = coord_parts(m, k, &joint, &label);
+        int known = kg_coord_parts(m, k, &joint, &label);
         size_t n = strlen(joint) + (label ? strlen(label) : 0) + 24;
         char *want = malloc(n);
         if (want && !known) snprintf(want, n, "q%d", k);
         else if (want) snprintf(want, n, label ? "%s.%s" : "%s", joint, label);
+        for (char *c = want; c && *c; c++) /* a column name stays on its line */
+            if (*c == '\n' || *c == '\r') *c = '_';
         names[k] = want ? kg_strmap_unique(&taken, want) : NULL;
         free(want);
         if (!names[k]) kg_coord_names_free(names, k), names = NULL;

@@ -379,10 +379,12 @@ static void simple_joint(writer *x, const kg_joint *J) {
     x->key[x->nkey++] = x->m->q_default[J->qadr];
 }
 
-/* "a.b" in x's buffer (valid until the next call), or "" with x->oom set:
- * names have no length limit, and one cut to a fixed buffer could end inside
- * a UTF-8 character. */
-static const char *dotted(writer *x, const char *a, const char *b) {
+/* The MuJoCo joint name "joint.b" for one of joint J's coordinates, unique
+ * among the MuJoCo joints ("#2", ... and a ledger entry when taken), owned by
+ * x until teardown; "" with x->oom set when memory runs out. Names have no
+ * length limit (one cut to a fixed buffer could end inside a UTF-8 character). */
+static const char *dotted(writer *x, const kg_joint *J, const char *b) {
+    const char *a = J->name;
     size_t n = strlen(a) + strlen(b) + 2;
     char *want = malloc(n), *name = NULL;
     if (want) snprintf(want, n, "%s.%s", a, b), name = kg_strmap_unique(&x->taken, want);
@@ -396,7 +398,7 @@ static const char *dotted(writer *x, const char *a, const char *b) {
         return x->oom = 1, "";
     }
     if (strcmp(name, want))
-        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", a, x->m->source, 0,
+        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", a, x->m->source, J->line,
                       "MuJoCo joint '%s' is named '%s': another joint has that name", want, name);
     free(want);
     x->made[x->nmade++] = name;
@@ -437,13 +439,13 @@ static void multi_joint(writer *x, const kg_joint *J, int top) {
                           "\".z\" and a ball \"%s.rotation\" (the same coordinates)", J->name, J->name);
         }
         for (int k = 0; k < nslide; k++) {
-            name = dotted(x, J->name, J->type == KG_JOINT_PLANAR ? pl[k] : fl[k]);
+            name = dotted(x, J, J->type == KG_JOINT_PLANAR ? pl[k] : fl[k]);
             joint_attrs(x, J, name, "slide", dir[k]);
             attr(x, "limited", "false");
             end(x);
             x->key[x->nkey++] = q0[k];
         }
-        name = dotted(x, J->name, J->type == KG_JOINT_PLANAR ? "angle" : "rotation");
+        name = dotted(x, J, J->type == KG_JOINT_PLANAR ? "angle" : "rotation");
         joint_attrs(x, J, name, J->type == KG_JOINT_PLANAR ? "hinge" : "ball", J->type == KG_JOINT_PLANAR ? J->axis : NULL);
         attr(x, "limited", "false");
         end(x);
@@ -452,7 +454,7 @@ static void multi_joint(writer *x, const kg_joint *J, int top) {
     }
     for (int a = 0; a < J->naxis; a++) { /* compound */
         const kg_axis *ax = &m->axis[J->axis_first + a];
-        name = dotted(x, J->name, ax->label);
+        name = dotted(x, J, ax->label);
         joint_attrs(x, J, name, ax->kind == KG_AXIS_ROTATION ? "hinge" : "slide", ax->dir);
         if (ax->has_limit && isfinite(ax->lower) && isfinite(ax->upper) && ax->lower < ax->upper) {
             attr(x, "limited", "true");
@@ -652,7 +654,11 @@ static void setup(writer *x) {
         return;
     }
     for (int i = 0; i < m->nlink; i++) x->first_child[i] = x->next_sibling[i] = -1;
-    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&x->taken, m->joint[j].name, j);
+    for (int j = 0; j < m->njoint; j++) { /* the joints written under their own names */
+        kg_joint_type t = m->joint[j].type;
+        if (t == KG_JOINT_REVOLUTE || t == KG_JOINT_CONTINUOUS || t == KG_JOINT_PRISMATIC || t == KG_JOINT_FLOATING)
+            kg_strmap_put(&x->taken, m->joint[j].name, j);
+    }
     if (x->taken.failed) x->oom = 1;
     for (int i = m->nlink - 1; i > 0; i--) { /* backwards, so siblings stay in the model's order */
         x->next_sibling[i] = x->first_child[m->link[i].parent];

@@ -8,6 +8,7 @@
  * or "joint.label" for joints with several coordinates). Angles are radians;
  * lengths are in the model's units (metres, or a BVH file's units times its
  * scale). Numbers are written in the shortest form that reads back exactly. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,9 @@ static int frames_new(const kg_model *m, const kg_motion *mo, kg_ledger *l, fram
 }
 
 void kg_csv_field(FILE *f, const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) {
+    size_t n = strlen(s); /* quoted also with space at either end: a reader keeps it only so */
+    int edge = n > 0 && (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]));
+    if (!edge && !strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
     }

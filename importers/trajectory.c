@@ -14,7 +14,8 @@
  * returns the position after its separator, or NULL at the end of the line. */
 static const char *field(const char *s, char *buf, size_t size, int *more) {
     size_t n = 0;
-    if (*s == '"') {
+    const int quoted = *s == '"'; /* kept whole; after its closing quote, nothing but space */
+    if (quoted) {
         for (s++; *s && *s != '\n' && !(*s == '"' && s[1] != '"'); s++) { /* a field stays on its line */
             if (*s == '"') s++;
             if (n + 1 < size) buf[n++] = *s;
@@ -22,8 +23,8 @@ static const char *field(const char *s, char *buf, size_t size, int *more) {
         if (*s == '"') s++;
     }
     for (; *s && *s != ',' && *s != '\n' && *s != '\r'; s++)
-        if (n + 1 < size) buf[n++] = *s;
-    while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
+        if (!quoted && n + 1 < size) buf[n++] = *s;
+    while (!quoted && n > 0 && isspace((unsigned char)buf[n - 1])) n--;
     buf[n] = 0;
     *more = *s == ',';
     return *s == ',' ? s + 1 : s;

@@ -51,6 +51,12 @@ static kg_motion *from_clip(const kg_model *m, const char *path, const kg_load_o
     }
     for (int k = 0; k < m->nq; k++) {
         from[k] = -1;
+        /* by joint and label first (a name made unique depends on the joints' order), then by name */
+        const char *ja, *la, *jb, *lb;
+        int parts = kg_coord_parts(m, k, &ja, &la);
+        for (int s = 0; parts && s < src->nq && from[k] < 0; s++)
+            if (kg_coord_parts(src, s, &jb, &lb) && !strcmp(ja, jb) && (la && lb ? !strcmp(la, lb) : la == lb))
+                from[k] = s;
         for (int s = 0; s < src->nq && from[k] < 0; s++)
             if (!strcmp(b[s], a[k])) from[k] = s;
         if (from[k] >= 0) matched++;

@@ -223,9 +223,10 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
         for (int k = 0; k < rr->nfoot_drawn[side] && !g->pin[side].roll; k++) { /* its drawn shapes likewise */
-            double p[3];
-            if (rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) < fmin(low, w->t.sole_watch))
-                above_ground(w, rr->foot_drawn[side][k].link, p);
+            double p[3], rest = rr->foot_drawn_rest[side][k];
+            if (rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) - rest >= fmin(low, w->t.sole_watch)) continue;
+            p[2] -= rest; /* held no deeper than it reaches at rest (above_ground keeps p[2] >= 0) */
+            above_ground(w, rr->foot_drawn[side][k].link, p);
         }
     }
 }

@@ -64,6 +64,8 @@ struct kg_retarget_robot {
                                    * as the foot's shapes are (the drawn foot is what a viewer and a
                                    * checker see) */
     int nfoot_drawn[2];
+    double *foot_drawn_rest[2];   /* how far each reaches below the sole plane at rest (<= 0): it is kept
+                                   * no deeper than that (as built, not the pose's doing) */
     unsigned char *ground_shape;  /* [cm.nshape] a shape kept above the ground besides the feet's: clear
                                    * of the soles' plane by sole_watch at rest (robot.c) */
     double *capsule;              /* [7 nlink] a capsule around each link's coarse shapes, link frame: the

@@ -178,7 +178,8 @@ static void feet_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         for (int k = 0; k < 6; k++) low = fmin(low, c[k][2]), touch[k] = c[k][2] < ON_GROUND;
         double deepest = low, p[3]; /* the foot's shapes reach lower than the sole when it turns */
         for (int k = 0; k < rr->nfoot_shape[side]; k++) deepest = fmin(deepest, rt_shape_lowest(&rr->cm, d, rr->foot_shape[side][k], p));
-        for (int k = 0; k < rr->nfoot_drawn[side]; k++) deepest = fmin(deepest, rt_convex_lowest(&rr->foot_drawn[side][k], d, p));
+        for (int k = 0; k < rr->nfoot_drawn[side]; k++) /* below what it reaches at rest */
+            deepest = fmin(deepest, rt_convex_lowest(&rr->foot_drawn[side][k], d, p) - rr->foot_drawn_rest[side][k]);
         lowest_any = fmin(lowest_any, deepest);
         if (F->contact[side]) rep->float_max_mm = fmax(rep->float_max_mm, deepest * 1e3);
         rep->penetration_max_mm = fmax(rep->penetration_max_mm, -deepest * 1e3);

@@ -110,7 +110,7 @@ static int rigid_with(const kg_model *m, int l, int g) {
  * roll link only drawn: the drawn toe, 18 cm ahead of the ankle, went 24 mm
  * into the ground as the swinging foot pitched down). 0, or -1 when memory
  * runs out. */
-static int drawn_feet(kg_retarget_robot *rr, kg_mesh_cache *mc) {
+static int drawn_feet(kg_retarget_robot *rr, kg_mesh_cache *mc, const kg_data *d, double sole_z) {
     const kg_model *r = rr->model;
     for (int side = 0; side < 2; side++) {
         int g = rigid_root(r, rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]), n = 0;
@@ -119,14 +119,19 @@ static int drawn_feet(kg_retarget_robot *rr, kg_mesh_cache *mc) {
         if (g < 0) continue;
         for (int l = 0; l < r->nlink; l++)
             if (rigid_with(r, l, g)) n += r->link[l].geom_count;
-        if (!(rr->foot_drawn[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn[side]))) return -1;
+        rr->foot_drawn[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn[side]);
+        rr->foot_drawn_rest[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn_rest[side]);
+        if (!rr->foot_drawn[side] || !rr->foot_drawn_rest[side]) return -1;
         for (int l = 0; l < r->nlink; l++) {
             for (int k = r->link[l].geom_first; rigid_with(r, l, g) && k < r->link[l].geom_first + r->link[l].geom_count; k++) {
                 kg_convex *c = &rr->foot_drawn[side][rr->nfoot_drawn[side]];
                 if (r->geom[k].role != KG_VISUAL) continue;
                 int rc = kg_geom_convex(r, k, mc, c, NULL, NULL);
                 if (rc < 0) return -1;
-                if (rc == 0) c->link = l, rr->nfoot_drawn[side]++;
+                if (rc != 0) continue;
+                double p[3];
+                c->link = l;
+                rr->foot_drawn_rest[side][rr->nfoot_drawn[side]++] = fmin(0, rt_convex_lowest(c, d, p) - sole_z);
             }
         }
     }
@@ -597,7 +602,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
     double sole_z = soles(rr, d, mc, &o->tune, dg);
-    int drawn = drawn_feet(rr, mc);
+    int drawn = drawn_feet(rr, mc, d, sole_z);
     kg_mesh_cache_free(mc);
     if (drawn != 0) goto oom;
     if (driven_columns(rr) != 0) goto oom;
@@ -621,7 +626,7 @@ void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->foot_shape[0]), free(rr->foot_shape[1]), free(rr->is_foot_shape), free(rr->ground_shape);
     for (int side = 0; side < 2; side++) {
         for (int k = 0; k < rr->nfoot_drawn[side]; k++) kg_convex_free(&rr->foot_drawn[side][k]);
-        free(rr->foot_drawn[side]);
+        free(rr->foot_drawn[side]), free(rr->foot_drawn_rest[side]);
     }
     if (rr->have_cm) kg_collision_model_free(&rr->cm), kg_collision_model_free(&rr->coarse);
     memset(rr, 0, sizeof *rr);
