@@ -448,14 +448,23 @@ kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg
             const char *ref = kg_xml_attr(&c.x, n, "name");
             if (!ref) ref = kg_xml_attr(&c.x, n, "reference");
             char *xml = kg_xml_dump(&c.x, n);
-            char kind[200];
-            snprintf(kind, sizeof kind, "%s%s%s", n->ns && n->ns->prefix ? (const char *)n->ns->prefix : "",
-                     n->ns && n->ns->prefix ? ":" : "", tag(n));
+            /* the element's name whole (cut to a fixed buffer it could end inside a UTF-8 character,
+             * and the COLLADA written from it did not parse) */
+            const char *prefix = n->ns && n->ns->prefix ? (const char *)n->ns->prefix : "";
+            size_t klen = strlen(prefix) + strlen(tag(n)) + 2;
+            char *kind = malloc(klen);
+            if (!kind) {
+                free(xml);
+                kg_xml_out_of_memory(&c.x);
+                break;
+            }
+            snprintf(kind, klen, "%s%s%s", prefix, *prefix ? ":" : "", tag(n));
             kg_builder_add_extra(c.b, kind, ref, xml, line_of(n));
             free(xml);
             if (!known_extension(n))
                 kg_diag_add(d, KG_WARNING, "urdf.unknown_element", file, line_of(n), kind,
                             "unknown element <%s> in <robot>; kept verbatim, not interpreted", kind);
+            free(kind);
         }
     }
     kg_model *m = kg_builder_finish(c.b);
