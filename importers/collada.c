@@ -886,11 +886,18 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
             free(xml);
             continue;
         }
-        char kind[200];
-        snprintf(kind, sizeof kind, "collada:%s:extra:%s", where, type ? type : "");
+        /* the type whole: cut to a fixed buffer, it could end inside a UTF-8 character */
+        size_t klen = strlen(where) + (type ? strlen(type) : 0) + 16;
+        char *kind = malloc(klen);
+        if (!kind) {
+            kg_xml_out_of_memory(&c->x);
+            return;
+        }
+        snprintf(kind, klen, "collada:%s:extra:%s", where, type ? type : "");
         char *xml = kg_xml_dump(&c->x, e);
         kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, cd_line_of(e));
         free(xml);
+        free(kind);
         if (profile && !strcmp(profile, "OpenRAVE") && type) openrave_extra(c, e, type, t);
     }
 }
