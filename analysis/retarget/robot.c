@@ -97,13 +97,6 @@ static int rigid_root(const kg_model *m, int l) {
     return l;
 }
 
-/* Link l moves with link g: below it through fixed joints only. */
-static int rigid_with(const kg_model *m, int l, int g) {
-    for (; l != g; l = m->link[l].parent)
-        if (m->link[l].parent < 0 || m->link[l].joint < 0 || m->joint[m->link[l].joint].type != KG_JOINT_FIXED) return 0;
-    return 1;
-}
-
 /* Each foot's drawn shapes (kg_retarget_robot.foot_drawn): the visual hulls
  * of its body's links when none of them has a collision shape (a humanoid
  * whose right foot's collision cylinders sit on the ankle's pitch link, its
@@ -113,17 +106,15 @@ static int rigid_with(const kg_model *m, int l, int g) {
 static int drawn_feet(kg_retarget_robot *rr, kg_mesh_cache *mc, const kg_data *d, double sole_z) {
     const kg_model *r = rr->model;
     for (int side = 0; side < 2; side++) {
-        int g = rigid_root(r, rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]), n = 0;
-        for (int l = 0; rr->have_cm && l < r->nlink; l++)
-            if (rigid_with(r, l, g) && rr->cm.link_count[l] > 0) g = -1, l = r->nlink; /* it has collision shapes */
-        if (g < 0) continue;
-        for (int l = 0; l < r->nlink; l++)
-            if (rigid_with(r, l, g)) n += r->link[l].geom_count;
+        int g = rigid_root(r, rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]), n = 0, shapes = 0;
+        for (int l = 0; l < r->nlink; l++) /* the links moving with g: those whose rigid root it is */
+            if (rigid_root(r, l) == g) n += r->link[l].geom_count, shapes += rr->have_cm && rr->cm.link_count[l] > 0;
+        if (shapes) continue;
         rr->foot_drawn[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn[side]);
         rr->foot_drawn_rest[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn_rest[side]);
         if (!rr->foot_drawn[side] || !rr->foot_drawn_rest[side]) return -1;
         for (int l = 0; l < r->nlink; l++) {
-            for (int k = r->link[l].geom_first; rigid_with(r, l, g) && k < r->link[l].geom_first + r->link[l].geom_count; k++) {
+            for (int k = r->link[l].geom_first; rigid_root(r, l) == g && k < r->link[l].geom_first + r->link[l].geom_count; k++) {
                 kg_convex *c = &rr->foot_drawn[side][rr->nfoot_drawn[side]];
                 if (r->geom[k].role != KG_VISUAL) continue;
                 int rc = kg_geom_convex(r, k, mc, c, NULL, NULL);
