@@ -144,15 +144,22 @@ static const char slider[] =
     "<limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
     "<joint name='g' type='fixed'><parent link='arm'/><child link='post'/></joint></robot>";
 
+/* The slider above, loaded, its collision model built. */
+static kg_model *slider_scene(kg_diags *d, kg_mesh_cache **mc, kg_collision_model *cm) {
+    kg_model *m = kg_test_load_string("slider.urdf", slider, d);
+    assert_non_null(m);
+    *mc = kg_mesh_cache_new();
+    assert_int_equal(kg_collision_model_build(m, *mc, cm, d), 0);
+    return m;
+}
+
 static void test_analytic(void **state) {
     (void)state;
     kg_diags d;
     kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("slider.urdf", slider, &d);
-    assert_non_null(m);
-    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_mesh_cache *mc;
     kg_collision_model cm;
-    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    kg_model *m = slider_scene(&d, &mc, &cm);
     int base = kg_model_link(m, "base"), car = kg_model_link(m, "car"), post = kg_model_link(m, "post");
     int sc = pair_index(&cm, base, car), sp = pair_index(&cm, base, post), cp = pair_index(&cm, car, post);
     assert_true(sc >= 0 && sp >= 0 && cp >= 0);
@@ -722,11 +729,9 @@ static void test_pair_gap_along(void **state) {
     (void)state;
     kg_diags d;
     kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("slider.urdf", slider, &d);
-    assert_non_null(m);
-    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_mesh_cache *mc;
     kg_collision_model cm;
-    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    kg_model *m = slider_scene(&d, &mc, &cm);
     int sc = pair_index(&cm, kg_model_link(m, "base"), kg_model_link(m, "car"));
     int jx = m->joint[kg_model_joint(m, "x")].qadr, jy = m->joint[kg_model_joint(m, "y")].qadr;
     kg_data *kd = kg_data_new(m);
@@ -767,11 +772,9 @@ static void test_pair_distance(void **state) {
     (void)state;
     kg_diags d;
     kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("slider.urdf", slider, &d);
-    assert_non_null(m);
-    kg_mesh_cache *mc = kg_mesh_cache_new();
+    kg_mesh_cache *mc;
     kg_collision_model cm;
-    assert_int_equal(kg_collision_model_build(m, mc, &cm, &d), 0);
+    kg_model *m = slider_scene(&d, &mc, &cm);
     int base = kg_model_link(m, "base"), car = kg_model_link(m, "car"), post = kg_model_link(m, "post");
     int sc = pair_index(&cm, base, car), cp = pair_index(&cm, car, post);
     int jx = m->joint[kg_model_joint(m, "x")].qadr, jy = m->joint[kg_model_joint(m, "y")].qadr;

@@ -344,22 +344,11 @@ static void test_bvh(void **state) {
  * name"); the axis's is now "j1.axis1#2", in the ledger. */
 static void test_names_unique(void **state) {
     (void)state;
-    const char *dae =
-        "<?xml version=\"1.0\"?><COLLADA version=\"1.5.0\" xmlns=\"http://www.collada.org/2008/03/COLLADASchema\">"
-        "<library_joints><joint id=\"two\"><revolute sid=\"axis1\"><axis>1 0 0</axis></revolute>"
-        "<revolute sid=\"axis2\"><axis>0 1 0</axis></revolute></joint>"
-        "<joint id=\"one\"><revolute sid=\"axis\"><axis>0 0 1</axis></revolute></joint></library_joints>"
-        "<library_kinematics_models><kinematics_model id=\"k\"><technique_common>"
-        "<instance_joint url=\"#two\" sid=\"j1\"/><instance_joint url=\"#one\" sid=\"j1.axis1\"/>"
-        "<link sid=\"base\"><attachment_full joint=\"k/j1\"><translate>0 0 1</translate>"
-        "<link sid=\"mid\"><attachment_full joint=\"k/j1.axis1\"><translate>0 0 1</translate><link sid=\"tip\"/>"
-        "</attachment_full></link></attachment_full></link></technique_common></kinematics_model>"
-        "</library_kinematics_models></COLLADA>";
     kg_diags d;
     kg_diags_init(&d);
     kg_load_options o = {0};
     o.format = "collada";
-    kg_model *m = kg_load_buffer("names.dae", dae, strlen(dae), &o, &d);
+    kg_model *m = kg_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae", &o, &d);
     assert_non_null(m);
     kg_ledger l;
     kg_ledger_init(&l);
