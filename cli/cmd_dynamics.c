@@ -8,6 +8,7 @@
 
 #include "kinegraph/torques.h"
 #include "analysis/qp.h"
+#include "core/model.h"
 #include "cli/common.h"
 #include "exporters/exporters.h"
 #include "formats/fileio.h"
@@ -75,7 +76,8 @@ const kg_cli_command kg_cmd_dynamics = {
         "--contact-height of the ground. The feet are the body map's (as `retarget` finds them); a\n"
         "sole is the lowest face of the foot's collision shapes.\n"
         "TORQUES.csv: time (s), then one column per actuated coordinate named as its joint (N m for\n"
-        "rotations, N for translations; a mimic follower's torque is carried by its leader).\n"
+        "rotations, N for translations; a mimic follower's torque is carried by its leader); names\n"
+        "are unique as a trajectory's (a name taken before gets #2, #3, ...).\n"
         "REPORT.json and --json: the fields of the README (per joint tau_max, effort, ratio_max,\n"
         "frame_max; zmp_outside_percent, ...). Without -o, --report or --json, a table of the\n"
         "joints goes to stdout. A summary goes to stderr. Exit status 1 when the model or motion\n"
@@ -97,13 +99,15 @@ static int number(kg_cli *c, const char *opt, const char *text, double lo, doubl
 
 static int write_torques(const char *path, const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
     kg_out out;
-    if (kg_out_open(&out, path) != 0) return -1;
-    char name[1100], num[32];
+    char num[32], **names = kg_velocity_names(m);
+    if (!names) return -1;
+    if (kg_out_open(&out, path) != 0) return kg_coord_names_free(names, m->nv), -1;
     fputs("time", out.f);
     for (int k = 0; k < t->nact; k++) {
         fputc(',', out.f);
-        kg_csv_field(out.f, kg_velocity_name(m, t->act[k], name, sizeof name));
+        kg_csv_field(out.f, names[t->act[k]]);
     }
+    kg_coord_names_free(names, m->nv);
     fputc('\n', out.f);
     for (int f = 0; f < t->nframes; f++) {
         fputs(kg_format_number(num, mo->start_time + f * mo->frame_time), out.f);
@@ -150,7 +154,7 @@ static int write_frames(const char *path, const kg_motion *mo, const kg_torque_f
 static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *motion_path, const kg_motion_torques *t,
                            const kg_torque_options *to, int have_feet, int given_contacts) {
     json_t *r = json_object(), *joints = json_array(), *none = json_array();
-    char name[1100];
+    char name[1100], **names = kg_velocity_names(m);
     json_object_set_new(r, "model", kg_json_str(m->name));
     json_object_set_new(r, "motion", kg_json_str(motion_path));
     json_object_set_new(r, "frames", json_integer(t->nframes));
@@ -163,7 +167,7 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "contact_height", json_real(to->contact_height));
     for (int k = 0; k < t->nact; k++) {
         json_t *j = json_object();
-        const char *nm = kg_velocity_name(m, t->act[k], name, sizeof name);
+        const char *nm = names ? names[t->act[k]] : kg_velocity_name(m, t->act[k], name, sizeof name);
         json_object_set_new(j, "name", kg_json_str(nm));
         json_object_set_new(j, "tau_max", json_real(t->tau_max[k]));
         json_object_set_new(j, "frame_max", json_integer(t->frame_max[k]));
@@ -177,8 +181,10 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "joints_without_effort", none);
     json_object_set_new(r, "ratio_max", kg_json_num(t->ratio_max_all));
     json_object_set_new(r, "ratio_max_joint", t->ratio_max_coord >= 0
-                                                   ? kg_json_str(kg_velocity_name(m, t->act[t->ratio_max_coord], name, sizeof name))
+                                                   ? kg_json_str(names ? names[t->act[t->ratio_max_coord]]
+                                                                       : kg_velocity_name(m, t->act[t->ratio_max_coord], name, sizeof name))
                                                    : json_null());
+    kg_coord_names_free(names, m->nv);
     json_object_set_new(r, "contact_frames", json_integer(t->contact_frames));
     json_object_set_new(r, "double_support_frames", json_integer(t->double_support_frames));
     json_object_set_new(r, "zmp_outside_frames", json_integer(t->zmp_outside_frames));
@@ -193,14 +199,15 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
 }
 
 static void print_table(const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
-    char name[1100];
+    char name[1100], **names = kg_velocity_names(m);
     printf("%-32s %12s %12s %8s %10s\n", "joint", "max |tau|", "effort", "ratio", "at [s]");
     for (int k = 0; k < t->nact; k++) {
         char e[32] = "-", r[32] = "-";
         if (!isnan(t->effort[k])) snprintf(e, sizeof e, "%.6g", t->effort[k]), snprintf(r, sizeof r, "%.3f", t->ratio_max[k]);
-        printf("%-32s %12.6g %12s %8s %10.4f\n", kg_velocity_name(m, t->act[k], name, sizeof name), t->tau_max[k], e, r,
-               mo->start_time + t->frame_max[k] * mo->frame_time);
+        printf("%-32s %12.6g %12s %8s %10.4f\n", names ? names[t->act[k]] : kg_velocity_name(m, t->act[k], name, sizeof name),
+               t->tau_max[k], e, r, mo->start_time + t->frame_max[k] * mo->frame_time);
     }
+    kg_coord_names_free(names, m->nv);
 }
 
 static int run(int argc, char **argv) {

@@ -14,6 +14,7 @@
 #include "kinegraph/torques.h"
 #include "kinegraph/retarget.h"
 #include "cli/common.h"
+#include "core/model.h"
 #include "cli/retarget_json.h"
 #include "cli/shard.h"
 #include "exporters/exporters.h"
@@ -359,11 +360,14 @@ static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_rob
     kg_feet feet = robot_feet(rr);
     kg_motion_torques t;
     int ok = kg_motion_torques_compute(robot, out, NULL, &feet, NULL, &t, NULL, &d) == 0;
-    char name[1100];
+    char name[1100], **names = ok ? kg_velocity_names(robot) : NULL; /* as `dynamics` names its columns */
     json_object_set_new(j, "torque_ratio_max", ok ? kg_json_num(t.ratio_max_all) : json_null());
-    json_object_set_new(j, "torque_ratio_max_joint", ok && t.ratio_max_coord >= 0
-                                                        ? kg_json_str(kg_velocity_name(robot, t.act[t.ratio_max_coord], name, sizeof name))
-                                                        : json_null());
+    json_object_set_new(j, "torque_ratio_max_joint",
+                        ok && t.ratio_max_coord >= 0
+                            ? kg_json_str(names ? names[t.act[t.ratio_max_coord]]
+                                                : kg_velocity_name(robot, t.act[t.ratio_max_coord], name, sizeof name))
+                            : json_null());
+    kg_coord_names_free(names, robot->nv);
     json_object_set_new(j, "multibody_zmp_outside_percent", ok ? kg_json_num(t.zmp_outside_percent) : json_null());
     json_object_set_new(j, "dynamics_unbalanced_frames", ok ? json_integer(t.unbalanced_frames) : json_null());
     if (ok) kg_motion_torques_free(&t);

@@ -92,29 +92,66 @@ void kg_coord_names_free(char **names, int n) {
     free(names);
 }
 
+/* names[k] = want(m, k) for k < n, line breaks '_', made unique among
+ * themselves and against the reserved names (kg_strmap_unique); NULL when
+ * memory runs out. */
+static char **unique_names(const kg_model *m, int n, const char *const *reserved, size_t nreserved,
+                           char *(*want)(const kg_model *, int)) {
+    char **names = calloc((size_t)n + 1, sizeof *names);
+    kg_strmap taken;
+    kg_strmap_init(&taken);
+    for (size_t k = 0; k < nreserved; k++) kg_strmap_put(&taken, reserved[k], 0);
+    for (int k = 0; names && k < n; k++) {
+        char *w = want(m, k);
+        for (char *c = w; c && *c; c++) /* a column name stays on its line */
+            if (*c == '\n' || *c == '\r') *c = '_';
+        names[k] = w ? kg_strmap_unique(&taken, w) : NULL;
+        free(w);
+        if (!names[k]) kg_coord_names_free(names, k), names = NULL;
+        else kg_strmap_put(&taken, names[k], k);
+    }
+    if (names && taken.failed) kg_coord_names_free(names, n), names = NULL;
+    kg_strmap_free(&taken);
+    return names;
+}
+
+/* "joint" or "joint.label" (malloc'd), or "PREFIX%d" of k when joint is NULL. */
+static char *joined(const char *joint, const char *label, const char *prefix, int k) {
+    size_t n = (joint ? strlen(joint) : 0) + (label ? strlen(label) : 0) + strlen(prefix) + 24;
+    char *s = malloc(n);
+    if (s && !joint) snprintf(s, n, "%s%d", prefix, k);
+    else if (s) snprintf(s, n, label ? "%s.%s" : "%s", joint, label);
+    return s;
+}
+
+static char *coord_want(const kg_model *m, int k) {
+    const char *joint = NULL, *label = NULL;
+    if (!kg_coord_parts(m, k, &joint, &label)) joint = NULL;
+    return joined(joint, label, "q", k);
+}
+
 char **kg_coord_names(const kg_model *m) {
     /* the other columns a trajectory has: a coordinate so named gets "#2" */
     static const char *const fixed[] = {"time",    "root_x",  "root_y",  "root_z",       "root_qw",
                                         "root_qx", "root_qy", "root_qz", "contact_left", "contact_right"};
-    char **names = calloc((size_t)m->nq + 1, sizeof *names);
-    kg_strmap taken;
-    kg_strmap_init(&taken);
-    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) kg_strmap_put(&taken, fixed[k], 0);
-    for (int k = 0; names && k < m->nq; k++) {
-        const char *joint = "", *label = NULL;
-        int known = kg_coord_parts(m, k, &joint, &label);
-        size_t n = strlen(joint) + (label ? strlen(label) : 0) + 24;
-        char *want = malloc(n);
-        if (want && !known) snprintf(want, n, "q%d", k);
-        else if (want) snprintf(want, n, label ? "%s.%s" : "%s", joint, label);
-        for (char *c = want; c && *c; c++) /* a column name stays on its line */
-            if (*c == '\n' || *c == '\r') *c = '_';
-        names[k] = want ? kg_strmap_unique(&taken, want) : NULL;
-        free(want);
-        if (!names[k]) kg_coord_names_free(names, k), names = NULL;
-        else kg_strmap_put(&taken, names[k], k);
+    return unique_names(m, m->nq, fixed, sizeof fixed / sizeof *fixed, coord_want);
+}
+
+/* Velocity coordinate c's name: its joint's for a one-velocity joint, the
+ * position coordinate's at the same offset where the joint has as many of
+ * each, else (a floating joint) joint.vx, .vy, .vz, .wx, .wy, .wz. */
+static char *velocity_want(const kg_model *m, int c) {
+    static const char *const twist[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (c < J->vadr || c >= J->vadr + J->nv) continue;
+        if (J->nq == J->nv) return coord_want(m, J->qadr + c - J->vadr);
+        return joined(J->name, c - J->vadr < 6 ? twist[c - J->vadr] : "?", "v", c);
     }
-    if (names && taken.failed) kg_coord_names_free(names, m->nq), names = NULL;
-    kg_strmap_free(&taken);
-    return names;
+    return joined(NULL, NULL, "v", c);
+}
+
+char **kg_velocity_names(const kg_model *m) {
+    static const char *const fixed[] = {"time"}; /* a torques file's other column */
+    return unique_names(m, m->nv, fixed, 1, velocity_want);
 }

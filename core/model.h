@@ -17,5 +17,10 @@ char **kg_coord_names(const kg_model *m);
  * label (NULL: the joint's name alone); 0 when no joint has it. */
 int kg_coord_parts(const kg_model *m, int k, const char **joint, const char **label);
 void kg_coord_names_free(char **names, int n);
+/* Every velocity coordinate's name as torques files write their columns, of
+ * any length and unique among themselves and against "time" (as
+ * kg_coord_names); names[c] for c < m->nv, freed by kg_coord_names_free(names,
+ * m->nv); NULL when memory runs out. */
+char **kg_velocity_names(const kg_model *m);
 
 #endif

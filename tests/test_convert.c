@@ -5,6 +5,7 @@
  * the ledger with its source line. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
+#include "core/model.h"
 
 #include <assimp/cimport.h>
 #include <libxml/parser.h>
@@ -1138,6 +1139,41 @@ static void test_coordinate_columns(void **state) {
     kg_diags_clear(&d);
 }
 
+/* A torques file's columns (kinegraph dynamics) are named like a
+ * trajectory's, per velocity coordinate: unique among themselves and against
+ * "time", whole. */
+static void test_velocity_names(void **state) {
+    (void)state;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *m = kg_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae", &o, &d);
+    assert_non_null(m);
+    char **v = kg_velocity_names(m), **q = kg_coord_names(m);
+    assert_non_null(v);
+    assert_non_null(q);
+    assert_int_equal(m->nv, m->nq);
+    for (int c = 0; c < m->nv; c++) assert_string_equal(v[c], q[c]); /* one velocity per coordinate here */
+    int plain = 0, second = 0;
+    for (int c = 0; c < m->nv; c++) plain += !strcmp(v[c], "j1.axis1"), second += !strcmp(v[c], "j1.axis1#2");
+    assert_int_equal(plain, 1);
+    assert_int_equal(second, 1);
+    kg_coord_names_free(v, m->nv), kg_coord_names_free(q, m->nq);
+    kg_model_free(m);
+    const char *urdf = "<robot name=\"r\"><link name=\"l0\"/><link name=\"l1\"/>"
+                       "<joint name=\"time\" type=\"continuous\"><parent link=\"l0\"/><child link=\"l1\"/></joint></robot>";
+    o.format = "urdf";
+    m = kg_load_buffer("time.urdf", urdf, strlen(urdf), &o, &d);
+    assert_non_null(m);
+    v = kg_velocity_names(m);
+    assert_non_null(v);
+    assert_string_equal(v[0], "time#2");
+    kg_coord_names_free(v, m->nv);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urdf_round_trip),
@@ -1146,6 +1182,7 @@ int main(void) {
         cmocka_unit_test(test_trajectory_ledger),
         cmocka_unit_test(test_compound_names_unique),
         cmocka_unit_test(test_coordinate_columns),
+        cmocka_unit_test(test_velocity_names),
         cmocka_unit_test(test_collada_round_trip),
         cmocka_unit_test(test_collada_peers),
         cmocka_unit_test(test_collada_mass_only_body),
