@@ -82,3 +82,27 @@ char *kg_strmap_unique(const kg_strmap *m, const char *want) {
     for (int k = 2; kg_strmap_get(m, name) >= 0; k++) snprintf(name, n, "%s#%d", want, k);
     return name;
 }
+
+void kg_names_free(kg_names *p) {
+    for (int k = 0; k < p->nmade; k++) free(p->made[k]);
+    free(p->made);
+    kg_strmap_free(&p->taken);
+    memset(p, 0, sizeof *p);
+}
+
+const char *kg_names_join(kg_names *p, const char *a, const char *b, int *renamed) {
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *want = malloc(n), *name = NULL;
+    if (want) snprintf(want, n, "%s.%s", a, b), name = kg_strmap_unique(&p->taken, want);
+    if (name && p->nmade == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        char **grown = realloc(p->made, (size_t)cap * sizeof *grown);
+        if (grown) p->made = grown, p->cap = cap;
+    }
+    if (!name || p->nmade == p->cap) return free(want), free(name), NULL;
+    if (renamed) *renamed = strcmp(name, want) != 0;
+    free(want);
+    p->made[p->nmade++] = name;
+    kg_strmap_put(&p->taken, name, 0);
+    return p->taken.failed ? NULL : name;
+}

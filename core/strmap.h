@@ -27,4 +27,19 @@ int kg_strmap_get(const kg_strmap *m, const char *key);
  * end inside a UTF-8 character. */
 char *kg_strmap_unique(const kg_strmap *m, const char *want);
 
+/* Names in use (`taken`: put the ones a file already has) and the ones made
+ * for it, owned until kg_names_free: writers that split a joint name its parts
+ * "joint.part", unique among all. Zeroed is empty. */
+typedef struct kg_names {
+    kg_strmap taken;
+    char **made;
+    int nmade, cap;
+} kg_names;
+
+void kg_names_free(kg_names *p);
+/* "a.b", or "a.b#2", "a.b#3", ... when taken: a name of any length, owned by
+ * p and put in p->taken; NULL when memory runs out. *renamed (may be NULL)
+ * says whether a number was added. */
+const char *kg_names_join(kg_names *p, const char *a, const char *b, int *renamed);
+
 #endif

@@ -79,9 +79,7 @@ typedef struct writer {
     double *key;          /* qpos of the "rest" keyframe, in MuJoCo's order */
     int nkey;
     int oom;              /* memory ran out: what follows is dropped, and the export fails */
-    kg_strmap taken;      /* MuJoCo joint names: the model's joints', then dotted()'s */
-    char **made;          /* dotted()'s names (owned) */
-    int nmade, capmade;
+    kg_names names;       /* MuJoCo joint names: the model's joints', then dotted()'s */
 } writer;
 
 /* A copy of s, or NULL and x->oom set. */
@@ -384,26 +382,12 @@ static void simple_joint(writer *x, const kg_joint *J) {
  * x until teardown; "" with x->oom set when memory runs out. Names have no
  * length limit (one cut to a fixed buffer could end inside a UTF-8 character). */
 static const char *dotted(writer *x, const kg_joint *J, const char *b) {
-    const char *a = J->name;
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *want = malloc(n), *name = NULL;
-    if (want) snprintf(want, n, "%s.%s", a, b), name = kg_strmap_unique(&x->taken, want);
-    if (name && x->nmade == x->capmade) {
-        int cap = x->capmade ? 2 * x->capmade : 16;
-        char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
-        if (grown) x->made = grown, x->capmade = cap;
-    }
-    if (!name || x->nmade == x->capmade) {
-        free(want), free(name);
-        return x->oom = 1, "";
-    }
-    if (strcmp(name, want))
-        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", a, x->m->source, J->line,
-                      "MuJoCo joint '%s' is named '%s': another joint has that name", want, name);
-    free(want);
-    x->made[x->nmade++] = name;
-    kg_strmap_put(&x->taken, name, 0);
-    if (x->taken.failed) x->oom = 1;
+    int renamed = 0;
+    const char *name = kg_names_join(&x->names, J->name, b, &renamed);
+    if (!name) return x->oom = 1, "";
+    if (renamed)
+        kg_ledger_add(x->l, KG_APPROXIMATED, "joint", J->name, x->m->source, J->line,
+                      "MuJoCo joint '%s.%s' is named '%s': another joint has that name", J->name, b, name);
     return name;
 }
 
@@ -657,9 +641,9 @@ static void setup(writer *x) {
     for (int j = 0; j < m->njoint; j++) { /* the joints written under their own names */
         kg_joint_type t = m->joint[j].type;
         if (t == KG_JOINT_REVOLUTE || t == KG_JOINT_CONTINUOUS || t == KG_JOINT_PRISMATIC || t == KG_JOINT_FLOATING)
-            kg_strmap_put(&x->taken, m->joint[j].name, j);
+            kg_strmap_put(&x->names.taken, m->joint[j].name, j);
     }
-    if (x->taken.failed) x->oom = 1;
+    if (x->names.taken.failed) x->oom = 1;
     for (int i = m->nlink - 1; i > 0; i--) { /* backwards, so siblings stay in the model's order */
         x->next_sibling[i] = x->first_child[m->link[i].parent];
         x->first_child[m->link[i].parent] = i;
@@ -671,9 +655,7 @@ static void setup(writer *x) {
 static void teardown(writer *x) {
     for (int g = 0; x->mesh_file && g < x->m->ngeom; g++) free(x->mesh_file[g]);
     free(x->mesh_file), free(x->mesh_asset), free(x->first_child), free(x->next_sibling), free(x->light), free(x->key);
-    for (int k = 0; k < x->nmade; k++) free(x->made[k]);
-    free(x->made);
-    kg_strmap_free(&x->taken);
+    kg_names_free(&x->names);
 }
 
 /* The document; the body tree is written first into its own buffer because the
@@ -683,7 +665,6 @@ int kg_export_mjcf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     kg_mesh_cache *own = o && o->meshes ? NULL : kg_mesh_cache_new();
     writer x = {.m = m, .l = l, .d = d, .path = o ? o->path : NULL, .meshes = own ? own : o ? o->meshes : NULL,
                 .skip_meshes = o && o->skip_meshes, .companions = o ? o->companions : NULL};
-    kg_strmap_init(&x.taken);
     if (x.meshes) setup(&x);
     xmlBufferPtr body_buf = x.meshes && !x.oom ? xmlBufferCreate() : NULL;
     x.w = body_buf ? xmlNewTextWriterMemory(body_buf, 0) : NULL;

@@ -41,9 +41,7 @@ typedef struct writer {
     char **written;       /* geom -> the relative file its embedded mesh went to, or NULL */
     int skip_meshes;      /* dry run: embedded meshes are not read nor written (kg_export_options) */
     kg_files *companions; /* the STL files written (kg_export_options) */
-    kg_strmap taken;      /* link, joint and chain names in use, when a compound joint is split */
-    char **made;          /* the chain names made (the map borrows them) */
-    int nmade, capmade;
+    kg_names names;       /* link, joint and chain names in use, when a compound joint is split */
     int oom;              /* memory ran out naming a chain */
 } writer;
 
@@ -259,34 +257,9 @@ static void joint_element(writer *x, int j) {
  * when memory runs out. */
 static int take_names(writer *x) {
     const kg_model *m = x->m;
-    kg_strmap_init(&x->taken);
-    for (int i = 0; i < m->nlink; i++) kg_strmap_put(&x->taken, m->link[i].name, 0);
-    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&x->taken, m->joint[j].name, 0);
-    return x->taken.failed ? -1 : 0;
-}
-
-static int grow_made(writer *x) {
-    int cap = x->capmade ? 2 * x->capmade : 16;
-    char **grown = realloc(x->made, (size_t)cap * sizeof *grown);
-    if (!grown) return -1;
-    x->made = grown, x->capmade = cap;
-    return 0;
-}
-
-/* "joint.label", or "joint.label#2", "joint.label#3", ... when taken, made
- * and taken (x->made owns it until the file is written); NULL when memory
- * runs out. *renamed says whether a number was added. Any length: names are
- * not capped, and a cut name could end inside a UTF-8 character. */
-static const char *new_name(writer *x, const char *joint, const char *label, int *renamed) {
-    size_t n = strlen(joint) + strlen(label) + 2;
-    char *want = malloc(n), *name = NULL;
-    if (want) snprintf(want, n, "%s.%s", joint, label), name = kg_strmap_unique(&x->taken, want);
-    if (!name || (x->nmade == x->capmade && grow_made(x) != 0)) return free(want), free(name), NULL;
-    *renamed = strcmp(name, want) != 0;
-    free(want);
-    x->made[x->nmade++] = name;
-    kg_strmap_put(&x->taken, name, 0);
-    return x->taken.failed ? NULL : name;
+    for (int i = 0; i < m->nlink; i++) kg_strmap_put(&x->names.taken, m->link[i].name, 0);
+    for (int j = 0; j < m->njoint; j++) kg_strmap_put(&x->names.taken, m->joint[j].name, 0);
+    return x->names.taken.failed ? -1 : 0;
 }
 
 /* A compound joint as a chain of one-axis joints through massless links. */
@@ -304,7 +277,7 @@ static void compound_chain(writer *x, int j) {
     for (int a = 0; a < J->naxis; a++) {
         const kg_axis *ax = &m->axis[J->axis_first + a];
         int renamed;
-        const char *name = new_name(x, J->name, ax->label, &renamed);
+        const char *name = kg_names_join(&x->names, J->name, ax->label, &renamed);
         if (!name) {
             x->oom = 1;
             return;
@@ -500,9 +473,7 @@ int kg_export_urdf(const kg_model *m, const kg_motion *mo, const kg_export_optio
     for (int g = 0; g < m->ngeom; g++) free(x.written[g]);
     free(x.written);
     kg_mesh_cache_free(own);
-    if (compound) kg_strmap_free(&x.taken);
-    for (int k = 0; k < x.nmade; k++) free(x.made[k]);
-    free(x.made);
+    kg_names_free(&x.names);
     if (x.oom) return kg_export_oom(o, d);
     return rc < 0 || ferror(f) ? -1 : 0;
 }
