@@ -210,7 +210,8 @@ void rt_track_links(rt_step *w) {
     if (!w->link_moved) return;
     const kg_data *d = w->d;
     const double *pb = d->base_pos, *Rb = d->base_rot;
-    for (int l = 0; l < w->m->nlink; l++) {
+    for (int t = 0; t < w->ntracked; t++) {
+        const int l = w->tracked[t];
         /* in the root's frame: a pair's distance depends on the links' poses relative to each
          * other, and the body carrying both along moves neither */
         double *last = w->link_pose + 12 * l, p[3], R[9], dp[3], turn = 0;
@@ -403,10 +404,17 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
             int p = rr->watch[k];
             w->pair_links[2 * k] = rr->cm.pair_a[p], w->pair_links[2 * k + 1] = rr->cm.pair_b[p], w->wake[k] = -INFINITY;
         }
+        w->tracked = malloc(((size_t)m->nlink + 1) * sizeof *w->tracked);
+        unsigned char *in = calloc((size_t)m->nlink + 1, 1);
+        for (int k = 0; w->tracked && in && w->pair_links && k < 2 * rr->nwatch; k++) in[w->pair_links[k]] = 1;
+        for (int l = 0; w->tracked && in && l < m->nlink; l++)
+            if (in[l]) w->tracked[w->ntracked++] = l;
+        if (!in) free(w->tracked), w->tracked = NULL;
+        free(in);
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->trust || !w->x_last ||
-        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake))) {
+        !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake || !w->tracked))) {
         rt_step_free(w);
         return NULL;
     }
@@ -421,6 +429,6 @@ void rt_step_free(rt_step *w) {
     free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
-    free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->pairs), free(w->near), free(w->pair_links), free(w->wake);
+    free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->tracked), free(w->pairs), free(w->near), free(w->pair_links), free(w->wake);
     free(w);
 }

@@ -69,6 +69,8 @@ struct rt_step {
      * measured with its links' bounds then */
     double *link_moved, *link_pose; /* [nlink], [12 nlink] the poses the bounds were last updated at */
     double *capsule;           /* [6 nlink] each link's capsule's ends at the pose (world) */
+    int *tracked, ntracked;    /* the links of the watched pairs, each once: the ones rt_track_links
+                                * updates (the others' bounds and capsules are never read) */
     rt_pair *pairs;            /* [nwatch] */
     int *pair_links;           /* [2 nwatch] each watched pair's links */
     double *wake;              /* [nwatch] the sum of its links' motion bounds (link_moved) below
