@@ -116,6 +116,11 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     for (int k = 0; k < KG_NSEGMENT; k++)
         json_object_set_new(held, kg_retarget_segment_name(k), num_or_null(r->pose_segment_held_percent[k]));
     json_object_set_new(o, "pose_off_at_limit_segments_percent", held);
+    json_object_set_new(o, "pose_off_at_speed_limit_percent", kg_json_num(r->pose_slow_percent));
+    json_t *slow = json_object();
+    for (int k = 0; k < KG_NSEGMENT; k++)
+        json_object_set_new(slow, kg_retarget_segment_name(k), num_or_null(r->pose_segment_slow_percent[k]));
+    json_object_set_new(o, "pose_off_at_speed_limit_segments_percent", slow);
     json_object_set_new(o, "contact_phases", json_integer(r->contact_phases));
     json_object_set_new(o, "narrowed_stances", json_integer(0));
     json_object_set_new(o, "widened_stances", json_integer(0));

@@ -471,6 +471,42 @@ static void test_pose_at_limit(void **state) {
     clip_free(&c);
 }
 
+/* As test_pose_at_limit, the left elbow now moving between -1 and -1 + v dt
+ * at its velocity limit v on every frame after the first: of the 20 forearm
+ * segment-frames off, the left one's last 9 are held by its speed (the first
+ * has no frame before), the right one's 10 by its position limit. */
+static void test_pose_at_speed_limit(void **state) {
+    (void)state;
+    const int n = 10, qi = coord("l_elbow");
+    int col = -1;
+    for (int c = 0; c < model->dof; c++)
+        if (robot->qidx[c] == qi) col = c;
+    assert_true(col >= 0);
+    double step = robot->vmax[col] * DT;
+    assert_true(step > 0 && -1 + step < robot->upper[col] - 1e-2 && -1 > robot->lower[col] + 1e-2);
+    clip c;
+    clip_new(&c, n, DT);
+    for (int f = 0; f < n; f++) c.out->q[f * model->nq + qi] = f % 2 ? -1 + step : -1;
+    source_from_output(&c);
+    for (int f = 0; f < n; f++) {
+        turn_segment(&c.s.f[f], KG_PART_ELBOW_L, KG_PART_WRIST_L, 40 * DEG);
+        turn_segment(&c.s.f[f], KG_PART_ELBOW_R, KG_PART_WRIST_R, 40 * DEG);
+    }
+    run_report(&c);
+    const kg_retarget_report *r = &c.rep;
+    assert_false(held_at(c.out->q, KG_PART_WRIST_L));
+    KG_ASSERT_NEAR(r->pose_off_percent, 20, 1e-9);
+    KG_ASSERT_NEAR(r->pose_held_percent, 50, 1e-9);
+    KG_ASSERT_NEAR(r->pose_slow_percent, 100.0 * 9 / 20, 1e-9);
+    for (int k = 0; k < KG_NSEGMENT; k++) {
+        const char *name = kg_retarget_segment_name(k);
+        if (!strcmp(name, "left_forearm")) KG_ASSERT_NEAR(r->pose_segment_slow_percent[k], 90, 1e-9);
+        else if (!strcmp(name, "right_forearm")) KG_ASSERT_NEAR(r->pose_segment_slow_percent[k], 0, 1e-9);
+        else assert_true(isnan(r->pose_segment_slow_percent[k]));
+    }
+    clip_free(&c);
+}
+
 /* The robot's limbs bent (hanging straight, they would not turn) and the
  * whole source turned a quarter turn about the vertical: each pose angle is
  * measured in its own heading frame, so none changes; the keypoints, in the
@@ -718,7 +754,7 @@ int main(void) {
         cmocka_unit_test(test_slip_on_ground),  cmocka_unit_test(test_pivot_is_not_slip),
         cmocka_unit_test(test_penetration),     cmocka_unit_test(test_hover_and_float),
         cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit),      cmocka_unit_test(test_pose_in_heading_frame),
+        cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit), cmocka_unit_test(test_pose_at_speed_limit),      cmocka_unit_test(test_pose_in_heading_frame),
         cmocka_unit_test(test_zmp),             cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),

@@ -22,6 +22,8 @@
 #define POSE_OFF 20.0       /* deg: a segment this far off its source's direction is "off" ... */
 #define AT_LIMIT 1e-3       /* rad, m: ... and held by a limit when a joint between the pelvis and it
                              * is this near one of its position limits */
+#define AT_SPEED 1e-2       /* ... or held by its speed when such a joint moved over the frame within
+                             * this fraction of its velocity limit (none at a position limit) */
 #define SLIP_SPEED 0.02     /* m/s: a sole on the ground moving faster marks its frame (KG_FRAME_SLIP) */
 #define DEEP_GROUND 0.005   /* m: a foot deeper into the ground marks its frame (KG_FRAME_PENETRATION) */
 
@@ -56,6 +58,7 @@ typedef struct acc {
     double seg_sum[KG_NSEGMENT];
     int seg_n[KG_NSEGMENT];
     int seg_off[KG_NSEGMENT], seg_held[KG_NSEGMENT]; /* segment-frames off; of them held by a limit */
+    int seg_slow[KG_NSEGMENT];  /* ... and of them held by a velocity limit (none by a position limit) */
     double (*com)[2];
     double (*feet)[2][4];       /* [nframes] each foot link's x, y, z, yaw */
     int zmp_frames, zmp_out, double_out, com_out, hover;
@@ -92,28 +95,38 @@ static double angle_deg(const double a[3], const double b[3]) {
 }
 
 /* Is a joint on the way from the root to link l (its path's columns) within
- * AT_LIMIT of a position limit? (Joints above the pelvis turn the whole body,
- * which the heading frames leave out; they are rarely at a limit.) */
-static int held_by_limit(const kg_retarget_robot *rr, const kg_data *d, int l) {
+ * AT_LIMIT of a position limit (1), or else, with the frame before's pose qp,
+ * moving within AT_SPEED of its velocity limit (2)? 0: neither. (Joints above
+ * the pelvis turn the whole body, which the heading frames leave out; they are
+ * rarely at a limit.) */
+static int held_by_limit(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
+                         int l) {
+    int slow = 0;
     for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) {
         int c = rr->path[rr->path_first[l] + e].col - 6, qi = c >= 0 ? rr->qidx[c] : -1;
         if (qi < 0) continue;
-        double q = d->q[qi];
+        double q = d->q[qi], vm = rr->vmax[c] > 0 ? rr->vmax[c] : vdefault;
         if (q <= rr->lower[c] + AT_LIMIT || q >= rr->upper[c] - AT_LIMIT) return 1;
+        slow |= qp && isfinite(vm) && fabs(q - qp[qi]) >= (1 - AT_SPEED) * vm * dt;
     }
-    return 0;
+    return slow ? 2 : 0;
 }
 
 /* The link whose joints above it turn segment k: its distal part's (the trunk: both shoulders'). */
-static int held_segment(const kg_retarget_robot *rr, const kg_data *d, int k) {
-    if (k < 8) return held_by_limit(rr, d, rr->map.link[SEG[k][1]]);
-    if (k == 8) return held_by_limit(rr, d, rr->map.link[KG_PART_SHOULDER_L]) ||
-                       held_by_limit(rr, d, rr->map.link[KG_PART_SHOULDER_R]);
-    return held_by_limit(rr, d, rr->map.link[KG_PART_HEAD]);
+static int held_segment(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
+                        int k) {
+    if (k < 8) return held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[SEG[k][1]]);
+    if (k == 8) {
+        int a = held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_L]);
+        int b = held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_R]);
+        return a == 1 || b == 1 ? 1 : a | b ? 2 : 0;
+    }
+    return held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_HEAD]);
 }
 
 /* The pose figures of one frame. */
-static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_frame_source *F, acc *A) {
+static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
+                       const rt_frame_source *F, acc *A) {
     double hl[3], hr[3], slat[3], rlat[3], u[3], v[3], su[3], ru[3];
     part_point(rr, d, KG_PART_HIP_L, hl), part_point(rr, d, KG_PART_HIP_R, hr);
     for (int a = 0; a < 3; a++) slat[a] = F->kp[KG_PART_HIP_L][a] - F->kp[KG_PART_HIP_R][a], rlat[a] = hl[a] - hr[a];
@@ -140,7 +153,10 @@ static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
         double ang = angle_deg(su, ru);
         A->angles[A->nangles++] = ang;
         A->seg_sum[k] += ang, A->seg_n[k]++;
-        if (ang > POSE_OFF) A->seg_off[k]++, A->seg_held[k] += held_segment(rr, d, k);
+        if (ang > POSE_OFF) {
+            int held = held_segment(rr, d, qp, vdefault, dt, k);
+            A->seg_off[k]++, A->seg_held[k] += held == 1, A->seg_slow[k] += held == 2;
+        }
     }
 }
 
@@ -283,14 +299,16 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
     rep->pose_mean_deg = A->nangles ? sum / A->nangles : 0;
     qsort(A->angles, (size_t)A->nangles, sizeof *A->angles, by_value);
     rep->pose_p95_deg = A->nangles ? A->angles[(int)floor(0.95 * (A->nangles - 1))] : 0;
-    int off = 0, held = 0;
+    int off = 0, held = 0, slow = 0;
     for (int k = 0; k < KG_NSEGMENT; k++) {
         rep->pose_segment_mean_deg[k] = A->seg_n[k] ? A->seg_sum[k] / A->seg_n[k] : NAN;
         rep->pose_segment_held_percent[k] = A->seg_off[k] ? 100.0 * A->seg_held[k] / A->seg_off[k] : NAN;
-        off += A->seg_off[k], held += A->seg_held[k];
+        rep->pose_segment_slow_percent[k] = A->seg_off[k] ? 100.0 * A->seg_slow[k] / A->seg_off[k] : NAN;
+        off += A->seg_off[k], held += A->seg_held[k], slow += A->seg_slow[k];
     }
     rep->pose_off_percent = A->nangles ? 100.0 * off / A->nangles : 0;
     rep->pose_held_percent = off ? 100.0 * held / off : 0;
+    rep->pose_slow_percent = off ? 100.0 * slow / off : 0;
     rep->slip_mean_mm = rep->stance_runs ? A->slip_sum / rep->stance_runs : 0;
     rep->keypoint_mean_mm = A->kp_n ? A->kp_sum / (double)A->kp_n : 0;
     rep->hover_percent = n ? 100.0 * A->hover / n : 0;
@@ -337,7 +355,8 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
             kg_fk(m, d);
             motion_frame(rr, out, s, f, &A, rep);
             feet_frame(rr, d, &s->f[f], f, &A, rep);
-            pose_frame(rr, d, &s->f[f], &A);
+            pose_frame(rr, d, f > 0 ? out->q + (size_t)(f - 1) * out->nq : NULL, o->tune.joint_speed_default, s->dt,
+                       &s->f[f], &A);
             keypoint_frame(rr, d, &s->f[f], &A, rep);
             kg_com_jacobian(m, d, com, NULL, scratch);
             A.com[f][0] = com[0], A.com[f][1] = com[1];
