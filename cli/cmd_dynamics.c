@@ -97,17 +97,16 @@ static int number(kg_cli *c, const char *opt, const char *text, double lo, doubl
     return -1;
 }
 
-static int write_torques(const char *path, const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
+/* names: kg_velocity_names of the model, as every output here names joints. */
+static int write_torques(const char *path, char **names, const kg_motion *mo, const kg_motion_torques *t) {
     kg_out out;
-    char num[32], **names = kg_velocity_names(m);
-    if (!names) return -1;
-    if (kg_out_open(&out, path) != 0) return kg_coord_names_free(names, m->nv), -1;
+    char num[32];
+    if (kg_out_open(&out, path) != 0) return -1;
     fputs("time", out.f);
     for (int k = 0; k < t->nact; k++) {
         fputc(',', out.f);
         kg_csv_field(out.f, names[t->act[k]]);
     }
-    kg_coord_names_free(names, m->nv);
     fputc('\n', out.f);
     for (int f = 0; f < t->nframes; f++) {
         fputs(kg_format_number(num, mo->start_time + f * mo->frame_time), out.f);
@@ -151,10 +150,9 @@ static int write_frames(const char *path, const kg_motion *mo, const kg_torque_f
     return kg_out_commit(&out);
 }
 
-static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *motion_path, const kg_motion_torques *t,
-                           const kg_torque_options *to, int have_feet, int given_contacts) {
+static json_t *report_json(const kg_model *m, char **names, const kg_motion *mo, const char *motion_path,
+                           const kg_motion_torques *t, const kg_torque_options *to, int have_feet, int given_contacts) {
     json_t *r = json_object(), *joints = json_array(), *none = json_array();
-    char name[1100], **names = kg_velocity_names(m);
     json_object_set_new(r, "model", kg_json_str(m->name));
     json_object_set_new(r, "motion", kg_json_str(motion_path));
     json_object_set_new(r, "frames", json_integer(t->nframes));
@@ -167,7 +165,7 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "contact_height", json_real(to->contact_height));
     for (int k = 0; k < t->nact; k++) {
         json_t *j = json_object();
-        const char *nm = names ? names[t->act[k]] : kg_velocity_name(m, t->act[k], name, sizeof name);
+        const char *nm = names[t->act[k]];
         json_object_set_new(j, "name", kg_json_str(nm));
         json_object_set_new(j, "tau_max", json_real(t->tau_max[k]));
         json_object_set_new(j, "frame_max", json_integer(t->frame_max[k]));
@@ -181,10 +179,8 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     json_object_set_new(r, "joints_without_effort", none);
     json_object_set_new(r, "ratio_max", kg_json_num(t->ratio_max_all));
     json_object_set_new(r, "ratio_max_joint", t->ratio_max_coord >= 0
-                                                   ? kg_json_str(names ? names[t->act[t->ratio_max_coord]]
-                                                                       : kg_velocity_name(m, t->act[t->ratio_max_coord], name, sizeof name))
+                                                   ? kg_json_str(names[t->act[t->ratio_max_coord]])
                                                    : json_null());
-    kg_coord_names_free(names, m->nv);
     json_object_set_new(r, "contact_frames", json_integer(t->contact_frames));
     json_object_set_new(r, "double_support_frames", json_integer(t->double_support_frames));
     json_object_set_new(r, "zmp_outside_frames", json_integer(t->zmp_outside_frames));
@@ -198,16 +194,14 @@ static json_t *report_json(const kg_model *m, const kg_motion *mo, const char *m
     return r;
 }
 
-static void print_table(const kg_model *m, const kg_motion *mo, const kg_motion_torques *t) {
-    char name[1100], **names = kg_velocity_names(m);
+static void print_table(char **names, const kg_motion *mo, const kg_motion_torques *t) {
     printf("%-32s %12s %12s %8s %10s\n", "joint", "max |tau|", "effort", "ratio", "at [s]");
     for (int k = 0; k < t->nact; k++) {
         char e[32] = "-", r[32] = "-";
         if (!isnan(t->effort[k])) snprintf(e, sizeof e, "%.6g", t->effort[k]), snprintf(r, sizeof r, "%.3f", t->ratio_max[k]);
-        printf("%-32s %12.6g %12s %8s %10.4f\n", names ? names[t->act[k]] : kg_velocity_name(m, t->act[k], name, sizeof name),
-               t->tau_max[k], e, r, mo->start_time + t->frame_max[k] * mo->frame_time);
+        printf("%-32s %12.6g %12s %8s %10.4f\n", names[t->act[k]], t->tau_max[k], e, r,
+               mo->start_time + t->frame_max[k] * mo->frame_time);
     }
-    kg_coord_names_free(names, m->nv);
 }
 
 static int run(int argc, char **argv) {
@@ -257,7 +251,12 @@ static int run(int argc, char **argv) {
              ? KG_EXIT_ERRORS
              : 0;
     kg_cli_print_diags_from(&c, stderr, c.verbose ? KG_INFO : KG_WARNING, before);
-    if (rc == 0 && o.out && write_torques(o.out, m, mo, &t) != 0) {
+    char **names = rc == 0 ? kg_velocity_names(m) : NULL;
+    if (rc == 0 && !names) {
+        fprintf(stderr, "kinegraph dynamics: out of memory\n");
+        rc = KG_EXIT_ERRORS;
+    }
+    if (rc == 0 && o.out && write_torques(o.out, names, mo, &t) != 0) {
         fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.out);
         rc = KG_EXIT_OUTPUT;
     }
@@ -266,23 +265,23 @@ static int run(int argc, char **argv) {
         rc = KG_EXIT_OUTPUT;
     }
     if (rc == 0) {
-        json_t *r = report_json(m, mo, o.motion, &t, &to, have_feet, contacts != NULL);
+        json_t *r = report_json(m, names, mo, o.motion, &t, &to, have_feet, contacts != NULL);
         if (o.report && kg_json_write_file(r, o.report) != 0) {
             fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.report);
             rc = KG_EXIT_OUTPUT;
         }
         if (rc == 0 && c.json) rc = kg_json_print(json_incref(r));
         json_decref(r);
-        if (rc == 0 && !c.json && !o.out && !o.report && !o.frames) print_table(m, mo, &t);
-        char name[1100];
+        if (rc == 0 && !c.json && !o.out && !o.report && !o.frames) print_table(names, mo, &t);
         fprintf(stderr,
                 "kinegraph dynamics: %d frames, largest torque ratio %.3g (%s), ZMP outside support on %.1f %% of %d "
                 "contact frames, %d frames the contacts could not balance\n",
                 t.nframes, t.ratio_max_all,
-                t.ratio_max_coord >= 0 ? kg_velocity_name(m, t.act[t.ratio_max_coord], name, sizeof name) : "no effort limits",
+                t.ratio_max_coord >= 0 ? names[t.act[t.ratio_max_coord]] : "no effort limits",
                 t.zmp_outside_percent, t.contact_frames, t.unbalanced_frames);
     }
     if (rc == 0) rc = kg_cli_status(&c);
+    kg_coord_names_free(names, m ? m->nv : 0);
     free(frames);
     free(contacts);
     kg_motion_torques_free(&t);

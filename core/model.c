@@ -137,14 +137,16 @@ char **kg_coord_names(const kg_model *m) {
     return unique_names(m, m->nq, fixed, sizeof fixed / sizeof *fixed, coord_want);
 }
 
-/* Velocity coordinate c's name: its joint's for a one-velocity joint, the
- * position coordinate's at the same offset where the joint has as many of
- * each, else (a floating joint) joint.vx, .vy, .vz, .wx, .wy, .wz. */
+/* Velocity coordinate c's name: its joint's for a one-velocity joint (a
+ * one-axis compound joint too, as kg_velocity_name), the position
+ * coordinate's at the same offset where the joint has as many of each, else
+ * (a floating joint) joint.vx, .vy, .vz, .wx, .wy, .wz. */
 static char *velocity_want(const kg_model *m, int c) {
     static const char *const twist[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (c < J->vadr || c >= J->vadr + J->nv) continue;
+        if (J->nv == 1) return joined(J->name, NULL, "v", c);
         if (J->nq == J->nv) return coord_want(m, J->qadr + c - J->vadr);
         return joined(J->name, c - J->vadr < 6 ? twist[c - J->vadr] : "?", "v", c);
     }

@@ -28,8 +28,8 @@ int kg_strmap_get(const kg_strmap *m, const char *key);
 char *kg_strmap_unique(const kg_strmap *m, const char *want);
 
 /* Names in use (`taken`: put the ones a file already has) and the ones made
- * for it, owned until kg_names_free: writers that split a joint name its parts
- * "joint.part", unique among all. Zeroed is empty. */
+ * for it, owned until kg_names_free: for writers that split a joint into
+ * parts named "joint.part", unique among all the names. Zeroed is empty. */
 typedef struct kg_names {
     kg_strmap taken;
     char **made;

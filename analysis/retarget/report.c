@@ -99,7 +99,7 @@ static double angle_deg(const double a[3], const double b[3]) {
  * moving within AT_SPEED of its velocity limit (2)? 0: neither. (Joints above
  * the pelvis turn the whole body, which the heading frames leave out; they are
  * rarely at a limit.) */
-static int held_by_limit(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
+static int held_by(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
                          int l) {
     int slow = 0;
     for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) {
@@ -115,13 +115,13 @@ static int held_by_limit(const kg_retarget_robot *rr, const kg_data *d, const do
 /* The link whose joints above it turn segment k: its distal part's (the trunk: both shoulders'). */
 static int held_segment(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
                         int k) {
-    if (k < 8) return held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[SEG[k][1]]);
+    if (k < 8) return held_by(rr, d, qp, vdefault, dt, rr->map.link[SEG[k][1]]);
     if (k == 8) {
-        int a = held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_L]);
-        int b = held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_R]);
+        int a = held_by(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_L]);
+        int b = held_by(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_SHOULDER_R]);
         return a == 1 || b == 1 ? 1 : a | b ? 2 : 0;
     }
-    return held_by_limit(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_HEAD]);
+    return held_by(rr, d, qp, vdefault, dt, rr->map.link[KG_PART_HEAD]);
 }
 
 /* The pose figures of one frame. */

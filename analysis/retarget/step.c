@@ -405,8 +405,11 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
             w->pair_links[2 * k] = rr->cm.pair_a[p], w->pair_links[2 * k + 1] = rr->cm.pair_b[p], w->wake[k] = -INFINITY;
         }
         w->tracked = malloc(((size_t)m->nlink + 1) * sizeof *w->tracked);
-        unsigned char *in = calloc((size_t)m->nlink + 1, 1);
-        for (int k = 0; w->tracked && in && w->pair_links && k < 2 * rr->nwatch; k++) in[w->pair_links[k]] = 1;
+        unsigned char *in = calloc((size_t)m->nlink + 1, 1); /* a link of a watched pair */
+        for (int k = 0; w->tracked && in && k < rr->nwatch; k++) {
+            int p = rr->watch[k];
+            in[rr->cm.pair_a[p]] = in[rr->cm.pair_b[p]] = 1;
+        }
         for (int l = 0; w->tracked && in && l < m->nlink; l++)
             if (in[l]) w->tracked[w->ntracked++] = l;
         if (!in) free(w->tracked), w->tracked = NULL;

@@ -277,10 +277,6 @@ typedef struct kg_retarget_report {
                                                 * the segment within 1e-3 of a position limit: the robot
                                                 * could not follow there (joint ranges below a person's) */
     double pose_segment_held_percent[10];      /* the same per segment (NAN: none off) */
-    double pose_slow_percent;                  /* of those off, the ones with such a joint (none at a
-                                                * position limit) moving within 1 % of its velocity limit
-                                                * over the frame: the robot could not follow as fast */
-    double pose_segment_slow_percent[10];      /* the same per segment (NAN: none off) */
     /* balance: the cart-table ZMP of the output's COM (zmp_step differences) */
     double zmp_outside_percent;                /* of frames with a foot down, but the first and last
                                                 * zmp_step (no central difference there) */
@@ -306,6 +302,11 @@ typedef struct kg_retarget_report {
                                                 * clip-level stages */
     double robot_seconds;                      /* of which: preparing the robot; 0 when it came
                                                 * prepared */
+    double pose_slow_percent;                  /* of the segment-frames off (pose_off_percent), the ones
+                                                * with a joint between the pelvis and the segment (none at
+                                                * a position limit) moving within 1 % of its velocity
+                                                * limit over the frame: the robot could not follow as fast */
+    double pose_segment_slow_percent[10];      /* the same per segment (NAN: none off) */
 } kg_retarget_report;
 
 /* The segments of the pose figures: left thigh, shank, upper arm, forearm,
