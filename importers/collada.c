@@ -932,12 +932,10 @@ static xmlNodePtr sid_descendant(cd *c, xmlNodePtr n, const char *sid, int depth
 }
 
 static xmlNodePtr by_path(cd *c, const char *path) {
-    char buf[512], url[520], *parts[16];
-    snprintf(buf, sizeof buf, "%s", path ? path : "");
-    int n = split_path(buf, parts, 16);
+    char *buf = cd_copy(c, path ? path : ""), *parts[16];
+    int n = buf ? split_path(buf, parts, 16) : 0;
     if (!n) return NULL;
-    snprintf(url, sizeof url, "#%s", parts[0]);
-    xmlNodePtr e = cd_by_url(c, url);
+    xmlNodePtr e = cd_by_id(c, parts[0]);
     for (int i = 1; e && i < n; i++) e = sid_descendant(c, e, parts[i], 0);
     return e;
 }
@@ -952,13 +950,12 @@ static xmlNodePtr find_newparam(cd *c, const char *sid) {
  * followed (kinematics scene -> motion system -> kinematics system) to a path
  * ending in ".../joint/axis". */
 static jinst *param_joint(cd *c, const char *param, int *axis) {
-    char ref[512];
-    snprintf(ref, sizeof ref, "%s", param);
+    const char *ref = param; /* of any length (cd_text's are c's) */
     for (int hop = 0; hop < 12; hop++) {
         const char *last = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
         xmlNodePtr np = find_newparam(c, last), sr = np ? kg_xml_child(np, "SIDREF") : NULL;
         if (!sr) break;
-        snprintf(ref, sizeof ref, "%s", cd_text(c, sr));
+        ref = cd_text(c, sr);
     }
     *axis = 0;
     return resolve_joint(c, ref, axis);

@@ -84,9 +84,7 @@ static int element_size(xmlNodePtr el) {
 
 /* Resolves "nodeid/sid[.member|(i)(j)]" to the transform element and member. */
 static xmlNodePtr target(cd *c, const char *tgt, int *member, xmlNodePtr at) {
-    char buf[512], url[520];
-    snprintf(buf, sizeof buf, "%s", tgt);
-    char *slash = strchr(buf, '/');
+    char *buf = cd_copy(c, tgt), *slash = buf ? strchr(buf, '/') : NULL;
     if (!slash) return NULL;
     *slash = 0;
     char *sid = slash + 1, *sel = sid + strcspn(sid, ".(");
@@ -105,8 +103,7 @@ static xmlNodePtr target(cd *c, const char *tgt, int *member, xmlNodePtr at) {
         return NULL;
     }
     *sel = 0;
-    snprintf(url, sizeof url, "#%s", buf);
-    xmlNodePtr node = cd_by_url(c, url);
+    xmlNodePtr node = cd_by_id(c, buf);
     for (xmlNodePtr k = node ? kg_xml_first(node) : NULL; k; k = kg_xml_next(k)) {
         const char *s = kg_xml_attr(&c->x, k, "sid");
         if (s && !strcmp(s, sid) && element_size(k)) return k;

@@ -84,10 +84,20 @@ int cd_numbers(cd *c, xmlNodePtr n, double *out, int count) {
     return -1;
 }
 
-xmlNodePtr cd_by_url(cd *c, const char *url) {
-    if (!url || url[0] != '#') return NULL;
-    int i = kg_strmap_get(&c->ids, url + 1);
+xmlNodePtr cd_by_url(cd *c, const char *url) { return url && url[0] == '#' ? cd_by_id(c, url + 1) : NULL; }
+
+xmlNodePtr cd_by_id(cd *c, const char *id) {
+    int i = id ? kg_strmap_get(&c->ids, id) : -1;
     return i >= 0 ? c->idnodes[i] : NULL;
+}
+
+char *cd_copy(cd *c, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (r) memcpy(r, s, n);
+    int before = c->nowned;
+    const char *kept = cd_own(c, r);
+    return c->nowned > before ? (char *)kept : NULL;
 }
 
 /* ---- transforms ------------------------------------------------------------- */

@@ -666,6 +666,55 @@ static void test_sample_cap_said(void **state) {
     kg_diags_clear(&d);
 }
 
+/* An animation's target names its node by id, of any length: the importer
+ * copied targets and ids into 512-byte buffers, so a node whose id was longer
+ * was never found and its channel did nothing. */
+static void test_long_id_target(void **state) {
+    (void)state;
+    size_t n = 700;
+    char *id = malloc(n + 1), *doc = NULL;
+    for (size_t k = 0; k < n; k++) id[k] = (char)('a' + k % 26);
+    id[n] = 0;
+    size_t size = 0;
+    FILE *f = open_memstream(&doc, &size);
+    fprintf(f, "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+               "version=\"1.4.1\"><library_animations><animation id=\"a\"><source id=\"t\">"
+               "<float_array id=\"ta\" count=\"3\">0 1 2</float_array><technique_common><accessor "
+               "source=\"#ta\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
+               "</source><source id=\"v\"><float_array id=\"va\" count=\"3\">0 10 20</float_array><technique_common>"
+               "<accessor source=\"#va\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor>"
+               "</technique_common></source><sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/>"
+               "<input semantic=\"OUTPUT\" source=\"#v\"/></sampler><channel source=\"#s\" target=\"%s/r.ANGLE\"/>"
+               "</animation></library_animations><library_visual_scenes><visual_scene id=\"vs\">"
+               "<node id=\"root\" sid=\"root\" name=\"root\" type=\"JOINT\"><node id=\"%s\" sid=\"j\" name=\"j\" "
+               "type=\"JOINT\"><translate>0 0 1</translate><rotate sid=\"r\">0 0 1 0</rotate></node></node>"
+               "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#vs\"/></scene></COLLADA>",
+            id, id);
+    fclose(f);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_motion *mo = NULL;
+    kg_model *m = kg_load_clip_buffer("long_id.dae", doc, strlen(doc), &o, &mo, &d);
+    free(doc);
+    free(id);
+    assert_non_null(m);
+    assert_non_null(mo);
+    assert_true(mo->nframes >= 2);
+    int turned = 0; /* the node's quaternion's z, from 0 to sin(10 degrees) as the channel turns it 20 */
+    for (int k = 0; k < mo->nq; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int fr = 0; fr < mo->nframes; fr++)
+            lo = fmin(lo, mo->q[(size_t)fr * mo->nq + k]), hi = fmax(hi, mo->q[(size_t)fr * mo->nq + k]);
+        turned += fabs(hi - lo - sin(10 * 3.14159265358979323846 / 180)) < 1e-6;
+    }
+    assert_int_equal(turned, 1);
+    kg_model_free(m);
+    kg_motion_free(mo);
+    kg_diags_clear(&d);
+}
+
 /* Issue 26: two root <link>s in one kinematics model (a CATIA export) gave
  * error collada.several_roots and the second was dropped. Now both load, each
  * fixed to one static world link (a note says so). */
@@ -724,6 +773,7 @@ int main(void) {
         cmocka_unit_test(test_animations_against_assimp),
         cmocka_unit_test(test_frame_cap_said),
         cmocka_unit_test(test_sample_cap_said),
+        cmocka_unit_test(test_long_id_target),
         cmocka_unit_test(test_two_roots_make_a_forest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
