@@ -49,12 +49,20 @@ void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *fil
         }
         d->items = items, d->cap = cap;
     }
-    char buf[1024];
-    va_list ap;
+    /* the message whole, of any length (names in it are the input's: one cut to a fixed buffer
+     * could end inside a UTF-8 character) */
+    char small[1024], *message = NULL;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    char *message = copy(buf);
+    if (n >= 0 && (size_t)n < sizeof small) {
+        message = copy(small);
+    } else if (n >= 0 && (message = malloc((size_t)n + 1))) {
+        vsnprintf(message, (size_t)n + 1, fmt, again);
+    }
+    va_end(again);
     if (!message) {
         d->dropped++;
         return;

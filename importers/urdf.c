@@ -294,12 +294,25 @@ static void read_inertial(urdf_ctx *c, xmlNodePtr n, kg_link *link, const char *
     link->has_inertial = 1;
 }
 
+/* "what 'name'" for diagnostics, whole: in buf when it fits, else allocated
+ * (free it with unnamed); buf's text cut when memory runs out. */
+static char *named(char *buf, size_t size, const char *what, const char *name) {
+    size_t n = strlen(what) + strlen(name) + 4;
+    char *s = n > size ? malloc(n) : NULL;
+    if (!s) s = buf, n = size;
+    snprintf(s, n, "%s '%s'", what, name);
+    return s;
+}
+
+static void unnamed(char *s, const char *buf) {
+    if (s != buf) free(s);
+}
+
 static void read_link(urdf_ctx *c, xmlNodePtr n) {
     const char *name = kg_xml_attr(&c->x, n, "name");
     if (!name || !*name) missing(c, n, "name", "the robot");
     kg_link *link = kg_builder_add_link(c->b, name, line_of(n));
-    char owner[300];
-    snprintf(owner, sizeof owner, "link '%s'", link->name);
+    char small[300], *owner = named(small, sizeof small, "link", link->name);
     int ninertial = 0;
     for (xmlNodePtr k = kg_xml_first(n); k; k = kg_xml_next(k)) {
         if (kg_xml_is(k, "inertial")) {
@@ -317,14 +330,14 @@ static void read_link(urdf_ctx *c, xmlNodePtr n) {
             unknown_child(c, k, n, owner);
         }
     }
+    unnamed(owner, small);
 }
 
 static void read_joint(urdf_ctx *c, xmlNodePtr n) {
     const char *name = kg_xml_attr(&c->x, n, "name");
     const char *type = kg_xml_attr(&c->x, n, "type");
     if (!name || !*name) missing(c, n, "name", "the robot");
-    char owner[300];
-    snprintf(owner, sizeof owner, "joint '%s'", name ? name : "");
+    char small[300], *owner = named(small, sizeof small, "joint", name ? name : "");
     int t = type ? kg_joint_type_parse(type) : -1;
     if (!type) {
         missing(c, n, "type", owner);
@@ -394,6 +407,7 @@ static void read_joint(urdf_ctx *c, xmlNodePtr n) {
     if ((t == KG_JOINT_REVOLUTE || t == KG_JOINT_PRISMATIC) && !kg_xml_child(n, "limit"))
         kg_diag_add(c->d, KG_ERROR, "joint.no_limit", c->file, line_of(n), "joint",
                     "%s joint '%s' has no <limit> (URDF requires one)", type, j->name);
+    unnamed(owner, small);
 }
 
 /* Top-level elements that are conventional extensions, kept verbatim without a

@@ -458,12 +458,40 @@ static void test_long_names_in_loop(void **state) {
     free(text);
 }
 
+/* A diagnostic names a link or joint whole, whatever its length: owners were
+ * written into 300-byte buffers and messages into 1 024 bytes, cut perhaps
+ * inside a UTF-8 character. */
+static void test_long_names_in_diagnostics(void **state) {
+    (void)state;
+    char name[3001], *text = malloc(12000);
+    for (int i = 0; i < 1500; i++) memcpy(name + 2 * i, "\xc3\xa9", 2); /* e acute */
+    name[3000] = 0;
+    snprintf(text, 12000, "<robot name='r'><link name='%s'><bogus/></link><link name='b'/>"
+                         "<joint name='%s' type='fixed'><parent link='%s'/><child link='b'/><weird/></joint></robot>",
+             name, name, name);
+    kg_diags d;
+    kg_model *m = load("names.urdf", text, &d);
+    assert_non_null(m);
+    int seen = 0;
+    for (size_t k = 0; k < d.count; k++) {
+        if (strcmp(d.items[k].code, "urdf.unknown_element")) continue;
+        assert_true(kg_utf8_valid(d.items[k].message, strlen(d.items[k].message)));
+        assert_non_null(strstr(d.items[k].message, name));
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_element),     cmocka_unit_test(test_declaration_typo),
         cmocka_unit_test(test_errors_have_lines), cmocka_unit_test(test_loop_in_urdf), cmocka_unit_test(test_long_names_in_loop),
         cmocka_unit_test(test_tolerated_oddities), cmocka_unit_test(test_package_resolution),
         cmocka_unit_test(test_texture_without_filename),
+        cmocka_unit_test(test_long_names_in_diagnostics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
