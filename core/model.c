@@ -51,11 +51,17 @@ const char *kg_geom_role_name(int role) {
     return role == KG_VISUAL ? "visual" : role == KG_COLLISION ? "collision" : NULL;
 }
 
+/* A floating joint's velocity labels: its twist, linear then angular. */
+static const char *const twist_label[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+
 const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
-        if (c >= J->vadr && c < J->vadr + J->nv)
-            return J->nv == 1 ? J->name : kg_coord_name(m, J->qadr + c - J->vadr, buf, size);
+        if (c < J->vadr || c >= J->vadr + J->nv) continue;
+        if (J->nv == 1) return J->name;
+        if (J->nq == J->nv) return kg_coord_name(m, J->qadr + c - J->vadr, buf, size);
+        snprintf(buf, size, "%s.%s", J->name, c - J->vadr < 6 ? twist_label[c - J->vadr] : "?");
+        return buf;
     }
     return "";
 }
@@ -142,13 +148,12 @@ char **kg_coord_names(const kg_model *m) {
  * coordinate's at the same offset where the joint has as many of each, else
  * (a floating joint) joint.vx, .vy, .vz, .wx, .wy, .wz. */
 static char *velocity_want(const kg_model *m, int c) {
-    static const char *const twist[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (c < J->vadr || c >= J->vadr + J->nv) continue;
         if (J->nv == 1) return joined(J->name, NULL, "v", c);
         if (J->nq == J->nv) return coord_want(m, J->qadr + c - J->vadr);
-        return joined(J->name, c - J->vadr < 6 ? twist[c - J->vadr] : "?", "v", c);
+        return joined(J->name, c - J->vadr < 6 ? twist_label[c - J->vadr] : "?", "v", c);
     }
     return joined(NULL, NULL, "v", c);
 }

@@ -1171,6 +1171,23 @@ static void test_velocity_names(void **state) {
     assert_string_equal(v[0], "time#2");
     kg_coord_names_free(v, m->nv);
     kg_model_free(m);
+    /* a floating joint: seven coordinates, six velocities, its twist */
+    const char *floating = "<robot name=\"r\"><link name=\"l0\"/><link name=\"l1\"/><link name=\"l2\"/>"
+                           "<joint name=\"h\" type=\"continuous\"><parent link=\"l0\"/><child link=\"l1\"/></joint>"
+                           "<joint name=\"f\" type=\"floating\"><parent link=\"l1\"/><child link=\"l2\"/></joint></robot>";
+    m = kg_load_buffer("floating.urdf", floating, strlen(floating), &o, &d);
+    assert_non_null(m);
+    assert_int_equal(m->nv, 7);
+    v = kg_velocity_names(m);
+    assert_non_null(v);
+    static const char *const want[7] = {"h", "f.vx", "f.vy", "f.vz", "f.wx", "f.wy", "f.wz"};
+    char buf[64];
+    for (int c = 0; c < 7; c++) {
+        assert_string_equal(v[c], want[c]);
+        assert_string_equal(kg_velocity_name(m, c, buf, sizeof buf), want[c]);
+    }
+    kg_coord_names_free(v, m->nv);
+    kg_model_free(m);
     kg_diags_clear(&d);
 }
 

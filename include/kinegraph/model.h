@@ -325,7 +325,9 @@ KG_API const char *kg_geom_role_name(int role);
  * name an earlier coordinate took: README, trajectory CSV). */
 KG_API const char *kg_coord_name(const kg_model *m, int k, char *buf, size_t size);
 /* The name of velocity coordinate c: its joint's name when the joint has one,
- * else kg_coord_name of the position coordinate at the same offset. */
+ * else kg_coord_name of the position coordinate at the same offset where the
+ * joint has as many of each, else (a floating joint's twist) "joint.vx", ".vy",
+ * ".vz", ".wx", ".wy", ".wz". Writes into buf (cut to size) when it builds one. */
 KG_API const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size);
 
 /* Position limits that constrain motion: declared on a revolute or prismatic
