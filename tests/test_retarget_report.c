@@ -441,6 +441,14 @@ static int held_at(const double *q, int k) {
     return 0;
 }
 
+/* Both forearms of the source turned by `by` on each of its n frames. */
+static void turn_forearms(clip *c, int n, double by) {
+    for (int f = 0; f < n; f++) {
+        turn_segment(&c->s.f[f], KG_PART_ELBOW_L, KG_PART_WRIST_L, by);
+        turn_segment(&c->s.f[f], KG_PART_ELBOW_R, KG_PART_WRIST_R, by);
+    }
+}
+
 /* The robot's left elbow bent to -1 rad, its right one at rest (0: its upper
  * limit), both forearms of the source turned 40 degrees from the robot's:
  * the two forearms are off on every frame (20 of the 100 segment-frames), the
@@ -452,10 +460,7 @@ static void test_pose_at_limit(void **state) {
     clip_new(&c, n, DT);
     for (int f = 0; f < n; f++) c.out->q[f * model->nq + coord("l_elbow")] = -1.0;
     source_from_output(&c);
-    for (int f = 0; f < n; f++) {
-        turn_segment(&c.s.f[f], KG_PART_ELBOW_L, KG_PART_WRIST_L, 40 * DEG);
-        turn_segment(&c.s.f[f], KG_PART_ELBOW_R, KG_PART_WRIST_R, 40 * DEG);
-    }
+    turn_forearms(&c, n, 40 * DEG);
     run_report(&c);
     const kg_retarget_report *r = &c.rep;
     int held_l = held_at(c.out->q, KG_PART_WRIST_L), held_r = held_at(c.out->q, KG_PART_WRIST_R);
@@ -488,10 +493,7 @@ static void test_pose_at_speed_limit(void **state) {
     clip_new(&c, n, DT);
     for (int f = 0; f < n; f++) c.out->q[f * model->nq + qi] = f % 2 ? -1 + step : -1;
     source_from_output(&c);
-    for (int f = 0; f < n; f++) {
-        turn_segment(&c.s.f[f], KG_PART_ELBOW_L, KG_PART_WRIST_L, 40 * DEG);
-        turn_segment(&c.s.f[f], KG_PART_ELBOW_R, KG_PART_WRIST_R, 40 * DEG);
-    }
+    turn_forearms(&c, n, 40 * DEG);
     run_report(&c);
     const kg_retarget_report *r = &c.rep;
     assert_false(held_at(c.out->q, KG_PART_WRIST_L));
