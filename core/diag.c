@@ -1,4 +1,5 @@
 #include "core/diag.h"
+#include "core/str.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,20 +50,10 @@ void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *fil
         }
         d->items = items, d->cap = cap;
     }
-    /* the message whole, of any length (names in it are the input's: one cut to a fixed buffer
-     * could end inside a UTF-8 character) */
-    char small[1024], *message = NULL;
-    va_list ap, again;
+    va_list ap; /* the message whole, of any length (names in it are the input's) */
     va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    char *message = kg_vstrf(fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof small) {
-        message = copy(small);
-    } else if (n >= 0 && (message = malloc((size_t)n + 1))) {
-        vsnprintf(message, (size_t)n + 1, fmt, again);
-    }
-    va_end(again);
     if (!message) {
         d->dropped++;
         return;

@@ -1,4 +1,5 @@
 #include "core/model.h"
+#include "core/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,11 +124,7 @@ static char **unique_names(const kg_model *m, int n, const char *const *reserved
 
 /* "joint" or "joint.label" (malloc'd), or "PREFIX%d" of k when joint is NULL. */
 static char *joined(const char *joint, const char *label, const char *prefix, int k) {
-    size_t n = (joint ? strlen(joint) : 0) + (label ? strlen(label) : 0) + strlen(prefix) + 24;
-    char *s = malloc(n);
-    if (s && !joint) snprintf(s, n, "%s%d", prefix, k);
-    else if (s) snprintf(s, n, label ? "%s.%s" : "%s", joint, label);
-    return s;
+    return !joint ? kg_strf("%s%d", prefix, k) : label ? kg_strf("%s.%s", joint, label) : kg_strf("%s", joint);
 }
 
 static char *coord_want(const kg_model *m, int k) {

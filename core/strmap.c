@@ -1,4 +1,5 @@
 #include "core/strmap.h"
+#include "core/str.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -91,9 +92,7 @@ void kg_names_free(kg_names *p) {
 }
 
 const char *kg_names_join(kg_names *p, const char *a, const char *b, int *renamed) {
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *want = malloc(n), *name = NULL;
-    if (want) snprintf(want, n, "%s.%s", a, b), name = kg_strmap_unique(&p->taken, want);
+    char *want = kg_strf("%s.%s", a, b), *name = want ? kg_strmap_unique(&p->taken, want) : NULL;
     if (name && p->nmade == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
         char **grown = realloc(p->made, (size_t)cap * sizeof *grown);

@@ -39,6 +39,7 @@
 #include <strings.h>
 
 #include "core/spatial.h"
+#include "core/str.h"
 #include "formats/mathml.h"
 #include "formats/zae.h"
 #include "importers/collada.h"
@@ -887,13 +888,11 @@ static void keep_extras(cd *c, xmlNodePtr n, const char *where) {
             continue;
         }
         /* the type whole: cut to a fixed buffer, it could end inside a UTF-8 character */
-        size_t klen = strlen(where) + (type ? strlen(type) : 0) + 16;
-        char *kind = malloc(klen);
+        char *kind = kg_strf("collada:%s:extra:%s", where, type ? type : "");
         if (!kind) {
             kg_xml_out_of_memory(&c->x);
             return;
         }
-        snprintf(kind, klen, "collada:%s:extra:%s", where, type ? type : "");
         char *xml = kg_xml_dump(&c->x, e);
         kg_builder_add_extra(c->b, kind, kg_xml_attr(&c->x, e, "name"), xml, cd_line_of(e));
         free(xml);

@@ -12,6 +12,7 @@
 
 #include "core/builder.h"
 #include "core/spatial.h"
+#include "core/str.h"
 #include "formats/xml.h"
 #include "importers/importers.h"
 
@@ -294,14 +295,13 @@ static void read_inertial(urdf_ctx *c, xmlNodePtr n, kg_link *link, const char *
     link->has_inertial = 1;
 }
 
-/* "what 'name'" for diagnostics, whole: in buf when it fits, else allocated
- * (free it with unnamed); buf's text cut when memory runs out. */
+/* "what 'name'" for diagnostics, whole: in buf when it fits (most names: no
+ * allocation per link and joint), else allocated (free it with unnamed); buf's
+ * cut text when memory runs out. */
 static char *named(char *buf, size_t size, const char *what, const char *name) {
-    size_t n = strlen(what) + strlen(name) + 4;
-    char *s = n > size ? malloc(n) : NULL;
-    if (!s) s = buf, n = size;
-    snprintf(s, n, "%s '%s'", what, name);
-    return s;
+    int n = snprintf(buf, size, "%s '%s'", what, name);
+    char *s = n >= 0 && (size_t)n >= size ? kg_strf("%s '%s'", what, name) : NULL;
+    return s ? s : buf;
 }
 
 static void unnamed(char *s, const char *buf) {
@@ -465,14 +465,12 @@ kg_model *kg_import_urdf(const char *file, const char *buf, size_t len, const kg
             /* the element's name whole (cut to a fixed buffer it could end inside a UTF-8 character,
              * and the COLLADA written from it did not parse) */
             const char *prefix = n->ns && n->ns->prefix ? (const char *)n->ns->prefix : "";
-            size_t klen = strlen(prefix) + strlen(tag(n)) + 2;
-            char *kind = malloc(klen);
+            char *kind = kg_strf("%s%s%s", prefix, *prefix ? ":" : "", tag(n));
             if (!kind) {
                 free(xml);
                 kg_xml_out_of_memory(&c.x);
                 break;
             }
-            snprintf(kind, klen, "%s%s%s", prefix, *prefix ? ":" : "", tag(n));
             kg_builder_add_extra(c.b, kind, ref, xml, line_of(n));
             free(xml);
             if (!known_extension(n))
