@@ -52,19 +52,30 @@ const char *kg_geom_role_name(int role) {
     return role == KG_VISUAL ? "visual" : role == KG_COLLISION ? "collision" : NULL;
 }
 
-/* A floating joint's velocity labels: its twist, linear then angular. */
-static const char *const twist_label[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
-
-const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
+/* Velocity coordinate c's joint name and label (NULL: the joint's name
+ * alone): a one-velocity joint's own name (a one-axis compound joint's too),
+ * the position coordinate's label at the same offset where the joint has as
+ * many of each, else (a floating joint) its twist's, linear then angular; 0
+ * when no joint has it. */
+static int velocity_parts(const kg_model *m, int c, const char **joint, const char **label) {
+    static const char *const twist[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
     for (int j = 0; j < m->njoint; j++) {
         const kg_joint *J = &m->joint[j];
         if (c < J->vadr || c >= J->vadr + J->nv) continue;
-        if (J->nv == 1) return J->name;
-        if (J->nq == J->nv) return kg_coord_name(m, J->qadr + c - J->vadr, buf, size);
-        snprintf(buf, size, "%s.%s", J->name, c - J->vadr < 6 ? twist_label[c - J->vadr] : "?");
-        return buf;
+        *joint = J->name, *label = NULL;
+        if (J->nv > 1 && J->nq == J->nv) return kg_coord_parts(m, J->qadr + c - J->vadr, joint, label);
+        if (J->nv > 1) *label = c - J->vadr < 6 ? twist[c - J->vadr] : "?";
+        return 1;
     }
-    return "";
+    return 0;
+}
+
+const char *kg_velocity_name(const kg_model *m, int c, char *buf, size_t size) {
+    const char *joint, *label;
+    if (!velocity_parts(m, c, &joint, &label)) return "";
+    if (!label) return joint;
+    snprintf(buf, size, "%s.%s", joint, label);
+    return buf;
 }
 
 int kg_coord_parts(const kg_model *m, int k, const char **joint, const char **label) {
@@ -140,19 +151,11 @@ char **kg_coord_names(const kg_model *m) {
     return unique_names(m, m->nq, fixed, sizeof fixed / sizeof *fixed, coord_want);
 }
 
-/* Velocity coordinate c's name: its joint's for a one-velocity joint (a
- * one-axis compound joint too, as kg_velocity_name), the position
- * coordinate's at the same offset where the joint has as many of each, else
- * (a floating joint) joint.vx, .vy, .vz, .wx, .wy, .wz. */
+/* Velocity coordinate c's name, as kg_velocity_name's ("vC" when no joint has it). */
 static char *velocity_want(const kg_model *m, int c) {
-    for (int j = 0; j < m->njoint; j++) {
-        const kg_joint *J = &m->joint[j];
-        if (c < J->vadr || c >= J->vadr + J->nv) continue;
-        if (J->nv == 1) return joined(J->name, NULL, "v", c);
-        if (J->nq == J->nv) return coord_want(m, J->qadr + c - J->vadr);
-        return joined(J->name, c - J->vadr < 6 ? twist_label[c - J->vadr] : "?", "v", c);
-    }
-    return joined(NULL, NULL, "v", c);
+    const char *joint = NULL, *label = NULL;
+    if (!velocity_parts(m, c, &joint, &label)) joint = NULL;
+    return joined(joint, label, "v", c);
 }
 
 char **kg_velocity_names(const kg_model *m) {
