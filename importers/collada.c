@@ -931,8 +931,9 @@ static xmlNodePtr sid_descendant(cd *c, xmlNodePtr n, const char *sid, int depth
 }
 
 static xmlNodePtr by_path(cd *c, const char *path) {
-    char *buf = cd_copy(c, path ? path : ""), *parts[16];
-    int n = buf ? split_path(buf, parts, 16) : 0;
+    /* c's copy, cut in place at its slashes (the "" of memory run out has none) */
+    char *buf = (char *)cd_strdup(c, path ? path : ""), *parts[16];
+    int n = split_path(buf, parts, 16);
     if (!n) return NULL;
     xmlNodePtr e = cd_by_id(c, parts[0]);
     for (int i = 1; e && i < n; i++) e = sid_descendant(c, e, parts[i], 0);

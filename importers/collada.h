@@ -110,7 +110,6 @@ const char *cd_text(cd *c, xmlNodePtr n);    /* trimmed, owned by c */
 int cd_numbers(cd *c, xmlNodePtr n, double *out, int count); /* 0, or -1 after a diagnostic */
 xmlNodePtr cd_by_url(cd *c, const char *url); /* "#id" in this document */
 xmlNodePtr cd_by_id(cd *c, const char *id);    /* "id" in this document */
-char *cd_copy(cd *c, const char *s);          /* a copy of s of any length, owned by c; NULL: memory ran out */
 
 /* Transforms. A pose's r may carry scale (<scale>, or a <matrix> with it);
  * cd_pose_split separates it. */

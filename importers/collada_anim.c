@@ -84,7 +84,8 @@ static int element_size(xmlNodePtr el) {
 
 /* Resolves "nodeid/sid[.member|(i)(j)]" to the transform element and member. */
 static xmlNodePtr target(cd *c, const char *tgt, int *member, xmlNodePtr at) {
-    char *buf = cd_copy(c, tgt), *slash = buf ? strchr(buf, '/') : NULL;
+    /* c's copy, cut in place after its slash (the "" of memory run out has none) */
+    char *buf = (char *)cd_strdup(c, tgt), *slash = strchr(buf, '/');
     if (!slash) return NULL;
     *slash = 0;
     char *sid = slash + 1, *sel = sid + strcspn(sid, ".(");

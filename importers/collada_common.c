@@ -91,15 +91,6 @@ xmlNodePtr cd_by_id(cd *c, const char *id) {
     return i >= 0 ? c->idnodes[i] : NULL;
 }
 
-char *cd_copy(cd *c, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r) memcpy(r, s, n);
-    int before = c->nowned;
-    const char *kept = cd_own(c, r);
-    return c->nowned > before ? (char *)kept : NULL;
-}
-
 /* ---- transforms ------------------------------------------------------------- */
 
 void cd_pose_identity(pose *t) {
