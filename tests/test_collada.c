@@ -577,6 +577,21 @@ static void replace_first(char **text, const char *from, const char *to) {
     *text = out;
 }
 
+/* A COLLADA document's start and one animation: node NODE's rotate "r" turned
+ * 0, 10, 20 degrees at the three TIMES; the caller writes the scene after it. */
+static void one_channel(FILE *f, const char *times, const char *node) {
+    fprintf(f, "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+               "version=\"1.4.1\"><library_animations><animation id=\"a\"><source id=\"t\">"
+               "<float_array id=\"ta\" count=\"3\">%s</float_array><technique_common><accessor "
+               "source=\"#ta\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
+               "</source><source id=\"v\"><float_array id=\"va\" count=\"3\">0 10 20</float_array><technique_common>"
+               "<accessor source=\"#va\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor>"
+               "</technique_common></source><sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/>"
+               "<input semantic=\"OUTPUT\" source=\"#v\"/></sampler><channel source=\"#s\" target=\"%s/r.ANGLE\"/>"
+               "</animation></library_animations>",
+            times, node);
+}
+
 /* Issue 26: an animation making more than 10^6 frames was cut there without a
  * word. Now the cut is an error with its code (the first 10^6 are kept). */
 static void test_frame_cap_said(void **state) {
@@ -628,15 +643,8 @@ static void test_sample_cap_said(void **state) {
     char *doc = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&doc, &size);
-    fprintf(f, "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
-               "version=\"1.4.1\"><library_animations><animation id=\"a\"><source id=\"t\">"
-               "<float_array id=\"ta\" count=\"3\">0 0.001 99</float_array><technique_common><accessor "
-               "source=\"#ta\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
-               "</source><source id=\"v\"><float_array id=\"va\" count=\"3\">0 10 20</float_array><technique_common>"
-               "<accessor source=\"#va\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor>"
-               "</technique_common></source><sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/>"
-               "<input semantic=\"OUTPUT\" source=\"#v\"/></sampler><channel source=\"#s\" target=\"n0/r.ANGLE\"/>"
-               "</animation></library_animations><library_visual_scenes><visual_scene id=\"vs\">\n");
+    one_channel(f, "0 0.001 99", "n0");
+    fputs("<library_visual_scenes><visual_scene id=\"vs\">\n", f);
     for (int i = 0; i < nodes; i++)
         fprintf(f, "<node id=\"n%d\" sid=\"n%d\" name=\"n%d\" type=\"JOINT\"><rotate sid=\"r\">0 0 1 0</rotate>\n", i, i, i);
     for (int i = 0; i < nodes; i++) fputs("</node>", f);
@@ -677,19 +685,12 @@ static void test_long_id_target(void **state) {
     id[n] = 0;
     size_t size = 0;
     FILE *f = open_memstream(&doc, &size);
-    fprintf(f, "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
-               "version=\"1.4.1\"><library_animations><animation id=\"a\"><source id=\"t\">"
-               "<float_array id=\"ta\" count=\"3\">0 1 2</float_array><technique_common><accessor "
-               "source=\"#ta\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
-               "</source><source id=\"v\"><float_array id=\"va\" count=\"3\">0 10 20</float_array><technique_common>"
-               "<accessor source=\"#va\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor>"
-               "</technique_common></source><sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/>"
-               "<input semantic=\"OUTPUT\" source=\"#v\"/></sampler><channel source=\"#s\" target=\"%s/r.ANGLE\"/>"
-               "</animation></library_animations><library_visual_scenes><visual_scene id=\"vs\">"
-               "<node id=\"root\" sid=\"root\" name=\"root\" type=\"JOINT\"><node id=\"%s\" sid=\"j\" name=\"j\" "
-               "type=\"JOINT\"><translate>0 0 1</translate><rotate sid=\"r\">0 0 1 0</rotate></node></node>"
-               "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#vs\"/></scene></COLLADA>",
-            id, id);
+    one_channel(f, "0 1 2", id);
+    fprintf(f, "<library_visual_scenes><visual_scene id=\"vs\"><node id=\"root\" sid=\"root\" name=\"root\" "
+               "type=\"JOINT\"><node id=\"%s\" sid=\"j\" name=\"j\" type=\"JOINT\"><translate>0 0 1</translate>"
+               "<rotate sid=\"r\">0 0 1 0</rotate></node></node></visual_scene></library_visual_scenes><scene>"
+               "<instance_visual_scene url=\"#vs\"/></scene></COLLADA>",
+            id);
     fclose(f);
     kg_diags d;
     kg_diags_init(&d);

@@ -1077,12 +1077,7 @@ static char *csv_round_trip(const kg_model *m, const kg_motion *mo) {
  * were cut at 1 099 bytes, in the middle of a UTF-8 character perhaps. */
 static void test_coordinate_columns(void **state) {
     (void)state;
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_load_options o = {0};
-    o.format = "collada";
-    kg_model *m = kg_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae", &o, &d);
-    assert_non_null(m);
+    kg_model *m = kg_test_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae");
     assert_int_equal(m->nq, 3);
     kg_motion *mo = kg_motion_new(m->nq, 0.1, 2);
     for (int fr = 0; fr < 2; fr++) {
@@ -1101,6 +1096,9 @@ static void test_coordinate_columns(void **state) {
                         "<joint name=\"time\" type=\"continuous\"><parent link=\"l0\"/><child link=\"l1\"/></joint>"
                         "<joint name=\"a \" type=\"continuous\"><parent link=\"l1\"/><child link=\"l2\"/></joint>"
                         "<joint name=\"a\" type=\"continuous\"><parent link=\"l2\"/><child link=\"l3\"/></joint></robot>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
     o.format = "urdf";
     m = kg_load_buffer("columns.urdf", urdf3, strlen(urdf3), &o, &d);
     assert_non_null(m);
@@ -1144,12 +1142,7 @@ static void test_coordinate_columns(void **state) {
  * "time", whole. */
 static void test_velocity_names(void **state) {
     (void)state;
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_load_options o = {0};
-    o.format = "collada";
-    kg_model *m = kg_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae", &o, &d);
-    assert_non_null(m);
+    kg_model *m = kg_test_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae");
     char **v = kg_velocity_names(m), **q = kg_coord_names(m);
     assert_non_null(v);
     assert_non_null(q);
@@ -1163,6 +1156,9 @@ static void test_velocity_names(void **state) {
     kg_model_free(m);
     const char *urdf = "<robot name=\"r\"><link name=\"l0\"/><link name=\"l1\"/>"
                        "<joint name=\"time\" type=\"continuous\"><parent link=\"l0\"/><child link=\"l1\"/></joint></robot>";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
     o.format = "urdf";
     m = kg_load_buffer("time.urdf", urdf, strlen(urdf), &o, &d);
     assert_non_null(m);

@@ -344,12 +344,7 @@ static void test_bvh(void **state) {
  * name"); the axis's is now "j1.axis1#2", in the ledger. */
 static void test_names_unique(void **state) {
     (void)state;
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_load_options o = {0};
-    o.format = "collada";
-    kg_model *m = kg_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae", &o, &d);
-    assert_non_null(m);
+    kg_model *m = kg_test_load(KG_SOURCE_DIR "/tests/data/taken_axis_name.dae");
     kg_ledger l;
     kg_ledger_init(&l);
     mjModel *mj = export_and_load(m, "names", &l);
@@ -361,7 +356,6 @@ static void test_names_unique(void **state) {
     mj_deleteModel(mj);
     kg_ledger_clear(&l);
     kg_model_free(m);
-    kg_diags_clear(&d);
 }
 
 /* The sample humanoid: motors from effort limits, the ledger. */
