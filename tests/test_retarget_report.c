@@ -581,6 +581,49 @@ static void test_zmp(void **state) {
     clip_free(&c);
 }
 
+/* Why the ZMP was out, on test_zmp's clip (6 of 23 frames out): the
+ * balance's COM reference the robot's COM itself (every frame out was out on
+ * the reference too: 100 %) and the foreseen COM standing still (never out);
+ * then the other way round (0 %, and 6 of 23); -1 for both without balance. */
+static void test_zmp_why(void **state) {
+    (void)state;
+    const int n = 25;
+    const double h = DT_ONE_STEP;
+    clip c;
+    clip_new(&c, n, h);
+    double com[3], lo[2], hi[2], y[25] = {0};
+    rest_com(com);
+    rest_support_box(1, 1, lo, hi);
+    double A = RT_G * (hi[1] - com[1] + 20 * MM) / robot->com_h;
+    for (int f = 1; f + 1 < n; f++) {
+        double a = f >= 5 && f <= 7 ? -A : f >= 12 && f <= 14 ? A : 0;
+        y[f + 1] = 2 * y[f] - y[f - 1] + a * h * h;
+    }
+    for (int f = 0; f < n; f++) set_root(&c, f, 0, y[f], 0, NULL);
+    source_from_output(&c);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int f = 0; f < n; f++) {
+            double *moving = pass ? c.s.f[f].com_foreseen : c.s.f[f].com_ref;
+            double *still = pass ? c.s.f[f].com_ref : c.s.f[f].com_foreseen;
+            moving[0] = com[0], moving[1] = com[1] + y[f];
+            still[0] = com[0], still[1] = com[1];
+        }
+        run_report(&c);
+        KG_ASSERT_NEAR(c.rep.zmp_outside_percent, 100.0 * 6 / 23, 1e-9);
+        KG_ASSERT_NEAR(c.rep.zmp_off_reference_percent, pass ? 0 : 100, 0);
+        KG_ASSERT_NEAR(c.rep.zmp_outside_foreseen_percent, pass ? 100.0 * 6 / 23 : 0, 1e-9);
+    }
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.balance = 0;
+    memset(&c.rep, 0, sizeof c.rep);
+    rt_report(robot, &c.s, c.out, c.log, &o, &c.rep);
+    KG_ASSERT_NEAR(c.rep.zmp_outside_percent, 100.0 * 6 / 23, 1e-9);
+    KG_ASSERT_NEAR(c.rep.zmp_off_reference_percent, -1, 0);
+    KG_ASSERT_NEAR(c.rep.zmp_outside_foreseen_percent, -1, 0);
+    clip_free(&c);
+}
+
 /* The ZMP's second differences span zmp_step (40 ms, two frames at 50
  * frames/s), not a frame: the root zig-zagging 1 mm at the frame rate has no
  * acceleration over 40 ms (over one frame, its ZMP would swing by 0.6 m). */
@@ -757,7 +800,7 @@ int main(void) {
         cmocka_unit_test(test_penetration),     cmocka_unit_test(test_hover_and_float),
         cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit), cmocka_unit_test(test_pose_at_speed_limit),      cmocka_unit_test(test_pose_in_heading_frame),
-        cmocka_unit_test(test_zmp),             cmocka_unit_test(test_zmp_step),
+        cmocka_unit_test(test_zmp), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),
         cmocka_unit_test(test_capsules),        cmocka_unit_test(test_segment_distance),

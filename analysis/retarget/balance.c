@@ -175,6 +175,23 @@ void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr,
     }
 }
 
+void rt_balance_replay(const rt_balancer *b, rt_source *s) {
+    const int n = s->nframes, N = b->N;
+    for (int f = 0; f < n; f++) memcpy(s->f[f].com_foreseen, s->f[f].com_ref, sizeof s->f[f].com_foreseen);
+    if (!b->on) return;
+    double *refs = b->refs; /* the run's scratch, no longer needed by it */
+    for (int ax = 0; ax < 2; ax++) {
+        kg_preview_axis st;
+        for (int j = 0; j <= 2 * N; j++) refs[j] = s->f[j < n ? j : n - 1].zmp_ref[ax];
+        kg_preview_axis_start_moving(&b->pv, &st, s->f[0].com_est[ax], refs, N);
+        for (int f = 0; f < n; f++) {
+            s->f[f].com_foreseen[ax] = st.x[0];
+            for (int j = 0; j <= N; j++) refs[j] = s->f[f + j < n ? f + j : n - 1].zmp_ref[ax];
+            kg_preview_axis_step(&b->pv, &st, refs);
+        }
+    }
+}
+
 void rt_balance_free(rt_balancer *b) {
     kg_preview_free(&b->pv);
     free(b->refs);

@@ -101,6 +101,7 @@ typedef struct rt_frame_source {
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
     double com_ref[2];            /* the balance's COM reference (x, y) */
+    double com_foreseen[2];       /* the reference had the final zmp_ref been known ahead (rt_balance_replay) */
     double zmp_src[2];            /* the cart-table ZMP of com_est (x, y) */
     double zmp_ref[2];            /* zmp_src moved into the support polygon: the controller's reference */
 } rt_frame_source;
@@ -226,6 +227,9 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
                       const rt_pin pin[2], int landed, const double lag[2][2], const double miss[2][2],
                       const double shift[2]);
+/* After the last frame: every frame's com_foreseen, the controller run again
+ * from the start on the final references (com_ref without balance). */
+void rt_balance_replay(const rt_balancer *b, rt_source *s);
 void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */

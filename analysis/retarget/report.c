@@ -62,6 +62,7 @@ typedef struct acc {
     double (*com)[2];
     double (*feet)[2][4];       /* [nframes] each foot link's x, y, z, yaw */
     int zmp_frames, zmp_out, double_out, com_out, hover;
+    int zmp_ref_out, zmp_foreseen_out; /* the ZMP out and its reference's too; the foreseen COM's out */
     double kp_sum;
     long kp_n;
     unsigned *flags;            /* o->frame_flags, or NULL */
@@ -252,12 +253,19 @@ static void motion_frame(const kg_retarget_robot *rr, const kg_motion *out, cons
     }
 }
 
+/* The cart-table ZMP of a COM path's points b, c, e (x, y), h apart. */
+static void cart_zmp(const double b[2], const double c[2], const double e[2], double h, double zc, double z[2]) {
+    for (int a = 0; a < 2; a++) z[a] = rt_cart_table_zmp(b[a], c[a], e[a], h, zc);
+}
+
 /* The ZMP of every frame with a foot down (the cart-table model on the
  * output's COM, zmp_step differences), against the support polygon of the
- * robot's soles whose source feet are down; the COM on double support. */
-static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, const kg_retarget_tuning *t, acc *A,
+ * robot's soles whose source feet are down; the COM on double support; the
+ * ZMPs of the balance's COM reference and of its foreseen one against the
+ * same polygon (why the output's was out). */
+static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, const kg_retarget_options *o, acc *A,
                             kg_retarget_report *rep) {
-    int H = (int)lround(t->zmp_step / s->dt), n = s->nframes;
+    int H = (int)lround(o->tune.zmp_step / s->dt), n = s->nframes;
     if (H < 1) H = 1;
     rep->zmp_margin_min_mm = rep->com_margin_min_mm = INFINITY;
     for (int f = 0; f < n; f++) {
@@ -271,11 +279,16 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
         A->com_out += dc < 0, A->double_out += down == 2 && dc < 0;
         if (dc < 0) flag(A, f, KG_FRAME_COM_OUTSIDE);
         if (f - H < 0 || f + H >= n) continue;
-        double z[2];
-        for (int a = 0; a < 2; a++) z[a] = rt_cart_table_zmp(A->com[f - H][a], A->com[f][a], A->com[f + H][a], H * s->dt, rr->com_h);
+        double z[2], zr[2], zf[2];
+        const rt_frame_source *B = &s->f[f - H], *E = &s->f[f + H];
+        cart_zmp(A->com[f - H], A->com[f], A->com[f + H], H * s->dt, rr->com_h, z);
+        cart_zmp(B->com_ref, F->com_ref, E->com_ref, H * s->dt, rr->com_h, zr);
+        cart_zmp(B->com_foreseen, F->com_foreseen, E->com_foreseen, H * s->dt, rr->com_h, zf);
         double dz = rt_polygon_distance((const double(*)[2])poly, np, z, 0, NULL) * 1e3;
         rep->zmp_margin_min_mm = fmin(rep->zmp_margin_min_mm, dz);
         A->zmp_out += dz < 0, A->zmp_frames++;
+        A->zmp_ref_out += dz < 0 && rt_polygon_distance((const double(*)[2])poly, np, zr, 0, NULL) < 0;
+        A->zmp_foreseen_out += rt_polygon_distance((const double(*)[2])poly, np, zf, 0, NULL) < 0;
         if (dz < 0) flag(A, f, KG_FRAME_ZMP_OUTSIDE);
     }
     if (!isfinite(rep->zmp_margin_min_mm)) rep->zmp_margin_min_mm = 0;
@@ -283,6 +296,8 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
     rep->com_outside_percent = rep->contact_frames ? 100.0 * A->com_out / rep->contact_frames : 0;
     rep->zmp_outside_percent = A->zmp_frames ? 100.0 * A->zmp_out / A->zmp_frames : 0;
     rep->com_outside_double_percent = rep->double_support_frames ? 100.0 * A->double_out / rep->double_support_frames : 0;
+    rep->zmp_off_reference_percent = !o->balance ? -1 : A->zmp_out ? 100.0 * A->zmp_ref_out / A->zmp_out : 0;
+    rep->zmp_outside_foreseen_percent = !o->balance ? -1 : A->zmp_frames ? 100.0 * A->zmp_foreseen_out / A->zmp_frames : 0;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -369,7 +384,7 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
             }
         }
         summaries(s, log, o->tune.slack_least, &A, rep);
-        balance_figures(rr, s, &o->tune, &A, rep);
+        balance_figures(rr, s, o, &A, rep);
     }
     kg_data_free(d);
     free(scratch), free(A.angles), free(A.com), free(A.feet);

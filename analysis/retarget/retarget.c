@@ -412,6 +412,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         }
         trace(&R, f, &res);
     }
+    rt_balance_replay(&R.bal, &R.s);
     rt_report(rr, &R.s, *out, R.log, &o, rep);
     rc = 0;
 done:
