@@ -9,13 +9,6 @@
 /* A hostile file can produce one diagnostic per line; keep memory bounded. */
 #define KG_DIAG_DEFAULT_LIMIT 10000
 
-/* A copy of s, or NULL when memory is exhausted. */
-static char *copy(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    return c ? memcpy(c, s, n) : NULL;
-}
-
 void kg_diags_init(kg_diags *d) { memset(d, 0, sizeof *d); }
 
 void kg_diags_clear(kg_diags *d) {
@@ -62,9 +55,9 @@ void kg_diag_add(kg_diags *d, kg_severity sev, const char *code, const char *fil
     g->severity = sev;
     g->code = code;
     g->message = message;
-    g->file = file ? copy(file) : NULL; /* out of memory: without its file, rather than not at all */
+    g->file = file ? kg_strdup(file) : NULL; /* out of memory: without its file, rather than not at all */
     g->line = line;
-    g->element = element ? copy(element) : NULL;
+    g->element = element ? kg_strdup(element) : NULL;
 }
 
 void kg_diag_out_of_memory(kg_diags *d, size_t since, const char *file, const char *doing) {

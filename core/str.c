@@ -2,6 +2,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+char *kg_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
 
 char *kg_vstrf(const char *fmt, va_list ap) {
     va_list measure, again;

@@ -13,5 +13,8 @@
 char *kg_strf(const char *fmt, ...) KG_PRINTF(1, 2);
 /* The same of a va_list (ap is left as it was given). */
 char *kg_vstrf(const char *fmt, va_list ap);
+/* A malloc'd copy of s, NULL when memory runs out (malloc, not strdup: the
+ * tests make the library's own allocations fail, tests/test_oom.c). */
+char *kg_strdup(const char *s);
 
 #endif

@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 
 #include "core/spatial.h"
+#include "core/str.h"
 #include "core/strmap.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
@@ -84,10 +85,9 @@ typedef struct writer {
 
 /* A copy of s, or NULL and x->oom set. */
 static char *copy(writer *x, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
+    char *c = kg_strdup(s);
     if (!c) x->oom = 1;
-    return c ? memcpy(c, s, n) : NULL;
+    return c;
 }
 
 static void start(writer *x, const char *e) { xmlTextWriterStartElement(x->w, BAD_CAST e); }

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "core/spatial.h"
+#include "core/str.h"
 #include "core/strmap.h"
 #include "exporters/exporters.h"
 #include "formats/mesh.h"
@@ -327,13 +328,6 @@ static void compound_chain(writer *x, int j) {
     }
 }
 
-/* A copy of s, NULL when memory is exhausted. */
-static char *copy(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    return c ? memcpy(c, s, n) : NULL;
-}
-
 /* Meshes that live inside another file (mesh_part) become STL files beside the
  * URDF: "<dir>/<stem>_meshes/<part>.stl", one per distinct mesh. 0, or -1
  * when memory runs out (said) or a file beside it could not be recorded. */
@@ -355,7 +349,7 @@ static int write_embedded_meshes(writer *x) {
                 !strcmp(m->geom[k].mesh_path, G->mesh_path))
                 same = k;
         if (same >= 0) {
-            if (!(x->written[g] = copy(x->written[same]))) return -1;
+            if (!(x->written[g] = kg_strdup(x->written[same]))) return -1;
             continue;
         }
         if (x->skip_meshes) continue;
@@ -388,7 +382,7 @@ static int write_embedded_meshes(writer *x) {
             continue;
         }
         if (kg_mesh_write_stl(me, full, x->d) != 0) continue; /* an io.write error: kg_save fails the whole */
-        if (kg_files_add(x->companions, full) != 0 || !(x->written[g] = copy(rel))) return -1;
+        if (kg_files_add(x->companions, full) != 0 || !(x->written[g] = kg_strdup(rel))) return -1;
         int colours = 0;
         for (int k = 0; k < me->ngroup; k++) colours += me->group[k].has_color;
         kg_ledger_add(x->l, KG_APPROXIMATED, "mesh", G->mesh_part, m->source, G->line,

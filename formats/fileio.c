@@ -12,12 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/str.h"
+
 /* A copy of s; NULL with errno ENOMEM when memory is exhausted. */
 static char *copy(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
+    char *c = kg_strdup(s);
     if (!c) errno = ENOMEM;
-    return c ? memcpy(c, s, n) : NULL;
+    return c;
 }
 
 char *kg_read_file(const char *path, size_t *len, kg_diags *d) {

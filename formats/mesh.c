@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "formats/fileio.h"
 #include "formats/mesh.h"
 #include "formats/mesh_dae.h"
@@ -65,13 +66,8 @@ void kg_mesh_cache_free(kg_mesh_cache *c) {
     free(c);
 }
 
-static char *str_dup(const char *s) {
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r) memcpy(r, s, n);
-    return r;
-}
+/* A copy of s, NULL for NULL or when memory runs out. */
+static char *str_dup(const char *s) { return s ? kg_strdup(s) : NULL; }
 
 static int grow(void **a, int *cap, int n, size_t size) {
     if (n < *cap) return 0;

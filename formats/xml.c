@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "formats/limits.h"
 #include "formats/number.h"
 
@@ -433,14 +434,6 @@ void kg_xml_close(kg_xml *x) {
     memset(x, 0, sizeof *x);
 }
 
-/* A copy of s, NULL when memory is exhausted (malloc, not strdup: the tests
- * make the library's own allocations fail, tests/test_oom.c). */
-static char *copy_text(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    return c ? memcpy(c, s, n) : NULL;
-}
-
 void *kg_xml_out_of_memory(kg_xml *x) {
     if (!x->oom) x->oom = 1, x->oom_at = x->diags ? x->diags->count : 0;
     return NULL;
@@ -477,7 +470,7 @@ const char *kg_xml_attr(kg_xml *x, xmlNodePtr n, const char *name) {
         return (const char *)a->children->content;
     /* values made of several nodes (entity references): build and keep a copy */
     xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
-    char *s = copy_text(v ? (const char *)v : "");
+    char *s = kg_strdup(v ? (const char *)v : "");
     xmlFree(v);
     if (s && x->nowned == x->capowned) {
         int cap = x->capowned ? 2 * x->capowned : 8;
@@ -558,7 +551,7 @@ char *kg_xml_dump(kg_xml *x, xmlNodePtr n) {
         xmlNodeDump(b, x->doc, n, 0, 0);
     }
     const char *content = b ? (const char *)xmlBufferContent(b) : NULL;
-    char *s = content ? copy_text(content) : NULL;
+    char *s = content ? kg_strdup(content) : NULL;
     xmlBufferFree(b);
     xmlFreeDoc(tmp);
     return s ? s : kg_xml_out_of_memory(x);
