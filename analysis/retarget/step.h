@@ -56,6 +56,7 @@ struct rt_step {
                                  * root's speed limits bound its motion */
     int have_prev;
     double *q_prev2, base_prev2[12]; /* the frame before the previous one: the start's prediction */
+    double *q_best, base_best[12], merit_best; /* the frame's best iterate so far (iterate()) */
     int have_prev2;
     int clean[2];              /* the last two frames converged without slack: their change is a
                                 * prediction; a frame that needed slack or stopped at the cap
