@@ -77,7 +77,7 @@ def b_zmp(L, R):
     v = num(R.get("zmp_outside_percent"))
     if v is None or R.get("contact_frames") == 0: return NA   # no foot ever down: no support polygon
     why = ""
-    ref, fore = num(R.get("zmp_off_reference_percent")), num(R.get("zmp_outside_foreseen_percent"))
+    ref, fore = num(R.get("zmp_outside_reference_outside_percent")), num(R.get("zmp_outside_foreseen_percent"))
     if v > 5.0 and ref is not None and ref >= 0:   # why (older reports lack it; -1 without balance)
         why = "; %s %% with the reference out, %s %% had every landing been foreseen" % (fmt(ref), fmt(fore))
     return True, v > 5.0, v, "%s %% of %s contact frames%s" % (fmt(v), fmt(R.get("contact_frames")), why)

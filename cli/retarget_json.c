@@ -159,7 +159,7 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "com_outside_double_support_percent", kg_json_num(r->com_outside_double_percent));
     json_object_set_new(o, "zmp_margin_min_mm", kg_json_num(r->zmp_margin_min_mm));
     json_object_set_new(o, "zmp_outside_percent", kg_json_num(r->zmp_outside_percent));
-    json_object_set_new(o, "zmp_off_reference_percent", kg_json_num(r->zmp_off_reference_percent));
+    json_object_set_new(o, "zmp_outside_reference_outside_percent", kg_json_num(r->zmp_outside_reference_outside_percent));
     json_object_set_new(o, "zmp_outside_foreseen_percent", kg_json_num(r->zmp_outside_foreseen_percent));
     json_object_set_new(o, "seconds", kg_json_num(r->seconds));
     json_object_set_new(o, "setup_seconds", kg_json_num(r->setup_seconds));

@@ -122,7 +122,10 @@ static const struct aiScene *import_isolated(const char *path, char **error) {
                 bad = write_all(fds[1], &n, sizeof n) || write_all(fds[1], s->mMeshes[i]->mName.data, n);
             }
             /* released although _exit would: a leak checker following the fork (valgrind does)
-             * then finds the child clean too */
+             * then finds the child clean too; after the alarm is off and the pipe closed, so the
+             * parent has its answer and a slow release is not taken for a hang */
+            alarm(0);
+            close(fds[1]);
             aiReleaseExportBlob(b);
             aiReleaseImport(s);
             _exit(bad);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "core/spatial.h"
 #include "importers/collada.h"
 
@@ -41,11 +42,7 @@ const char *cd_own(cd *c, char *s) {
     return s;
 }
 
-const char *cd_strdup(cd *c, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    return cd_own(c, d ? memcpy(d, s, n) : NULL);
-}
+const char *cd_strdup(cd *c, const char *s) { return cd_own(c, kg_strdup(s)); }
 
 const char *cd_cat(cd *c, const char *a, const char *b) {
     size_t na = strlen(a), nb = strlen(b);

@@ -59,6 +59,12 @@ static void clamp_ref(rt_frame_source *F, const kg_retarget_robot *rr, const kg_
     rt_polygon_distance((const double(*)[2])poly, np, F->zmp_src, t->zmp_margin, F->zmp_ref);
 }
 
+/* refs[0..count) from frame f's axis-ax reference on (the last frame's past the
+ * clip's end): the preview controller's window. */
+static void window_refs(const rt_source *s, int ax, int f, int count, double *refs) {
+    for (int j = 0; j < count; j++) refs[j] = s->f[f + j < s->nframes ? f + j : s->nframes - 1].zmp_ref[ax];
+}
+
 int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, rt_balancer *b,
                kg_diags *dg) {
     const kg_retarget_tuning *t = &o->tune;
@@ -84,7 +90,7 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
         return -1;
     }
     for (int ax = 0; ax < 2; ax++) {
-        for (int j = 0; j <= 2 * N; j++) b->refs[j] = s->f[j < n ? j : n - 1].zmp_ref[ax];
+        window_refs(s, ax, 0, 2 * N + 1, b->refs);
         kg_preview_axis_start_moving(&b->pv, &b->st[ax], s->f[0].com_est[ax], b->refs, N);
     }
     return 0;
@@ -170,24 +176,23 @@ void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr,
     clamp_window(s, rr, t, f, from, f + N, pin, last, next_end, (const double(*)[2])moved, miss, shift);
     for (int ax = 0; ax < 2; ax++) {
         s->f[f].com_ref[ax] = b->st[ax].x[0]; /* the state is this frame's COM; its step gives the next */
-        for (int j = 0; j <= N; j++) b->refs[j] = s->f[f + j < n ? f + j : n - 1].zmp_ref[ax];
+        window_refs(s, ax, f, N + 1, b->refs);
         kg_preview_axis_step(&b->pv, &b->st[ax], b->refs);
     }
 }
 
-void rt_balance_replay(const rt_balancer *b, rt_source *s) {
+void rt_balance_replay(rt_balancer *b, rt_source *s) {
     const int n = s->nframes, N = b->N;
     for (int f = 0; f < n; f++) memcpy(s->f[f].com_foreseen, s->f[f].com_ref, sizeof s->f[f].com_foreseen);
     if (!b->on) return;
-    double *refs = b->refs; /* the run's scratch, no longer needed by it */
-    for (int ax = 0; ax < 2; ax++) {
+    for (int ax = 0; ax < 2; ax++) { /* b->refs: the run's window, no longer needed by it */
         kg_preview_axis st;
-        for (int j = 0; j <= 2 * N; j++) refs[j] = s->f[j < n ? j : n - 1].zmp_ref[ax];
-        kg_preview_axis_start_moving(&b->pv, &st, s->f[0].com_est[ax], refs, N);
+        window_refs(s, ax, 0, 2 * N + 1, b->refs);
+        kg_preview_axis_start_moving(&b->pv, &st, s->f[0].com_est[ax], b->refs, N);
         for (int f = 0; f < n; f++) {
             s->f[f].com_foreseen[ax] = st.x[0];
-            for (int j = 0; j <= N; j++) refs[j] = s->f[f + j < n ? f + j : n - 1].zmp_ref[ax];
-            kg_preview_axis_step(&b->pv, &st, refs);
+            window_refs(s, ax, f, N + 1, b->refs);
+            kg_preview_axis_step(&b->pv, &st, b->refs);
         }
     }
 }

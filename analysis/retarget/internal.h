@@ -227,9 +227,11 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
                       const rt_pin pin[2], int landed, const double lag[2][2], const double miss[2][2],
                       const double shift[2]);
-/* After the last frame: every frame's com_foreseen, the controller run again
- * from the start on the final references (com_ref without balance). */
-void rt_balance_replay(const rt_balancer *b, rt_source *s);
+/* After the last frame: every frame's com_foreseen, the controller started
+ * (its velocity and acceleration fitted) and run again on the final
+ * references, the first frame's stance and every landing as the robot made
+ * them (com_ref without balance). b's window is used as scratch. */
+void rt_balance_replay(rt_balancer *b, rt_source *s);
 void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */

@@ -296,7 +296,7 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
     rep->com_outside_percent = rep->contact_frames ? 100.0 * A->com_out / rep->contact_frames : 0;
     rep->zmp_outside_percent = A->zmp_frames ? 100.0 * A->zmp_out / A->zmp_frames : 0;
     rep->com_outside_double_percent = rep->double_support_frames ? 100.0 * A->double_out / rep->double_support_frames : 0;
-    rep->zmp_off_reference_percent = !o->balance ? -1 : A->zmp_out ? 100.0 * A->zmp_ref_out / A->zmp_out : 0;
+    rep->zmp_outside_reference_outside_percent = !o->balance ? -1 : A->zmp_out ? 100.0 * A->zmp_ref_out / A->zmp_out : NAN;
     rep->zmp_outside_foreseen_percent = !o->balance ? -1 : A->zmp_frames ? 100.0 * A->zmp_foreseen_out / A->zmp_frames : 0;
 }
 

@@ -244,14 +244,32 @@ static double merit_here(rt_step *w, const rt_goal *g) {
 }
 
 /* The pose as the frame's best iterate when its merit (just evaluated) is the
- * lowest of the frame so far; not the pose the frame starts from (the last
- * frame's, or its prediction): the pull to the last frame is zero there, and
- * kept, the robot stood still for frames and then jumped. */
+ * lowest of the frame so far; not the pose the frame starts from: from the
+ * last frame's pose (where the pull to it is zero) or its prediction, kept, the
+ * robot stood still for frames and then jumped. */
 static void keep_if_best(rt_step *w) {
     if (!(w->merit < w->merit_best)) return;
     w->merit_best = w->merit;
     memcpy(w->q_best, w->d->q, (size_t)w->m->nq * sizeof *w->q_best);
     kg_vec3_copy(w->base_best, w->d->base_pos), kg_mat3_copy(w->base_best + 3, w->d->base_rot);
+}
+
+/* The frame's pose from its last iterate (merit `end`) to its best, unless
+ * the best, evaluated again, is no better: a near pair's distance is a
+ * first-order estimate carried on its witness points, and the estimates
+ * have moved on since the best was recorded. Kinematics and w->viol follow. */
+static void end_at_best(rt_step *w, const rt_goal *g, double end) {
+    const size_t nq = (size_t)w->m->nq * sizeof *w->q_end;
+    memcpy(w->q_end, w->d->q, nq);
+    kg_vec3_copy(w->base_end, w->d->base_pos), kg_mat3_copy(w->base_end + 3, w->d->base_rot);
+    memcpy(w->d->q, w->q_best, nq);
+    kg_vec3_copy(w->d->base_pos, w->base_best), kg_mat3_copy(w->d->base_rot, w->base_best + 3);
+    kinematics(w);
+    if (merit_here(w, g) <= end) return;
+    memcpy(w->d->q, w->q_end, nq);
+    kg_vec3_copy(w->d->base_pos, w->base_end), kg_mat3_copy(w->d->base_rot, w->base_end + 3);
+    kinematics(w);
+    merit_here(w, g);
 }
 
 /* One step: the problem at the current pose, solved, the pose moved (the
@@ -339,12 +357,8 @@ static double iterate(rt_step *w, const rt_goal *g, int iters, rt_step_result *r
         last = big;
     }
     kinematics(w);
-    if (merit_here(w, g) > w->merit_best) { /* the violations left: the slack each kind took */
-        memcpy(w->d->q, w->q_best, (size_t)w->m->nq * sizeof *w->q_best);
-        kg_vec3_copy(w->d->base_pos, w->base_best), kg_mat3_copy(w->d->base_rot, w->base_best + 3);
-        kinematics(w);
-        merit_here(w, g);
-    }
+    double end = merit_here(w, g); /* the violations left: the slack each kind took */
+    if (end > w->merit_best) end_at_best(w, g, end);
     for (int k = 0; k < KG_NSLACK; k++) most = fmax(most, w->viol[k]);
     return most;
 }
@@ -411,7 +425,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
     w->q_prev = malloc(((size_t)m->nq + 1) * sizeof(double));
     w->q_prev2 = malloc(((size_t)m->nq + 1) * sizeof(double));
-    w->q_best = malloc(((size_t)m->nq + 1) * sizeof(double));
+    w->q_best = malloc(((size_t)m->nq + 1) * sizeof(double)), w->q_end = malloc(((size_t)m->nq + 1) * sizeof(double));
     w->trust = malloc(nx * sizeof(double)), w->x_last = malloc(nx * sizeof(double));
     w->qp = kg_qp_work_new(w->nx, w->meq + w->min);
     if (w->avoid) {
@@ -441,7 +455,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         free(in);
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
-        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->q_best || !w->trust || !w->x_last ||
+        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->q_best || !w->q_end || !w->trust || !w->x_last ||
         !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake || !w->tracked))) {
         rt_step_free(w);
         return NULL;
@@ -454,7 +468,7 @@ void rt_step_free(rt_step *w) {
     kg_data_free(w->d);
     free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub);
     free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
-    free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->q_best), free(w->trust), free(w->x_last);
+    free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->q_best), free(w->q_end), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);
     free(w->link_moved), free(w->link_pose), free(w->capsule), free(w->tracked), free(w->pairs), free(w->near), free(w->pair_links), free(w->wake);

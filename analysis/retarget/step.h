@@ -56,8 +56,9 @@ struct rt_step {
                                  * root's speed limits bound its motion */
     int have_prev;
     double *q_prev2, base_prev2[12]; /* the frame before the previous one: the start's prediction */
-    double *q_best, base_best[12], merit_best; /* the frame's best iterate so far (iterate()) */
     int have_prev2;
+    double *q_best, base_best[12], merit_best; /* the frame's best iterate so far (iterate()) */
+    double *q_end, base_end[12];  /* the frame's last iterate, while the best is tried */
     int clean[2];              /* the last two frames converged without slack: their change is a
                                 * prediction; a frame that needed slack or stopped at the cap
                                 * moved as far as its compromise took it */

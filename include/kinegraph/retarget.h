@@ -308,11 +308,11 @@ typedef struct kg_retarget_report {
                                                 * limit over the frame: the robot could not follow as fast */
     double pose_segment_slow_percent[10];      /* the same per segment (NAN: none off) */
     /* why the ZMP left the polygon (-1 without balance) */
-    double zmp_off_reference_percent;          /* of the frames with the ZMP outside, those where the
+    double zmp_outside_reference_outside_percent;          /* of the frames with the ZMP outside, those where the
                                                 * balance's COM reference had its ZMP outside the
                                                 * robot's polygon too (the robot followed a reference
                                                 * that was out; the others: its COM left a reference
-                                                * that was in) */
+                                                * that was in; NAN: none out) */
     double zmp_outside_foreseen_percent;       /* the ZMP outside share of the COM the same preview
                                                 * controller gives on the final references, every
                                                 * landing known a preview_time ahead: what remains
