@@ -98,6 +98,21 @@ static void push_off(run *R, int side) {
     p->roll = 1;
 }
 
+/* Where foot `side`, set down tilted, lies once turned flat (p->R) about the
+ * sole corner that touched first: that corner stays where it is (a foot
+ * pinned at its link's place was turned flat about the link and slid its
+ * touching corner along the ground: 0.46 rad of tilt, over 25 cm of slip). */
+static void laid_flat(const run *R, int side, rt_pin *p) {
+    const kg_data *d = rt_step_data(R->step);
+    int l = R->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], low = 0;
+    double c[4][3], flat[3];
+    rt_sole_at(R->rr, side, d->link_pos + 3 * l, d->link_rot + 9 * l, c);
+    for (int k = 1; k < 4; k++)
+        if (c[k][2] < c[low][2]) low = k;
+    kg_mat3_vec(flat, p->R, R->rr->sole[side][low]);
+    p->pos[0] = c[low][0] - flat[0], p->pos[1] = c[low][1] - flat[1];
+}
+
 /* A foot the source puts down at f is pinned flat where the robot's is, once
  * the robot's sole is within pin_height of the ground; higher (held back on
  * its way: a stride longer than the robot's legs reach, a shin in the way),
@@ -124,10 +139,10 @@ static int set_pins(run *R, int f) {
         } else {
             kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, rr->rest_rot[foot]);
             yaw = rt_heading(Rr);
-            p->pos[0] = d->link_pos[3 * l], p->pos[1] = d->link_pos[3 * l + 1];
         }
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
+        if (f > 0 || R->posed) laid_flat(R, side, p);
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
