@@ -550,27 +550,37 @@ static void test_pose_in_heading_frame(void **state) {
     clip_free(&c);
 }
 
-/* The root accelerated sideways on 6 frames so that the cart-table ZMP,
- * c - (com_h / g) c'', is 20 mm outside the feet's polygon on its left edge (3
- * frames) and as far on the other side of the COM (3 frames): at 25
- * frames/s, the ZMP's 40 ms step is one frame, so a frame's second difference
- * is its own acceleration. 23 frames have both neighbours. */
-static void test_zmp(void **state) {
-    (void)state;
-    const int n = 25;
+/* SWAY_FRAMES frames at 25 frames/s, the root accelerated sideways on 6 so
+ * that the cart-table ZMP, c - (com_h / g) c'', is 20 mm outside the feet's
+ * polygon on its left edge (3 frames) and as far on the other side of the COM
+ * (3 frames): the ZMP's 40 ms step is one frame, so a frame's second
+ * difference is its own acceleration. 23 frames have both neighbours. The
+ * root's sideways path into y; returns the ZMP's shift. */
+#define SWAY_FRAMES 25
+static double sway_clip(clip *c, double y[SWAY_FRAMES]) {
     const double h = DT_ONE_STEP;
-    clip c;
-    clip_new(&c, n, h);
-    double com[3], lo[2], hi[2], y[25] = {0};
+    clip_new(c, SWAY_FRAMES, h);
+    double com[3], lo[2], hi[2];
     rest_com(com);
     rest_support_box(1, 1, lo, hi);
     double D = hi[1] - com[1] + 20 * MM, A = RT_G * D / robot->com_h; /* the ZMP's shift, the acceleration */
-    for (int f = 1; f + 1 < n; f++) {
+    y[0] = y[1] = 0;
+    for (int f = 1; f + 1 < SWAY_FRAMES; f++) {
         double a = f >= 5 && f <= 7 ? -A : f >= 12 && f <= 14 ? A : 0;
         y[f + 1] = 2 * y[f] - y[f - 1] + a * h * h;
     }
-    for (int f = 0; f < n; f++) set_root(&c, f, 0, y[f], 0, NULL);
-    source_from_output(&c);
+    for (int f = 0; f < SWAY_FRAMES; f++) set_root(c, f, 0, y[f], 0, NULL);
+    source_from_output(c);
+    return D;
+}
+
+/* The ZMP out on sway_clip()'s 6 frames of 23. */
+static void test_zmp(void **state) {
+    (void)state;
+    clip c;
+    double y[SWAY_FRAMES], com[3], lo[2], hi[2], D = sway_clip(&c, y);
+    rest_com(com);
+    rest_support_box(1, 1, lo, hi);
     run_report(&c);
     double left[2] = {com[0], com[1] + D}, right[2] = {com[0], com[1] - D};
     double want = fmin(box_margin(lo, hi, com), fmin(box_margin(lo, hi, left), box_margin(lo, hi, right)));
@@ -581,27 +591,18 @@ static void test_zmp(void **state) {
     clip_free(&c);
 }
 
-/* Why the ZMP was out, on test_zmp's clip (6 of 23 frames out): with the
+/* Why the ZMP was out, on sway_clip() (6 of 23 frames out): with the
  * balance's COM reference the robot's COM itself, every frame out was out on
  * the reference too (100 %), and the foreseen COM standing still is never out;
  * then the other way round (0 %, and 6 of 23); -1 for both without balance;
  * standing still, none out: the first undefined (NAN). */
 static void test_zmp_why(void **state) {
     (void)state;
-    const int n = 25;
-    const double h = DT_ONE_STEP;
+    const int n = SWAY_FRAMES;
     clip c;
-    clip_new(&c, n, h);
-    double com[3], lo[2], hi[2], y[25] = {0};
+    double y[SWAY_FRAMES], com[3];
+    sway_clip(&c, y);
     rest_com(com);
-    rest_support_box(1, 1, lo, hi);
-    double A = RT_G * (hi[1] - com[1] + 20 * MM) / robot->com_h;
-    for (int f = 1; f + 1 < n; f++) {
-        double a = f >= 5 && f <= 7 ? -A : f >= 12 && f <= 14 ? A : 0;
-        y[f + 1] = 2 * y[f] - y[f - 1] + a * h * h;
-    }
-    for (int f = 0; f < n; f++) set_root(&c, f, 0, y[f], 0, NULL);
-    source_from_output(&c);
     for (int pass = 0; pass < 2; pass++) {
         for (int f = 0; f < n; f++) {
             double *moving = pass ? c.s.f[f].com_foreseen : c.s.f[f].com_ref;

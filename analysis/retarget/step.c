@@ -243,6 +243,18 @@ static double merit_here(rt_step *w, const rt_goal *g) {
     return w->merit;
 }
 
+/* The pose (joints q[nq]; base: position, then rotation) into q and base. */
+static void save_pose(const rt_step *w, double *q, double base[12]) {
+    memcpy(q, w->d->q, (size_t)w->m->nq * sizeof *q);
+    kg_vec3_copy(base, w->d->base_pos), kg_mat3_copy(base + 3, w->d->base_rot);
+}
+
+/* The pose from q and base, as save_pose() left them (kinematics not updated). */
+static void load_pose(rt_step *w, const double *q, const double base[12]) {
+    memcpy(w->d->q, q, (size_t)w->m->nq * sizeof *q);
+    kg_vec3_copy(w->d->base_pos, base), kg_mat3_copy(w->d->base_rot, base + 3);
+}
+
 /* The pose as the frame's best iterate when its merit (just evaluated) is the
  * lowest of the frame so far; not the pose the frame starts from: from the
  * last frame's pose (where the pull to it is zero) or its prediction, kept, the
@@ -250,8 +262,7 @@ static double merit_here(rt_step *w, const rt_goal *g) {
 static void keep_if_best(rt_step *w) {
     if (!(w->merit < w->merit_best)) return;
     w->merit_best = w->merit;
-    memcpy(w->q_best, w->d->q, (size_t)w->m->nq * sizeof *w->q_best);
-    kg_vec3_copy(w->base_best, w->d->base_pos), kg_mat3_copy(w->base_best + 3, w->d->base_rot);
+    save_pose(w, w->q_best, w->base_best);
 }
 
 /* The frame's pose from its last iterate (merit `end`) to its best, unless
@@ -259,15 +270,11 @@ static void keep_if_best(rt_step *w) {
  * first-order estimate carried on its witness points, and the estimates
  * have moved on since the best was recorded. Kinematics and w->viol follow. */
 static void end_at_best(rt_step *w, const rt_goal *g, double end) {
-    const size_t nq = (size_t)w->m->nq * sizeof *w->q_end;
-    memcpy(w->q_end, w->d->q, nq);
-    kg_vec3_copy(w->base_end, w->d->base_pos), kg_mat3_copy(w->base_end + 3, w->d->base_rot);
-    memcpy(w->d->q, w->q_best, nq);
-    kg_vec3_copy(w->d->base_pos, w->base_best), kg_mat3_copy(w->d->base_rot, w->base_best + 3);
+    save_pose(w, w->q_end, w->base_end);
+    load_pose(w, w->q_best, w->base_best);
     kinematics(w);
     if (merit_here(w, g) <= end) return;
-    memcpy(w->d->q, w->q_end, nq);
-    kg_vec3_copy(w->d->base_pos, w->base_end), kg_mat3_copy(w->d->base_rot, w->base_end + 3);
+    load_pose(w, w->q_end, w->base_end);
     kinematics(w);
     merit_here(w, g);
 }
@@ -377,8 +384,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         /* a frame that needs slack or the cap ends where its path took it: such a frame
          * starts again from the last pose, so that prediction only saves steps */
         if (res->capped || most > w->t.step_tolerance) {
-            memcpy(w->d->q, w->q_prev, (size_t)w->m->nq * sizeof *w->d->q);
-            kg_vec3_copy(w->d->base_pos, w->base_prev), kg_mat3_copy(w->d->base_rot, w->base_prev + 3);
+            load_pose(w, w->q_prev, w->base_prev);
             res->restarted = 1;
             most = iterate(w, g, iters, res);
         }
@@ -392,8 +398,7 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     memcpy(w->q_prev2, w->q_prev, (size_t)w->m->nq * sizeof *w->q_prev);
     memcpy(w->base_prev2, w->base_prev, sizeof w->base_prev);
     w->have_prev2 = w->have_prev;
-    memcpy(w->q_prev, w->d->q, (size_t)w->m->nq * sizeof *w->q_prev);
-    kg_vec3_copy(w->base_prev, w->d->base_pos), kg_mat3_copy(w->base_prev + 3, w->d->base_rot);
+    save_pose(w, w->q_prev, w->base_prev);
     kg_vec3_copy(w->hub_prev, w->hub);
     w->have_prev = 1;
 }
