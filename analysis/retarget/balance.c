@@ -38,11 +38,10 @@ static void source_zmp(rt_source *s, const kg_retarget_robot *rr, int H) {
     const int n = s->nframes;
     for (int f = 0; f < n; f++) {
         rt_frame_source *F = &s->f[f];
-        int inner = f - H >= 0 && f + H < n;
-        for (int ax = 0; ax < 2; ax++)
-            F->zmp_src[ax] = inner ? rt_cart_table_zmp(s->f[f - H].com_est[ax], F->com_est[ax], s->f[f + H].com_est[ax],
-                                                       H * s->dt, rr->com_h)
-                                   : F->com_est[ax];
+        if (f - H >= 0 && f + H < n)
+            rt_cart_table_zmp2(s->f[f - H].com_est, F->com_est, s->f[f + H].com_est, H * s->dt, rr->com_h, F->zmp_src);
+        else
+            F->zmp_src[0] = F->com_est[0], F->zmp_src[1] = F->com_est[1];
     }
 }
 

@@ -151,6 +151,10 @@ double rt_cart_table_zmp(double before, double c, double after, double h, double
     return c - zc / RT_G * (after - 2 * c + before) / (h * h);
 }
 
+void rt_cart_table_zmp2(const double b[2], const double c[2], const double e[2], double h, double zc, double z[2]) {
+    for (int a = 0; a < 2; a++) z[a] = rt_cart_table_zmp(b[a], c[a], e[a], h, zc);
+}
+
 /* The extent of 2-D points p[n] along unit axis u. */
 static void extent(const double (*p)[3], int n, const double u[2], double *lo, double *hi) {
     *lo = INFINITY, *hi = -INFINITY;

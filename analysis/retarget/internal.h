@@ -142,6 +142,8 @@ double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, do
 double rt_convex_lowest(const kg_convex *c, const kg_data *d, double p[3]);
 /* The cart-table ZMP of one COM coordinate from its values h before and after. */
 double rt_cart_table_zmp(double before, double c, double after, double h, double zc);
+/* The same of a COM path's points b, c, e (x, y) into z (x, y). */
+void rt_cart_table_zmp2(const double b[2], const double c[2], const double e[2], double h, double zc, double z[2]);
 
 /* ---- one frame's solve (step.c) -------------------------------------------------------- */
 

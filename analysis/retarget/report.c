@@ -253,11 +253,6 @@ static void motion_frame(const kg_retarget_robot *rr, const kg_motion *out, cons
     }
 }
 
-/* The cart-table ZMP of a COM path's points b, c, e (x, y), h apart. */
-static void cart_zmp(const double b[2], const double c[2], const double e[2], double h, double zc, double z[2]) {
-    for (int a = 0; a < 2; a++) z[a] = rt_cart_table_zmp(b[a], c[a], e[a], h, zc);
-}
-
 /* The ZMP of every frame with a foot down (the cart-table model on the
  * output's COM, zmp_step differences), against the support polygon of the
  * robot's soles whose source feet are down; the COM on double support; the
@@ -281,9 +276,9 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
         if (f - H < 0 || f + H >= n) continue;
         double z[2], zr[2], zf[2];
         const rt_frame_source *B = &s->f[f - H], *E = &s->f[f + H];
-        cart_zmp(A->com[f - H], A->com[f], A->com[f + H], H * s->dt, rr->com_h, z);
-        cart_zmp(B->com_ref, F->com_ref, E->com_ref, H * s->dt, rr->com_h, zr);
-        cart_zmp(B->com_foreseen, F->com_foreseen, E->com_foreseen, H * s->dt, rr->com_h, zf);
+        rt_cart_table_zmp2(A->com[f - H], A->com[f], A->com[f + H], H * s->dt, rr->com_h, z);
+        rt_cart_table_zmp2(B->com_ref, F->com_ref, E->com_ref, H * s->dt, rr->com_h, zr);
+        rt_cart_table_zmp2(B->com_foreseen, F->com_foreseen, E->com_foreseen, H * s->dt, rr->com_h, zf);
         double dz = rt_polygon_distance((const double(*)[2])poly, np, z, 0, NULL) * 1e3;
         rep->zmp_margin_min_mm = fmin(rep->zmp_margin_min_mm, dz);
         A->zmp_out += dz < 0, A->zmp_frames++;
