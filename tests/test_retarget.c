@@ -267,10 +267,18 @@ static void test_retarget_corpus(void **state) {
         }
 }
 
+/* Column k (from 0) of a trace line, parsed as a number. */
+static double trace_col(const char *line, int k) {
+    const char *col = line;
+    for (int i = 0; i < k && col; i++) col = strchr(col, ',') ? strchr(col, ',') + 1 : NULL;
+    assert_non_null(col);
+    return atof(col);
+}
+
 /* A push-off (the source's heel up at a contact's end): the robot's foot
  * keeps its sole's front edge where it is and raises its heel. The G1 on
- * the Bandai walk, its push-off frames read from the trace (the last two
- * columns); the front edge's middle from the output's poses. */
+ * the Bandai walk, its push-off frames read from the trace (push_off_l,
+ * push_off_r); the front edge's middle from the output's poses. */
 static void test_push_off(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
@@ -296,12 +304,7 @@ static void test_push_off(void **state) {
     int pushing[2] = {0, 0}, frames = 0, raised = 0;
     double edge[2][3] = {{0}}, travel_max = 0;
     for (int f = 0; fgets(line, sizeof line, trace); f++) {
-        int on[2];
-        const char *tail = strrchr(line, ',');
-        assert_non_null(tail);
-        const char *prev = tail - 1;
-        while (prev > line && *prev != ',') prev--;
-        on[0] = atoi(prev + 1), on[1] = atoi(tail + 1);
+        int on[2] = {trace_col(line, 44) != 0, trace_col(line, 45) != 0}; /* push_off_l, push_off_r */
         memcpy(kd->q, out->q + (size_t)f * out->nq, (size_t)robot->nq * sizeof *kd->q);
         kg_vec3_copy(kd->base_pos, out->base + 7 * f);
         kg_rot_from_quat(kd->base_rot, out->base + 7 * f + 3);
@@ -341,6 +344,74 @@ static void test_push_off(void **state) {
     kg_model_free(robot);
     kg_motion_free(out);
     kg_diags_clear(&d);
+}
+
+/* The most a swinging sole's corner (its foot not pinned) moved sideways
+ * between two frames while within h of the ground in both, beyond how far
+ * the source's foot moved (m); read with the trace's pin_l, pin_r (columns
+ * 19, 20) and src_step_l, src_step_r (46, 47). */
+static double low_corner_excess(const char *rp, const kg_motion *out, FILE *trace, double h) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *robot = kg_load(rp, NULL, &d);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
+    assert_non_null(rr);
+    kg_data *kd = kg_data_new(robot);
+    double was[2][4][3], most = 0;
+    char line[8192];
+    rewind(trace);
+    assert_non_null(fgets(line, sizeof line, trace)); /* the header */
+    assert_non_null(strstr(line, ",push_off_l,push_off_r,src_step_l,src_step_r\n"));
+    for (int f = 0; f < out->nframes && fgets(line, sizeof line, trace); f++) {
+        kg_motion_pose(out, f, kd);
+        kg_fk(robot, kd);
+        for (int side = 0; side < 2; side++) {
+            int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], pinned = trace_col(line, 19 + side) != 0;
+            double src = trace_col(line, 46 + side), c[4][3];
+            rt_sole_at(rr, side, kd->link_pos + 3 * l, kd->link_rot + 9 * l, c);
+            for (int k = 0; k < 4; k++) {
+                if (f > 0 && !pinned && c[k][2] < h && was[side][k][2] < h)
+                    most = fmax(most, hypot(c[k][0] - was[side][k][0], c[k][1] - was[side][k][1]) - src);
+                kg_vec3_copy(was[side][k], c[k]);
+            }
+        }
+    }
+    kg_data_free(kd);
+    kg_retarget_robot_free(rr);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+    return most;
+}
+
+/* A swinging sole touching the ground slides on it no faster than the
+ * source's foot: a foot released twisted far from its target rises before it
+ * is carried (the scuff rows). Without them this clip's small humanoid
+ * dragged a foot along the floor, toes down, 10-20 mm a frame faster than the
+ * source's. */
+static void test_no_scuff(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char cp[4096], rp[4096];
+    snprintf(cp, sizeof cp, "%s/bvh/cmu_cgspeed/01_01.bvh", data);
+    snprintf(rp, sizeof rp, "%s/urdf/nao/nao_robot/nao_description/urdf/naoV50_generated_urdf/nao.urdf", data);
+    double most[2];
+    for (int on = 0; on < 2; on++) {
+        kg_retarget_options o;
+        kg_retarget_defaults(&o);
+        if (!on) o.tune.scuff_time = 0;
+        FILE *trace = tmpfile();
+        assert_non_null(trace);
+        o.trace = trace;
+        kg_retarget_report rep;
+        kg_motion *out = run(cp, rp, &o, &rep);
+        most[on] = low_corner_excess(rp, out, trace, 0.8 * o.tune.scuff_height);
+        fclose(trace);
+        kg_motion_free(out);
+    }
+    printf("  a swinging sole's corner touching the ground moved at most %.2f mm a frame more than the source's "
+           "foot (%.2f mm without the rows)\n", most[1] * 1e3, most[0] * 1e3);
+    assert_true(most[0] > 5e-3);
+    assert_true(most[1] <= 0.5e-3);
 }
 
 /* A new file at path (a mkstemp template, filled in), open for writing. */
@@ -755,6 +826,7 @@ int main(void) {
         cmocka_unit_test(test_visual_sole),
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),
+        cmocka_unit_test(test_no_scuff),
         cmocka_unit_test(test_first_frame_pins),
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_toe_joint),

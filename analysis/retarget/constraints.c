@@ -197,6 +197,43 @@ static void above_ground(rt_step *w, int l, const double p[3]) {
     keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, p[2], 1);
 }
 
+/* A swinging sole's corner c (link l, foot side, corner k) that touched the
+ * ground at the frame before (within scuff_height) does not slide on it: its
+ * sideways move since is at most the source's foot's (a foot the source
+ * drags or turns on the ground is followed) plus (its height -
+ * scuff_height) dt / scuff_time, so a robot's foot faster than the source's
+ * rises before it is carried (a small humanoid's foot released twisted far
+ * from its target was dragged along the floor, toes down, 20 cm). Four rows,
+ * a square along the foot's heading for the circle (the same rows whichever
+ * way the clip faces). A corner coming down from higher is free: between two
+ * frames it may have come down anywhere (rows on it held landing feet in the
+ * air); once it touched, it stays. A corner outside at the step's pose (the
+ * frame's predicted start, or one still below scuff_height) is brought in on
+ * the ground's slack. */
+static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const double c[3]) {
+    const int nx = w->nx;
+    const double r = w->dt / w->t.scuff_time, h = w->t.scuff_height, *pp = w->foot_prev[side];
+    double was[3], Rr[9];
+    kg_mat3_vec(was, pp + 3, w->rr->sole[side][k]);
+    for (int a = 0; a < 3; a++) was[a] += pp[a];
+    if (was[2] >= h) return;
+    kg_mat3_mul_bt(Rr, pp + 3, w->rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+    const double yaw = rt_heading(Rr), ax[2][2] = {{cos(yaw), sin(yaw)}, {-sin(yaw), cos(yaw)}};
+    if (!w->eval) {
+        rt_point_jacobian(w, l, c, w->J, NULL);
+        rt_clear_marks(w);
+    }
+    for (int a = 0; a < 2; a++)
+        for (int sg = -1; sg <= 1; sg += 2) { /* src + r (z - h) - sg u.(c - was) >= 0, u the axis a */
+            const double *u = ax[a];
+            double v0 = g->src_step[side] + r * (c[2] - h) - sg * (u[0] * (c[0] - was[0]) + u[1] * (c[1] - was[1]));
+            if (!w->eval)
+                for (int i = 0; i < nx; i++)
+                    w->row[i] = r * w->J[2 * nx + i] - sg * (u[0] * w->J[i] + u[1] * w->J[nx + i]);
+            keep_above(w, KG_SLACK_GROUND, w->row, v0, 1);
+        }
+}
+
 /* A swinging foot near the ground stays on or above it: its sole's corners,
  * and each of its shapes' lowest point where that is lower still (a foot
  * turned toes down reaches below its sole's corners). The corners always: a
@@ -214,6 +251,7 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
         for (int k = 0; k < 4; k++) {
             low = fmin(low, c[k][2]);
             if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
+            if (w->have_prev && !g->pin[side].down && w->t.scuff_time > 0) no_scuff(w, g, l, side, k, c[k]);
         }
         for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* pushing off: its corners */
             double p[3];

@@ -177,6 +177,8 @@ typedef struct rt_goal {
     double land_pos[2][3], land_R[2][9]; /* where it will land */
     double pivot_yaw[2];          /* a pivoting planted foot's heading (rt_pivot_yaw) */
     double pelvis_z;              /* the pelvis's height target (NAN: none) */
+    double src_step[2];           /* each source foot's horizontal move since the frame before (the
+                                   * farther of its ankle's and toe's, robot scale; m) */
     double shift[2];              /* the robot's footholds' offset from the source's (x, y): a swinging
                                    * foot aims at the source's plus this */
     int first;                    /* the first frame: no previous one, more iterations (from the neutral

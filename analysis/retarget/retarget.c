@@ -233,6 +233,18 @@ static void swing_lag(run *R, int f, double lag[2][2]) {
     }
 }
 
+/* How far the source's foot moved sideways into frame f: the farther of its
+ * ankle's and toe's moves (robot scale; 0 at the first frame). */
+static double src_step(const run *R, int f, int side) {
+    double most = 0;
+    for (int k = 0; k < 2 && f > 0; k++) {
+        int p = k ? (side ? KG_PART_FOOT_R : KG_PART_FOOT_L) : (side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L);
+        const double *a = R->s.f[f].kp[p], *b = R->s.f[f - 1].kp[p];
+        most = fmax(most, hypot(a[0] - b[0], a[1] - b[1]));
+    }
+    return most;
+}
+
 /* The goal of frame f. */
 static void goal_at(run *R, int f, rt_goal *g) {
     memset(g, 0, sizeof *g);
@@ -254,6 +266,7 @@ static void goal_at(run *R, int f, rt_goal *g) {
         if (R->pin[side].down && R->pin[side].pivot)
             g->pivot_yaw[side] = rt_pivot_yaw(&R->pin[side], &R->s, side, f, &R->o->tune);
     landing(R, f, g);
+    for (int side = 0; side < 2; side++) g->src_step[side] = src_step(R, f, side);
     g->pelvis_z = NAN;
     if (f > 0) { /* the pelvis rises and falls as the source's: from where it is while both feet
                   * stand (the legs set its height), else from the frame before's target - a swing
@@ -348,7 +361,7 @@ static void trace(run *R, int f, const rt_step_result *res) {
                    "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
                    "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
                    "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z,foot_l_yaw,foot_r_yaw,zmp_ref_x,zmp_ref_y,"
-                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw,push_off_l,push_off_r\n");
+                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw,push_off_l,push_off_r,src_step_l,src_step_r\n");
     fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
             F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
             d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
@@ -362,7 +375,7 @@ static void trace(run *R, int f, const rt_step_result *res) {
     }
     fprintf(t, ",%.4f,%.4f,%.4f,%.4f", R->feet[f][0][3], R->feet[f][1][3], F->zmp_ref[0], F->zmp_ref[1]);
     for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", F->pin[s][0], F->pin[s][1], F->pin[s][3]);
-    fprintf(t, ",%d,%d\n", R->pin[0].roll, R->pin[1].roll);
+    fprintf(t, ",%d,%d,%.5f,%.5f\n", R->pin[0].roll, R->pin[1].roll, src_step(R, f, 0), src_step(R, f, 1));
 }
 
 static int run_alloc(run *R, int n) {

@@ -400,6 +400,11 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     w->have_prev2 = w->have_prev;
     save_pose(w, w->q_prev, w->base_prev);
     kg_vec3_copy(w->hub_prev, w->hub);
+    for (int side = 0; side < 2; side++) {
+        int l = w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        kg_vec3_copy(w->foot_prev[side], w->d->link_pos + 3 * l);
+        memcpy(w->foot_prev[side] + 3, w->d->link_rot + 9 * l, 9 * sizeof(double));
+    }
     w->have_prev = 1;
 }
 

@@ -8,9 +8,10 @@
 
 /* Most rows a step can have, beyond the ones counted from the model. */
 #define RT_MAX_EQ 12        /* two planted feet held (6 rows each) */
-#define RT_MAX_IN (24 + 8 + 4 + 6)
+#define RT_MAX_IN (24 + 8 + 32 + 4 + 6)
                             /* feet approaching their pins (two rows a component), soles' corners,
-                             * the COM approaching its reference (two rows an axis), the root's
+                             * soles' corners near the ground kept from sliding (four rows each),
+                            * the COM approaching its reference (two rows an axis), the root's
                              * speed where the root is not at the pelvis (two rows an axis); plus a
                              * row per foot shape (rr->nfoot_shape, nfoot_drawn) and one per shape of the body
                              * near the ground, two per closed loop's component
@@ -55,6 +56,7 @@ struct rt_step {
                                  * there (x[0..2] moves it, x[3..5] turns the body about it), and the
                                  * root's speed limits bound its motion */
     int have_prev;
+    double foot_prev[2][12];   /* each foot link's pose at the previous frame's end (position, turn) */
     double *q_prev2, base_prev2[12]; /* the frame before the previous one: the start's prediction */
     int have_prev2;
     double *q_best, base_best[12], merit_best; /* the frame's best iterate so far (iterate()) */

@@ -47,7 +47,7 @@ KG_BEGIN_DECLS
 /* Slack used, per kind of constraint that may give. */
 enum {
     KG_SLACK_STANCE,    /* a planted sole off its pin */
-    KG_SLACK_GROUND,    /* a swinging sole below the ground */
+    KG_SLACK_GROUND,    /* a swinging sole below the ground or sliding on it */
     KG_SLACK_COLLISION, /* a pair nearer than collision_safe */
     KG_SLACK_BALANCE,   /* the COM off the balance's reference (m) */
     KG_SLACK_LOOP,      /* a closed loop open */
@@ -152,6 +152,14 @@ typedef struct kg_retarget_tuning {
                                  * origin, the one point of its sole the file gives */
     double sole_watch;          /* m: a swinging foot's sole corners, and its shapes' lowest points below
                                  * those, lower than this get ground rows (0.05) */
+    double scuff_height;        /* m: a swinging sole's corner this near the ground at the frame before
+                                 * moves sideways faster than the source's foot only once it has risen
+                                 * above this, as a foot is lifted before it is carried (a small
+                                 * humanoid's foot released far from its target was dragged along the
+                                 * floor, toes down); one set down stays where it touched (0.006) */
+    double scuff_time;          /* s: above scuff_height such a corner may move its height above it
+                                 * over this (m/s) faster: a cone (0.002; at 0.01 the solve stalled at
+                                 * the cone's apex) */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
     double collision_influence; /* m: pairs nearer than this get a row: about what a step can close
                                  * (trust_angle on a metre of limb); at 0.03 a swinging shank passed
