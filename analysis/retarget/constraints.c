@@ -197,26 +197,27 @@ static void above_ground(rt_step *w, int l, const double p[3]) {
     keep_above(w, KG_SLACK_GROUND, w->J + 2 * w->nx, p[2], 1);
 }
 
-/* A swinging sole's corner c (link l, foot side, corner k) that touched the
- * ground at the frame before (within scuff_height) does not slide on it: its
- * sideways move since is at most the source's foot's (a foot the source
- * drags or turns on the ground is followed) plus (its height -
- * scuff_height) dt / scuff_time, so a robot's foot faster than the source's
- * rises before it is carried (a small humanoid's foot released twisted far
- * from its target was dragged along the floor, toes down, 20 cm). Four rows,
- * a square along the foot's heading for the circle (the same rows whichever
- * way the clip faces). A corner coming down from higher is free: between two
- * frames it may have come down anywhere (rows on it held landing feet in the
- * air); once it touched, it stays. A corner outside at the step's pose (the
- * frame's predicted start, or one still below scuff_height) is brought in on
- * the ground's slack. */
+/* A swinging sole's corner c (link l, foot side, corner k) near the ground
+ * does not slide on it: its sideways move since the frame before, along
+ * each axis of the foot's heading then, is at most the source's foot's move
+ * (a foot the source drags or turns on the ground is followed) plus (its
+ * height - scuff_height) dt / scuff_time; below scuff_height that is less
+ * than the source's, and the ground's slack lifts the corner. A foot faster
+ * than the source's is thus lifted before it is carried (a small humanoid's
+ * foot released twisted far from its target was dragged along the floor,
+ * toes down, 20 cm). The rows hold from a frame whose end left the sole
+ * within scuff_height of the ground until it rises above scuff_release or is
+ * pinned (w->scuff): held only for the frame after, a lifted foot fell back
+ * onto the ground and was lifted again. A foot coming down from higher is
+ * free: between two frames it may have come down anywhere (rows on it held
+ * landing feet in the air). Four rows, a square for the circle. */
 static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const double c[3]) {
     const int nx = w->nx;
     const double r = w->dt / w->t.scuff_time, h = w->t.scuff_height, *pp = w->foot_prev[side];
     double was[3], Rr[9];
     kg_mat3_vec(was, pp + 3, w->rr->sole[side][k]);
     for (int a = 0; a < 3; a++) was[a] += pp[a];
-    if (was[2] >= h) return;
+    if (fmin(was[2], c[2]) >= w->t.scuff_release) return; /* far above: the rows would be slack */
     kg_mat3_mul_bt(Rr, pp + 3, w->rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
     const double yaw = rt_heading(Rr), ax[2][2] = {{cos(yaw), sin(yaw)}, {-sin(yaw), cos(yaw)}};
     if (!w->eval) {
@@ -251,7 +252,8 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
         for (int k = 0; k < 4; k++) {
             low = fmin(low, c[k][2]);
             if (c[k][2] < w->t.sole_watch) above_ground(w, l, c[k]);
-            if (w->have_prev && !g->pin[side].down && w->t.scuff_time > 0) no_scuff(w, g, l, side, k, c[k]);
+            if (w->have_prev && w->scuff[side] && !g->pin[side].down && w->t.scuff_time > 0)
+                no_scuff(w, g, l, side, k, c[k]);
         }
         for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* pushing off: its corners */
             double p[3];

@@ -404,6 +404,10 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         int l = w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         kg_vec3_copy(w->foot_prev[side], w->d->link_pos + 3 * l);
         memcpy(w->foot_prev[side] + 3, w->d->link_rot + 9 * l, 9 * sizeof(double));
+        double c[4][3], low = INFINITY;
+        rt_sole_at(w->rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
+        for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]);
+        w->scuff[side] = low < w->t.scuff_height || (w->scuff[side] && low < w->t.scuff_release);
     }
     w->have_prev = 1;
 }

@@ -11,7 +11,7 @@
 #define RT_MAX_IN (24 + 8 + 32 + 4 + 6)
                             /* feet approaching their pins (two rows a component), soles' corners,
                              * soles' corners near the ground kept from sliding (four rows each),
-                            * the COM approaching its reference (two rows an axis), the root's
+                             * the COM approaching its reference (two rows an axis), the root's
                              * speed where the root is not at the pelvis (two rows an axis); plus a
                              * row per foot shape (rr->nfoot_shape, nfoot_drawn) and one per shape of the body
                              * near the ground, two per closed loop's component
@@ -57,6 +57,9 @@ struct rt_step {
                                  * root's speed limits bound its motion */
     int have_prev;
     double foot_prev[2][12];   /* each foot link's pose at the previous frame's end (position, turn) */
+    unsigned char scuff[2];    /* each foot's sole corners get scuff rows: its lowest was within
+                                * scuff_height of the ground at a frame's end since it last rose
+                                * above scuff_release */
     double *q_prev2, base_prev2[12]; /* the frame before the previous one: the start's prediction */
     int have_prev2;
     double *q_best, base_best[12], merit_best; /* the frame's best iterate so far (iterate()) */

@@ -152,14 +152,16 @@ typedef struct kg_retarget_tuning {
                                  * origin, the one point of its sole the file gives */
     double sole_watch;          /* m: a swinging foot's sole corners, and its shapes' lowest points below
                                  * those, lower than this get ground rows (0.05) */
-    double scuff_height;        /* m: a swinging sole's corner this near the ground at the frame before
-                                 * moves sideways faster than the source's foot only once it has risen
-                                 * above this, as a foot is lifted before it is carried (a small
-                                 * humanoid's foot released far from its target was dragged along the
-                                 * floor, toes down); one set down stays where it touched (0.006) */
-    double scuff_time;          /* s: above scuff_height such a corner may move its height above it
-                                 * over this (m/s) faster: a cone (0.002; at 0.01 the solve stalled at
-                                 * the cone's apex) */
+    double scuff_height;        /* m: a swinging sole within this of the ground gets scuff rows: its
+                                 * corners move sideways faster than the source's foot only once lifted
+                                 * above it (a small humanoid's foot released far from its target was
+                                 * dragged along the floor, toes down) (0.006) */
+    double scuff_release;       /* m: the scuff rows hold until the sole's lowest corner rises above this
+                                 * or the foot is pinned (held one frame only, a lifted foot fell back
+                                 * onto the ground and was lifted again) (0.012) */
+    double scuff_time;          /* s: above scuff_height a corner may move its height above it over this
+                                 * (m/s) faster than the source's foot: a cone (0.002; at 0.01 the solve
+                                 * stalled at the cone's apex). 0: no scuff rows */
     double collision_safe;      /* m: the distance link pairs are kept apart (0.005) */
     double collision_influence; /* m: pairs nearer than this get a row: about what a step can close
                                  * (trust_angle on a metre of limb); at 0.03 a swinging shank passed
