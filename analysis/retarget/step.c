@@ -112,7 +112,8 @@ static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
 static void bounds(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
-    const double v = t->root_speed * w->dt / sqrt(3), om = t->root_turn_speed * w->dt / sqrt(3);
+    /* limit_margin inside, as the joints' limits: at the bound itself, rounding passed it */
+    const double v = t->root_speed * w->dt / sqrt(3) - t->limit_margin, om = t->root_turn_speed * w->dt / sqrt(3);
     double phi[3] = {0, 0, 0}, Rd[9];
     if (w->have_prev) {
         kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
