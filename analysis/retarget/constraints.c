@@ -213,13 +213,9 @@ static void above_ground(rt_step *w, int l, const double p[3]) {
  * landing feet in the air). Four rows, a square for the circle. */
 static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const double c[3]) {
     const int nx = w->nx;
-    const double r = w->dt / w->t.scuff_time, h = w->t.scuff_height, *pp = w->foot_prev[side];
-    double was[3], Rr[9];
-    kg_mat3_vec(was, pp + 3, w->rr->sole[side][k]);
-    for (int a = 0; a < 3; a++) was[a] += pp[a];
+    const double r = w->dt / w->t.scuff_time, h = w->t.scuff_height, *was = w->sole_prev[side][k];
     if (fmin(was[2], c[2]) >= w->t.scuff_release) return; /* far above: the rows would be slack */
-    kg_mat3_mul_bt(Rr, pp + 3, w->rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-    const double yaw = rt_heading(Rr), ax[2][2] = {{cos(yaw), sin(yaw)}, {-sin(yaw), cos(yaw)}};
+    const double yaw = w->heading_prev[side], ax[2][2] = {{cos(yaw), sin(yaw)}, {-sin(yaw), cos(yaw)}};
     if (!w->eval) {
         rt_point_jacobian(w, l, c, w->J, NULL);
         rt_clear_marks(w);

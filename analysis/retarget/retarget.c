@@ -68,16 +68,6 @@ double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const 
     return src + k * off;
 }
 
-/* The height of a foot's lowest sole corner at the pose the frame before left. */
-static double sole_height(const run *R, int side) {
-    const kg_data *d = rt_step_data(R->step);
-    int l = R->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-    double c[4][3], low = INFINITY;
-    rt_sole_at(R->rr, side, d->link_pos + 3 * l, d->link_rot + 9 * l, c);
-    for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]);
-    return low;
-}
-
 /* A planted foot's push-off begins: its sole's front edge is held where the
  * pin has it, the heel free to rise. */
 static void push_off(run *R, int side) {
@@ -130,7 +120,7 @@ static int set_pins(run *R, int f) {
             continue;
         }
         if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
-        if (p->down || (f > 0 && sole_height(R, side) > R->o->tune.pin_height)) continue;
+        if (p->down || (f > 0 && rt_step_sole_low(R->step, side) > R->o->tune.pin_height)) continue;
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0 && !R->posed) { /* no pose yet: where the source's foot is planned */

@@ -401,13 +401,14 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     w->have_prev2 = w->have_prev;
     save_pose(w, w->q_prev, w->base_prev);
     kg_vec3_copy(w->hub_prev, w->hub);
-    for (int side = 0; side < 2; side++) {
-        int l = w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-        kg_vec3_copy(w->foot_prev[side], w->d->link_pos + 3 * l);
-        memcpy(w->foot_prev[side] + 3, w->d->link_rot + 9 * l, 9 * sizeof(double));
-        double c[4][3], low = INFINITY;
-        rt_sole_at(w->rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
-        for (int k = 0; k < 4; k++) low = fmin(low, c[k][2]);
+    for (int side = 0; side < 2; side++) { /* what the next frame's scuff rows start from */
+        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = w->rr->map.link[foot];
+        const double *R = w->d->link_rot + 9 * l;
+        double Rr[9];
+        rt_sole_at(w->rr, side, w->d->link_pos + 3 * l, R, w->sole_prev[side]);
+        kg_mat3_mul_bt(Rr, R, w->rr->rest_rot[foot]);
+        w->heading_prev[side] = rt_heading(Rr);
+        double low = rt_step_sole_low(w, side);
         w->scuff[side] = low < w->t.scuff_height || (w->scuff[side] && low < w->t.scuff_release);
     }
     w->have_prev = 1;
@@ -416,6 +417,12 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
 kg_data *rt_step_data(rt_step *w) { return w->d; }
 
 const double *rt_step_com(const rt_step *w) { return w->com; }
+
+double rt_step_sole_low(const rt_step *w, int side) {
+    double low = INFINITY;
+    for (int k = 0; k < 4; k++) low = fmin(low, w->sole_prev[side][k][2]);
+    return low;
+}
 
 rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, double dt) {
     rt_step *w = calloc(1, sizeof *w);

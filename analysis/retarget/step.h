@@ -56,7 +56,8 @@ struct rt_step {
                                  * there (x[0..2] moves it, x[3..5] turns the body about it), and the
                                  * root's speed limits bound its motion */
     int have_prev;
-    double foot_prev[2][12];   /* each foot link's pose at the previous frame's end (position, turn) */
+    double sole_prev[2][4][3]; /* each sole's corners at the previous frame's end (rt_sole_at) ... */
+    double heading_prev[2];    /* ... and its foot's heading then (rt_heading) */
     unsigned char scuff[2];    /* each foot's sole corners get scuff rows: its lowest was within
                                 * scuff_height of the ground at a frame's end since it last rose
                                 * above scuff_release */
