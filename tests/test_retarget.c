@@ -267,6 +267,38 @@ static void test_retarget_corpus(void **state) {
         }
 }
 
+/* A robot loaded and prepared for retargeting, with data to pose it in:
+ * what the tests that measure an output's soles and shapes need. */
+typedef struct posed {
+    kg_diags d;
+    kg_model *robot;
+    kg_retarget_robot *rr;
+    kg_data *kd;
+} posed;
+
+static void posed_open(posed *p, const char *robot_path) {
+    kg_diags_init(&p->d);
+    p->robot = kg_load(robot_path, NULL, &p->d);
+    assert_non_null(p->robot);
+    p->rr = kg_retarget_robot_new(p->robot, NULL, &p->d);
+    assert_non_null(p->rr);
+    p->kd = kg_data_new(p->robot);
+    assert_non_null(p->kd);
+}
+
+/* Frame f of out posed, its links placed. */
+static void posed_frame(posed *p, const kg_motion *out, int f) {
+    kg_motion_pose(out, f, p->kd);
+    kg_fk(p->robot, p->kd);
+}
+
+static void posed_close(posed *p) {
+    kg_data_free(p->kd);
+    kg_retarget_robot_free(p->rr);
+    kg_model_free(p->robot);
+    kg_diags_clear(&p->d);
+}
+
 /* Column k (from 0) of a trace line, parsed as a number. */
 static double trace_col(const char *line, int k) {
     const char *col = line;
@@ -292,12 +324,9 @@ static void test_push_off(void **state) {
     o.trace = trace;
     kg_retarget_report rep;
     kg_motion *out = run(cp, rp, &o, &rep);
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *robot = kg_load(rp, NULL, &d);
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
-    assert_non_null(rr);
-    kg_data *kd = kg_data_new(robot);
+    posed P;
+    posed_open(&P, rp);
+    const kg_retarget_robot *rr = P.rr;
     rewind(trace);
     char line[8192];
     assert_non_null(fgets(line, sizeof line, trace)); /* the header */
@@ -305,23 +334,19 @@ static void test_push_off(void **state) {
     double edge[2][3] = {{0}}, travel_max = 0;
     for (int f = 0; fgets(line, sizeof line, trace); f++) {
         int on[2] = {trace_col(line, 44) != 0, trace_col(line, 45) != 0}; /* push_off_l, push_off_r */
-        memcpy(kd->q, out->q + (size_t)f * out->nq, (size_t)robot->nq * sizeof *kd->q);
-        kg_vec3_copy(kd->base_pos, out->base + 7 * f);
-        kg_rot_from_quat(kd->base_rot, out->base + 7 * f + 3);
-        kg_fk(robot, kd);
+        posed_frame(&P, out, f);
         for (int side = 0; side < 2; side++) {
             int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
             const double *fwd = rr->rest_rot[foot], (*c)[3] = rr->sole[side];
-            double along[4], mid[3] = {0, 0, 0}, w[3], heel = INFINITY;
+            double along[4], mid[3] = {0, 0, 0}, w[4][3], heel = INFINITY;
+            rt_sole_at(rr, side, P.kd->link_pos + 3 * l, P.kd->link_rot + 9 * l, w);
             for (int k = 0; k < 4; k++) along[k] = kg_vec3_dot(c[k], fwd);
             for (int k = 0; k < 4; k++) {
                 int ahead = 0;
                 for (int j = 0; j < 4; j++) ahead += along[j] > along[k] || (along[j] == along[k] && j < k);
-                kg_mat3_vec(w, kd->link_rot + 9 * l, c[k]);
-                for (int a = 0; a < 3; a++) w[a] += kd->link_pos[3 * l + a];
                 if (ahead < 2)
-                    for (int a = 0; a < 3; a++) mid[a] += w[a] / 2;
-                else heel = fmin(heel, w[2]);
+                    for (int a = 0; a < 3; a++) mid[a] += w[k][a] / 2;
+                else heel = fmin(heel, w[k][2]);
             }
             if (on[side] && pushing[side]) {
                 double dm[3] = {mid[0] - edge[side][0], mid[1] - edge[side][1], mid[2] - edge[side][2]};
@@ -339,11 +364,8 @@ static void test_push_off(void **state) {
     assert_true(travel_max <= 0.5e-3); /* held, but for the solve's tolerance */
     assert_true(raised);               /* and the heels rise over it */
     fclose(trace);
-    kg_data_free(kd);
-    kg_retarget_robot_free(rr);
-    kg_model_free(robot);
+    posed_close(&P);
     kg_motion_free(out);
-    kg_diags_clear(&d);
 }
 
 /* What the scuff rows bound, measured on the output: for each corner of a
@@ -353,12 +375,9 @@ static void test_push_off(void **state) {
  * move (src_step_l, src_step_r: columns 46, 47) plus r (z - h), r = dt /
  * scuff_time. Returns the largest excess (m); *n counts the corners. */
 static double scuff_excess(const char *rp, const kg_motion *out, FILE *trace, const kg_retarget_tuning *t, int *n) {
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *robot = kg_load(rp, NULL, &d);
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
-    assert_non_null(rr);
-    kg_data *kd = kg_data_new(robot);
+    posed P;
+    posed_open(&P, rp);
+    const kg_retarget_robot *rr = P.rr;
     const double h = t->scuff_height, r = out->frame_time / 0.002; /* the default scuff_time's cone */
     double was[2][4][3], yaw[2] = {0, 0}, most = 0;
     char line[8192];
@@ -367,13 +386,12 @@ static double scuff_excess(const char *rp, const kg_motion *out, FILE *trace, co
     assert_non_null(fgets(line, sizeof line, trace)); /* the header */
     assert_non_null(strstr(line, ",push_off_l,push_off_r,src_step_l,src_step_r\n"));
     for (int f = 0; f < out->nframes && fgets(line, sizeof line, trace); f++) {
-        kg_motion_pose(out, f, kd);
-        kg_fk(robot, kd);
+        posed_frame(&P, out, f);
         for (int side = 0; side < 2; side++) {
             int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
             int pinned = trace_col(line, 19 + side) != 0;
             double src = trace_col(line, 46 + side), c[4][3], Rr[9];
-            rt_sole_at(rr, side, kd->link_pos + 3 * l, kd->link_rot + 9 * l, c);
+            rt_sole_at(rr, side, P.kd->link_pos + 3 * l, P.kd->link_rot + 9 * l, c);
             for (int k = 0; k < 4 && f > 0 && !pinned; k++) {
                 if (was[side][k][2] >= h) continue;
                 const double u[2][2] = {{cos(yaw[side]), sin(yaw[side])}, {-sin(yaw[side]), cos(yaw[side])}};
@@ -384,14 +402,11 @@ static double scuff_excess(const char *rp, const kg_motion *out, FILE *trace, co
                 ++*n;
             }
             memcpy(was[side], c, sizeof c);
-            kg_mat3_mul_bt(Rr, kd->link_rot + 9 * l, rr->rest_rot[foot]);
+            kg_mat3_mul_bt(Rr, P.kd->link_rot + 9 * l, rr->rest_rot[foot]);
             yaw[side] = rt_heading(Rr);
         }
     }
-    kg_data_free(kd);
-    kg_retarget_robot_free(rr);
-    kg_model_free(robot);
-    kg_diags_clear(&d);
+    posed_close(&P);
     return most;
 }
 
@@ -755,28 +770,20 @@ static void test_body_above_ground(void **state) {
     kg_retarget_defaults(&o);
     kg_retarget_report rep;
     kg_motion *out = run(cp, SAMPLE, &o, &rep);
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *robot = kg_load(SAMPLE, NULL, &d);
-    kg_retarget_robot *rr = kg_retarget_robot_new(robot, NULL, &d);
-    assert_non_null(rr);
-    kg_data *kd = kg_data_new(robot);
+    posed P;
+    posed_open(&P, SAMPLE);
     double low = INFINITY;
     for (int f = 0; f < out->nframes; f++) {
-        kg_motion_pose(out, f, kd);
-        kg_fk(robot, kd);
-        for (int k = 0; k < rr->cm.nshape; k++) {
+        posed_frame(&P, out, f);
+        for (int k = 0; k < P.rr->cm.nshape; k++) {
             double p[3];
-            if (!rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&rr->cm, kd, k, p));
+            if (!P.rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&P.rr->cm, P.kd, k, p));
         }
     }
     printf("  the body's lowest point but the feet: %.2f mm\n", low * 1e3);
     assert_true(low >= -1e-3);
-    kg_data_free(kd);
-    kg_retarget_robot_free(rr);
-    kg_model_free(robot);
+    posed_close(&P);
     kg_motion_free(out);
-    kg_diags_clear(&d);
 }
 
 static void test_preview_gains(void **state) {
