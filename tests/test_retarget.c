@@ -152,6 +152,19 @@ static void cut(char *t, const char *link, const char *tag) {
     memset(a, ' ', (size_t)(b + strlen(close) - a));
 }
 
+/* URDF text t with xml added at the end of link `link` (a new string). */
+static char *with_in_link(const char *t, const char *link, const char *xml) {
+    char name[64];
+    snprintf(name, sizeof name, "<link name=\"%s\">", link);
+    const char *l = strstr(t, name), *end = l ? strstr(l, "</link>") : NULL;
+    assert_non_null(end);
+    size_t a = (size_t)(end - t), n = strlen(t) + strlen(xml) + 1;
+    char *u = malloc(n);
+    assert_non_null(u);
+    memcpy(u, t, a), strcpy(u + a, xml), strcat(u, end);
+    return u;
+}
+
 static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) {
     *robot = kg_load_buffer(SAMPLE, t, strlen(t), NULL, d);
     assert_non_null(*robot);
@@ -217,6 +230,33 @@ static void test_visual_sole(void **state) {
         for (int a = 0; a < 3; a++) assert_float_equal(none->sole_end[1][e][a], 0, 0);
     assert_float_equal(full->sole_end[1][0][0], full->sole[1][3][0], 1e-12);
     assert_float_equal(full->sole_end[1][1][0], full->sole[1][0][0], 1e-12);
+    /* the foot's collision shape on the ankle's link instead, its bottom 5 mm above the drawn sole:
+     * the foot stands on its drawn sole (which the shape would leave 5 mm into the ground), and the
+     * warning says why; the shape 1 cm below the drawn sole: on the shape */
+    for (int lower = 0; lower < 2; lower++) {
+        const char *box = lower ? "<collision><origin xyz=\"0.03 0 -0.05\" rpy=\"0 0 0\"/><geometry><box size=\"0.16 0.06 0.02\"/></geometry></collision>"
+                                : "<collision><origin xyz=\"0.03 0 -0.035\" rpy=\"0 0 0\"/><geometry><box size=\"0.16 0.06 0.02\"/></geometry></collision>";
+        char *split_text = with_in_link(vis_text, "r_ankle_link", box);
+        kg_diags d4;
+        kg_diags_init(&d4);
+        kg_model *m4;
+        kg_retarget_robot *split = prepare(split_text, &d4, &m4);
+        assert_non_null(split);
+        assert_int_equal(diag_count(&d4, "retarget.visual_sole"), !lower);
+        for (size_t i = 0; i < d4.count; i++)
+            if (strcmp(d4.items[i].code, "retarget.visual_sole") == 0)
+                assert_non_null(strstr(d4.items[i].message, "drawn lower than the ones under its ankle"));
+        const kg_retarget_robot *want = lower ? NULL : full;
+        if (want)
+            for (int k = 0; k < 4; k++)
+                for (int a = 0; a < 3; a++) assert_float_equal(split->sole[1][k][a], want->sole[1][k][a], 1e-12);
+        else { /* the shape's bottom, 0.16 x 0.06, 1 cm under the drawn sole's */
+            assert_float_equal(split->sole[1][3][0] - split->sole[1][0][0], 0.16, 1e-9);
+            assert_float_equal(split->sole[1][3][1] - split->sole[1][0][1], 0.06, 1e-9);
+            assert_float_equal(split->foot_h[1] - full->foot_h[1], 0.01, 1e-9);
+        }
+        kg_retarget_robot_free(split), kg_model_free(m4), kg_diags_clear(&d4), free(split_text);
+    }
     kg_retarget_robot_free(full), kg_retarget_robot_free(vis), kg_retarget_robot_free(none);
     kg_model_free(m0), kg_model_free(m1), kg_model_free(m2);
     kg_diags_clear(&d0), kg_diags_clear(&d1), kg_diags_clear(&d2);
@@ -786,6 +826,49 @@ static void test_body_above_ground(void **state) {
     kg_motion_free(out);
 }
 
+/* A foot whose own link is only drawn (its collision shapes sit on the ankle's
+ * pitch link, above the drawn sole) stands on its drawn sole, and pushing off
+ * keeps its drawn toe above the ground: one maker's humanoid whose right
+ * foot's curved toe reaches 4.5 cm ahead of its flat sole, rolled about that
+ * sole's front edge, went 10-37 mm into the ground; standing on the cylinders
+ * it turned on a point 11 mm from its drawn sole's touching points, which
+ * slid 19 mm over a stance of the CMU clip. Over that clip and a walk in
+ * circles: the right foot's drawn shapes at most 1 mm below the ground, and
+ * the slip of the drawn sole (the report's, the sole it now stands on). */
+static void test_drawn_toe_push_off(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    static const char *clips[] = {"animated_drawings/animate/Data/BVH/sst/walk_circle.bvh", "cmu_iclone/005_02.bvh"};
+    char rp[4096];
+    snprintf(rp, sizeof rp, "%s/urdf/fourier_gr3/GRX/GR3/gr3v2_1_1/basic_urdf/gr3v2_1_1.urdf", data);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    posed P;
+    posed_open(&P, rp);
+    assert_int_equal(diag_count(&P.d, "retarget.visual_sole"), 1);
+    assert_true(P.rr->nfoot_drawn[1] > 0);
+    for (size_t c = 0; c < sizeof clips / sizeof *clips; c++) {
+        char cp[4096];
+        snprintf(cp, sizeof cp, "%s/bvh/%s", data, clips[c]);
+        kg_retarget_report rep;
+        kg_motion *out = run(cp, rp, &o, &rep);
+        double low = INFINITY;
+        for (int f = 0; f < out->nframes; f++) {
+            posed_frame(&P, out, f);
+            for (int k = 0; k < P.rr->nfoot_drawn[1]; k++) {
+                double p[3];
+                low = fmin(low, rt_convex_lowest(&P.rr->foot_drawn[1][k], P.kd, p));
+            }
+        }
+        printf("  %s: the drawn right foot's lowest point %.2f mm; slip %.2f mm\n", clips[c], low * 1e3,
+               rep.slip_max_mm);
+        assert_true(low >= -1e-3);
+        assert_true(rep.slip_max_mm <= 5.0);
+        kg_motion_free(out);
+    }
+    posed_close(&P);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -857,7 +940,7 @@ int main(void) {
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_no_ankle_roll),
-        cmocka_unit_test(test_body_above_ground),
+        cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

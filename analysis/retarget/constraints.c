@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/convex.h"
 #include "analysis/retarget/step.h"
 #include "core/fk.h"
 #include "core/spatial.h"
@@ -235,9 +236,14 @@ static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const
  * and each of its shapes' lowest point where that is lower still (a foot
  * turned toes down reaches below its sole's corners). The corners always: a
  * shape's lowest point jumps from one end to the other as the foot levels,
- * and rows on it alone sent a foot to and fro. A pushing-off foot keeps its
- * corners above the ground only (rows on its shapes too left Talos' dance
- * 15 mm into the ground). */
+ * and rows on it alone sent a foot to and fro. A pushing-off foot (rolling
+ * on its sole's front edge) keeps its shapes above the ground too: a toe
+ * curving up ahead of the flat sole went 10-37 mm into the ground as the foot
+ * rolled. The shapes themselves rather than their swelled hulls, which reach
+ * below the held edge (rows on them fought the edge's own rows: stance slack,
+ * 1 mm of slip); and only where they reach lower than the corners by more than
+ * the hulls' margin or tolerance: rows on a shape whose lowest point is the
+ * held edge itself (a box sole) made a dance diverge (205 mm of slip). */
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
@@ -251,16 +257,23 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             if (w->have_prev && w->scuff[side] && !g->pin[side].down && w->t.scuff_time > 0)
                 no_scuff(w, g, l, side, k, c[k]);
         }
-        for (int k = 0; k < rr->nfoot_shape[side] && !g->pin[side].roll; k++) { /* pushing off: its corners */
+        for (int k = 0; k < rr->nfoot_shape[side]; k++) {
             double p[3];
             int s = rr->foot_shape[side][k];
-            /* the coarse hull is swelled by its margin: lower than the corners by more than that */
+            /* the coarse hull is swelled by its margin: lower than the corners by more than that. A
+             * swinging foot keeps the swelled hull above the ground; a rolling one keeps the hull's
+             * own lowest vertex (the swelled point raised by the margin: a point's row on its height
+             * does not depend on that height), and only a shape lower than the corners by more
+             * than the margin (a primitive's: than the hulls' tolerance) - not the one whose lowest
+             * point is the held edge itself */
             double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
+            if (g->pin[side].roll) p[2] = z, z += fmax(rr->coarse.shape[s].margin, KG_CONVEX_TOLERANCE);
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
-        for (int k = 0; k < rr->nfoot_drawn[side] && !g->pin[side].roll; k++) { /* its drawn shapes likewise */
+        for (int k = 0; k < rr->nfoot_drawn[side]; k++) { /* its drawn shapes likewise */
             double p[3], rest = rr->foot_drawn_rest[side][k];
-            if (rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) - rest >= fmin(low, w->t.sole_watch)) continue;
+            double reach = rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) - rest;
+            if (reach >= fmin(low, w->t.sole_watch) - (g->pin[side].roll ? KG_CONVEX_TOLERANCE : 0)) continue;
             p[2] -= rest; /* held no deeper than it reaches at rest (above_ground keeps p[2] >= 0) */
             above_ground(w, rr->foot_drawn[side][k].link, p);
         }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/convex.h"
+
 #include "analysis/ik.h"
 #include "analysis/jacobian.h"
 #include "analysis/retarget/internal.h"
@@ -57,44 +59,80 @@ static void lowest_points(const kg_convex *c, const kg_data *d, int l, const dou
     }
 }
 
-/* The lowest points (lowest_points), in the foot link's frame, of the collision
- * shapes of every link below the ankle: pts gets up to max of them. A foot
- * without collision geometry stands on its visual geometry's (a file that
- * draws a foot but gives it no collision shape still says where its sole is);
- * *visual says so. */
-static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, int side, double lean,
-                       double (*pts)[3], int max, int *visual) {
+/* The link l is rigidly attached to: up through fixed joints. */
+static int rigid_root(const kg_model *m, int l) {
+    while (m->link[l].parent >= 0 && m->link[l].joint >= 0 && m->joint[m->link[l].joint].type == KG_JOINT_FIXED)
+        l = m->link[l].parent;
+    return l;
+}
+
+/* The lowest points of the visual shapes of the links below the ankle (all:
+ * 0; only those moving with the foot link: 1), as foot_points; returns how
+ * many, up to max. */
+static int visual_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, int side, int body_only,
+                         double lean, double (*pts)[3], int max) {
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
-    int np = 0;
-    *visual = 0;
-    for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
-        if (!is_below(r, l, ankle)) continue;
-        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++)
-            lowest_points(&rr->cm.shape[k], d, l, Rf, pf, lean, pts + np), np += 5;
-    }
-    const int without = np == 0;
-    for (int l = ankle; without && l < r->nlink; l++) {
-        if (!is_below(r, l, ankle)) continue;
+    int np = 0, body = rigid_root(r, foot);
+    for (int l = ankle; l < r->nlink; l++) {
+        if (!is_below(r, l, ankle) || (body_only && rigid_root(r, l) != body)) continue;
         const kg_link *Lk = &r->link[l];
         for (int g = Lk->geom_first; g < Lk->geom_first + Lk->geom_count && np + 5 <= max; g++) {
             kg_convex c;
             if (r->geom[g].role != KG_VISUAL || kg_geom_convex(r, g, mc, &c, NULL, NULL) != 0) continue;
             lowest_points(&c, d, l, Rf, pf, lean, pts + np), np += 5;
             kg_convex_free(&c);
-            *visual = 1;
         }
     }
     return np;
 }
 
-/* The link l is rigidly attached to: up through fixed joints. */
-static int rigid_root(const kg_model *m, int l) {
-    while (m->link[l].parent >= 0 && m->link[l].joint >= 0 && m->joint[m->link[l].joint].type == KG_JOINT_FIXED)
-        l = m->link[l].parent;
-    return l;
+static double lowest_z(const double (*pts)[3], int n) {
+    double z = INFINITY;
+    for (int i = 0; i < n; i++) z = fmin(z, pts[i][2]);
+    return z;
+}
+
+/* The lowest points (lowest_points), in the foot link's frame, of the collision
+ * shapes of every link below the ankle: pts gets up to max of them. A foot
+ * without collision geometry stands on its visual geometry's (a file that
+ * draws a foot but gives it no collision shape still says where its sole is):
+ * *visual = 1. So does a foot whose own body (the foot link and the links
+ * fixed to it) has no collision shape and is drawn reaching below the
+ * collision shapes under the ankle (by more than the hulls' tolerance;
+ * *visual = 2): a file whose right foot's collision cylinders sit on the
+ * ankle's pitch link, its roll link (the foot) only drawn, 1.5 mm lower and
+ * with a curved toe: standing on the cylinders, the foot turned on a point 11
+ * mm from the nearest point of its drawn sole touching the ground, and those
+ * points slid up to 30 mm over a stance. */
+static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, int side, double lean,
+                       double (*pts)[3], int max, int *visual) {
+    const kg_model *r = rr->model;
+    const int *L = rr->map.link;
+    int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
+    int np = 0, body_shapes = 0;
+    *visual = 0;
+    for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
+        if (!is_below(r, l, ankle)) continue;
+        body_shapes += rigid_root(r, l) == rigid_root(r, foot) && rr->cm.link_count[l] > 0;
+        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++)
+            lowest_points(&rr->cm.shape[k], d, l, Rf, pf, lean, pts + np), np += 5;
+    }
+    if (np == 0) {
+        np = visual_points(rr, d, mc, side, 0, lean, pts, max);
+        *visual = np > 0;
+    } else if (!body_shapes) {
+        double drawn[256][3];
+        int nd = visual_points(rr, d, mc, side, 1, lean, drawn, max < 256 ? max : 256);
+        if (nd > 0 && lowest_z((const double(*)[3])drawn, nd) < lowest_z((const double(*)[3])pts, np) - KG_CONVEX_TOLERANCE) {
+            memcpy(pts, drawn, (size_t)nd * sizeof *drawn);
+            np = nd, *visual = 2;
+        }
+    }
+    return np;
 }
 
 /* Each foot's drawn shapes (kg_retarget_robot.foot_drawn): the visual hulls
@@ -174,8 +212,11 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, 
             zmin = 0, np = 0; /* the rectangle's corners are its points */
         } else if (visual) {
             kg_diag_add(dg, KG_WARNING, "retarget.visual_sole", r->source, 0, NULL,
-                        "the %s foot of '%s' has no collision geometry: its sole is its visual geometry's lowest face",
-                        s ? "right" : "left", r->name ? r->name : "");
+                        "the %s foot of '%s' has %s: its sole is its visual geometry's lowest face",
+                        s ? "right" : "left", r->name ? r->name : "",
+                        visual == 1 ? "no collision geometry"
+                                    : "no collision shape on its own links, and is drawn lower than the ones under "
+                                      "its ankle");
         }
         for (int k = 0; k < 4; k++) {
             rr->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
