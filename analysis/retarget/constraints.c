@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/convex.h"
 #include "analysis/retarget/step.h"
 #include "core/fk.h"
 #include "core/spatial.h"
@@ -240,10 +239,10 @@ static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const
  * on its sole's front edge) keeps its shapes above the ground too: a toe
  * curving up ahead of the flat sole went 10-37 mm into the ground as the foot
  * rolled. The shapes themselves rather than their swelled hulls, which reach
- * below the held edge (rows on them fought the edge's own rows: stance slack,
- * 1 mm of slip); and only where they reach lower than the corners by more than
- * the hulls' margin or tolerance: rows on a shape whose lowest point is the
- * held edge itself (a box sole) made a dance diverge (205 mm of slip). */
+ * below the held edge, and down to roll_depth below the ground: a sphere or a
+ * rounded sole held at a point of its surface dips a fraction of a millimetre
+ * as it rolls, and rows holding it at the ground fought the edge's own rows
+ * (stance slack, capped iterations, 1 mm of slip; a dance diverged). */
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
@@ -257,24 +256,22 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             if (w->have_prev && w->scuff[side] && !g->pin[side].down && w->t.scuff_time > 0)
                 no_scuff(w, g, l, side, k, c[k]);
         }
+        const double dip = g->pin[side].roll ? w->t.roll_depth : 0;
         for (int k = 0; k < rr->nfoot_shape[side]; k++) {
             double p[3];
             int s = rr->foot_shape[side][k];
             /* the coarse hull is swelled by its margin: lower than the corners by more than that. A
-             * swinging foot keeps the swelled hull above the ground; a rolling one keeps the hull's
-             * own lowest vertex (the swelled point raised by the margin: a point's row on its height
-             * does not depend on that height), and only a shape lower than the corners by more
-             * than the margin (a primitive's: than the hulls' tolerance) - not the one whose lowest
-             * point is the held edge itself */
+             * swinging foot keeps the swelled hull above the ground; a rolling one the hull's own
+             * lowest vertex (the swelled point raised by the margin: a point's row on its height
+             * does not depend on that height) down to roll_depth */
             double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
-            if (g->pin[side].roll) p[2] = z, z += fmax(rr->coarse.shape[s].margin, KG_CONVEX_TOLERANCE);
+            if (dip > 0) p[2] = z + dip;
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
         for (int k = 0; k < rr->nfoot_drawn[side]; k++) { /* its drawn shapes likewise */
             double p[3], rest = rr->foot_drawn_rest[side][k];
-            double reach = rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) - rest;
-            if (reach >= fmin(low, w->t.sole_watch) - (g->pin[side].roll ? KG_CONVEX_TOLERANCE : 0)) continue;
-            p[2] -= rest; /* held no deeper than it reaches at rest (above_ground keeps p[2] >= 0) */
+            if (rt_convex_lowest(&rr->foot_drawn[side][k], w->d, p) - rest >= fmin(low, w->t.sole_watch)) continue;
+            p[2] += dip - rest; /* held no deeper than it reaches at rest, and roll_depth (above_ground keeps p[2] >= 0) */
             above_ground(w, rr->foot_drawn[side][k].link, p);
         }
     }

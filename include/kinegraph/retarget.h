@@ -145,6 +145,11 @@ typedef struct kg_retarget_tuning {
                                  * gives its bottom corners, a sphere the point it stands on (its box's
                                  * corner was 7 mm out on G1's 5 mm sole spheres, and a foot turned on it
                                  * slid on the real ones), a mesh its lowest vertices (0.1) */
+    double roll_depth;          /* m: a pushing-off foot, rolling on its sole's front edge, keeps its
+                                 * shapes no deeper than this below the ground: a sphere or a rounded
+                                 * sole held at a point of its surface dips a fraction of a mm as it
+                                 * rolls; a toe curving up ahead of a flat sole went centimetres in
+                                 * (0.001) */
     double default_sole_back, default_sole_front, default_sole_half_width;
                                 /* m: without collision or visual geometry under the ankle, a sole reaching
                                  * this far behind, in front of and to each side of the foot link's origin
