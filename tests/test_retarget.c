@@ -869,6 +869,26 @@ static void test_drawn_toe_push_off(void **state) {
     posed_close(&P);
 }
 
+/* Every target met at once is a row of equality each: two planted feet (6
+ * each) and the COM (2). The step had room for the feet only, and a heavy
+ * stance slack weight (the feet always met) wrote past it: the heap corrupted
+ * on Romeo and NAO (glibc aborted). The run ends, its motion whole. */
+static void test_all_targets_met(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char cp[4096], rp[4096];
+    snprintf(cp, sizeof cp, "%s/bvh/cmu_iclone/007_01.bvh", data);
+    snprintf(rp, sizeof rp, "%s/urdf/romeo/example-robot-data/robots/romeo_description/urdf/romeo.urdf", data);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.tune.w_slack[KG_SLACK_STANCE] = 1e9;
+    kg_retarget_report rep;
+    kg_motion *out = run(cp, rp, &o, &rep);
+    assert_int_equal(out->nframes, rep.frames);
+    for (size_t i = 0; i < (size_t)out->nframes * (size_t)out->nq; i++) assert_true(isfinite(out->q[i]));
+    kg_motion_free(out);
+}
+
 static void test_preview_gains(void **state) {
     (void)state;
     /* the digest's derived gains (Q 1, R 1e-6, z_c 800 mm, g 9806.65 mm/s^2) */
@@ -940,7 +960,7 @@ int main(void) {
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_no_ankle_roll),
-        cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off),
+        cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

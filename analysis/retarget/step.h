@@ -7,7 +7,8 @@
 #include "analysis/retarget/internal.h"
 
 /* Most rows a step can have, beyond the ones counted from the model. */
-#define RT_MAX_EQ 12        /* two planted feet held (6 rows each) */
+#define RT_MAX_EQ 14        /* two planted feet held (6 rows each) and the COM on its reference (2),
+                             * all met at once (the equalities approach() writes) */
 #define RT_MAX_IN (24 + 8 + 32 + 4 + 6)
                             /* feet approaching their pins (two rows a component), soles' corners,
                              * soles' corners near the ground kept from sliding (four rows each),
