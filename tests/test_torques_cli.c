@@ -222,8 +222,7 @@ static void test_usage(void **state) {
  * ends at 3 frames, 9.7 %, so it is only held to improve; the normal walk
  * went from 2.6 % to 6.7 % when swinging soles stopped sliding on the ground
  * - a foot lifted clear before it is carried raises the pelvis a few mm at
- * each lift-off - and to 7.7 % when pushing-off feet kept their shapes above
- * it, and is held to improve too), and the sample
+ * each lift-off - and is held to improve too), and the sample
  * humanoid on a CMU walk, where the filter's best pass is not its last (later
  * ones did worse). The report's figure after the filter is computed again on
  * the written motion: equal, so the best pass's motion is the one written. */
