@@ -108,7 +108,17 @@ static void laid_flat(const run *R, int side, rt_pin *p) {
  * its way: a stride longer than the robot's legs reach, a shin in the way),
  * it comes straight down (landing()) and is pinned where it arrives: pinned
  * in the air, it was dragged flat onto the ground along its pin's rows and
- * slid (5 cm up, over 10 cm of slip). Returns 1 when one was pinned. */
+ * slid (5 cm up, over 10 cm of slip). Flat first: the whole sole within
+ * pin_height, for up to landing_time after the source put it down (then as
+ * it is, its lowest corner kept): pinned tilted, turned flat by the rows and
+ * pivoting at once, a foot slid 70-160 mm (matrix: slip 164 -> 168, pose 130
+ * -> 132, ZMP 126 -> 127, penetration 175 -> 176). Returns 1 when one was
+ * pinned. */
+static int contact_start(const run *R, int side, int f) {
+    while (f > 0 && R->s.f[f - 1].contact[side]) f--;
+    return f;
+}
+
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -121,6 +131,8 @@ static int set_pins(run *R, int f) {
         }
         if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
         if (p->down || (f > 0 && rt_step_sole_low(R->step, side) > R->o->tune.pin_height)) continue;
+        if (f > 0 && rt_step_sole_high(R->step, side) > R->o->tune.pin_height && f - contact_start(R, side, f) < R->K)
+            continue; /* tilted: flat first, for up to landing_time */
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0 && !R->posed) { /* no pose yet: where the source's foot is planned */

@@ -424,6 +424,12 @@ double rt_step_sole_low(const rt_step *w, int side) {
     return low;
 }
 
+double rt_step_sole_high(const rt_step *w, int side) {
+    double high = -INFINITY;
+    for (int k = 0; k < 4; k++) high = fmax(high, w->sole_prev[side][k][2]);
+    return high;
+}
+
 rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, double dt) {
     rt_step *w = calloc(1, sizeof *w);
     if (!w) return NULL;

@@ -199,7 +199,8 @@ typedef struct kg_retarget_tuning {
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
     double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is
-                                 * this near the ground; until then it keeps landing (0.01) */
+                                 * this near the ground, its whole sole (flat) for up to landing_time
+                                 * after the source put it down; until then it keeps landing (0.01) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
