@@ -265,7 +265,7 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
              * lowest vertex (the swelled point raised by the margin: a point's row on its height
              * does not depend on that height) down to roll_depth */
             double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
-            if (dip > 0) p[2] = z + dip;
+            if (g->pin[side].roll) p[2] = z + dip;
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
         for (int k = 0; k < rr->nfoot_drawn[side]; k++) { /* its drawn shapes likewise */

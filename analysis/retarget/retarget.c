@@ -103,6 +103,12 @@ static void laid_flat(const run *R, int side, rt_pin *p) {
     p->pos[0] = c[low][0] - flat[0], p->pos[1] = c[low][1] - flat[1];
 }
 
+/* The first frame of the contact of side that holds frame f. */
+static int contact_start(const run *R, int side, int f) {
+    while (f > 0 && R->s.f[f - 1].contact[side]) f--;
+    return f;
+}
+
 /* A foot the source puts down at f is pinned flat where the robot's is, once
  * the robot's sole is within pin_height of the ground; higher (held back on
  * its way: a stride longer than the robot's legs reach, a shin in the way),
@@ -114,11 +120,6 @@ static void laid_flat(const run *R, int side, rt_pin *p) {
  * pivoting at once, a foot slid 70-160 mm (matrix: slip 164 -> 168, pose 130
  * -> 132, ZMP 126 -> 127, penetration 175 -> 176). Returns 1 when one was
  * pinned. */
-static int contact_start(const run *R, int side, int f) {
-    while (f > 0 && R->s.f[f - 1].contact[side]) f--;
-    return f;
-}
-
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);

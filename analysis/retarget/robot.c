@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "analysis/convex.h"
-
 #include "analysis/ik.h"
 #include "analysis/jacobian.h"
 #include "analysis/retarget/internal.h"
@@ -89,6 +88,14 @@ static int visual_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_
     return np;
 }
 
+/* Whether a link moving with the foot link (its rigid body) has a collision shape. */
+static int body_has_shapes(const kg_retarget_robot *rr, int foot) {
+    const kg_model *r = rr->model;
+    for (int l = 0, g = rigid_root(r, foot); rr->have_cm && l < r->nlink; l++)
+        if (rigid_root(r, l) == g && rr->cm.link_count[l] > 0) return 1;
+    return 0;
+}
+
 static double lowest_z(const double (*pts)[3], int n) {
     double z = INFINITY;
     for (int i = 0; i < n; i++) z = fmin(z, pts[i][2]);
@@ -113,18 +120,17 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_ca
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
-    int np = 0, body_shapes = 0;
+    int np = 0;
     *visual = 0;
     for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
         if (!is_below(r, l, ankle)) continue;
-        body_shapes += rigid_root(r, l) == rigid_root(r, foot) && rr->cm.link_count[l] > 0;
         for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++)
             lowest_points(&rr->cm.shape[k], d, l, Rf, pf, lean, pts + np), np += 5;
     }
     if (np == 0) {
         np = visual_points(rr, d, mc, side, 0, lean, pts, max);
         *visual = np > 0;
-    } else if (!body_shapes) {
+    } else if (!body_has_shapes(rr, foot)) {
         double drawn[256][3];
         int nd = visual_points(rr, d, mc, side, 1, lean, drawn, max < 256 ? max : 256);
         if (nd > 0 && lowest_z((const double(*)[3])drawn, nd) < lowest_z((const double(*)[3])pts, np) - KG_CONVEX_TOLERANCE) {
@@ -144,10 +150,10 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_ca
 static int drawn_feet(kg_retarget_robot *rr, kg_mesh_cache *mc, const kg_data *d, double sole_z) {
     const kg_model *r = rr->model;
     for (int side = 0; side < 2; side++) {
-        int g = rigid_root(r, rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]), n = 0, shapes = 0;
+        int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], g = rigid_root(r, foot), n = 0;
+        if (body_has_shapes(rr, foot)) continue;
         for (int l = 0; l < r->nlink; l++) /* the links moving with g: those whose rigid root it is */
-            if (rigid_root(r, l) == g) n += r->link[l].geom_count, shapes += rr->have_cm && rr->cm.link_count[l] > 0;
-        if (shapes) continue;
+            if (rigid_root(r, l) == g) n += r->link[l].geom_count;
         rr->foot_drawn[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn[side]);
         rr->foot_drawn_rest[side] = calloc((size_t)n + 1, sizeof *rr->foot_drawn_rest[side]);
         if (!rr->foot_drawn[side] || !rr->foot_drawn_rest[side]) return -1;
