@@ -1,15 +1,22 @@
-/* The constraints of a frame's problem. Every row is one standing still
- * meets (x = 0), so the problem is always feasible: a quantity that must stay
- * on one side of a bound may approach it by a fraction of its margin a step
- * (a velocity damper, Faverjon and Tournassoud) and, once past it, may not go
- * further; a target (a planted foot's pin) is approached and never left or
- * overshot. A violation - a bound already passed, a target not reached - is
- * then corrected by a cost of weight w_slack[kind] on it: the slack of the
- * constraint, which is used only as far as the others and the limits leave
- * no way to meet it, and which the report measures per kind. (Hard rows that
- * demand the violation's correction in one step made the problem infeasible
- * wherever a limit or a singular leg stood in the way, and the solves with
- * slack variables that followed alternated between two poses.)
+/* The constraints of a frame's problem. A quantity that must stay on one
+ * side of a bound may approach it by a fraction of its margin a step (a
+ * velocity damper, Faverjon and Tournassoud); once past it, the step is asked
+ * to bring it back, and where the rows of all bounds passed cannot be met
+ * together (a limit or a singular leg in the way), they hold it where it is
+ * (not further) and a cost of weight w_slack[kind] corrects it (step.c
+ * soften): the slack of the constraint, used only as far as the others and
+ * the limits leave no way to meet it, and which the report measures per
+ * kind. Not the cost alone: its pull is two-sided, holding a quantity at its
+ * bound as firmly as back from it, so a bound passed by a hair was held
+ * (a sole corner 4e-5 m past the scuff rows' apex stalled the foot's
+ * lift-off where one a hair inside rose and stepped: rounding chose the
+ * walk). A target (a planted foot's pin) is approached and never left or
+ * overshot, its miss corrected by the cost. Standing still meets every row
+ * but the bounds asked back, so the problem without them always has a
+ * solution. (Rows demanding every correction in one step, never softened,
+ * made the problem infeasible wherever a limit or a singular leg stood in
+ * the way, and the solves with slack variables that followed alternated
+ * between two poses.)
  *
  * The rows: planted feet on their pins (6 components each), closed loops
  * closed, a swinging sole's corners above the ground, watched link pairs
@@ -45,15 +52,18 @@ static void correct(rt_step *w, int kind, const double *a, double e) {
 }
 
 /* v0 + a'x >= 0: approaching the bound by at most gain times the margin a
- * step; past it, not further, and corrected. */
+ * step; past it, back to it (rows w->soft, softened by step.c when they
+ * cannot all be met). */
 static void keep_above(rt_step *w, int kind, const double *a, double v0, double gain) {
     if (v0 < 0) w->viol[kind] = fmax(w->viol[kind], -v0);
     if (w->eval) {
         if (v0 < 0) rt_merit_only(w, &v0, 1, w->t.w_slack[kind]);
         return;
     }
-    memcpy(in_row(w, v0 >= 0 ? -gain * v0 : 0), a, w->nx * sizeof *a);
-    if (v0 < 0) correct(w, kind, a, -v0);
+    memcpy(in_row(w, v0 >= 0 ? -gain * v0 : -v0), a, w->nx * sizeof *a);
+    if (v0 >= 0) return;
+    rt_merit_only(w, &v0, 1, w->t.w_slack[kind]);
+    w->soft_kind[w->nsoft] = (unsigned char)kind, w->soft[w->nsoft++] = w->nin - 1;
 }
 
 /* a'x towards e: between 0 and e, never away nor past, and corrected; held
@@ -517,7 +527,7 @@ static void root_rows(rt_step *w) {
 }
 
 void rt_constraints(rt_step *w, const rt_goal *g) {
-    w->neq = w->nin = 0;
+    w->neq = w->nin = w->nsoft = 0;
     memset(w->viol, 0, sizeof w->viol);
     stance_rows(w, g);
     ground_rows(w, g);

@@ -148,6 +148,20 @@ static void symmetrize(double *H, int n) {
         for (int j = i + 1; j < n; j++) H[j * n + i] = H[i * n + j];
 }
 
+/* The rows of bounds already passed, when meeting them all in the step is not
+ * possible: not further (standing still meets them, the problem has a
+ * solution), and each violation corrected by a cost of weight w_slack[kind]. */
+static void soften(rt_step *w) {
+    for (int k = 0; k < w->nsoft; k++) {
+        const int i = w->soft[k];
+        const double *a = w->A + (size_t)i * w->nx, e = w->b[i];
+        w->b[i] = 0;
+        for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
+        rt_add_cost(w, a, &e, 1, w->t.w_slack[w->soft_kind[k]]);
+    }
+    symmetrize(w->H, w->nx);
+}
+
 /* Solves the step's problem into w->x, warm-started from the last active set.
  * Returns 0, or -1 when the solver fails (x is then zero: the pose holds). */
 static int solve(rt_step *w) {
@@ -156,6 +170,10 @@ static int solve(rt_step *w) {
                .b = w->b, .lb = w->lb, .ub = w->ub, .hint = w->hint, .nhint = w->nhint};
     kg_qp_result r;
     kg_qp_solve(&p, w->x, NULL, w->qp, &r);
+    if (r.status != KG_QP_OK && w->nsoft > 0) {
+        soften(w);
+        kg_qp_solve(&p, w->x, NULL, w->qp, &r);
+    }
     w->nhint = 0;
     if (r.status != KG_QP_OK) {
         memset(w->x, 0, (size_t)w->nx * sizeof *w->x);
@@ -445,6 +463,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->H = malloc(nx * nx * sizeof(double)), w->g = malloc(nx * sizeof(double)), w->x = malloc(nx * sizeof(double));
     w->C = malloc((size_t)w->meq * nx * sizeof(double)), w->cd = malloc((size_t)w->meq * sizeof(double));
     w->A = malloc((size_t)w->min * nx * sizeof(double)), w->b = malloc((size_t)w->min * sizeof(double));
+    w->soft = malloc(((size_t)w->min + 1) * sizeof(int)), w->soft_kind = malloc((size_t)w->min + 1);
     w->lb = malloc(nx * sizeof(double)), w->ub = malloc(nx * sizeof(double));
     w->J = malloc(6 * nx * sizeof(double)), w->J2 = malloc(6 * nx * sizeof(double)), w->row = malloc(nx * sizeof(double));
     w->Jcom = malloc(3 * ((size_t)m->dof + 1) * sizeof(double));
@@ -482,7 +501,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         if (!in) free(w->tracked), w->tracked = NULL;
         free(in);
     }
-    if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->J ||
+    if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->soft || !w->soft_kind || !w->J ||
         !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->q_best || !w->q_end || !w->trust || !w->x_last ||
         !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake || !w->tracked))) {
         rt_step_free(w);
@@ -494,7 +513,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
 void rt_step_free(rt_step *w) {
     if (!w) return;
     kg_data_free(w->d);
-    free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub);
+    free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub), free(w->soft), free(w->soft_kind);
     free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
     free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->q_best), free(w->q_end), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);

@@ -46,6 +46,9 @@ struct rt_step {
     double *H, *g, *x;         /* the costs: 1/2 x'Hx + g'x (H's upper triangle built) */
     double *C, *cd, *A, *b, *lb, *ub;
     int neq, nin;
+    int *soft, nsoft;          /* [min] inequality rows whose bound was already passed: tried met
+                                * (rhs the violation), else not further and corrected (step.c) */
+    unsigned char *soft_kind;  /* [min] their kinds */
     double *J, *J2, *row;      /* [6 nx], [6 nx], [nx] scratch */
     double *Jcom, *scratch;    /* [3 dof] the COM's Jacobian, [4 nlink] */
     unsigned char *mark;       /* [nx] columns a task touches */

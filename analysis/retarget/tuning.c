@@ -26,7 +26,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100;
     t->w_hand = 0.3, t->w_com = 1000, t->w_height = 1, t->height_hold = 0.3;
     t->w_previous = 0.3, t->w_neutral = 0.05, t->w_damping = 1e-6;
-    t->w_slack[KG_SLACK_STANCE] = 1e6, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e6;
+    t->w_slack[KG_SLACK_STANCE] = 1e8, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e6;
     t->w_slack[KG_SLACK_BALANCE] = 1e5, t->w_slack[KG_SLACK_LOOP] = 1e6;
     t->slack_least = 1e-4;
     t->joint_speed_default = 8, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;

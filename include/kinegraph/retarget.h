@@ -130,7 +130,7 @@ typedef struct kg_retarget_tuning {
     double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
                                  * is larger (a planted foot is always off its pin by a few um) (1e-4) */
     double w_slack[KG_NSLACK];  /* a violated constraint's correction (its slack) weighs this, per kind
-                                 * (KG_SLACK_*: stance 1e6, ground 1e6, collision 1e6, balance 1e5,
+                                 * (KG_SLACK_*: stance 1e8, ground 1e6, collision 1e6, balance 1e5,
                                  * loop 1e6): the feet on the ground and links apart give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
