@@ -118,8 +118,11 @@ static int contact_start(const run *R, int side, int f) {
  * pin_height, for up to landing_time after the source put it down (then as
  * it is, its lowest corner kept): pinned tilted, turned flat by the rows and
  * pivoting at once, a foot slid 70-160 mm (matrix: slip 164 -> 168, pose 130
- * -> 132, ZMP 126 -> 127, penetration 175 -> 176). Returns 1 when one was
- * pinned. */
+ * -> 132, ZMP 126 -> 127, penetration 175 -> 176). Clear of the other
+ * planted sole first, for as long: a pin on it is moved off (rt_sole_clear),
+ * and a foot already down slid those centimetres along the ground (a feet-
+ * together stance, 14 mm); waiting, the landing's target (cleared too) takes
+ * it aside in the air. Returns 1 when one was pinned. */
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -146,6 +149,12 @@ static int set_pins(run *R, int f) {
         p->pos[2] = rr->foot_h[side];
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         if (f > 0 || R->posed) laid_flat(R, side, p);
+        if (f > 0 && R->pin[!side].down && f - contact_start(R, side, f) < R->K) {
+            double opos[3], oR[9], pos[3];
+            standing_pose(R, !side, opos, oR);
+            kg_vec3_copy(pos, p->pos);
+            if (rt_sole_clear(rr, side, pos, p->R, opos, oR, 0)) continue; /* on the other sole: aside first */
+        }
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
