@@ -83,24 +83,43 @@ static void approach(rt_step *w, int kind, const double *a, double e) {
     correct(w, kind, a, e);
 }
 
-/* Link lb's pose onto link la's (la < 0: onto pos, R), component by component. */
-static void pose_target(rt_step *w, int kind, int lb, int la, const double pos[3], const double R[9]) {
+/* Link lb's pose onto link la's, component by component (a loop closed). */
+static void loop_target(rt_step *w, int lb, int la) {
     const int nx = w->nx;
     const double *pb = w->d->link_pos + 3 * lb, *Rb = w->d->link_rot + 9 * lb;
+    const double *pos = w->d->link_pos + 3 * la, *R = w->d->link_rot + 9 * la;
     double Re[9], e[6];
-    if (la >= 0) pos = w->d->link_pos + 3 * la, R = w->d->link_rot + 9 * la;
     kg_mat3_mul_bt(Re, R, Rb);
     kg_rot_log(Re, e + 3);
     for (int a = 0; a < 3; a++) e[a] = pos[a] - pb[a];
     if (!w->eval) {
         rt_point_jacobian(w, lb, pb, w->J, w->J + 3 * nx);
-        if (la >= 0) {
-            rt_point_jacobian(w, la, pb, w->J2, w->J2 + 3 * nx);
-            for (int i = 0; i < 6 * nx; i++) w->J[i] -= w->J2[i];
-        }
+        rt_point_jacobian(w, la, pb, w->J2, w->J2 + 3 * nx);
+        for (int i = 0; i < 6 * nx; i++) w->J[i] -= w->J2[i];
         rt_clear_marks(w);
     }
-    for (int r = 0; r < 6; r++) approach(w, kind, w->J + r * nx, e[r]);
+    for (int r = 0; r < 6; r++) approach(w, KG_SLACK_LOOP, w->J + r * nx, e[r]);
+}
+
+/* A planted foot onto its pin, held at its point `hold`: a foot pinned
+ * tilted turns flat about the corner it touched with, which stays where it
+ * is (the pose approached at the link's origin slid that corner while the
+ * ankle turned the foot flat: 21 mm over ten frames at a joint's speed
+ * limit). */
+static void pin_target(rt_step *w, int side, const rt_pin *pin) {
+    const int nx = w->nx, l = w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    const double *pl = w->d->link_pos + 3 * l, *Rl = w->d->link_rot + 9 * l;
+    double Re[9], e[6], at[3], to[3];
+    kg_mat3_vec(at, Rl, pin->hold);
+    kg_mat3_vec(to, pin->R, pin->hold);
+    for (int a = 0; a < 3; a++) at[a] += pl[a], e[a] = pin->pos[a] + to[a] - at[a];
+    kg_mat3_mul_bt(Re, pin->R, Rl);
+    kg_rot_log(Re, e + 3);
+    if (!w->eval) {
+        rt_point_jacobian(w, l, at, w->J, w->J + 3 * nx);
+        rt_clear_marks(w);
+    }
+    for (int r = 0; r < 6; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
 /* A settling foot: its height and tilt held, flat on the ground (it slides
@@ -191,11 +210,10 @@ static void stance_rows(rt_step *w, const rt_goal *g) {
             roll_target(w, side, &g->pin[side]);
             continue;
         }
-        pose_target(w, KG_SLACK_STANCE, w->rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], -1,
-                    g->pin[side].pos, g->pin[side].R);
+        pin_target(w, side, &g->pin[side]);
     }
     for (int k = 0; k < w->m->nloop; k++)
-        pose_target(w, KG_SLACK_LOOP, w->m->loop[k].virtual_link, w->m->loop[k].real_link, NULL, NULL);
+        loop_target(w, w->m->loop[k].virtual_link, w->m->loop[k].real_link);
 }
 
 /* A point of link l at height p[2] stays on or above the ground. */

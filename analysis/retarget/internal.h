@@ -157,6 +157,8 @@ typedef struct rt_pin {
     int slide;                    /* flat on the ground, free to slide and turn on it (its height and tilt
                                    * held), pulled onto pos and R by a cost: the first frame's settling */
     double pos[3], R[9];
+    double hold[3];               /* the point (in the foot link's frame) whose place the pin holds: the
+                                   * sole corner that touched first (laid_flat), else the link's origin */
     double pivot_at[3];
     int roll;                     /* pushing off: the sole's front edge held (its middle at roll_at), the
                                    * foot free to pitch about it, heel up */

@@ -101,6 +101,7 @@ static void laid_flat(const run *R, int side, rt_pin *p) {
         if (c[k][2] < c[low][2]) low = k;
     kg_mat3_vec(flat, p->R, R->rr->sole[side][low]);
     p->pos[0] = c[low][0] - flat[0], p->pos[1] = c[low][1] - flat[1];
+    kg_vec3_copy(p->hold, R->rr->sole[side][low]);
 }
 
 /* The first frame of the contact of side that holds frame f. */
@@ -147,6 +148,7 @@ static int set_pins(run *R, int f) {
             yaw = rt_heading(Rr);
         }
         p->pos[2] = rr->foot_h[side];
+        p->hold[0] = p->hold[1] = p->hold[2] = 0;
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         if (f > 0 || R->posed) laid_flat(R, side, p);
         if (f > 0 && R->pin[!side].down && f - contact_start(R, side, f) < R->K) {
