@@ -389,7 +389,8 @@ static const char *const report_kinds[][2] = {
     {"hover", "hover"},                   {"self_collision", "self-collision"},
     {"self_collision_deep", "deep self-collision"}, {"zmp_outside", "ZMP outside"},
     {"com_outside", "COM outside"},       {"limit", "joint limit"},
-    {"velocity", "joint speed"},          {"root_fast", "root jump"}};
+    {"velocity", "joint speed"},          {"root_fast", "root jump"},
+    {"seated", "seated on the floor"}};
 
 /* One flag's runs [[a, b], ...] of report frames (dt_r apart) as runs of the
  * motion's frames (fps), into marks. */
@@ -415,7 +416,8 @@ static void add_report_mark(json_t *marks, const char *flag, const char *kind, j
     }
     json_t *mk = json_pack("{s:s, s:o, s:i, s:s, s:s}", "kind", kind, "ranges", ranges, "frames", n, "detail", detail,
                            "from", "report");
-    if (!strncmp(flag, "contact", 7)) json_object_set_new(mk, "class", json_string("contact"));
+    if (!strncmp(flag, "contact", 7) || !strcmp(flag, "seated")) /* what the source does, not a problem */
+        json_object_set_new(mk, "class", json_string("contact"));
     json_array_append_new(marks, mk);
 }
 

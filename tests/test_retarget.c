@@ -825,6 +825,44 @@ static void test_body_above_ground(void **state) {
     kg_motion_free(out);
 }
 
+/* A source that sits down on the floor (a boxer knocked down, on the clip's
+ * frames 2420-2780) seats the robot: on the frames the report counts as
+ * seated, the robot's body (its feet apart) is within 2 cm of the ground (the
+ * report's near-ground height: the robot sits where the source sits, its
+ * pelvis as high as the source's), and those frames are counted. */
+static void test_seated(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char cp[4096];
+    snprintf(cp, sizeof cp, "%s/bvh/assimp_misc/Boxing_Toes.bvh", data);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep;
+    unsigned *flags = calloc(4096, sizeof *flags);
+    assert_non_null(flags);
+    o.frame_flags = flags;
+    kg_motion *out = run(cp, SAMPLE, &o, &rep);
+    assert_true(out->nframes <= 4096);
+    posed P;
+    posed_open(&P, SAMPLE);
+    int seated = 0, down = 0;
+    for (int f = 0; f < out->nframes; f++) {
+        if (!(flags[f] & KG_FRAME_SEATED)) continue;
+        posed_frame(&P, out, f);
+        double low = INFINITY, p[3];
+        for (int k = 0; k < P.rr->cm.nshape; k++)
+            if (!P.rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&P.rr->cm, P.kd, k, p));
+        seated++, down += low < 0.02;
+    }
+    printf("  seated on %d frames (report %d): the body on the ground on %d\n", seated, rep.seated_frames, down);
+    assert_int_equal(seated, rep.seated_frames);
+    assert_true(seated >= 300);
+    assert_true(down >= 0.95 * seated);
+    posed_close(&P);
+    kg_motion_free(out);
+    free(flags);
+}
+
 /* A foot whose own link is only drawn (its collision shapes sit on the ankle's
  * pitch link, above the drawn sole) stands on its drawn sole, and pushing off
  * keeps its drawn toe above the ground: one maker's humanoid whose right
@@ -957,6 +995,7 @@ int main(void) {
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
+        cmocka_unit_test(test_seated),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_no_ankle_roll),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),

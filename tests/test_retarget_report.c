@@ -591,6 +591,20 @@ static void test_zmp(void **state) {
     clip_free(&c);
 }
 
+/* Seated frames (the source on its floor) are not the balance's: sway_clip()
+ * with the source seated on the second sway's 3 frames leaves 3 out of 20. */
+static void test_zmp_seated(void **state) {
+    (void)state;
+    clip c;
+    double y[SWAY_FRAMES];
+    sway_clip(&c, y);
+    for (int f = 12; f <= 14; f++) c.s.f[f].seated = 1, c.s.f[f].standing = 0;
+    run_report(&c);
+    KG_ASSERT_NEAR(c.rep.zmp_outside_percent, 100.0 * 3 / 20, 1e-9);
+    assert_int_equal(c.rep.seated_frames, 3);
+    clip_free(&c);
+}
+
 /* Why the ZMP was out, on sway_clip() (6 of 23 frames out): with the
  * balance's COM reference the robot's COM itself, every frame out was out on
  * the reference too (100 %), and the foreseen COM standing still is never out;
@@ -849,7 +863,8 @@ int main(void) {
         cmocka_unit_test(test_penetration),     cmocka_unit_test(test_hover_and_float),
         cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit), cmocka_unit_test(test_pose_at_speed_limit),      cmocka_unit_test(test_pose_in_heading_frame),
-        cmocka_unit_test(test_zmp), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_balance_replay), cmocka_unit_test(test_zmp_step),
+        cmocka_unit_test(test_zmp),
+        cmocka_unit_test(test_zmp_seated), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_balance_replay), cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),
         cmocka_unit_test(test_capsules),        cmocka_unit_test(test_segment_distance),

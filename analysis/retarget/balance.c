@@ -51,7 +51,7 @@ static void clamp_ref(rt_frame_source *F, const kg_retarget_robot *rr, const kg_
                       const double pose[2][4]) {
     double poly[8][2];
     int np = rt_support_polygon(rr, F->contact, pose, poly);
-    if (np == 0) {
+    if (np == 0 || F->seated) {
         F->zmp_ref[0] = F->com_est[0], F->zmp_ref[1] = F->com_est[1];
         return;
     }

@@ -96,8 +96,9 @@ typedef struct rt_frame_source {
     unsigned char pivot[2];       /* a down foot turning on the ground: RT_PIVOT_* */
     unsigned char on_toes[2];     /* a down foot's heel up until it lifts off (the toes' contact only, at a
                                    * contact's end: the push-off) */
-    unsigned char standing;       /* a foot planted: low and slow, before filtering (the report's
-                                   * hover reference) */
+    unsigned char standing;       /* a foot planted: low and slow, before filtering, and not seated (the
+                                   * report's hover and balance reference) */
+    unsigned char seated;         /* the pelvis near the floor (seat_height): sitting or lying on it */
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
     double com_ref[2];            /* the balance's COM reference (x, y) */

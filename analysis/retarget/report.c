@@ -30,7 +30,7 @@
 const char *kg_retarget_frame_flag_name(int k) {
     static const char *const names[KG_NFRAME_FLAG] = {
         "contact_left", "contact_right", "slip",        "penetration", "hover",    "self_collision",
-        "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast"};
+        "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast", "seated"};
     return k >= 0 && k < KG_NFRAME_FLAG ? names[k] : NULL;
 }
 
@@ -253,7 +253,7 @@ static void motion_frame(const kg_retarget_robot *rr, const kg_motion *out, cons
     }
 }
 
-/* The ZMP of every frame with a foot down (the cart-table model on the
+/* The ZMP of every frame with a foot down and the source not seated (the cart-table model on the
  * output's COM, zmp_step differences), against the support polygon of the
  * robot's soles whose source feet are down; the COM on double support; the
  * ZMPs of the balance's COM reference and of its foreseen one against the
@@ -266,7 +266,7 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
     for (int f = 0; f < n; f++) {
         const rt_frame_source *F = &s->f[f];
         int down = F->contact[0] + F->contact[1];
-        if (!down) continue;
+        if (!down || F->seated) continue;
         double poly[8][2];
         int np = rt_support_polygon(rr, F->contact, (const double(*)[4])A->feet[f], poly);
         double dc = rt_polygon_distance((const double(*)[2])poly, np, A->com[f], 0, NULL);
@@ -327,6 +327,8 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         for (int side = 0; side < 2; side++) rep->contact_phases += F->contact[side] && (f == 0 || !s->f[f - 1].contact[side]);
         rep->contact_frames += F->contact[0] || F->contact[1];
         rep->double_support_frames += F->contact[0] && F->contact[1];
+        rep->seated_frames += F->seated;
+        if (F->seated) flag(A, f, KG_FRAME_SEATED);
         flag(A, f, (F->contact[0] ? KG_FRAME_CONTACT_LEFT : 0) | (F->contact[1] ? KG_FRAME_CONTACT_RIGHT : 0));
         if (!log) continue;
         const rt_frame_log *L = &log[f];

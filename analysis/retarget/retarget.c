@@ -293,6 +293,8 @@ static void goal_at(run *R, int f, rt_goal *g) {
         if (!(R->pin[0].down && R->pin[1].down) && f > 1 && hold > 0) /* the target relaxes onto the pelvis */
             from = now + exp(-R->s.dt / hold) * (R->pelvis_z - now);
         g->pelvis_z = R->pelvis_z = from + rise;
+        if (R->s.f[f].seated) /* on the floor: as high as the source's, not from where the legs hold it */
+            g->pelvis_z = R->pelvis_z = R->s.f[f].kp[KG_PART_PELVIS][2];
     }
 }
 

@@ -114,6 +114,10 @@ typedef struct kg_retarget_tuning {
                                  * its miss weighed by w_slack[KG_SLACK_BALANCE] */
     double w_height;            /* the pelvis's height: the frame before's plus the source pelvis's rise
                                  * or fall (1) */
+    double seat_height;         /* 1: the source is seated (on the floor) while its pelvis is lower than
+                                 * this many leg lengths above it, on the robot's scale: its pelvis's
+                                 * height is then followed as it is, and its balance and the report's
+                                 * ZMP leave those frames alone; 0: never (0.25) */
     double height_hold;         /* s: unless both feet stand, "the frame before's" is the frame before's
                                  * target, relaxing onto the pelvis with this time constant (0.3): a
                                  * swinging foot reaching for its landing pulled the pelvis down with
@@ -253,8 +257,9 @@ enum {
     KG_FRAME_LIMIT = 1u << 9,          /* a joint outside its position limits */
     KG_FRAME_VELOCITY = 1u << 10,      /* a joint faster than its velocity limit since the frame before */
     KG_FRAME_ROOT_FAST = 1u << 11,     /* counted in root_fast_frames */
+    KG_FRAME_SEATED = 1u << 12,        /* counted in seated_frames */
 };
-#define KG_NFRAME_FLAG 12
+#define KG_NFRAME_FLAG 13
 /* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast"). */
 KG_API const char *kg_retarget_frame_flag_name(int k);
 
@@ -274,6 +279,8 @@ typedef struct kg_retarget_report {
     /* the feet */
     int contact_phases;                        /* the source's, both feet */
     int contact_frames, double_support_frames; /* frames with one or two feet down */
+    int seated_frames;                         /* the source sits or lies on its floor (seat_height):
+                                                * left out of hover_percent and the balance figures */
     double penetration_max_mm;                 /* the lowest sole point below the ground, any frame */
     double slip_max_mm, slip_mean_mm;          /* per stance run: the horizontal travel of a sole on the
                                                 * ground (within 5 mm) while the source's foot is down */
