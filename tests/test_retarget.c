@@ -838,11 +838,16 @@ static void test_seated(void **state) {
     kg_retarget_options o;
     kg_retarget_defaults(&o);
     kg_retarget_report rep;
-    unsigned *flags = calloc(4096, sizeof *flags);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL;
+    kg_model *src = kg_load_clip(cp, NULL, &clip, &d);
+    assert_true(src && clip);
+    unsigned *flags = calloc((size_t)clip->nframes + 1, sizeof *flags); /* one per clip frame */
     assert_non_null(flags);
+    kg_motion_free(clip), kg_model_free(src), kg_diags_clear(&d);
     o.frame_flags = flags;
     kg_motion *out = run(cp, SAMPLE, &o, &rep);
-    assert_true(out->nframes <= 4096);
     posed P;
     posed_open(&P, SAMPLE);
     int seated = 0, down = 0;

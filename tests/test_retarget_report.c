@@ -605,6 +605,16 @@ static void test_zmp_seated(void **state) {
     clip_free(&c);
 }
 
+/* A state's runs shorter than L frames are dropped whole, longer ones kept
+ * (the seated state's filter); a run's first entry cleared must not stop
+ * the rest of it. */
+static void test_drop_short_runs(void **state) {
+    (void)state;
+    unsigned char v[] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1}, want[] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0};
+    rt_drop_short_runs(v, (int)sizeof v, 5);
+    assert_memory_equal(v, want, sizeof v);
+}
+
 /* Why the ZMP was out, on sway_clip() (6 of 23 frames out): with the
  * balance's COM reference the robot's COM itself, every frame out was out on
  * the reference too (100 %), and the foreseen COM standing still is never out;
@@ -864,7 +874,7 @@ int main(void) {
         cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit), cmocka_unit_test(test_pose_at_speed_limit),      cmocka_unit_test(test_pose_in_heading_frame),
         cmocka_unit_test(test_zmp),
-        cmocka_unit_test(test_zmp_seated), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_balance_replay), cmocka_unit_test(test_zmp_step),
+        cmocka_unit_test(test_zmp_seated), cmocka_unit_test(test_drop_short_runs), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_balance_replay), cmocka_unit_test(test_zmp_step),
         cmocka_unit_test(test_com_outside),
         cmocka_unit_test(test_contacts),        cmocka_unit_test(test_log),
         cmocka_unit_test(test_capsules),        cmocka_unit_test(test_segment_distance),

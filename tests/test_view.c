@@ -386,7 +386,9 @@ static void check_timeline(json_t *r) {
     assert_int_equal(run_frames(json_object_get(tl, "root_fast"), NULL, n), json_integer_value(json_object_get(r, "root_fast_frames")));
     double hover = 100.0 * run_frames(json_object_get(tl, "hover"), NULL, n) / n;
     assert_true(fabs(hover - json_number_value(json_object_get(r, "hover_percent"))) < 1e-9);
-    double com = 100.0 * run_frames(json_object_get(tl, "com_outside"), NULL, n) / (any ? any : 1);
+    int seated = run_frames(json_object_get(tl, "seated"), NULL, n); /* the sample walk: none */
+    assert_int_equal(seated, json_integer_value(json_object_get(r, "seated_frames")));
+    double com = 100.0 * run_frames(json_object_get(tl, "com_outside"), NULL, n) / (any - seated > 0 ? any - seated : 1);
     assert_true(fabs(com - json_number_value(json_object_get(r, "com_outside_percent"))) < 1e-9);
     assert_int_equal(run_frames(json_object_get(tl, "limit"), NULL, n) > 0, json_integer_value(json_object_get(r, "limit_violations")) > 0);
     assert_true(run_frames(json_object_get(tl, "zmp_outside"), NULL, n) <= any);

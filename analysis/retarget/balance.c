@@ -7,7 +7,8 @@
  * centre where it is narrower, it is the reference of Kajita's preview
  * controller (analysis/preview.h), whose COM the frame's solve follows; in the
  * air (no foot down) the reference is the COM estimate itself (nothing pushes
- * sideways).
+ * sideways), and so it is while the source is seated on its floor (its weight
+ * on more than the feet).
  *
  * The controller runs with the solve, one frame at a time (rt_balance_frame),
  * because the polygon that counts is the robot's: a foot is pinned where the

@@ -235,3 +235,13 @@ double rt_convex_lowest(const kg_convex *c, const kg_data *d, double p[3]) {
 double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]) {
     return rt_convex_lowest(&cm->shape[k], d, p);
 }
+
+void rt_drop_short_runs(unsigned char *v, int n, int L) {
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && v[b] == v[a]) b++;
+        const int drop = v[a] && b - a < L; /* read before the run's first entry is cleared */
+        for (int f = a; drop && f < b; f++) v[f] = 0;
+        a = b;
+    }
+}

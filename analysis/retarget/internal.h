@@ -97,7 +97,7 @@ typedef struct rt_frame_source {
     unsigned char on_toes[2];     /* a down foot's heel up until it lifts off (the toes' contact only, at a
                                    * contact's end: the push-off) */
     unsigned char standing;       /* a foot planted: low and slow, before filtering, and not seated (the
-                                   * report's hover and balance reference) */
+                                   * report's hover reference) */
     unsigned char seated;         /* the pelvis near the floor (seat_height): sitting or lying on it */
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
@@ -153,7 +153,7 @@ enum { RT_PIVOT_NONE = 0, RT_PIVOT_FRONT, RT_PIVOT_BACK };
 
 /* A planted foot's pin: its link's pose on the ground; a pivoting foot keeps
  * only the point it turns on (pivot_at, world) and its sole flat. */
-typedef struct rt_pin {
+typedef struct rt_pin {           /* its fields but down mean nothing while it is not down */
     int down, pivot;
     int slide;                    /* flat on the ground, free to slide and turn on it (its height and tilt
                                    * held), pulled onto pos and R by a cost: the first frame's settling */
@@ -261,6 +261,8 @@ void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], cons
 /* The pose (x, y, z, yaw of its link) of side's foot flat on the ground,
  * turned by yaw about the end of its sole (RT_PIVOT_*) held at `at`. */
 void rt_pivot_pose(const kg_retarget_robot *rr, int side, int pivot, const double at[3], double yaw, double pose[4]);
+/* v[0..n) with each run of nonzero entries shorter than L cleared. */
+void rt_drop_short_runs(unsigned char *v, int n, int L);
 /* Moves side's foot link at pos (turned by R) the least horizontal way that
  * leaves its sole gap or more from the other foot's (at opos, oR) on the
  * ground: the soles' rectangles overlap as the soles of feet set down there

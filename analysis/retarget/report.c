@@ -62,6 +62,7 @@ typedef struct acc {
     double (*com)[2];
     double (*feet)[2][4];       /* [nframes] each foot link's x, y, z, yaw */
     int zmp_frames, zmp_out, double_out, com_out, hover;
+    int com_frames, double_frames; /* the contact and double-support frames the source is not seated */
     int zmp_ref_out, zmp_foreseen_out; /* the ZMP out and its reference's too; the foreseen COM's out */
     double kp_sum;
     long kp_n;
@@ -267,6 +268,7 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
         const rt_frame_source *F = &s->f[f];
         int down = F->contact[0] + F->contact[1];
         if (!down || F->seated) continue;
+        A->com_frames++, A->double_frames += down == 2;
         double poly[8][2];
         int np = rt_support_polygon(rr, F->contact, (const double(*)[4])A->feet[f], poly);
         double dc = rt_polygon_distance((const double(*)[2])poly, np, A->com[f], 0, NULL);
@@ -288,9 +290,9 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
     }
     if (!isfinite(rep->zmp_margin_min_mm)) rep->zmp_margin_min_mm = 0;
     if (!isfinite(rep->com_margin_min_mm)) rep->com_margin_min_mm = 0;
-    rep->com_outside_percent = rep->contact_frames ? 100.0 * A->com_out / rep->contact_frames : 0;
+    rep->com_outside_percent = A->com_frames ? 100.0 * A->com_out / A->com_frames : 0;
     rep->zmp_outside_percent = A->zmp_frames ? 100.0 * A->zmp_out / A->zmp_frames : 0;
-    rep->com_outside_double_percent = rep->double_support_frames ? 100.0 * A->double_out / rep->double_support_frames : 0;
+    rep->com_outside_double_percent = A->double_frames ? 100.0 * A->double_out / A->double_frames : 0;
     rep->zmp_outside_reference_outside_percent = !o->balance ? -1 : A->zmp_out ? 100.0 * A->zmp_ref_out / A->zmp_out : NAN;
     rep->zmp_outside_foreseen_percent = !o->balance ? -1 : A->zmp_frames ? 100.0 * A->zmp_foreseen_out / A->zmp_frames : 0;
 }

@@ -56,6 +56,15 @@ static void standing_pose(const run *R, int side, double pos[3], double Rf[9]) {
     rt_yaw_rot(Rf, rt_heading(Rr), R->rr->rest_rot[foot]);
 }
 
+/* Moves side's foot at pos (turned by Rf) off the other foot's sole, gap
+ * clear, when the other is planted (rt_sole_clear); returns 1 when it moved. */
+static int clear_of_other(const run *R, int side, double pos[3], const double Rf[9], double gap) {
+    if (!R->pin[!side].down) return 0;
+    double opos[3], oR[9];
+    standing_pose(R, !side, opos, oR);
+    return rt_sole_clear(R->rr, side, pos, Rf, opos, oR, gap);
+}
+
 /* Turning as the source's foot turns, not onto its heading at once: a foot
  * set down turned away from the source's (the robot's legs do not reach
  * every turn) made up the whole difference on its pivot in a frame (up to
@@ -151,27 +160,20 @@ static int set_pins(run *R, int f) {
         p->hold[0] = p->hold[1] = p->hold[2] = 0;
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         if (f > 0 || R->posed) laid_flat(R, side, p);
-        if (f > 0 && R->pin[!side].down && f - contact_start(R, side, f) < R->K) {
-            double opos[3], oR[9], pos[3];
-            standing_pose(R, !side, opos, oR);
-            kg_vec3_copy(pos, p->pos);
-            if (rt_sole_clear(rr, side, pos, p->R, opos, oR, 0)) continue; /* on the other sole: aside first */
-        }
+        /* not on the other foot's sole (the robot's feet are larger than a person's, set down
+         * where the source's landed they can overlap); only off an overlap, not sole_gap clear
+         * as a landing aims: a foot pinned where it arrives slides as far as its pin is moved */
+        double clear[3];
+        kg_vec3_copy(clear, p->pos);
+        if (clear_of_other(R, side, clear, p->R, 0) && f > 0 && f - contact_start(R, side, f) < R->K)
+            continue; /* on the other sole: aside first */
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
          * fell further behind, its swinging foot stretched towards targets out of reach */
         double was[2] = {R->shift[0], R->shift[1]};
         for (int a = 0; a < 2 && f > 0; a++) R->shift[a] = p->pos[a] - R->s.f[f].pin[side][a];
-        /* not on the other foot's sole (the robot's feet are larger than a
-         * person's, set down where the source's landed they can overlap);
-         * only off an overlap, not sole_gap clear as a landing aims: a foot
-         * pinned where it arrives slides as far as its pin is moved */
-        if (R->pin[!side].down) {
-            double opos[3], oR[9];
-            standing_pose(R, !side, opos, oR);
-            rt_sole_clear(rr, side, p->pos, p->R, opos, oR, 0);
-        }
+        kg_vec3_copy(p->pos, clear);
         p->pivot = R->s.f[f].pivot[side];
         /* where it landed against where the balance foresaw it at the swing's start (the source's
          * foothold moved by the shift): a gait's misses repeat foot by foot (a swinging leg kept
@@ -198,11 +200,7 @@ static void landing(run *R, int f, rt_goal *g) {
             g->landing[side] = 1;
             g->land_pos[side][0] = now[0], g->land_pos[side][1] = now[1], g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], now[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            if (R->pin[!side].down) {
-                double opos[3], oR[9];
-                standing_pose(R, !side, opos, oR);
-                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, 0);
-            }
+            clear_of_other(R, side, g->land_pos[side], g->land_R[side], 0);
             continue;
         }
         for (int j = 1; j <= R->K; j++) {
@@ -218,11 +216,7 @@ static void landing(run *R, int f, rt_goal *g) {
             g->land_pos[side][0] = pl[0] + sh[0], g->land_pos[side][1] = pl[1] + sh[1];
             g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], pl[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            if (R->pin[!side].down) {
-                double opos[3], oR[9];
-                standing_pose(R, !side, opos, oR);
-                rt_sole_clear(rr, side, g->land_pos[side], g->land_R[side], opos, oR, R->o->tune.sole_gap);
-            }
+            clear_of_other(R, side, g->land_pos[side], g->land_R[side], R->o->tune.sole_gap);
             break;
         }
     }
@@ -289,12 +283,17 @@ static void goal_at(run *R, int f, rt_goal *g) {
         int l = R->rr->map.link[KG_PART_PELVIS];
         double rise = R->s.f[f].kp[KG_PART_PELVIS][2] - R->s.f[f - 1].kp[KG_PART_PELVIS][2];
         double now = rt_step_data(R->step)->link_pos[3 * l + 2], hold = R->o->tune.height_hold;
-        double from = now;
-        if (!(R->pin[0].down && R->pin[1].down) && f > 1 && hold > 0) /* the target relaxes onto the pelvis */
-            from = now + exp(-R->s.dt / hold) * (R->pelvis_z - now);
-        g->pelvis_z = R->pelvis_z = from + rise;
-        if (R->s.f[f].seated) /* on the floor: as high as the source's, not from where the legs hold it */
-            g->pelvis_z = R->pelvis_z = R->s.f[f].kp[KG_PART_PELVIS][2];
+        double from = now, k = hold > 0 ? exp(-R->s.dt / hold) : 0;
+        if (!(R->pin[0].down && R->pin[1].down) && f > 1) /* the target relaxes onto the pelvis */
+            from = now + k * (R->pelvis_z - now);
+        if (R->s.f[f].seated) { /* on the floor: onto the source's height, not from where the legs hold it */
+            double off[3];
+            kg_mat3_vec(off, rt_step_data(R->step)->link_rot + 9 * l, R->rr->map.point[KG_PART_PELVIS]);
+            double to = R->s.f[f].kp[KG_PART_PELVIS][2] - off[2]; /* the link's origin under the keypoint */
+            g->pelvis_z = R->pelvis_z = to + k * ((f > 1 ? R->pelvis_z : now) - to);
+        } else {
+            g->pelvis_z = R->pelvis_z = from + rise;
+        }
     }
 }
 

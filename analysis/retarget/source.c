@@ -244,16 +244,15 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, const kg_retarge
  * the floor, its weight on more than the feet. Such a frame is not standing:
  * the feet's polygon is not its support (the balance lets the COM follow
  * the source's, and the report does not count it). */
-static void seats(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
+static int seats(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
     const int n = s->nframes, L = (int)fmax(1, ceil(t->min_contact_time / s->dt));
-    for (int f = 0; f < n; f++) s->f[f].seated = t->seat_height > 0 && s->f[f].kp[KG_PART_PELVIS][2] < t->seat_height * rr->leg;
-    for (int a = 0; a < n;) { /* runs shorter than L are not */
-        int b = a + 1;
-        while (b < n && s->f[b].seated == s->f[a].seated) b++;
-        for (int f = a; f < b && s->f[a].seated && b - a < L; f++) s->f[f].seated = 0;
-        a = b;
-    }
-    for (int f = 0; f < n; f++) s->f[f].standing &= (unsigned char)!s->f[f].seated;
+    unsigned char *v = malloc((size_t)n + 1);
+    if (!v) return -1;
+    for (int f = 0; f < n; f++) v[f] = t->seat_height > 0 && s->f[f].kp[KG_PART_PELVIS][2] < t->seat_height * rr->leg;
+    rt_drop_short_runs(v, n, L);
+    for (int f = 0; f < n; f++) s->f[f].seated = v[f], s->f[f].standing &= (unsigned char)!v[f];
+    free(v);
+    return 0;
 }
 
 /* A flat foot's frame in its ankle link's frame, averaged over the frames
@@ -509,7 +508,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     if (floors(s, &o->tune, floor) != 0) goto done;
     scale_frames(s, floor, rr);
     contacts(s, &o->tune, rr, floor);
-    seats(s, &o->tune, rr);
+    if (seats(s, &o->tune, rr) != 0) goto done;
     calibrate_feet(s, m, ankle_R, floor, &o->tune, rr);
     for (int f = 0; f < n; f++) {
         body_frames(&s->f[f], rr);

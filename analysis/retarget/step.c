@@ -3,7 +3,8 @@
  * (world axes) and turn (about its origin, world axes), then the robot's
  * independent joint coordinates. The pose is then q + dq, the root moved by
  * dp and turned by exp(dtheta). The costs are costs.c's, the rows
- * constraints.c's (always feasible: violations are corrected by costs); the
+ * constraints.c's (a bound already passed asked back, softened when that
+ * cannot be met: solve()); the
  * bounds here: joint position limits, joint velocity limits over the frame,
  * the root's speed and turning rate, and a trust region per step. */
 #include <math.h>
@@ -102,7 +103,7 @@ void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double wei
 static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
     /* a coordinate past its window (the rounding of limit - value; a turn's second-order
      * drift past the rate limit over a frame's steps) is held, not pushed back: every
-     * bound and row is met by standing still, or the problem may have no solution */
+     * bound is met by standing still, or the problem may have no solution */
     *lb = fmax(*lb, fmin(lo, 0)), *ub = fmin(*ub, fmax(hi, 0));
 }
 
@@ -162,15 +163,17 @@ static void soften(rt_step *w) {
     symmetrize(w->H, w->nx);
 }
 
-/* Solves the step's problem into w->x, warm-started from the last active set.
- * Returns 0, or -1 when the solver fails (x is then zero: the pose holds). */
+/* Solves the step's problem into w->x, warm-started from the last active set;
+ * when the rows of bounds already passed cannot all be met (no solution, or
+ * none within the solver's cap), solved again with them softened. Returns 0,
+ * or -1 when the solver fails (x is then zero: the pose holds). */
 static int solve(rt_step *w) {
     symmetrize(w->H, w->nx);
     kg_qp p = {.n = w->nx, .H = w->H, .g = w->g, .neq = w->neq, .C = w->C, .d = w->cd, .nin = w->nin, .A = w->A,
                .b = w->b, .lb = w->lb, .ub = w->ub, .hint = w->hint, .nhint = w->nhint};
     kg_qp_result r;
     kg_qp_solve(&p, w->x, NULL, w->qp, &r);
-    if (r.status != KG_QP_OK && w->nsoft > 0) {
+    if ((r.status == KG_QP_INFEASIBLE || r.status == KG_QP_MAX_ITERATIONS) && w->nsoft > 0) {
         soften(w);
         kg_qp_solve(&p, w->x, NULL, w->qp, &r);
     }

@@ -25,10 +25,12 @@
  *              position and velocity limits, root speed, planted soles fixed
  *              on the ground, swinging soles above it, link pairs kept apart
  *              (velocity dampers on their distances), and the COM on the
- *              balance's reference. Every row is met by standing still, so the
- *              problem always has a solution; a violation (a bound passed, a
- *              target not reached) is corrected by a heavy cost on it, its
- *              slack, and the report says which kind gave and by how much.
+ *              balance's reference. A bound already passed is asked back within
+ *              the step; where that cannot be met, it is only held (standing
+ *              still meets every row then, so the problem has a solution) and a
+ *              heavy cost corrects the violation (a bound passed, a target not
+ *              reached): its slack, and the report says which kind gave and by
+ *              how much.
  *              Nothing is repaired afterwards.
  *   report.c   the figures of the whole clip, computed from the output.
  *   retarget.c the driver: the stages above in order.
@@ -114,10 +116,6 @@ typedef struct kg_retarget_tuning {
                                  * its miss weighed by w_slack[KG_SLACK_BALANCE] */
     double w_height;            /* the pelvis's height: the frame before's plus the source pelvis's rise
                                  * or fall (1) */
-    double seat_height;         /* 1: the source is seated (on the floor) while its pelvis is lower than
-                                 * this many leg lengths above it, on the robot's scale: its pelvis's
-                                 * height is then followed as it is, and its balance and the report's
-                                 * ZMP leave those frames alone; 0: never (0.25) */
     double height_hold;         /* s: unless both feet stand, "the frame before's" is the frame before's
                                  * target, relaxing onto the pelvis with this time constant (0.3): a
                                  * swinging foot reaching for its landing pulled the pelvis down with
@@ -203,8 +201,9 @@ typedef struct kg_retarget_tuning {
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
     double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is
-                                 * this near the ground, its whole sole (flat) for up to landing_time
-                                 * after the source put it down; until then it keeps landing (0.01) */
+                                 * this near the ground, its whole sole (flat) and clear of the other
+                                 * planted sole for up to landing_time after the source put it down;
+                                 * until then it keeps landing (0.01) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
@@ -221,6 +220,12 @@ typedef struct kg_retarget_tuning {
                                  * to the last frame, so only the iterations change (fewer steps at
                                  * 30 frames/s, where a frame's change is several trust regions).
                                  * 0: start from the last pose (1) */
+    double seat_height;         /* 1: the source is seated (sits or lies on its floor) while its pelvis
+                                 * is lower than this many leg lengths above it, on the robot's scale:
+                                 * the pelvis's height target is then the source's (relaxing onto it
+                                 * over height_hold), the balance lets the COM follow the source's,
+                                 * and the report leaves those frames out of hover and its balance
+                                 * figures; 0: never (0.25) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
@@ -260,7 +265,7 @@ enum {
     KG_FRAME_SEATED = 1u << 12,        /* counted in seated_frames */
 };
 #define KG_NFRAME_FLAG 13
-/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast"). */
+/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast", "seated"). */
 KG_API const char *kg_retarget_frame_flag_name(int k);
 
 
@@ -279,8 +284,6 @@ typedef struct kg_retarget_report {
     /* the feet */
     int contact_phases;                        /* the source's, both feet */
     int contact_frames, double_support_frames; /* frames with one or two feet down */
-    int seated_frames;                         /* the source sits or lies on its floor (seat_height):
-                                                * left out of hover_percent and the balance figures */
     double penetration_max_mm;                 /* the lowest sole point below the ground, any frame */
     double slip_max_mm, slip_mean_mm;          /* per stance run: the horizontal travel of a sole on the
                                                 * ground (within 5 mm) while the source's foot is down */
@@ -301,11 +304,13 @@ typedef struct kg_retarget_report {
                                                 * could not follow there (joint ranges below a person's) */
     double pose_segment_held_percent[10];      /* the same per segment (NAN: none off) */
     /* balance: the cart-table ZMP of the output's COM (zmp_step differences) */
-    double zmp_outside_percent;                /* of frames with a foot down, but the first and last
-                                                * zmp_step (no central difference there) */
+    double zmp_outside_percent;                /* of frames with a foot down and the source not seated,
+                                                * but the first and last zmp_step (no central
+                                                * difference there) */
     double zmp_margin_min_mm;                  /* signed distance into the polygon (< 0: out) */
-    double com_outside_double_percent;         /* of double-support frames: the COM out of the polygon */
-    double com_outside_percent;                /* of frames with a foot down */
+    double com_outside_double_percent;         /* of double-support frames, the source not seated: the
+                                                * COM out of the polygon */
+    double com_outside_percent;                /* of frames with a foot down, the source not seated */
     double com_margin_min_mm;
     /* self-collision of the watched pairs, on the meshes */
     int self_collision_frames;                 /* -1: no collision geometry */
@@ -341,6 +346,8 @@ typedef struct kg_retarget_report {
                                                 * landing known a preview_time ahead: what remains
                                                 * once references moved late (a foot landing away
                                                 * from where the balance foresaw it) are taken out */
+    int seated_frames;                         /* the source sits or lies on its floor (seat_height):
+                                                * left out of hover_percent and the balance figures */
 } kg_retarget_report;
 
 /* The segments of the pose figures: left thigh, shank, upper arm, forearm,
