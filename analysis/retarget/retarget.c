@@ -189,7 +189,11 @@ static int set_pins(run *R, int f) {
 }
 
 /* A swinging foot within K frames of landing (or of lifting off flat) comes
- * down onto the ground flat, turned as the source's contact plans. */
+ * down onto the ground flat, turned as the source's contact plans. One the
+ * source has put down already comes straight down, moved sole_gap clear of
+ * the other planted sole where it is over it: aimed only just clear, a foot
+ * waiting to be pinned off that sole stopped short of it and was then pinned
+ * onto it and slid off (8-10 mm). */
 static void landing(run *R, int f, rt_goal *g) {
     const kg_retarget_robot *rr = R->rr;
     for (int side = 0; side < 2; side++) {
@@ -200,7 +204,7 @@ static void landing(run *R, int f, rt_goal *g) {
             g->landing[side] = 1;
             g->land_pos[side][0] = now[0], g->land_pos[side][1] = now[1], g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], now[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            clear_of_other(R, side, g->land_pos[side], g->land_R[side], 0);
+            clear_of_other(R, side, g->land_pos[side], g->land_R[side], R->o->tune.sole_gap);
             continue;
         }
         for (int j = 1; j <= R->K; j++) {
