@@ -36,9 +36,10 @@
  *      could not make, and step 4's height, by moving the base, the legs solved
  *      again so both feet stay where they were (within hold_position and
  *      hold_rotation). irteus moves the base alone (:move-base-pos); here the
- *      base alone did worse (the corpus walks, bench/dynamics_filter_walks.sh:
- *      13 of 28 runs below 5 %, the sum of the 28 figures 412, against 16 and
- *      206 with the upper body first; the upper body alone 16 and 276). A base
+ *      base alone did worse (the corpus walks, bench/dynamics_filter_walks.sh,
+ *      20 passes: 13 of 28 runs below 5 %, the sum of the 28 figures 412,
+ *      against 16 and 206 with the upper body first; the upper body alone 16
+ *      and 276). A base
  *      move the legs cannot follow (a leg at full length, a hip or ankle at a
  *      limit) is halved, up to base_halvings times, then left out (base_cuts);
  *      a foot is never let go of for it.
@@ -68,7 +69,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->delay = 0.8;
     o->q = 1, o->r = 1e-9;
     o->margin = 0.02;
-    o->passes = 20;
+    o->passes = 50;
     o->iterations = 3;
     o->damping = 1e-6;
     o->error_max = 0.1;

@@ -222,15 +222,19 @@ typedef struct kg_dyn_filter_options {
                             * figures below: bench/dynamics_filter_walks.sh (the corpus walks onto four
                             * robots, 28 runs; retargeting of e319089), runs below 5 % outside and the
                             * sum of the 28 after-filter percentages, each option alone changed from
-                            * the defaults: 16, 206. Margin 0.01: 16, 292; 0.015: 17, 237; 0.025: 17,
+                            * the defaults but with 20 passes: 16, 206 (50 passes: 18, 171). Margin
+                            * 0.01: 16, 292; 0.015: 17, 237; 0.025: 17,
                             * 235; 0.03: 17, 231; 0.04: 14, 285 (without steps 4 and 5's base, 0.02
                             * instead of 0.01 did little: 9, 502 -> 9, 463) */
     int passes;            /* at most this many, each on the motion the last one corrected; the best
-                            * is kept (20; 10: 15, 267; 15: 16, 237. Earlier, on the retargeting of
-                            * 2a77bba, 3 -> 10 passes took 8 -> 12 runs below 5 % and 15 no further;
-                            * the base's moves give the later passes more to do). A pass costs, per
-                            * frame, its inverse dynamics and up to `iterations` solves of the legs:
-                            * 1.5 s for the 1 313 frames of walk_circle onto Talos, 20 passes */
+                            * is kept (50; 10: 15, 267; 15: 16, 237; 20: 16, 206; 30: 17, 184. More
+                            * passes never make the motion returned worse, they cost time: the 120
+                            * frames/s walk_circle kept gaining to the 50th, the Bandai walks settle
+                            * within 15. Earlier, on the retargeting of 2a77bba and without the base's
+                            * moves, 3 -> 10 passes took 8 -> 12 runs below 5 % and 15 no further).
+                            * A pass costs, per frame, its inverse dynamics and up to `iterations`
+                            * solves of the legs: 3.7 s for the 1 313 frames of walk_circle onto
+                            * Talos, 0.6 s for the G1's 195-frame Bandai walk */
     int iterations;        /* Newton steps of the upper body's move per frame, and steps of the base's
                             * (the COM follows the base by a little less than one) (3) */
     double damping;        /* m^2: damped least squares of that move (1e-6) */
