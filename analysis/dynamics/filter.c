@@ -35,7 +35,10 @@
  *      that carry no foot: the least change, within limits), then what they
  *      could not make, and step 4's height, by moving the base, the legs solved
  *      again so both feet stay where they were (within hold_position and
- *      hold_rotation). irteus moves the base alone (:move-base-pos); here the
+ *      hold_rotation). The upper body's steps also pull its joints back
+ *      towards the motion given, in what leaves the COM where the step puts it
+ *      (posture_pull): over many passes the steps otherwise add up differently
+ *      from frame to frame. irteus moves the base alone (:move-base-pos); here the
  *      base alone did worse (the corpus walks, bench/dynamics_filter_walks.sh,
  *      20 passes: 13 of 28 runs below 5 %, the sum of the 28 figures 412,
  *      against 16 and 206 with the upper body first; the upper body alone 16
@@ -80,6 +83,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->leg_iterations = 50;
     o->leg_nudge = 0.3;
     o->base_halvings = 3;
+    o->posture_pull = 0.05;
     kg_torque_defaults(&o->torque);
 }
 
@@ -101,6 +105,7 @@ typedef struct filt {
     int frame;       /* the frame apply() is at */
     double *J, *scratch; /* [3 dof] the COM Jacobian, [4 nlink] its scratch */
     double *q_save;  /* [nq] the joints before a base move */
+    const double *q0; /* [n nq] the joints of the motion given */
     unsigned char *upper; /* [dof] the columns the correction moves */
     kg_ik_work *ik;  /* the legs' solve */
     kg_ik_options iko;
@@ -304,14 +309,34 @@ static void base_to(filt *F, const double target[3], int horiz, const kg_ik_targ
     }
 }
 
+/* The pull of the upper body's joints back to the motion given's (posture_pull
+ * of the way per step) as p, its part along the COM's horizontal rows, (Ju
+ * Ju^T + lambda E)^-1 Ju r: r - Ju^T p leaves the COM where the step puts it. */
+static void pull_back(const filt *F, const double A[3], double det, double p[2]) {
+    const kg_model *m = F->m;
+    const int nd = m->dof;
+    const double *q0 = F->q0 + (size_t)F->frame * m->nq;
+    double u[2] = {0, 0};
+    for (int j = 0; j < m->njoint; j++) {
+        const kg_joint *J = &m->joint[j];
+        if (J->dofadr < 0 || !F->upper[J->dofadr]) continue;
+        const double r = F->o->posture_pull * (q0[J->qadr] - F->d->q[J->qadr]);
+        u[0] += F->J[J->dofadr] * r, u[1] += F->J[nd + J->dofadr] * r;
+    }
+    p[0] = (A[2] * u[0] - A[1] * u[1]) / det, p[1] = (A[0] * u[1] - A[1] * u[0]) / det;
+}
+
 /* The COM moved horizontally towards target through the upper body's joints
  * (F->upper: one-coordinate joints that carry no foot, mimic followers
  * excepted), the least change that does it (damped least squares on the COM
  * Jacobian's horizontal rows, a Newton step per iteration), within the joints'
- * limits. The feet do not move. */
+ * limits, and in the rows' null space a pull back to the motion given
+ * (pull_back): the steps of many passes otherwise add up differently from one
+ * frame to the next. The feet do not move. */
 static void upper_to(filt *F, const double target[2]) {
     const kg_model *m = F->m;
     const int nd = m->dof;
+    const double *q0 = F->q0 + (size_t)F->frame * m->nq;
     double com[3];
     for (int it = 0; it < F->o->iterations; it++) {
         kg_fk(m, F->d);
@@ -328,11 +353,14 @@ static void upper_to(filt *F, const double target[2]) {
         const double det = A[0] * A[2] - A[1] * A[1];
         if (!(det > 0)) break;
         const double y0 = (A[2] * e[0] - A[1] * e[1]) / det, y1 = (A[0] * e[1] - A[1] * e[0]) / det;
+        double p[2];
+        pull_back(F, A, det, p);
         for (int j = 0; j < m->njoint; j++) {
             const kg_joint *J = &m->joint[j];
             if (J->dofadr < 0 || !F->upper[J->dofadr]) continue;
             double *q = F->d->q + J->qadr;
-            *q += F->J[J->dofadr] * y0 + F->J[nd + J->dofadr] * y1;
+            const double a = F->J[J->dofadr], b = F->J[nd + J->dofadr];
+            *q += a * (y0 - p[0]) + b * (y1 - p[1]) + F->o->posture_pull * (q0[J->qadr] - *q);
             if (kg_joint_is_limited(J)) *q = fmin(J->upper, fmax(J->lower, *q));
         }
     }
@@ -483,15 +511,17 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
     }
     const size_t n = (size_t)mo->nframes, nq = (size_t)m->nq;
     filt F = {.m = m, .mo = mo, .feet = feet, .o = o};
-    /* the best motion so far, and the base given */
-    double *best_q = calloc(n * nq + 1, sizeof *best_q), *best_base = calloc(14 * n + 1, sizeof *best_base);
+    /* the best motion so far, and the motion given */
+    double *best_q = calloc(2 * n * nq + 1, sizeof *best_q), *best_base = calloc(14 * n + 1, sizeof *best_base);
     if (filt_alloc(&F) != 0 || !best_q || !best_base) {
         kg_diag_add(dg, KG_ERROR, "dynamics.memory", m->source, 0, NULL, "out of memory filtering the motion");
         free(best_q), free(best_base), filt_free(&F);
         return -1;
     }
-    double *base0 = best_base + 7 * n;
+    double *base0 = best_base + 7 * n, *q0 = best_q + n * nq;
     memcpy(base0, mo->base, 7 * n * sizeof *base0);
+    memcpy(q0, mo->q, n * nq * sizeof *q0);
+    F.q0 = q0;
     find_upper(&F);
     double com[3];
     kg_motion_pose(mo, 0, F.d);
