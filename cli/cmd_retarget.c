@@ -351,6 +351,9 @@ static void add_filter(json_t *j, const kg_dyn_filter_result *r) {
     json_object_set_new(f, "passes", json_integer(r->passes));
     json_object_set_new(f, "com_correction_max_mm", kg_json_num(1e3 * r->shift_max));
     json_object_set_new(f, "com_correction_missed_max_mm", kg_json_num(1e3 * r->com_error_max));
+    json_object_set_new(f, "base_shift_max_mm", kg_json_num(1e3 * r->base_shift_max));
+    json_object_set_new(f, "com_lowered_max_mm", kg_json_num(1e3 * r->com_lowered_max));
+    json_object_set_new(f, "base_moves_cut", json_integer(r->base_cuts));
     json_object_set_new(j, "dynamics_filter", f);
 }
 

@@ -202,25 +202,41 @@ KG_END_DECLS
  * irteus's :preview-control-dynamics-filter: the motion corrected so that its
  * multibody ZMP follows a reference, by the cart-table preview controller
  * (analysis/preview.h) fed with the ZMP error, its cart position applied as a
- * horizontal move of the centre of mass by the joints that carry no foot (the
- * legs and the base stay as they are). The reference is the ZMP
- * itself where it is at least `margin` inside the support polygon, else the
- * nearest point that far in along the way to the contact points' centroid;
- * the error fed is the ZMP's times the frame's vertical force over the weight
- * (the ground moment missing, in the cart-table's units). The best of the
- * passes is returned. The steps and their choices are in filter.c's comment. */
+ * horizontal move of the centre of mass by the joints that carry no foot and,
+ * for what they cannot make, by a move of the base with the legs solved again
+ * so that the feet stay where they were. The COM's height is smoothed (only
+ * lowered) so that the frames' vertical force stays near the weight. The
+ * reference is the ZMP itself where it is at least `margin` inside the support
+ * polygon, else the nearest point that far in along the way to the contact
+ * points' centroid; the error fed is the ZMP's times the frame's vertical
+ * force over the weight (the ground moment missing, in the cart-table's
+ * units). The best of the passes is returned. The steps and their choices are
+ * in filter.c's comment. */
 typedef struct kg_dyn_filter_options {
     double delay;          /* s: preview horizon (0.8, irteus's for this filter) */
     double q, r;           /* preview weights on the ZMP error and the jerk's change (1, 1e-9; irteus
                             * has r = 1e-6 for a planned ZMP: an error measured per frame changes at
                             * the frame rate, which r = 1e-6 lets the cart follow only in part: G1's
                             * Bandai walk 69 -> 45 % outside against 9 % at 1e-9) */
-    double margin;         /* m: how far inside the support polygon the reference is kept (0.01) */
+    double margin;         /* m: how far inside the support polygon the reference is kept (0.02). The
+                            * figures below: bench/dynamics_filter_walks.sh (the corpus walks onto four
+                            * robots, 28 runs; retargeting of e319089), runs below 5 % outside and the
+                            * sum of the 28 after-filter percentages, each option alone changed from
+                            * the defaults but with 20 passes: 16, 206 (50 passes: 18, 171). Margin
+                            * 0.01: 16, 292; 0.015: 17, 237; 0.025: 17,
+                            * 235; 0.03: 17, 231; 0.04: 14, 285 (without steps 4 and 5's base, 0.02
+                            * instead of 0.01 did little: 9, 502 -> 9, 463) */
     int passes;            /* at most this many, each on the motion the last one corrected; the best
-                            * is kept (10: the corpus walks onto four robots, 3 -> 10 passes: 8 -> 12
-                            * of 28 runs below 5 % outside, mean 24 -> 16 %; 15 passes: 12, 15 %;
-                            * measured on the retargeting of 2a77bba) */
-    int iterations;        /* Newton steps of the upper body's move per frame (3) */
+                            * is kept (50; 10: 15, 267; 15: 16, 237; 20: 16, 206; 30: 17, 184. More
+                            * passes never make the motion returned worse, they cost time: the 120
+                            * frames/s walk_circle kept gaining to the 50th, the Bandai walks settle
+                            * within 15. Earlier, on the retargeting of 2a77bba and without the base's
+                            * moves, 3 -> 10 passes took 8 -> 12 runs below 5 % and 15 no further).
+                            * A pass costs, per frame, its inverse dynamics and up to `iterations`
+                            * solves of the legs: 3.7 s for the 1 313 frames of walk_circle onto
+                            * Talos, 0.6 s for the G1's 195-frame Bandai walk */
+    int iterations;        /* Newton steps of the upper body's move per frame, and steps of the base's
+                            * (the COM follows the base by a little less than one) (3) */
     double damping;        /* m^2: damped least squares of that move (1e-6) */
     double error_max;      /* m: per axis, a larger error (the ZMP's, times Fz / M g) is clipped to this
                             * (0.1): a foot landing (its speed gone in a frame) or the end frames'
@@ -228,6 +244,35 @@ typedef struct kg_dyn_filter_options {
                             * smooth move of the COM follows; chasing them disturbs the frames around
                             * (the corpus walks onto four robots, 10 passes: 12, 11, 11 of 28 runs
                             * below 5 % at 0.1, 0.2, 0.3 m; the same retargeting) */
+    double height_cutoff;  /* Hz: the COM's height is smoothed to this cutoff (half gain; a penalty on its
+                            * second differences) and only lowered (2; 0: not smoothed): Fz = M (g + z''),
+                            * and the retargeted root kinks within a frame, so that a third of the frames
+                            * left outside had Fz <= 0 or a fraction of M g (0: 12, 360; 1.5 Hz: 15,
+                            * 249; 3 Hz: 15, 278) */
+    double height_lowering_max; /* m: the smoothing lowers no frame's COM further than this below the
+                            * motion given (0.03; 0.02: 17, 216; 0.05: 17, 230; unbounded: 16, 233, the
+                            * COM lowered up to 0.23 m); the upper body's moves lower it too (bending
+                            * forward), so the report's com_lowered_max can be larger */
+    int move_base;         /* 1: what the upper body cannot make of the COM's horizontal correction, the
+                            * base makes (1; 0, the upper body alone: 16, 276; the base alone, the upper
+                            * body's damping raised out of reach: 13, 412) */
+    double hold_position, hold_rotation; /* m, rad: the feet held within these when the base moves (the
+                            * legs solved again; 1e-7, 1e-6: a foot's error of 1e-7 m in a frame is an
+                            * acceleration of 1e-7 / dt^2 of a few kilograms, nothing at 120 frames/s) */
+    int leg_iterations;    /* at most this many steps per solve of the legs (50) */
+    double leg_nudge;      /* rad: a failed solve of the legs starts again with each leg joint moved this
+                            * far towards the middle of its range (0.3): a knee at full length gives
+                            * no first-order way to shorten the leg (the solve straightens it against
+                            * its limit); 0: 16, 217 */
+    int base_halvings;     /* a base move the legs cannot follow is halved up to this many times, then
+                            * left out (3; 0: 15, 246) */
+    double posture_pull;   /* per step of the upper body's move, its joints are pulled this part of the
+                            * way back to the motion given, within what leaves the COM's correction
+                            * as it is (0.05): the steps of many passes otherwise add up differently
+                            * from frame to frame (the sample humanoid's joints' second differences
+                            * 6 -> 90 mrad RMS on walk_circle at 50 passes; 19 with the pull). 50
+                            * passes: 0: 18, 171; 0.03: 21, 140; 0.07: 20, 132; 0.1: 18, 132; 0.2:
+                            * 19, 143; 0.5: 18, 141; 1: 16, 213 */
     kg_torque_options torque; /* contacts, friction, ground, gravity (kg_torque_defaults) */
 } kg_dyn_filter_options;
 
@@ -240,11 +285,19 @@ typedef struct kg_dyn_filter_result {
                                                  * best pass's: fewer than were run when a later
                                                  * one did worse) */
     double shift_max;                           /* m: the largest COM correction asked */
-    double com_error_max;                       /* m: the largest part of one the upper body could not make */
+    double com_error_max;                       /* m: the largest part of one the upper body and the
+                                                 * base could not make */
+    double base_shift_max;                      /* m: the base's largest move, the motion returned */
+    double com_lowered_max;                     /* m: the most a frame's COM is lower than in the
+                                                 * motion given, the motion returned */
+    int base_cuts;                              /* base moves the legs could not follow (halved or
+                                                 * left out), over all passes run */
 } kg_dyn_filter_result;
 
 /* Filters mo (a motion of m with its base pose per frame) in place: the
- * one-coordinate joints that carry no foot change. feet: the robot's
+ * one-coordinate joints that carry no foot change, and the base's position and
+ * the legs' joints with it (the feet held within hold_position and
+ * hold_rotation). feet: the robot's
  * (kg_feet_find, or a retargeting's). o NULL: defaults. Returns 0, or -1 after
  * an error diagnostic (no base or feet, a model the torques refuse). */
 KG_API int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const kg_dyn_filter_options *o,
