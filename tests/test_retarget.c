@@ -338,6 +338,14 @@ static void posed_close(posed *p) {
     kg_diags_clear(&p->d);
 }
 
+/* The lowest point of the posed robot's collision shapes but its feet's (m). */
+static double body_lowest(const posed *p) {
+    double low = INFINITY, at[3];
+    for (int k = 0; k < p->rr->cm.nshape; k++)
+        if (!p->rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&p->rr->cm, p->kd, k, at));
+    return low;
+}
+
 /* Column k (from 0) of a trace line, parsed as a number. */
 static double trace_col(const char *line, int k) {
     const char *col = line;
@@ -814,10 +822,7 @@ static void test_body_above_ground(void **state) {
     double low = INFINITY;
     for (int f = 0; f < out->nframes; f++) {
         posed_frame(&P, out, f);
-        for (int k = 0; k < P.rr->cm.nshape; k++) {
-            double p[3];
-            if (!P.rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&P.rr->cm, P.kd, k, p));
-        }
+        low = fmin(low, body_lowest(&P));
     }
     printf("  the body's lowest point but the feet: %.2f mm\n", low * 1e3);
     assert_true(low >= -1e-3);
@@ -854,10 +859,7 @@ static void test_seated(void **state) {
     for (int f = 0; f < out->nframes; f++) {
         if (!(flags[f] & KG_FRAME_SEATED)) continue;
         posed_frame(&P, out, f);
-        double low = INFINITY, p[3];
-        for (int k = 0; k < P.rr->cm.nshape; k++)
-            if (!P.rr->is_foot_shape[k]) low = fmin(low, rt_shape_lowest(&P.rr->cm, P.kd, k, p));
-        seated++, down += low < 0.02;
+        seated++, down += body_lowest(&P) < 0.02;
     }
     printf("  seated on %d frames (report %d): the body on the ground on %d\n", seated, rep.seated_frames, down);
     assert_int_equal(seated, rep.seated_frames);

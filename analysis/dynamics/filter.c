@@ -260,6 +260,12 @@ static void height_correction(filt *F) {
     for (int f = 0; f < n; f++) F->dz[f] = fmin(0, fmax(F->lo[f], F->y[f]) - F->x[f]);
 }
 
+/* The COM at d's pose, its link poses brought up to date. */
+static void com_now(filt *F, double com[3]) {
+    kg_fk(F->m, F->d);
+    kg_com_jacobian(F->m, F->d, com, NULL, F->scratch);
+}
+
 /* The legs solved again (from d's pose) so the feet are at t; a failed solve
  * starts once more with each leg joint moved leg_nudge towards the middle of
  * its range: at a knee at full length the solve sees no first-order way to
@@ -301,8 +307,7 @@ static void shift_base(filt *F, const double e[3], const kg_ik_target *t, int nt
 static void base_to(filt *F, const double target[3], int horiz, const kg_ik_target *t, int nt) {
     double com[3];
     for (int it = 0; it < F->o->iterations; it++) {
-        kg_fk(F->m, F->d);
-        kg_com_jacobian(F->m, F->d, com, NULL, F->scratch);
+        com_now(F, com);
         const double e[3] = {horiz ? target[0] - com[0] : 0, horiz ? target[1] - com[1] : 0, target[2] - com[2]};
         if (kg_vec3_norm(e) <= F->o->hold_position) break; /* made, or nothing to make */
         shift_base(F, e, t, nt);
@@ -389,18 +394,15 @@ static void apply(filt *F, int f, kg_dyn_filter_result *res) {
     kg_motion_pose(F->mo, f, F->d);
     F->frame = f;
     double com[3];
-    kg_fk(m, F->d);
-    kg_com_jacobian(m, F->d, com, NULL, F->scratch);
+    com_now(F, com);
     kg_ik_target t[KG_NFOOT];
     const int nt = feet_targets(F, t);
     double target[3] = {com[0] + dc[0], com[1] + dc[1], 0};
     upper_to(F, target);
-    kg_fk(m, F->d);
-    kg_com_jacobian(m, F->d, com, NULL, F->scratch);
+    com_now(F, com);
     target[2] = com[2] + F->dz[f]; /* the height the upper body's move left, lowered */
     if (nt > 0 && (F->o->move_base || F->dz[f] < 0)) base_to(F, target, F->o->move_base, t, nt);
-    kg_fk(m, F->d);
-    kg_com_jacobian(m, F->d, com, NULL, F->scratch);
+    com_now(F, com);
     res->com_error_max = fmax(res->com_error_max, hypot(target[0] - com[0], target[1] - com[1]));
     memcpy(F->mo->q + (size_t)f * m->nq, F->d->q, (size_t)m->nq * sizeof *F->d->q);
     kg_vec3_copy(F->mo->base + 7 * (size_t)f, F->d->base_pos);
@@ -464,8 +466,7 @@ static void final_figures(filt *F, const double *base0, kg_dyn_filter_result *re
         for (int a = 0; a < 3; a++) d2 += pow(F->mo->base[7 * (size_t)f + a] - base0[7 * (size_t)f + a], 2);
         res->base_shift_max = fmax(res->base_shift_max, sqrt(d2));
         kg_motion_pose(F->mo, f, F->d);
-        kg_fk(F->m, F->d);
-        kg_com_jacobian(F->m, F->d, com, NULL, F->scratch);
+        com_now(F, com);
         res->com_lowered_max = fmax(res->com_lowered_max, F->z0[f] - com[2]);
     }
     res->base_cuts = F->cuts;

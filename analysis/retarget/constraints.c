@@ -46,9 +46,7 @@ static double *in_row(rt_step *w, double rhs) {
 
 /* The correction cost of a violation: weight (v + a'x)^2 / 2 towards v = goal. */
 static void correct(rt_step *w, int kind, const double *a, double e) {
-    if (rt_merit_only(w, &e, 1, w->t.w_slack[kind])) return;
-    for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
-    rt_add_cost(w, a, &e, 1, w->t.w_slack[kind]);
+    if (!rt_merit_only(w, &e, 1, w->t.w_slack[kind])) rt_add_row_cost(w, a, e, w->t.w_slack[kind]);
 }
 
 /* v0 + a'x >= 0: approaching the bound by at most gain times the margin a

@@ -145,8 +145,8 @@ static int set_pins(run *R, int f) {
         }
         if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
         if (p->down || (f > 0 && rt_step_sole_low(R->step, side) > R->o->tune.pin_height)) continue;
-        if (f > 0 && rt_step_sole_high(R->step, side) > R->o->tune.pin_height && f - contact_start(R, side, f) < R->K)
-            continue; /* tilted: flat first, for up to landing_time */
+        const int waiting = f > 0 && f - contact_start(R, side, f) < R->K; /* within landing_time */
+        if (waiting && rt_step_sole_high(R->step, side) > R->o->tune.pin_height) continue; /* tilted: flat first */
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0 && !R->posed) { /* no pose yet: where the source's foot is planned */
@@ -165,8 +165,7 @@ static int set_pins(run *R, int f) {
          * as a landing aims: a foot pinned where it arrives slides as far as its pin is moved */
         double clear[3];
         kg_vec3_copy(clear, p->pos);
-        if (clear_of_other(R, side, clear, p->R, 0) && f > 0 && f - contact_start(R, side, f) < R->K)
-            continue; /* on the other sole: aside first */
+        if (clear_of_other(R, side, clear, p->R, 0) && waiting) continue; /* on the other sole: aside first */
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only

@@ -98,6 +98,11 @@ void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double wei
     }
 }
 
+void rt_add_row_cost(rt_step *w, const double *a, double e, double weight) {
+    for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
+    rt_add_cost(w, a, &e, 1, weight);
+}
+
 /* ---- bounds, the solve, the update ------------------------------------------------------- */
 
 static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
@@ -155,10 +160,8 @@ static void symmetrize(double *H, int n) {
 static void soften(rt_step *w) {
     for (int k = 0; k < w->nsoft; k++) {
         const int i = w->soft[k];
-        const double *a = w->A + (size_t)i * w->nx, e = w->b[i];
+        rt_add_row_cost(w, w->A + (size_t)i * w->nx, w->b[i], w->t.w_slack[w->soft_kind[k]]);
         w->b[i] = 0;
-        for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
-        rt_add_cost(w, a, &e, 1, w->t.w_slack[w->soft_kind[k]]);
     }
     symmetrize(w->H, w->nx);
 }

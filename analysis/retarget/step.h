@@ -106,6 +106,8 @@ void rt_com_rows(rt_step *w, double *J);
  * columns (then cleared); the task's cost goes to the merit. In merit-only
  * mode nothing else is done. */
 void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double weight);
+/* The same for one row a (its nonzero columns marked here): weight (a'x - e)^2 / 2. */
+void rt_add_row_cost(rt_step *w, const double *a, double e, double weight);
 /* Adds weight |e|^2 / 2 to the merit; 1 when only the merit is wanted. */
 int rt_merit_only(rt_step *w, const double *e, int k, double weight);
 void rt_clear_marks(rt_step *w);
