@@ -84,7 +84,7 @@ static const kg_cli_option options[] = {
     {"--contact-speed", .value = "V", KG_TEXT(opts, speed),
      .help = "and slower than this, m/s (default 0.5)"},
     {"--zmp-margin", .value = "M", KG_TEXT(opts, zmp_margin),
-     .help = "the ZMP reference this far inside the support polygon, m (default 0.05;\n"
+     .help = "the ZMP reference this far inside the support polygon, m (default 0.09;\n"
              "at its centre where the polygon is narrower)"},
     {"--trace", .value = "FILE.csv", KG_TEXT(opts, trace), .complete = KG_COMPLETE_FILE,
      .help = "one line per frame of what the solve saw and did (contacts, COM\n"

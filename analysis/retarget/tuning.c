@@ -18,7 +18,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->contact_speed = 0.5, t->contact_speed_off = 0.8;
     t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->pivot_catch_up = 0.3, t->speed_window = 0.02;
     t->heading_tilt = 1.05;
-    t->zmp_margin = 0.05, t->zmp_step = 0.04, t->zmp_replan = 0.005;
+    t->zmp_margin = 0.09, t->zmp_step = 0.04, t->zmp_replan = 0.005;
     t->preview_time = 1, t->preview_r = 1e-8;
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5, t->predict = 1;
     t->trust_angle = 0.05, t->trust_length = 0.02;

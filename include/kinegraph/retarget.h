@@ -80,7 +80,7 @@ typedef struct kg_retarget_tuning {
                                  * one it had when flatter (1.05, 60 degrees) */
     /* -- balance -- */
     double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
-                                 * polygon, or at its centre when narrower (0.05) */
+                                 * polygon, or at its centre when narrower (0.09: a single sole's middle) */
     double zmp_step;            /* s: the ZMP is the cart-table model's on second differences of the
                                  * COM over this step (0.04); the constraint and the report use it */
     double zmp_replan;          /* m: a swinging foot's next contact is foretold where it is planned,
