@@ -205,9 +205,8 @@ void rt_step_free(rt_step *w);
 kg_data *rt_step_data(rt_step *w);
 /* The COM after the last frame. */
 const double *rt_step_com(const rt_step *w);
-/* The height of foot side's lowest (highest) sole corner after the last frame. */
-double rt_step_sole_low(const rt_step *w, int side);
-double rt_step_sole_high(const rt_step *w, int side);
+/* The heights of foot side's lowest and highest sole corners after the last frame. */
+void rt_step_sole_span(const rt_step *w, int side, double *low, double *high);
 /* Solves one frame from the state the last one left (or the neutral pose at
  * the source's pelvis for the first). */
 void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);

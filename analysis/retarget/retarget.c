@@ -127,8 +127,7 @@ static int contact_start(const run *R, int side, int f) {
  * slid (5 cm up, over 10 cm of slip). Flat first: the whole sole within
  * pin_height, for up to landing_time after the source put it down (then as
  * it is, its lowest corner kept): pinned tilted, turned flat by the rows and
- * pivoting at once, a foot slid 70-160 mm (matrix: slip 164 -> 168, pose 130
- * -> 132, ZMP 126 -> 127, penetration 175 -> 176). Clear of the other
+ * pivoting at once, a foot slid 70-160 mm. Clear of the other
  * planted sole first, for as long: a pin on it is moved off (rt_sole_clear),
  * and a foot already down slid those centimetres along the ground (a feet-
  * together stance, 14 mm); waiting, the landing's target (cleared too) takes
@@ -144,9 +143,11 @@ static int set_pins(run *R, int f) {
             continue;
         }
         if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
-        if (p->down || (f > 0 && rt_step_sole_low(R->step, side) > R->o->tune.pin_height)) continue;
+        double low, high;
+        rt_step_sole_span(R->step, side, &low, &high);
+        if (p->down || (f > 0 && low > R->o->tune.pin_height)) continue;
         const int waiting = f > 0 && f - contact_start(R, side, f) < R->K; /* within landing_time */
-        if (waiting && rt_step_sole_high(R->step, side) > R->o->tune.pin_height) continue; /* tilted: flat first */
+        if (waiting && high > R->o->tune.pin_height) continue; /* tilted: flat first */
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
         double yaw, Rr[9];
         if (f == 0 && !R->posed) { /* no pose yet: where the source's foot is planned */

@@ -432,7 +432,8 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
         rt_sole_at(w->rr, side, w->d->link_pos + 3 * l, R, w->sole_prev[side]);
         kg_mat3_mul_bt(Rr, R, w->rr->rest_rot[foot]);
         w->heading_prev[side] = rt_heading(Rr);
-        double low = rt_step_sole_low(w, side);
+        double low, high;
+        rt_step_sole_span(w, side, &low, &high);
         w->scuff[side] = low < w->t.scuff_height || (w->scuff[side] && low < w->t.scuff_release);
     }
     w->have_prev = 1;
@@ -442,16 +443,9 @@ kg_data *rt_step_data(rt_step *w) { return w->d; }
 
 const double *rt_step_com(const rt_step *w) { return w->com; }
 
-double rt_step_sole_low(const rt_step *w, int side) {
-    double low = INFINITY;
-    for (int k = 0; k < 4; k++) low = fmin(low, w->sole_prev[side][k][2]);
-    return low;
-}
-
-double rt_step_sole_high(const rt_step *w, int side) {
-    double high = -INFINITY;
-    for (int k = 0; k < 4; k++) high = fmax(high, w->sole_prev[side][k][2]);
-    return high;
+void rt_step_sole_span(const rt_step *w, int side, double *low, double *high) {
+    *low = INFINITY, *high = -INFINITY;
+    for (int k = 0; k < 4; k++) *low = fmin(*low, w->sole_prev[side][k][2]), *high = fmax(*high, w->sole_prev[side][k][2]);
 }
 
 rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, double dt) {
