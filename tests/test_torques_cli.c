@@ -262,7 +262,7 @@ static void test_usage(void **state) {
  * of contact frames outside; since the filter smooths the COM's height and
  * moves the base, all four: 4.1, 0, 0 and 0 %, the normal walk's 8 frames of
  * 195 the nearest to the bar), and the sample humanoid on a CMU walk, where
- * the filter's best pass is not its last (later ones did worse: pass 8 of
+ * the filter's best pass is not its last (later ones did worse: pass 15 of
  * 50). The report's figure after the filter is computed again on the written
  * motion: equal, so the best pass's motion is the one written. */
 static void test_dynamics_filter_corpus(void **state) {

@@ -32,7 +32,12 @@
  *      whose base move the legs could not follow in an earlier pass (the
  *      smoothing then bends around it instead of leaving a kink there);
  *   5. the COM moved horizontally by dc through the upper body's joints (those
- *      that carry no foot: the least change, within limits), then what they
+ *      that carry no foot: the least change, within limits, damped so that
+ *      they take only the part of dc they make at more than about
+ *      sqrt(damping) = 10 mm of COM per rad: an upper body with no waist
+ *      pitch (the sample humanoid's arms) otherwise swung its arms by 3 rad
+ *      for a few centimetres, whose angular momentum the cart-table model
+ *      leaves out, and the passes diverged), then what they
  *      could not make, and step 4's height, by moving the base, the legs solved
  *      again so both feet stay where they were (within hold_position and
  *      hold_rotation). The upper body's steps also pull its joints back
@@ -74,7 +79,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->margin = 0.02;
     o->passes = 50;
     o->iterations = 3;
-    o->damping = 1e-6;
+    o->damping = 1e-4;
     o->error_max = 0.1;
     o->height_cutoff = 2;
     o->height_lowering_max = 0.03;
