@@ -35,8 +35,8 @@
  *      that carry no foot: the least change, within limits, damped so that
  *      they take only the part of dc they make at more than about
  *      sqrt(damping) = 10 mm of COM per rad: an upper body with no waist
- *      pitch (the sample humanoid's arms) otherwise swung its arms by 3 rad
- *      for a few centimetres, whose angular momentum the cart-table model
+ *      pitch otherwise swung its arms by radians for a few
+ *      centimetres, whose angular momentum the cart-table model
  *      leaves out, and the passes diverged), then what they
  *      could not make, and step 4's height, by moving the base, the legs solved
  *      again so both feet stay where they were (within hold_position and

@@ -239,14 +239,10 @@ typedef struct kg_dyn_filter_options {
                             * (the COM follows the base by a little less than one) (3) */
     double damping;        /* m^2: damped least squares of that move (1e-4): the upper body makes of the
                             * COM's correction the part along which it moves the COM by more than about
-                            * sqrt(damping) = 10 mm per rad, the base the rest. With 1e-6 it took all
-                            * of it: the sample humanoid (no waist pitch) swung its arms by up to 3.4
-                            * rad, the angular momentum of which the cart-table model leaves out, and
-                            * its passes diverged after the 4th (walk_normal: 22.6 % at best, 51 % at
-                            * the 50th; with 1e-4 2.1 %, settled). Corpus walks, margins 0.018 / 0.02
-                            * / 0.022 (the outcome moves by a few points with any change): 1e-6: 18,
-                            * 140 / 20, 148 / 20, 147; 1e-4: 19, 111 / 23, 96 / 21, 92. At 0.02: 3e-4: 17,
-                            * 103; 1e-3: 18, 127 (BENCHMARKS, 2026-11-29 evening) */
+                            * sqrt(damping) = 10 mm per rad, the base the rest. Undamped, an upper body
+                            * without a waist pitch swung its arms by radians for centimetres of COM,
+                            * whose angular momentum the cart-table model leaves out, and the passes
+                            * diverged (measurements: BENCHMARKS, the dynamics filter, 2026-11-29) */
     double error_max;      /* m: per axis, a larger error (the ZMP's, times Fz / M g) is clipped to this
                             * (0.1): a foot landing (its speed gone in a frame) or the end frames'
                             * one-sided differences ask decimetres of ZMP at full weight, which no
