@@ -127,11 +127,10 @@ static int contact_start(const run *R, int side, int f) {
  * slid (5 cm up, over 10 cm of slip). Flat first: the whole sole within
  * pin_height, for up to landing_time after the source put it down (then as
  * it is, its lowest corner kept): pinned tilted, turned flat by the rows and
- * pivoting at once, a foot slid 70-160 mm. Clear of the other
- * planted sole first, for as long: a pin on it is moved off (rt_sole_clear),
- * and a foot already down slid those centimetres along the ground (a feet-
- * together stance, 14 mm); waiting, the landing's target (cleared too) takes
- * it aside in the air. Returns 1 when one was pinned. */
+ * pivoting at once, a foot slid 70-160 mm. Clear of the other planted sole
+ * first, for as long: waiting, the landing's target (cleared of it) takes it
+ * aside in the air; a foot pinned there, or moved off it onto a pin where it
+ * is not, slid. Returns 1 when one was pinned. */
 static int set_pins(run *R, int f) {
     const kg_retarget_robot *rr = R->rr;
     const kg_data *d = rt_step_data(R->step);
@@ -162,18 +161,18 @@ static int set_pins(run *R, int f) {
         rt_yaw_rot(p->R, yaw, rr->rest_rot[foot]);
         if (f > 0 || R->posed) laid_flat(R, side, p);
         /* not on the other foot's sole (the robot's feet are larger than a person's, set down
-         * where the source's landed they can overlap); only off an overlap, not sole_gap clear
-         * as a landing aims: a foot pinned where it arrives slides as far as its pin is moved */
+         * where the source's landed they can overlap): waiting, the landing's target takes it
+         * aside in the air; once the wait is over it is pinned where it is, as any foot (a pin
+         * moved off the other sole made the foot slide there, up to 19 mm) */
         double clear[3];
         kg_vec3_copy(clear, p->pos);
-        if (clear_of_other(R, side, clear, p->R, 0) && waiting) continue; /* on the other sole: aside first */
+        if (waiting && clear_of_other(R, side, clear, p->R, 0)) continue; /* on the other sole: aside first */
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
          * fell further behind, its swinging foot stretched towards targets out of reach */
         double was[2] = {R->shift[0], R->shift[1]};
         for (int a = 0; a < 2 && f > 0; a++) R->shift[a] = p->pos[a] - R->s.f[f].pin[side][a];
-        kg_vec3_copy(p->pos, clear);
         p->pivot = R->s.f[f].pivot[side];
         /* where it landed against where the balance foresaw it at the swing's start (the source's
          * foothold moved by the shift): a gait's misses repeat foot by foot (a swinging leg kept
