@@ -142,9 +142,10 @@ static int set_pins(run *R, int f) {
             continue;
         }
         if (p->down && !p->pivot && !p->roll && R->s.f[f].on_toes[side]) push_off(R, side);
+        if (p->down) continue;
         double low, high;
         rt_step_sole_span(R->step, side, &low, &high);
-        if (p->down || (f > 0 && low > R->o->tune.pin_height)) continue;
+        if (f > 0 && low > R->o->tune.pin_height) continue;
         const int waiting = f > 0 && f - contact_start(R, side, f) < R->K; /* within landing_time */
         if (waiting && high > R->o->tune.pin_height) continue; /* tilted: flat first */
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
@@ -164,9 +165,9 @@ static int set_pins(run *R, int f) {
          * where the source's landed they can overlap): waiting, the landing's target takes it
          * aside in the air; once the wait is over it is pinned where it is, as any foot (a pin
          * moved off the other sole made the foot slide there, up to 19 mm) */
-        double clear[3];
-        kg_vec3_copy(clear, p->pos);
-        if (waiting && clear_of_other(R, side, clear, p->R, 0)) continue; /* on the other sole: aside first */
+        double probe[3]; /* clear_of_other moves this copy: only whether it had to counts */
+        kg_vec3_copy(probe, p->pos);
+        if (waiting && clear_of_other(R, side, probe, p->R, 0)) continue; /* on the other sole: aside first */
         p->down = 1, p->roll = 0, landed = 1;
         /* the next steps are the source's from where the robot now stands: aimed at the source's
          * footholds, a robot that fell behind (a stride its legs or joints cannot make) only
