@@ -17,8 +17,9 @@
  * landing, the references of the frames ahead are moved again into the
  * polygons of the pins now down, for as long as their contacts last; later
  * contacts keep their planned pins until they land. Clamped once for the
- * whole clip into the planned polygons, the references of Fourier GR1's walk
- * left the robot's soles on 37 % of its contact frames.
+ * whole clip into the planned polygons, the references of a walk whose feet
+ * the robot sets down clear of each other left its soles on a third of the
+ * contact frames.
  *
  * When the ZMP's difference step is one frame (clips at 25-30 frames/s) the
  * controller is the one for the ZMP a sampled COM shows, so a change of feet

@@ -497,8 +497,8 @@ static void collision_rows(rt_step *w) {
  * miss corrected at w_slack[KG_SLACK_BALANCE]. A row, not a cost: the ZMP of
  * a sampled COM magnifies its error about fifty times at 30 frames/s, and as
  * a cost (w_com) the COM gave way to the tasks it competes with (a foot
- * turning, a limb's direction) by centimetres for a frame or two: 005_02 on
- * G1 left 21 % of its contact frames' ZMP outside the soles, 8 % as a row. */
+ * turning, a limb's direction) by centimetres for a frame or two: a dance's
+ * ZMP left the soles on 21 % of its contact frames as a cost, 8 % as a row. */
 static void com_rows(rt_step *w, const rt_goal *g) {
     if (!w->balance || !g->src) return;
     if (!w->eval) rt_com_rows(w, w->J);

@@ -479,7 +479,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     s->dt = clip->frame_time > 0 ? clip->frame_time : 1.0 / 30;
     for (int k = 0; k < KG_NPART; k++) s->map.link[k] = -1;
     if (o->source_map) s->map = *o->source_map;
-    /* the first frame's pose: a skeleton's rest pose need not stand (Bandai's does not) */
+    /* the first frame's pose: a skeleton's rest pose need not stand (some exporters' do not) */
     if (kg_body_map_find_clip(m, clip, &s->map, dg) != 0) return -1;
     int n = s->nframes;
     kg_data *d = kg_data_new(m);

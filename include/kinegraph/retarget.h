@@ -119,7 +119,7 @@ typedef struct kg_retarget_tuning {
     double height_hold;         /* s: unless both feet stand, "the frame before's" is the frame before's
                                  * target, relaxing onto the pelvis with this time constant (0.3): a
                                  * swinging foot reaching for its landing pulled the pelvis down with
-                                 * nothing to bring it back (Talos: 1 m down after a high kick); 0: the
+                                 * nothing to bring it back (1 m down after a high kick); 0: the
                                  * pelvis's own height, always */
     double w_previous;          /* each coordinate's pull to the previous frame, per frame: also what
                                  * damps the directions the tasks leave free (a hip's yaw beside the
