@@ -154,6 +154,30 @@ static void trunk_task(rt_step *w, const rt_frame_source *F) {
     rt_add_cost(w, w->J, e, 3, w->t.w_segment);
 }
 
+/* Each elbow that bends one way only: its axis onto the normal of the
+ * source's upper arm and forearm, signed the way it bends, by w_elbow times
+ * the sine of the source's bend (a straight arm has no plane). The segments'
+ * directions alone leave a straight robot arm's twist where it is (twisting
+ * it moves neither): such an elbow, its twist on the wrong side, stayed
+ * straight at its limit, and the forearm was reached by turning the upper arm
+ * instead (35 degrees off on average on a walk). An elbow that bends either
+ * way has no wrong side: the segments' directions suffice. */
+static void elbow_tasks(rt_step *w, const rt_frame_source *F) {
+    const kg_retarget_robot *rr = w->rr;
+    if (!(w->t.w_elbow > 0)) return;
+    for (int side = 0; side < 2; side++) {
+        int l = rr->elbow_link[side], sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+        if (l < 0 || rr->elbow_either[side]) continue;
+        double ua[3], fa[3], n[3];
+        for (int a = 0; a < 3; a++) ua[a] = F->kp[sh + 1][a] - F->kp[sh][a], fa[a] = F->kp[sh + 2][a] - F->kp[sh + 1][a];
+        kg_vec3_cross(n, ua, fa);
+        double s = kg_vec3_norm(n) / (kg_vec3_norm(ua) * kg_vec3_norm(fa));
+        if (!(s > 1e-3)) continue;
+        rt_normalize(n);
+        axis_task(w, l, rr->elbow_axis[side], n, w->t.w_elbow * s);
+    }
+}
+
 /* Body frames, the head, the hands. */
 static void body_tasks(rt_step *w, const rt_frame_source *F) {
     const kg_retarget_robot *rr = w->rr;
@@ -254,6 +278,7 @@ void rt_costs(rt_step *w, const rt_goal *g) {
     segment_tasks(w, g->src);
     trunk_task(w, g->src);
     body_tasks(w, g->src);
+    elbow_tasks(w, g->src);
     feet_com_tasks(w, g);
     height_task(w, g);
     regularize(w);

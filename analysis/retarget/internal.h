@@ -39,6 +39,11 @@ struct kg_retarget_robot {
     double rest_rot[KG_NPART][9]; /* part links' rotations at rest (the robot stands facing +x) */
     double rest_pos[KG_NPART][3];
     double head_up[3];            /* the head link's up axis at rest, in its own frame */
+    int elbow_link[2];            /* each arm's elbow: the child link of the joint that bends it (-1: none
+                                   * found, robot.c elbows) ... */
+    double elbow_axis[2][3];      /* ... its axis in that link's frame, signed so that the forearm turns
+                                   * about it from the upper arm as the elbow bends within its range ... */
+    int elbow_either[2];          /* ... unless it bends either way (as far, or nearly) */
     double com_h;                 /* the COM above the soles at rest */
     double sole_z;                /* the soles' plane at rest, the root at the origin */
     double com_off[3];            /* the COM from the pelvis at rest (world axes) */

@@ -501,6 +501,86 @@ static void ground_shapes(kg_retarget_robot *rr, const kg_data *d, double sole_z
     }
 }
 
+/* The sine of the bend of arm `side` at the pose d (upper arm from the
+ * shoulder's point to the elbow's, forearm on to the wrist's), signed by the
+ * elbow axis ax (world): > 0 when the forearm turns about +ax from the upper
+ * arm; *along: the cosine (1: straight, -1: folded back). */
+static double arm_bend(const kg_retarget_robot *rr, const kg_data *d, int side, const double ax[3], double *along) {
+    int sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+    double p[3][3], ua[3], fa[3], n[3];
+    for (int k = 0; k < 3; k++) {
+        int l = rr->map.link[sh + k];
+        kg_mat3_vec(p[k], d->link_rot + 9 * l, rr->map.point[sh + k]);
+        for (int a = 0; a < 3; a++) p[k][a] += d->link_pos[3 * l + a];
+    }
+    for (int a = 0; a < 3; a++) ua[a] = p[1][a] - p[0][a], fa[a] = p[2][a] - p[1][a];
+    kg_vec3_cross(n, ua, fa);
+    double nn = kg_vec3_norm(ua) * kg_vec3_norm(fa);
+    *along = nn > 0 ? kg_vec3_dot(ua, fa) / nn : 1;
+    return nn > 0 ? kg_vec3_dot(n, ax) / nn : 0;
+}
+
+/* Arm side's elbow joint: of the revolute joints between its shoulder's link
+ * and its wrist's, those whose axis is at least ELBOW_ACROSS (a sine) across
+ * the upper arm at rest (a twist turns about it), the one nearest the elbow's
+ * point; -1 when none. */
+#define ELBOW_ACROSS 0.7
+static int elbow_joint(const kg_retarget_robot *rr, const kg_data *d, int side) {
+    const kg_model *r = rr->model;
+    int sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
+    int ls = rr->map.link[sh], le = rr->map.link[sh + 1], lw = rr->map.link[sh + 2], best = -1;
+    if (ls < 0 || le < 0 || lw < 0) return -1;
+    double pe[3], ua[3], bd = INFINITY;
+    kg_mat3_vec(pe, d->link_rot + 9 * le, rr->map.point[sh + 1]);
+    for (int a = 0; a < 3; a++) pe[a] += d->link_pos[3 * le + a], ua[a] = pe[a] - d->link_pos[3 * ls + a];
+    if (!(kg_vec3_norm(ua) > 0)) return -1;
+    rt_normalize(ua);
+    for (int l = lw; l > ls && l > 0; l = r->link[l].parent) {
+        const kg_joint *J = &r->joint[r->link[l].joint];
+        if (J->type != KG_JOINT_REVOLUTE || J->dofadr < 0 || J->mimic >= 0) continue;
+        double ax[3], *p = d->link_pos + 3 * l;
+        kg_mat3_vec(ax, d->link_rot + 9 * l, J->axis);
+        double c = kg_vec3_dot(ax, ua), dist = hypot(hypot(p[0] - pe[0], p[1] - pe[1]), p[2] - pe[2]);
+        if (sqrt(fmax(0, 1 - c * c)) >= ELBOW_ACROSS && dist < bd) bd = dist, best = l;
+    }
+    return best;
+}
+
+/* Each arm's elbow (elbow_joint), its axis signed by the way it bends: swept
+ * over ELBOW_SAMPLES angles, the arm is straightest at one; the side of it
+ * with more of the joint's range is the bend's (measured bent ELBOW_PROBE rad
+ * that way), unless the other side has at least ELBOW_EITHER as much: it
+ * bends either way. d is left at its pose. */
+#define ELBOW_SAMPLES 72
+#define ELBOW_PROBE 0.5
+#define ELBOW_EITHER 0.5
+static void elbows(kg_retarget_robot *rr, kg_data *d) {
+    const kg_model *r = rr->model;
+    for (int side = 0; side < 2; side++) {
+        int l = rr->elbow_link[side] = elbow_joint(rr, d, side);
+        if (l < 0) continue;
+        const kg_joint *J = &r->joint[r->link[l].joint];
+        double lo = J->has_limit ? fmax(J->lower, -KG_PI) : -KG_PI, hi = J->has_limit ? fmin(J->upper, KG_PI) : KG_PI;
+        double q0 = d->q[J->qadr], straight = 0, least = INFINITY, ax[3], along, bend;
+        for (int k = 0; k < ELBOW_SAMPLES; k++) { /* the straightest angle, over the whole turn */
+            d->q[J->qadr] = -KG_PI + 2 * KG_PI * k / ELBOW_SAMPLES;
+            kg_fk(r, d);
+            kg_mat3_vec(ax, d->link_rot + 9 * l, J->axis);
+            double sb = fabs(arm_bend(rr, d, side, ax, &along));
+            if (along > 0 && sb < least) least = sb, straight = d->q[J->qadr];
+        }
+        double below = fmax(0, fmin(hi, straight) - lo), above = fmax(0, hi - fmax(lo, straight));
+        d->q[J->qadr] = straight + (above >= below ? ELBOW_PROBE : -ELBOW_PROBE);
+        kg_fk(r, d);
+        kg_mat3_vec(ax, d->link_rot + 9 * l, J->axis);
+        bend = arm_bend(rr, d, side, ax, &along);
+        d->q[J->qadr] = q0;
+        kg_fk(r, d);
+        rr->elbow_either[side] = fmin(below, above) >= ELBOW_EITHER * fmax(below, above);
+        for (int a = 0; a < 3; a++) rr->elbow_axis[side][a] = bend < 0 ? -J->axis[a] : J->axis[a];
+    }
+}
+
 /* Rest frames, the head's up axis, the COM at rest. */
 static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
     const kg_model *r = rr->model;
@@ -649,6 +729,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
         goto oom;
     if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;
     measures(rr, d, sole_z);
+    elbows(rr, d);
     ground_shapes(rr, d, sole_z, o->tune.sole_watch);
     kg_data_free(d);
     return 0;

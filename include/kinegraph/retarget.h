@@ -111,6 +111,9 @@ typedef struct kg_retarget_tuning {
     double w_landing;           /* a foot about to land: both, rising to this as it comes down; also a
                                  * pivoting planted foot's heading (100) */
     double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
+    double w_elbow;             /* an elbow that bends one way only: its axis onto the normal of the
+                                 * source's upper arm and forearm, signed the way it bends, times the
+                                 * sine of the source's bend (0.1) */
     double w_com;               /* the COM (x, y) onto the source's estimate without balance (1000);
                                  * with balance the COM is held on the balance's reference by a row,
                                  * its miss weighed by w_slack[KG_SLACK_BALANCE] */
