@@ -296,9 +296,9 @@ typedef struct kg_dyn_filter_options {
                             * the margins 0.018 / 0.02 / 0.022, the error zero past the end: not
                             * turned 27, 28 / 28, 27 / 27, 33; 0.1 with base_turn_max 0.05: 27, 21 /
                             * 27, 22 / 28, 25 (base moves cut 4 228 -> 3 on the G1's walk_normal,
-                            * 6 088 -> 0 on JVRC-1's walk_circle). Before the zero, uncapped, at 0.02:
-                            * 0: 22, 80; 0.01: 22, 62; 0.03: 22, 56; 0.1: 22, 57; 0.3: 22, 58; 1: 19,
-                            * 97 (the pelvis turned by tens of degrees) */
+                            * 6 088 -> 499 on JVRC-1's walk_circle, 0 uncapped). Before the zero,
+                            * uncapped, at 0.02: 0: 22, 80; 0.01: 22, 62; 0.03: 22, 56; 0.1: 22, 57;
+                            * 0.3: 22, 58; 1: 19, 97 (the pelvis turned by tens of degrees) */
     double base_turn_max;  /* rad: a turn that leaves the base farther than this from its orientation in
                             * the motion given is refused (the move halved as without turning) (0.05):
                             * uncapped, the turns of many passes added up to 38 degrees on the G1's
