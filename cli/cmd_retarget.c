@@ -15,6 +15,7 @@
 #include "kinegraph/retarget.h"
 #include "cli/common.h"
 #include "core/model.h"
+#include "core/spatial.h"
 #include "cli/retarget_json.h"
 #include "cli/shard.h"
 #include "exporters/exporters.h"
@@ -354,6 +355,8 @@ static void add_filter(json_t *j, const kg_dyn_filter_result *r) {
     json_object_set_new(f, "base_shift_max_mm", kg_json_num(1e3 * r->base_shift_max));
     json_object_set_new(f, "com_lowered_max_mm", kg_json_num(1e3 * r->com_lowered_max));
     json_object_set_new(f, "base_moves_cut", json_integer(r->base_cuts));
+    json_object_set_new(f, "base_moves_turned", json_integer(r->base_turns));
+    json_object_set_new(f, "base_turn_max_deg", kg_json_num(r->base_turn_max * 180 / KG_PI));
     json_object_set_new(j, "dynamics_filter", f);
 }
 

@@ -12,10 +12,14 @@
  *      weight (Fz / M g), fed, per horizontal axis, to the cart-table preview
  *      controller (the sampled ZMP's form, kg_preview_init_sampled: the
  *      multibody ZMP is also taken from second differences of the samples),
- *      started at rest at 0: its cart position dc(t) has a cart-table ZMP that
- *      follows the error. The weight is the model's linearisation: a COM
- *      correction changes the ground's moment about the reference by M g dp
- *      (the cart-table ZMP dp = dc - zc/g dc''), and the multibody ZMP by that
+ *      started at rest at 0, the error previewed past the clip's last frame
+ *      zero (no correction is asked where there is no motion; holding the last
+ *      frame's error, as irteus holds a planned ZMP's last value, had the cart
+ *      settle on an error measured with one-sided rates and the passes add it
+ *      up): its cart position dc(t) has a cart-table ZMP that follows the
+ *      error. The weight is the model's linearisation: a COM correction
+ *      changes the ground's moment about the reference by M g dp (the
+ *      cart-table ZMP dp = dc - zc/g dc''), and the multibody ZMP by that
  *      moment over the frame's own Fz; so the moment to make up is Fz (ref -
  *      ZMP), which the cart-table ZMP asks as (Fz / M g)(ref - ZMP). Where the
  *      motion unloads the feet (the COM falling, Fz a fraction of M g) the ZMP
@@ -49,8 +53,11 @@
  *      against 16 and 206 with the upper body first; the upper body alone 16
  *      and 276). A base
  *      move the legs cannot follow (a leg at full length, a hip or ankle at a
- *      limit) is halved, up to base_halvings times, then left out (base_cuts);
- *      a foot is never let go of for it.
+ *      limit) is tried again with the base free to turn a little about its
+ *      position (base_turn_weight, within base_turn_max of the motion given's
+ *      orientation: a stance ankle at its roll limit then gets the hip sideways
+ *      by a tilt of the pelvis), and failing that halved, up to base_halvings
+ *      times, then left out (base_cuts); a foot is never let go of for it.
  * Passes repeat on the corrected motion until no contact frame's ZMP is
  * outside the support polygon or `passes` are done; the motion returned is the
  * best of them (fewest frames outside, then the largest least margin), as a
@@ -89,6 +96,8 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->leg_nudge = 0.3;
     o->base_halvings = 3;
     o->posture_pull = 0.05;
+    o->base_turn_weight = 0.1;
+    o->base_turn_max = 0.05;
     kg_torque_defaults(&o->torque);
 }
 
@@ -110,12 +119,16 @@ typedef struct filt {
     int frame;       /* the frame apply() is at */
     double *J, *scratch; /* [3 dof] the COM Jacobian, [4 nlink] its scratch */
     double *q_save;  /* [nq] the joints before a base move */
+    double *turn_w;  /* [dof + 6] turn_base's column weights */
     const double *q0; /* [n nq] the joints of the motion given */
+    const double *base0; /* [7 n] its base poses */
     unsigned char *upper; /* [dof] the columns the correction moves */
     kg_ik_work *ik;  /* the legs' solve */
     kg_ik_options iko;
     double weight;   /* N: the model's, M |g| */
     int cuts;        /* base moves halved or left out */
+    int turns;       /* base moves the legs followed only with the base turned */
+    int turned;      /* the frame apply() is at has had its base turned */
 } filt;
 
 /* The reference ZMP of frame f's ZMP z, at d's pose: see the file's comment. */
@@ -179,7 +192,7 @@ static int correction(filt *F) {
         kg_preview_axis_start(&pv, &ax, 0);
         for (int f = 0; f < n; f++) {
             F->dc[2 * f + a] = ax.x[0]; /* the state is this frame's; its step gives the next */
-            for (int j = 0; j <= N; j++) refs[j] = F->err[2 * (f + j < n ? f + j : n - 1) + a];
+            for (int j = 0; j <= N; j++) refs[j] = f + j < n ? F->err[2 * (f + j) + a] : 0;
             kg_preview_axis_step(&pv, &ax, refs);
         }
     }
@@ -271,10 +284,41 @@ static void com_now(filt *F, double com[3]) {
     kg_com_jacobian(F->m, F->d, com, NULL, F->scratch);
 }
 
+/* The angle between the base's orientation at d and the motion given's at
+ * the frame apply() is at. */
+static double turn_from_given(const filt *F) {
+    double q[4];
+    kg_rot_to_quat(F->d->base_rot, q);
+    const double *b = F->base0 + 7 * (size_t)F->frame + 3;
+    return 2 * acos(fmin(1, fabs(q[0] * b[0] + q[1] * b[1] + q[2] * b[2] + q[3] * b[3])));
+}
+
+/* The legs solved again from the joints before the move (q_save) with the
+ * base free to turn about its position (the translations' columns weigh 0,
+ * the rotations' base_turn_weight against the legs' joints' 1): a stance
+ * ankle at its roll limit or a leg at full length blocks a move of the base's
+ * position alone, and a small tilt of the pelvis lets the legs follow. The
+ * base's pose is restored when this fails too. */
+static int turn_base(filt *F, const kg_ik_target *t, int nt) {
+    kg_ik_result r;
+    double R[9];
+    kg_mat3_copy(R, F->d->base_rot);
+    memcpy(F->d->q, F->q_save, (size_t)F->m->nq * sizeof *F->q_save);
+    kg_ik_options o = F->iko;
+    o.floating_base = 1, o.weight = F->turn_w;
+    const double *b = F->d->base_pos, b0[3] = {b[0], b[1], b[2]};
+    if (kg_ik_solve(F->m, F->d, t, nt, &o, F->ik, &r) && turn_from_given(F) <= F->o->base_turn_max)
+        return F->turns++, F->turned = 1;
+    kg_vec3_copy(F->d->base_pos, b0);
+    kg_mat3_copy(F->d->base_rot, R);
+    return 0;
+}
+
 /* The legs solved again (from d's pose) so the feet are at t; a failed solve
  * starts once more with each leg joint moved leg_nudge towards the middle of
- * its range: at a knee at full length the solve sees no first-order way to
- * shorten the leg and straightens it against its limit instead of bending it. */
+ * its range (at a knee at full length the solve sees no first-order way to
+ * shorten the leg and straightens it against its limit instead of bending
+ * it), and then with the base free to turn (turn_base). */
 static int hold_feet(filt *F, const kg_ik_target *t, int nt) {
     kg_ik_result r;
     if (kg_ik_solve(F->m, F->d, t, nt, &F->iko, F->ik, &r)) return 1;
@@ -285,7 +329,8 @@ static int hold_feet(filt *F, const kg_ik_target *t, int nt) {
         double *q = F->d->q + J->qadr;
         *q += fmax(-F->o->leg_nudge, fmin(F->o->leg_nudge, 0.5 * (J->lower + J->upper) - *q));
     }
-    return kg_ik_solve(F->m, F->d, t, nt, &F->iko, F->ik, &r);
+    if (kg_ik_solve(F->m, F->d, t, nt, &F->iko, F->ik, &r)) return 1;
+    return F->o->base_turn_weight > 0 && turn_base(F, t, nt);
 }
 
 /* The base moved by e with the feet held, halved while the legs cannot
@@ -397,7 +442,7 @@ static void apply(filt *F, int f, kg_dyn_filter_result *res) {
     const kg_model *m = F->m;
     const double *dc = F->dc + 2 * (size_t)f;
     kg_motion_pose(F->mo, f, F->d);
-    F->frame = f;
+    F->frame = f, F->turned = 0;
     double com[3];
     com_now(F, com);
     kg_ik_target t[KG_NFOOT];
@@ -411,6 +456,7 @@ static void apply(filt *F, int f, kg_dyn_filter_result *res) {
     res->com_error_max = fmax(res->com_error_max, hypot(target[0] - com[0], target[1] - com[1]));
     memcpy(F->mo->q + (size_t)f * m->nq, F->d->q, (size_t)m->nq * sizeof *F->d->q);
     kg_vec3_copy(F->mo->base + 7 * (size_t)f, F->d->base_pos);
+    if (F->turned) kg_rot_to_quat(F->d->base_rot, F->mo->base + 7 * (size_t)f + 3); /* else bit for bit */
 }
 
 /* F->upper: the Jacobian columns of one-coordinate joints that carry no foot. */
@@ -439,7 +485,7 @@ static int filt_alloc(filt *F) {
     const size_t n = (size_t)F->mo->nframes, nd = (size_t)m->dof + 1;
     F->d = kg_data_new(m);
     F->fr = calloc(n + 1, sizeof *F->fr);
-    F->err = calloc(13 * n + 3 * nd + 4 * (size_t)m->nlink + (size_t)m->nq + 1, sizeof *F->err);
+    F->err = calloc(13 * n + 4 * nd + 6 + 4 * (size_t)m->nlink + (size_t)m->nq + 1, sizeof *F->err);
     F->upper = calloc(nd, 1);
     F->pin = calloc(n + 1, 1);
     F->cut = calloc(n + 1, 1);
@@ -448,6 +494,9 @@ static int filt_alloc(filt *F) {
     F->dc = F->err + 2 * n, F->dz = F->dc + 2 * n, F->z0 = F->dz + n;
     F->x = F->z0 + n, F->y = F->x + n, F->lo = F->y + n, F->rhs = F->lo + n, F->band = F->rhs + n;
     F->J = F->band + 3 * n, F->scratch = F->J + 3 * nd, F->q_save = F->scratch + 4 * (size_t)m->nlink;
+    F->turn_w = F->q_save + m->nq;
+    for (int k = 0; k < m->dof; k++) F->turn_w[k] = 1;
+    for (int k = 0; k < 3; k++) F->turn_w[m->dof + 3 + k] = F->o->base_turn_weight; /* translations: 0 */
     kg_ik_defaults(&F->iko);
     F->iko.tol_pos = F->o->hold_position, F->iko.tol_rot = F->o->hold_rotation;
     F->iko.max_iterations = F->o->leg_iterations;
@@ -463,8 +512,8 @@ static void filt_free(filt *F) {
 }
 
 /* The motion returned against the one given (its first pass's figures in
- * F->z0 and base0): the largest base move and the most a frame's COM sits
- * lower. */
+ * F->z0 and base0): the largest base move and turn, and the most a frame's
+ * COM sits lower. */
 static void final_figures(filt *F, const double *base0, kg_dyn_filter_result *res) {
     for (int f = 0; f < F->mo->nframes; f++) {
         double com[3], d2 = 0;
@@ -473,8 +522,11 @@ static void final_figures(filt *F, const double *base0, kg_dyn_filter_result *re
         kg_motion_pose(F->mo, f, F->d);
         com_now(F, com);
         res->com_lowered_max = fmax(res->com_lowered_max, F->z0[f] - com[2]);
+        const double *a = F->mo->base + 7 * (size_t)f + 3, *b = base0 + 7 * (size_t)f + 3;
+        const double dot = fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+        res->base_turn_max = fmax(res->base_turn_max, 2 * acos(fmin(1, dot)));
     }
-    res->base_cuts = F->cuts;
+    res->base_cuts = F->cuts, res->base_turns = F->turns;
 }
 
 /* The passes (the file's comment), the best motion kept in best_q and
@@ -527,7 +579,7 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
     double *base0 = best_base + 7 * n, *q0 = best_q + n * nq;
     memcpy(base0, mo->base, 7 * n * sizeof *base0);
     memcpy(q0, mo->q, n * nq * sizeof *q0);
-    F.q0 = q0;
+    F.q0 = q0, F.base0 = base0;
     find_upper(&F);
     double com[3];
     kg_motion_pose(mo, 0, F.d);

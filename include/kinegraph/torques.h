@@ -213,7 +213,15 @@ KG_END_DECLS
  * units). The best of the passes is returned. The steps and their choices are
  * in filter.c's comment. */
 typedef struct kg_dyn_filter_options {
-    double delay;          /* s: preview horizon (0.8, irteus's for this filter) */
+    double delay;          /* s: preview horizon (0.8, irteus's for this filter). Past the clip's last
+                            * frame the previewed error is zero, not the last frame's held (irteus's
+                            * padding for a planned ZMP, whose last value is where the robot stands):
+                            * the last frames' error, from one-sided rates and often clipped at
+                            * error_max, held for a horizon asked the cart to settle on it, and the
+                            * passes added it up (the corpus walks, bench/dynamics_filter_walks.sh,
+                            * retargeting of 1c0bb6d: runs below 5 % of 28, sum of the 28 figures, at
+                            * the margins 0.018 / 0.02 / 0.022, the base not turned: held, 21, 96 / 22,
+                            * 80 / 20, 91; zero, 27, 28 / 28, 27 / 27, 33) */
     double q, r;           /* preview weights on the ZMP error and the jerk's change (1, 1e-9; irteus
                             * has r = 1e-6 for a planned ZMP: an error measured per frame changes at
                             * the frame rate, which r = 1e-6 lets the cart follow only in part: G1's
@@ -278,6 +286,27 @@ typedef struct kg_dyn_filter_options {
                             * 6 -> 90 mrad RMS on walk_circle at 50 passes; 19 with the pull). 50
                             * passes: 0: 18, 171; 0.03: 21, 140; 0.07: 20, 132; 0.1: 18, 132; 0.2:
                             * 19, 143; 0.5: 18, 141; 1: 16, 213 */
+    double base_turn_weight; /* a base move the legs cannot follow (after leg_nudge) is tried again with
+                            * the base free to turn about its position: this is the weight of its
+                            * rotation's columns in that solve of the legs, against the leg joints' 1
+                            * (0.1; the least weighted change: the smaller, the more of the move the
+                            * legs make and the less the pelvis tilts). A stance ankle at its roll limit
+                            * or a leg at full length otherwise blocks the base: the move is halved,
+                            * then left out. 0: the base never turns. The corpus walks as for delay,
+                            * the margins 0.018 / 0.02 / 0.022, the error zero past the end: not
+                            * turned 27, 28 / 28, 27 / 27, 33; 0.1 with base_turn_max 0.05: 27, 21 /
+                            * 27, 22 / 28, 25 (base moves cut 4 228 -> 3 on the G1's walk_normal,
+                            * 6 088 -> 499 on JVRC-1's walk_circle, 0 uncapped). Before the zero,
+                            * uncapped, at 0.02: 0: 22, 80; 0.01: 22, 62; 0.03: 22, 56; 0.1: 22, 57;
+                            * 0.3: 22, 58; 1: 19, 97 (the pelvis turned by tens of degrees) */
+    double base_turn_max;  /* rad: a turn that leaves the base farther than this from its orientation in
+                            * the motion given is refused (the move halved as without turning) (0.05):
+                            * uncapped, the turns of many passes added up to 38 degrees on the G1's
+                            * walk_circle (21 on the sample humanoid's, 14 on JVRC-1's); the cap costs
+                            * nothing on the corpus walks (margin 0.02: 27, 22.3 against 27, 21.9
+                            * uncapped; the mean over the margins 0.018 / 0.02 / 0.022 of the runs
+                            * below 5 % and the sum: 0.02 rad 26.3, 24.4; 0.05 rad 27.3, 22.7; 0.1 rad
+                            * 26.7, 24.8) */
     kg_torque_options torque; /* contacts, friction, ground, gravity (kg_torque_defaults) */
 } kg_dyn_filter_options;
 
@@ -297,11 +326,16 @@ typedef struct kg_dyn_filter_result {
                                                  * motion given, the motion returned */
     int base_cuts;                              /* base moves the legs could not follow (halved or
                                                  * left out), over all passes run */
+    int base_turns;                             /* base moves the legs followed only with the base
+                                                 * turned (base_turn_weight), over all passes run */
+    double base_turn_max;                       /* rad: the base's largest turn from the motion
+                                                 * given, the motion returned */
 } kg_dyn_filter_result;
 
 /* Filters mo (a motion of m with its base pose per frame) in place: the
- * one-coordinate joints that carry no foot change, and the base's position and
- * the legs' joints with it (the feet held within hold_position and
+ * one-coordinate joints that carry no foot change, and the base's position
+ * (and its orientation where base_turn_weight lets it turn) and the legs'
+ * joints with it (the feet held within hold_position and
  * hold_rotation). feet: the robot's
  * (kg_feet_find, or a retargeting's). o NULL: defaults. Returns 0, or -1 after
  * an error diagnostic (no base or feet, a model the torques refuse). */
