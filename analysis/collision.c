@@ -568,7 +568,7 @@ int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collision_wor
 static double box_gap2(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]) {
     double g = 0;
     for (int k = 0; k < 3; k++) {
-        double e = fmax(blo[k] - ahi[k], alo[k] - bhi[k]);
+        double e = kg_fmax(blo[k] - ahi[k], alo[k] - bhi[k]);
         if (e > 0) g += e * e;
     }
     return g;
@@ -622,7 +622,7 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     for (int i = cm->link_first[la]; i < cm->link_first[la] + cm->link_count[la]; i++)
         for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
             const placed *a = &w->s[i], *b = &w->s[j];
-            double bound = fmin(best.dist, max_dist); /* what this shape pair must beat */
+            double bound = kg_fmin(best.dist, max_dist); /* what this shape pair must beat */
             if (beyond(box_gap2(a->lo, a->hi, b->lo, b->hi), bound)) continue;
             double guess[3]; /* from b towards a: the last answer's, else the boxes' centres' */
             for (int k = 0; k < 3; k++) guess[k] = warm ? -last[k] : a->center[k] - b->center[k];
@@ -630,7 +630,7 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
             if (r.dist < best.dist) best = r;
         }
     if (!(best.dist < max_dist)) {
-        *dist = fmax(max_dist, sqrt(gap2));
+        *dist = kg_fmax(max_dist, sqrt(gap2));
         return 0;
     }
     *dist = best.dist;
@@ -652,13 +652,13 @@ double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_coll
         support(&w->s[i], &up, &q);
         double h = kg_vec3_dot(q.v, n);
         if (h > hi && pa) kg_vec3_copy(pa, q.v);
-        hi = fmax(hi, h);
+        hi = kg_fmax(hi, h);
     }
     for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
         support(&w->s[j], &down, &q);
         double h = kg_vec3_dot(q.v, n);
         if (h < lo && pb) kg_vec3_copy(pb, q.v);
-        lo = fmin(lo, h);
+        lo = kg_fmin(lo, h);
     }
     return lo - hi;
 }

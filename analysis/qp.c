@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/spatial.h"
+
 /* A Cholesky pivot at most this fraction of H's largest diagonal entry means
  * H is not (numerically) positive definite: cond(H) beyond ~1e13 leaves fewer
  * than three correct digits in x. */
@@ -168,7 +170,7 @@ static KG_QP_KERNEL void combine(double *restrict y, const double *restrict c, c
  * outweighing their blocking at these sizes. */
 KG_QP_HOT static int factor(const double *H, int n, double *U, double *J, double *tmp) {
     double hmax = 0;
-    for (int i = 0; i < n; i++) hmax = fmax(hmax, fabs(H[i * n + i]));
+    for (int i = 0; i < n; i++) hmax = kg_fmax(hmax, fabs(H[i * n + i]));
     double pmin = KG_QP_PIVOT_MIN * hmax;
     for (int k = 0; k < n; k++) {
         double *uk = U + k * n;
@@ -338,13 +340,13 @@ static int add_inequality(const kg_qp *p, kg_qp_work *w, double *x, int k, int *
     for (;;) {
         if (*iterations >= cap) return KG_QP_MAX_ITERATIONS;
         int dependent = direction(p, w, k), drop = -1;
-        double t2 = dependent ? INFINITY : fmax(-s / normal_dot(p, k, w->z), 0), t1 = INFINITY;
+        double t2 = dependent ? INFINITY : kg_fmax(-s / normal_dot(p, k, w->z), 0), t1 = INFINITY;
         for (int j = w->meq; j < w->q; j++) /* r_j > 0: u_j falls as the new multiplier rises */
             if (w->r[j] * w->dnorm[j] > KG_QP_DEPENDENT * w->nd) {
-                double tj = fmax(w->u[j], 0) / w->r[j];
+                double tj = kg_fmax(w->u[j], 0) / w->r[j];
                 if (tj < t1) t1 = tj, drop = j;
             }
-        double t = fmin(t1, t2);
+        double t = kg_fmin(t1, t2);
         if (t == INFINITY) return KG_QP_INFEASIBLE;
         for (int j = 0; j < w->q; j++) w->u[j] -= t * w->r[j];
         unew += t;
@@ -400,7 +402,7 @@ static double shortfall(double s, double nn, double bb, double xs) {
 }
 
 /* |x| for shortfall(): x's or the unconstrained minimum's, the larger. */
-static double xsize(const kg_qp_work *w, const double *x, int n) { return fmax(sqrt(dot(x, x, n)), w->xscale); }
+static double xsize(const kg_qp_work *w, const double *x, int n) { return kg_fmax(sqrt(dot(x, x, n)), w->xscale); }
 
 /* shortfall() of constraint k if it can be violated (present, inactive), else 0. */
 static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double *x, double xs) {
@@ -474,7 +476,7 @@ static int add_hints(const kg_qp *p, kg_qp_work *w, double *x, int cap, int *ite
     for (;;) {
         double umax = 0, worst = 0;
         int j = -1;
-        for (int i = 0; i < w->q; i++) umax = fmax(umax, fabs(w->u[i]));
+        for (int i = 0; i < w->q; i++) umax = kg_fmax(umax, fabs(w->u[i]));
         for (int i = w->meq; i < w->q; i++)
             if (w->u[i] < worst && w->u[i] < -KG_QP_DEPENDENT * umax) worst = w->u[i], j = i;
         if (j < 0) return KG_QP_OK;

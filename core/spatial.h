@@ -18,6 +18,16 @@
 
 #define KG_PI 3.14159265358979323846
 
+/* fmax and fmin as glibc's x86-64 ones compute them (the first argument on
+ * ties, so fmax(+0, -0) is +0 and fmax(-0, +0) -0; the other argument when one
+ * is a NaN), inline: GCC calls libm's for fmax() unless NaNs and signed zeros
+ * may be ignored, and in GJK's and the solver's inner loops those calls (and
+ * the registers spilled around them) cost more than the comparisons. Results
+ * are the same bit for bit (tests/test_spatial.c checks every pair of zeros,
+ * infinities and NaNs against libm's). */
+static inline double kg_fmax(double a, double b) { return b > a || a != a ? b : a; }
+static inline double kg_fmin(double a, double b) { return b < a || a != a ? b : a; }
+
 static inline void kg_vec3_copy(double o[3], const double a[3]) {
     o[0] = a[0]; o[1] = a[1]; o[2] = a[2];
 }
