@@ -481,7 +481,7 @@ static int solids_touch(const kg_collision_model *cm, const kg_collision_work *w
 
 /* Places link l's shapes, and its box, at d's pose (unless force is 0 and
  * they are there already: the link's pose is the same as when last placed). */
-static void place_link(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int l, int force) {
+KG_AVX2_CLONE static void place_link(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int l, int force) {
     const double *R = d->link_rot + 9 * l, *P = d->link_pos + 3 * l;
     double *stamp = w->stamp + 12 * l, *box = w->box + 6 * l;
     if (!force && !memcmp(stamp, P, 3 * sizeof *P) && !memcmp(stamp + 3, R, 9 * sizeof *R)) return;
@@ -605,7 +605,7 @@ static void shape_distance(kg_collision_work *w, int i, int j, const double gues
     for (int k = 0; k < 3; k++) r->pa[k] = pos.v[k] + depth / 2 * r->n[k], r->pb[k] = pos.v[k] - depth / 2 * r->n[k];
 }
 
-int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
+KG_AVX2_CLONE int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
                      double *dist, double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);
@@ -641,7 +641,7 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     return 1;
 }
 
-double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+KG_AVX2_CLONE double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
                          const double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);

@@ -81,7 +81,7 @@ static int s1d(const simplex *s, int i, int j, double lam[4]) {
  * its weights as ratios of signed areas in the coordinate plane where the
  * triangle's shadow is largest; where a weight is not positive the answer is
  * on the opposite edge (the closest of those). */
-static int s2d(const simplex *s, int i, int j, int k, double lam[4]) {
+KG_AVX2_CLONE static int s2d(const simplex *s, int i, int j, int k, double lam[4]) {
     const int id[3] = {i, j, k};
     const double *p[3] = {s->v[i].y, s->v[j].y, s->v[k].y};
     double e1[3], e2[3], e3[3], n[3], C[3] = {0, 0, 0}, mu = 0;
@@ -121,7 +121,7 @@ static double volume(const double *a, const double *b, const double *c, const do
 
 /* The same for the tetrahedron s (4 vertices): weights as ratios of signed
  * volumes; all positive: the origin is inside (returns 15). */
-static int s3d(const simplex *s, double lam[4]) {
+KG_AVX2_CLONE static int s3d(const simplex *s, double lam[4]) {
     static const double zero[3] = {0, 0, 0};
     const double *p[4] = {s->v[0].y, s->v[1].y, s->v[2].y, s->v[3].y};
     double C[4], V = 0, big = 0;
@@ -181,7 +181,7 @@ static void finish(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *
     out->dist = dc - ma - mb;
 }
 
-int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+KG_AVX2_CLONE int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
     const double margins = kg_convex_margin(a->c) + kg_convex_margin(b->c);
     double v[3] = {1, 0, 0};

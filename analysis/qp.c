@@ -206,7 +206,7 @@ KG_QP_HOT static void unconstrained(const kg_qp *p, kg_qp_work *w, double *x) {
 
 /* x += t z, the path's length growing by |t z|: what most_violated's
  * screening bounds a row's change of slack by. */
-static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
+KG_QP_HOT static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
     axpy(x, t, z, n);
     w->path += fabs(t) * sqrt(dot(z, z, n));
 }
@@ -214,7 +214,7 @@ static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
 /* ---- constraints ------------------------------------------------------------ */
 
 /* n_k'v for constraint k's normal: a row of C or A, e_i or -e_i. */
-static double normal_dot(const kg_qp *p, int k, const double *v) {
+KG_QP_HOT static double normal_dot(const kg_qp *p, int k, const double *v) {
     int n = p->n;
     if (k < p->neq) return dot(p->C + (size_t)k * n, v, n);
     k -= p->neq;
@@ -402,7 +402,7 @@ static double shortfall(double s, double nn, double bb, double xs) {
 }
 
 /* |x| for shortfall(): x's or the unconstrained minimum's, the larger. */
-static double xsize(const kg_qp_work *w, const double *x, int n) { return kg_fmax(sqrt(dot(x, x, n)), w->xscale); }
+KG_QP_HOT static double xsize(const kg_qp_work *w, const double *x, int n) { return kg_fmax(sqrt(dot(x, x, n)), w->xscale); }
 
 /* shortfall() of constraint k if it can be violated (present, inactive), else 0. */
 static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double *x, double xs) {

@@ -106,7 +106,7 @@ static inline void fixed_link(const kg_kin *k, const double *rp, double *r, doub
     kg_mat3_vec(t, rp, k->p0);
 }
 
-void kg_fk(const kg_model *m, kg_data *d) {
+KG_AVX2_CLONE void kg_fk(const kg_model *m, kg_data *d) {
     double *restrict pos = d->link_pos, *restrict rot = d->link_rot;
     const double *q = d->q;
     double *restrict sc = d->sincos;

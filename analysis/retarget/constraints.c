@@ -408,7 +408,7 @@ static double safe_distance(const rt_step *w, int k) {
  * (a segment distance against a GJK; it spares most measures of a walk's swinging
  * legs, which move too far between two steps for the last bound to hold).
  * Returns 0 when the pair is not near. */
-static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
+KG_AVX2_CLONE static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
     const kg_retarget_robot *rr = w->rr;
     rt_pair *s = &w->pairs[k];
     int p = rr->watch[k], la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
@@ -453,7 +453,7 @@ static int by_margin(const void *a, const void *b) {
 }
 
 /* A row keeping watched pair k its safe distance apart (velocity damper). */
-static void pair_row(rt_step *w, int k) {
+KG_AVX2_CLONE static void pair_row(rt_step *w, int k) {
     const kg_retarget_robot *rr = w->rr;
     const int nx = w->nx, p = rr->watch[k];
     double dist, nv[3], pa[3], pb[3], norm = 0;
@@ -479,7 +479,7 @@ static void pair_row(rt_step *w, int k) {
 /* Watched pairs nearer than collision_influence stay their safe distance
  * apart: at most collision_rows of them, the nearest to it (w->collision_capped
  * says when some were left out). Evaluating the merit, the violations only. */
-static void collision_rows(rt_step *w) {
+KG_AVX2_CLONE static void collision_rows(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
     if (!w->avoid) return;

@@ -22,7 +22,7 @@
 /* Rows (3 x nx each, world axes) of the velocity of world point p on link l
  * (Jl) and of the link's angular velocity (Ja, may be NULL); the columns
  * touched are marked. */
-void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
+KG_AVX2_CLONE void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
     const int nx = w->nx;
     const kg_retarget_robot *rr = w->rr;
     const double *pb = w->hub;
@@ -85,7 +85,7 @@ int rt_merit_only(rt_step *w, const double *e, int k, double weight) {
 
 /* H += weight J'J and g -= weight J'e over rows J[k x nx], on columns cols[nc] only
  * (the others are zero in every row). */
-static void accumulate(rt_step *w, const double *J, const double *e, int k, double weight, int nc) {
+KG_AVX2_CLONE static void accumulate(rt_step *w, const double *J, const double *e, int k, double weight, int nc) {
     const int nx = w->nx;
     const int *cols = w->cols;
     for (int r = 0; r < k; r++) {
@@ -244,7 +244,7 @@ static void kinematics(rt_step *w) {
     rt_track_links(w);
 }
 
-void rt_track_links(rt_step *w) {
+KG_AVX2_CLONE void rt_track_links(rt_step *w) {
     if (!w->link_moved) return;
     const kg_data *d = w->d;
     const double *pb = d->base_pos, *Rb = d->base_rot;
