@@ -605,8 +605,8 @@ static void shape_distance(kg_collision_work *w, int i, int j, const double gues
     for (int k = 0; k < 3; k++) r->pa[k] = pos.v[k] + depth / 2 * r->n[k], r->pb[k] = pos.v[k] - depth / 2 * r->n[k];
 }
 
-KG_AVX2_CLONE int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
-                     double *dist, double n[3], double pa[3], double pb[3]) {
+KG_AVX2_CLONE static int pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                                       double max_dist, double *dist, double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);
     place_link(cm, d, w, lb, 0);
@@ -641,8 +641,15 @@ KG_AVX2_CLONE int kg_pair_distance(const kg_collision_model *cm, const kg_data *
     return 1;
 }
 
-KG_AVX2_CLONE double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
-                         const double n[3], double pa[3], double pb[3]) {
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
+                     double *dist, double n[3], double pa[3], double pb[3]) {
+    return pair_distance(cm, d, w, p, max_dist, dist, n, pa, pb);
+}
+
+KG_AVX2_CLONE static double gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                                      const double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);
     place_link(cm, d, w, lb, 0);
@@ -661,6 +668,13 @@ KG_AVX2_CLONE double kg_pair_gap_along(const kg_collision_model *cm, const kg_da
         lo = kg_fmin(lo, h);
     }
     return lo - hi;
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                         const double n[3], double pa[3], double pb[3]) {
+    return gap_along(cm, d, w, p, n, pa, pb);
 }
 
 /* ---- the matrix -------------------------------------------------------------------------- */

@@ -337,7 +337,7 @@ double kg_convex_margin(const kg_convex *c) {
     return c->type == KG_CONVEX_SPHERE || c->type == KG_CONVEX_CAPSULE ? c->size[0] : 0;
 }
 
-KG_AVX2_CLONE void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+KG_AVX2_CLONE static void convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     switch (c->type) {
     case KG_CONVEX_SPHERE: /* the centre */
         out[0] = out[1] = out[2] = 0;
@@ -351,7 +351,13 @@ KG_AVX2_CLONE void kg_convex_core_support(const kg_convex *c, const double d[3],
     }
 }
 
-KG_AVX2_CLONE void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    convex_core_support(c, d, hint, out);
+}
+
+KG_AVX2_CLONE static void convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     if (c->type != KG_CONVEX_HULL) {
         kg_convex_support(c, d, hint, out);
         return;
@@ -367,6 +373,12 @@ KG_AVX2_CLONE void kg_convex_support_from(const kg_convex *c, const double d[3],
         best = h;
     *hint = best = climb(c, d, best);
     memcpy(out, v + 3 * best, 3 * sizeof *out);
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    convex_support_from(c, d, hint, out);
 }
 
 /* The largest distance of a vertex of fine outside coarse (both in the same

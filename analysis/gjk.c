@@ -181,7 +181,7 @@ static void finish(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *
     out->dist = dc - ma - mb;
 }
 
-KG_AVX2_CLONE int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+KG_AVX2_CLONE static int gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
     const double margins = kg_convex_margin(a->c) + kg_convex_margin(b->c);
     double v[3] = {1, 0, 0};
@@ -227,4 +227,11 @@ KG_AVX2_CLONE int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, 
     out->iterations = calls;
     finish(a, b, s, out);
     return apart;
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+                    kg_gjk_result *out) {
+    return gjk_distance(a, b, guess, beyond, tol, out);
 }

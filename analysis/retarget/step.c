@@ -22,7 +22,7 @@
 /* Rows (3 x nx each, world axes) of the velocity of world point p on link l
  * (Jl) and of the link's angular velocity (Ja, may be NULL); the columns
  * touched are marked. */
-KG_AVX2_CLONE void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
+KG_AVX2_CLONE static void point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
     const int nx = w->nx;
     const kg_retarget_robot *rr = w->rr;
     const double *pb = w->hub;
@@ -49,6 +49,10 @@ KG_AVX2_CLONE void rt_point_jacobian(rt_step *w, int l, const double p[3], doubl
         w->mark[e->col] = 1;
     }
 }
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) { point_jacobian(w, l, p, Jl, Ja); }
 
 /* The columns marked since the last call, in order; clears the marks. */
 static int marked(rt_step *w) {
@@ -244,7 +248,7 @@ static void kinematics(rt_step *w) {
     rt_track_links(w);
 }
 
-KG_AVX2_CLONE void rt_track_links(rt_step *w) {
+KG_AVX2_CLONE static void track_links(rt_step *w) {
     if (!w->link_moved) return;
     const kg_data *d = w->d;
     const double *pb = d->base_pos, *Rb = d->base_rot;
@@ -269,6 +273,10 @@ KG_AVX2_CLONE void rt_track_links(rt_step *w) {
         }
     }
 }
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void rt_track_links(rt_step *w) { track_links(w); }
 
 /* The costs and weighted violations at the current pose (links placed, the
  * COM known), without Jacobians. */
