@@ -481,7 +481,7 @@ static int solids_touch(const kg_collision_model *cm, const kg_collision_work *w
 
 /* Places link l's shapes, and its box, at d's pose (unless force is 0 and
  * they are there already: the link's pose is the same as when last placed). */
-static void place_link(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int l, int force) {
+KG_AVX2_CLONE static void place_link(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int l, int force) {
     const double *R = d->link_rot + 9 * l, *P = d->link_pos + 3 * l;
     double *stamp = w->stamp + 12 * l, *box = w->box + 6 * l;
     if (!force && !memcmp(stamp, P, 3 * sizeof *P) && !memcmp(stamp + 3, R, 9 * sizeof *R)) return;
@@ -568,7 +568,7 @@ int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collision_wor
 static double box_gap2(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]) {
     double g = 0;
     for (int k = 0; k < 3; k++) {
-        double e = fmax(blo[k] - ahi[k], alo[k] - bhi[k]);
+        double e = kg_fmax(blo[k] - ahi[k], alo[k] - bhi[k]);
         if (e > 0) g += e * e;
     }
     return g;
@@ -605,8 +605,8 @@ static void shape_distance(kg_collision_work *w, int i, int j, const double gues
     for (int k = 0; k < 3; k++) r->pa[k] = pos.v[k] + depth / 2 * r->n[k], r->pb[k] = pos.v[k] - depth / 2 * r->n[k];
 }
 
-int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
-                     double *dist, double n[3], double pa[3], double pb[3]) {
+KG_AVX2_CLONE static int pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                                       double max_dist, double *dist, double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);
     place_link(cm, d, w, lb, 0);
@@ -622,7 +622,7 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     for (int i = cm->link_first[la]; i < cm->link_first[la] + cm->link_count[la]; i++)
         for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
             const placed *a = &w->s[i], *b = &w->s[j];
-            double bound = fmin(best.dist, max_dist); /* what this shape pair must beat */
+            double bound = kg_fmin(best.dist, max_dist); /* what this shape pair must beat */
             if (beyond(box_gap2(a->lo, a->hi, b->lo, b->hi), bound)) continue;
             double guess[3]; /* from b towards a: the last answer's, else the boxes' centres' */
             for (int k = 0; k < 3; k++) guess[k] = warm ? -last[k] : a->center[k] - b->center[k];
@@ -630,7 +630,7 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
             if (r.dist < best.dist) best = r;
         }
     if (!(best.dist < max_dist)) {
-        *dist = fmax(max_dist, sqrt(gap2));
+        *dist = kg_fmax(max_dist, sqrt(gap2));
         return 0;
     }
     *dist = best.dist;
@@ -641,8 +641,15 @@ int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collisio
     return 1;
 }
 
-double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
-                         const double n[3], double pa[3], double pb[3]) {
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
+                     double *dist, double n[3], double pa[3], double pb[3]) {
+    return pair_distance(cm, d, w, p, max_dist, dist, n, pa, pb);
+}
+
+KG_AVX2_CLONE static double gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                                      const double n[3], double pa[3], double pb[3]) {
     int la = cm->pair_a[p], lb = cm->pair_b[p];
     place_link(cm, d, w, la, 0);
     place_link(cm, d, w, lb, 0);
@@ -652,15 +659,22 @@ double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_coll
         support(&w->s[i], &up, &q);
         double h = kg_vec3_dot(q.v, n);
         if (h > hi && pa) kg_vec3_copy(pa, q.v);
-        hi = fmax(hi, h);
+        hi = kg_fmax(hi, h);
     }
     for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
         support(&w->s[j], &down, &q);
         double h = kg_vec3_dot(q.v, n);
         if (h < lo && pb) kg_vec3_copy(pb, q.v);
-        lo = fmin(lo, h);
+        lo = kg_fmin(lo, h);
     }
     return lo - hi;
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
+                         const double n[3], double pa[3], double pb[3]) {
+    return gap_along(cm, d, w, p, n, pa, pb);
 }
 
 /* ---- the matrix -------------------------------------------------------------------------- */

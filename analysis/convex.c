@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/gjk.h"
+#include "core/spatial.h"
 
 void kg_convex_free(kg_convex *c) {
     free(c->vert);
@@ -47,7 +48,7 @@ static inline int cell_of(const double d[3]) {
 
 /* Uphill from vertex best on the vertex graph towards direction d: on a convex
  * hull a local best is the best. */
-static int climb(const kg_convex *c, const double d[3], int best) {
+KG_AVX2_CLONE static int climb(const kg_convex *c, const double d[3], int best) {
     const double *v = c->vert;
     double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
     for (int moved = 1; moved;) {
@@ -281,7 +282,7 @@ int kg_convex_hull(const double *pts, int n, kg_convex *out) { return hull(pts, 
 
 /* The hull vertex farthest along d (without the margin): climbed to from
  * the cube map's start, or scanned for when the hull has no vertex graph. */
-static void hull_vertex(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+KG_AVX2_CLONE static void hull_vertex(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     const double *v = c->vert;
     int best = c->start ? c->start[cell_of(d)] : 0;
     if (c->adj_first) best = climb(c, d, best);
@@ -336,7 +337,7 @@ double kg_convex_margin(const kg_convex *c) {
     return c->type == KG_CONVEX_SPHERE || c->type == KG_CONVEX_CAPSULE ? c->size[0] : 0;
 }
 
-void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+KG_AVX2_CLONE static void convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     switch (c->type) {
     case KG_CONVEX_SPHERE: /* the centre */
         out[0] = out[1] = out[2] = 0;
@@ -350,7 +351,13 @@ void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, do
     }
 }
 
-void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    convex_core_support(c, d, hint, out);
+}
+
+KG_AVX2_CLONE static void convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     if (c->type != KG_CONVEX_HULL) {
         kg_convex_support(c, d, hint, out);
         return;
@@ -366,6 +373,12 @@ void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, do
         best = h;
     *hint = best = climb(c, d, best);
     memcpy(out, v + 3 * best, 3 * sizeof *out);
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
+    convex_support_from(c, d, hint, out);
 }
 
 /* The largest distance of a vertex of fine outside coarse (both in the same

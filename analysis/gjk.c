@@ -81,13 +81,13 @@ static int s1d(const simplex *s, int i, int j, double lam[4]) {
  * its weights as ratios of signed areas in the coordinate plane where the
  * triangle's shadow is largest; where a weight is not positive the answer is
  * on the opposite edge (the closest of those). */
-static int s2d(const simplex *s, int i, int j, int k, double lam[4]) {
+KG_AVX2_CLONE static int s2d(const simplex *s, int i, int j, int k, double lam[4]) {
     const int id[3] = {i, j, k};
     const double *p[3] = {s->v[i].y, s->v[j].y, s->v[k].y};
     double e1[3], e2[3], e3[3], n[3], C[3] = {0, 0, 0}, mu = 0;
     for (int c = 0; c < 3; c++) e1[c] = p[1][c] - p[0][c], e2[c] = p[2][c] - p[0][c], e3[c] = p[2][c] - p[1][c];
     kg_vec3_cross(n, e1, e2);
-    double nn = kg_vec3_dot(n, n), big = fmax(kg_vec3_dot(e1, e1), fmax(kg_vec3_dot(e2, e2), kg_vec3_dot(e3, e3)));
+    double nn = kg_vec3_dot(n, n), big = kg_fmax(kg_vec3_dot(e1, e1), kg_fmax(kg_vec3_dot(e2, e2), kg_vec3_dot(e3, e3)));
     int flat = !(nn > KG_GJK_FLAT * KG_GJK_FLAT * big * big);
     if (!flat) {
         double t = kg_vec3_dot(p[0], n) / nn, o[3] = {n[0] * t, n[1] * t, n[2] * t};
@@ -121,7 +121,7 @@ static double volume(const double *a, const double *b, const double *c, const do
 
 /* The same for the tetrahedron s (4 vertices): weights as ratios of signed
  * volumes; all positive: the origin is inside (returns 15). */
-static int s3d(const simplex *s, double lam[4]) {
+KG_AVX2_CLONE static int s3d(const simplex *s, double lam[4]) {
     static const double zero[3] = {0, 0, 0};
     const double *p[4] = {s->v[0].y, s->v[1].y, s->v[2].y, s->v[3].y};
     double C[4], V = 0, big = 0;
@@ -132,7 +132,7 @@ static int s3d(const simplex *s, double lam[4]) {
         V += C[m];
         for (int l = m + 1; l < 4; l++) {
             double e[3] = {p[l][0] - p[m][0], p[l][1] - p[m][1], p[l][2] - p[m][2]};
-            big = fmax(big, kg_vec3_dot(e, e));
+            big = kg_fmax(big, kg_vec3_dot(e, e));
         }
     }
     int flat = !(fabs(V) > KG_GJK_FLAT * big * sqrt(big));
@@ -181,17 +181,20 @@ static void finish(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *
     out->dist = dc - ma - mb;
 }
 
-int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+KG_AVX2_CLONE static int gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
     const double margins = kg_convex_margin(a->c) + kg_convex_margin(b->c);
     double v[3] = {1, 0, 0};
     if (guess && (guess[0] != 0 || guess[1] != 0 || guess[2] != 0)) kg_vec3_copy(v, guess);
     else if (a->p[0] != b->p[0] || a->p[1] != b->p[1] || a->p[2] != b->p[2])
         for (int k = 0; k < 3; k++) v[k] = a->p[k] - b->p[k];
-    simplex s;
-    support(a, b, v, &s.v[0]);
-    s.n = 1, s.lam[0] = 1;
-    kg_vec3_copy(v, s.v[0].y);
+    /* the simplex and the candidate made from it and the new point, swapped when the
+     * candidate is kept: copying whole simplices (four vertices whatever their number)
+     * into and back from the candidate took a tenth of GJK's own instructions */
+    simplex buf[2], *s = &buf[0], *t = &buf[1];
+    support(a, b, v, &s->v[0]);
+    s->n = 1, s->lam[0] = 1;
+    kg_vec3_copy(v, s->v[0].y);
     double vv = kg_vec3_dot(v, v), size2 = vv, lower = 0;
     int calls = 1, inside = 0;
     while (calls < KG_GJK_MAX_ITERATIONS && !inside) {
@@ -200,26 +203,35 @@ int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double g
         support(a, b, v, &w);
         calls++;
         double vw = kg_vec3_dot(v, w.y);
-        size2 = fmax(size2, kg_vec3_dot(w.y, w.y));
-        if (vw > 0) lower = fmax(lower, vw / sqrt(vv)); /* the plane normal to v through w separates */
+        size2 = kg_fmax(size2, kg_vec3_dot(w.y, w.y));
+        if (vw > 0) lower = kg_fmax(lower, vw / sqrt(vv)); /* the plane normal to v through w separates */
         if (vv - vw <= KG_GJK_RELATIVE * vv) break;     /* |v| within the bound of the distance */
         if (lower > 0 && sqrt(vv) - lower <= tol) break; /* within the caller's tolerance */
         if (lower > 0 && lower - margins >= beyond) break; /* far enough for the caller */
         int repeated = 0;
-        for (int i = 0; i < s.n && !repeated; i++) repeated = !memcmp(s.v[i].y, w.y, sizeof w.y);
+        for (int i = 0; i < s->n && !repeated; i++) repeated = !memcmp(s->v[i].y, w.y, sizeof w.y);
         if (repeated) break; /* no way forward: rounding */
-        simplex t = s;
-        t.v[t.n++] = w;
-        inside = reduce(&t);
+        t->n = s->n;
+        for (int i = 0; i < s->n; i++) t->v[i] = s->v[i];
+        t->v[t->n++] = w;
+        inside = reduce(t);
         double u[3];
-        combine(&t, t.lam, u);
+        combine(t, t->lam, u);
         double uu = kg_vec3_dot(u, u);
         if (!inside && !(uu < vv)) break; /* no progress: rounding again; keep s */
-        s = t, vv = uu;
+        simplex *kept = t;
+        t = s, s = kept, vv = uu;
         kg_vec3_copy(v, u);
     }
     int apart = !inside && lower > 0 && vv > KG_GJK_TOUCH * KG_GJK_TOUCH * size2;
     out->iterations = calls;
-    finish(a, b, &s, out);
+    finish(a, b, s, out);
     return apart;
+}
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+                    kg_gjk_result *out) {
+    return gjk_distance(a, b, guess, beyond, tol, out);
 }

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/spatial.h"
+
 /* A Cholesky pivot at most this fraction of H's largest diagonal entry means
  * H is not (numerically) positive definite: cond(H) beyond ~1e13 leaves fewer
  * than three correct digits in x. */
@@ -120,24 +122,64 @@ const char *kg_qp_status_name(int status) {
 
 /* ---- kernels ---------------------------------------------------------------- */
 
+/* Four doubles as one vector (GCC's vector extension: one 256-bit register
+ * in the AVX2 clones, two 128-bit ones in the others). Its operations are the
+ * scalar ones element by element, rounded the same; written out, the kernels
+ * below run no loop of their own over the last one to three entries, where
+ * the compiler's vectorised loops ended in a scalar one (a third of a dot's
+ * instructions at n = 38). */
+typedef double kg_qp_v4 __attribute__((vector_size(4 * sizeof(double))));
+
+/* (A 256-bit vector passed to or from a function compiled without AVX goes
+ * through memory, an ABI GCC warns of wherever the kernels are inlined into
+ * the base clones, for the whole file: they are always inlined, never called.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+static KG_QP_KERNEL kg_qp_v4 load4(const double *p) {
+    kg_qp_v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static KG_QP_KERNEL void store4(double *p, kg_qp_v4 v) { memcpy(p, &v, sizeof v); }
+
 /* Four partial sums: without -ffast-math the compiler keeps a single sum
  * serial, one addition latency per element; four chains run about 3x faster
- * at these lengths (and the result still does not depend on the build). */
+ * at these lengths (and the result still does not depend on the build).
+ * Entry i goes to sum i mod 4, the last n mod 4 entries to the first, in
+ * order; the sums are added pairwise. */
 static KG_QP_KERNEL double dot(const double *a, const double *b, int n) {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    kg_qp_v4 s = {0, 0, 0, 0};
     int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
+    for (; i + 8 <= n; i += 8) {
+        s += load4(a + i) * load4(b + i);
+        s += load4(a + i + 4) * load4(b + i + 4);
     }
-    for (; i < n; i++) s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
+    if (i + 4 <= n) s += load4(a + i) * load4(b + i), i += 4;
+    double s0 = s[0];
+    if (i < n) s0 += a[i] * b[i];
+    if (i + 1 < n) s0 += a[i + 1] * b[i + 1];
+    if (i + 2 < n) s0 += a[i + 2] * b[i + 2];
+    return (s0 + s[1]) + (s[2] + s[3]);
 }
 
 static KG_QP_KERNEL void axpy(double *restrict y, double a, const double *restrict x, int n) {
-    for (int i = 0; i < n; i++) y[i] += a * x[i];
+    const kg_qp_v4 av = {a, a, a, a};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        store4(y + i, load4(y + i) + av * load4(x + i));
+        store4(y + i + 4, load4(y + i + 4) + av * load4(x + i + 4));
+    }
+    if (i + 4 <= n) store4(y + i, load4(y + i) + av * load4(x + i)), i += 4;
+    if (i < n) y[i] += a * x[i];
+    if (i + 1 < n) y[i + 1] += a * x[i + 1];
+    if (i + 2 < n) y[i + 2] += a * x[i + 2];
+}
+
+/* y[j] += (c0 m0[j] + c1 m1[j]) + (c2 m2[j] + c3 m3[j]): combine()'s entry. */
+static KG_QP_KERNEL void combine1(double *restrict y, const double c[4], const double *const m[4], int j) {
+    y[j] += (c[0] * m[0][j] + c[1] * m[1][j]) + (c[2] * m[2][j] + c[3] * m[3][j]);
 }
 
 /* y[0..len) += sum_{r<m} c_r M[r ld + 0..len): four vectors M_r at a time, so
@@ -150,8 +192,15 @@ static KG_QP_KERNEL void combine(double *restrict y, const double *restrict c, c
     for (; r + 4 <= m; r += 4) {
         const double *m0 = M + r * ld, *m1 = m0 + ld, *m2 = m1 + ld, *m3 = m2 + ld;
         double c0 = c[r], c1 = c[r + 1], c2 = c[r + 2], c3 = c[r + 3];
-        int l = tri && r + 4 < len ? r + 4 : len; /* m0..m2 are zero there (stored zeros) */
-        for (int j = 0; j < l; j++) y[j] += (c0 * m0[j] + c1 * m1[j]) + (c2 * m2[j] + c3 * m3[j]);
+        const kg_qp_v4 v0 = {c0, c0, c0, c0}, v1 = {c1, c1, c1, c1}, v2 = {c2, c2, c2, c2}, v3 = {c3, c3, c3, c3};
+        int l = tri && r + 4 < len ? r + 4 : len, j = 0; /* m0..m2 are zero there (stored zeros) */
+        for (; j + 4 <= l; j += 4)
+            store4(y + j, load4(y + j) + ((v0 * load4(m0 + j) + v1 * load4(m1 + j)) +
+                                          (v2 * load4(m2 + j) + v3 * load4(m3 + j))));
+        const double *const mr[4] = {m0, m1, m2, m3};
+        if (j < l) combine1(y, c + r, mr, j);
+        if (j + 1 < l) combine1(y, c + r, mr, j + 1);
+        if (j + 2 < l) combine1(y, c + r, mr, j + 2);
     }
     for (; r < m; r++) axpy(y, c[r], M + r * ld, tri && r + 1 < len ? r + 1 : len);
 }
@@ -168,7 +217,7 @@ static KG_QP_KERNEL void combine(double *restrict y, const double *restrict c, c
  * outweighing their blocking at these sizes. */
 KG_QP_HOT static int factor(const double *H, int n, double *U, double *J, double *tmp) {
     double hmax = 0;
-    for (int i = 0; i < n; i++) hmax = fmax(hmax, fabs(H[i * n + i]));
+    for (int i = 0; i < n; i++) hmax = kg_fmax(hmax, fabs(H[i * n + i]));
     double pmin = KG_QP_PIVOT_MIN * hmax;
     for (int k = 0; k < n; k++) {
         double *uk = U + k * n;
@@ -204,7 +253,7 @@ KG_QP_HOT static void unconstrained(const kg_qp *p, kg_qp_work *w, double *x) {
 
 /* x += t z, the path's length growing by |t z|: what most_violated's
  * screening bounds a row's change of slack by. */
-static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
+KG_QP_HOT static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
     axpy(x, t, z, n);
     w->path += fabs(t) * sqrt(dot(z, z, n));
 }
@@ -212,7 +261,7 @@ static void move(kg_qp_work *w, double *x, double t, const double *z, int n) {
 /* ---- constraints ------------------------------------------------------------ */
 
 /* n_k'v for constraint k's normal: a row of C or A, e_i or -e_i. */
-static double normal_dot(const kg_qp *p, int k, const double *v) {
+KG_QP_HOT static double normal_dot(const kg_qp *p, int k, const double *v) {
     int n = p->n;
     if (k < p->neq) return dot(p->C + (size_t)k * n, v, n);
     k -= p->neq;
@@ -338,13 +387,13 @@ static int add_inequality(const kg_qp *p, kg_qp_work *w, double *x, int k, int *
     for (;;) {
         if (*iterations >= cap) return KG_QP_MAX_ITERATIONS;
         int dependent = direction(p, w, k), drop = -1;
-        double t2 = dependent ? INFINITY : fmax(-s / normal_dot(p, k, w->z), 0), t1 = INFINITY;
+        double t2 = dependent ? INFINITY : kg_fmax(-s / normal_dot(p, k, w->z), 0), t1 = INFINITY;
         for (int j = w->meq; j < w->q; j++) /* r_j > 0: u_j falls as the new multiplier rises */
             if (w->r[j] * w->dnorm[j] > KG_QP_DEPENDENT * w->nd) {
-                double tj = fmax(w->u[j], 0) / w->r[j];
+                double tj = kg_fmax(w->u[j], 0) / w->r[j];
                 if (tj < t1) t1 = tj, drop = j;
             }
-        double t = fmin(t1, t2);
+        double t = kg_fmin(t1, t2);
         if (t == INFINITY) return KG_QP_INFEASIBLE;
         for (int j = 0; j < w->q; j++) w->u[j] -= t * w->r[j];
         unew += t;
@@ -400,7 +449,7 @@ static double shortfall(double s, double nn, double bb, double xs) {
 }
 
 /* |x| for shortfall(): x's or the unconstrained minimum's, the larger. */
-static double xsize(const kg_qp_work *w, const double *x, int n) { return fmax(sqrt(dot(x, x, n)), w->xscale); }
+KG_QP_HOT static double xsize(const kg_qp_work *w, const double *x, int n) { return kg_fmax(sqrt(dot(x, x, n)), w->xscale); }
 
 /* shortfall() of constraint k if it can be violated (present, inactive), else 0. */
 static double violation(const kg_qp *p, const kg_qp_work *w, int k, const double *x, double xs) {
@@ -474,7 +523,7 @@ static int add_hints(const kg_qp *p, kg_qp_work *w, double *x, int cap, int *ite
     for (;;) {
         double umax = 0, worst = 0;
         int j = -1;
-        for (int i = 0; i < w->q; i++) umax = fmax(umax, fabs(w->u[i]));
+        for (int i = 0; i < w->q; i++) umax = kg_fmax(umax, fabs(w->u[i]));
         for (int i = w->meq; i < w->q; i++)
             if (w->u[i] < worst && w->u[i] < -KG_QP_DEPENDENT * umax) worst = w->u[i], j = i;
         if (j < 0) return KG_QP_OK;

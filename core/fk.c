@@ -106,7 +106,7 @@ static inline void fixed_link(const kg_kin *k, const double *rp, double *r, doub
     kg_mat3_vec(t, rp, k->p0);
 }
 
-void kg_fk(const kg_model *m, kg_data *d) {
+KG_AVX2_CLONE static void forward_kinematics(const kg_model *m, kg_data *d) {
     double *restrict pos = d->link_pos, *restrict rot = d->link_rot;
     const double *q = d->q;
     double *restrict sc = d->sincos;
@@ -139,6 +139,10 @@ void kg_fk(const kg_model *m, kg_data *d) {
         p[2] = pp[2] + t[2];
     }
 }
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void kg_fk(const kg_model *m, kg_data *d) { forward_kinematics(m, d); }
 
 void kg_loop_residual(const kg_model *m, const kg_data *d, int k, double dpos[3], double *dangle) {
     const kg_loop *lp = &m->loop[k];

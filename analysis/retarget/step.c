@@ -22,7 +22,7 @@
 /* Rows (3 x nx each, world axes) of the velocity of world point p on link l
  * (Jl) and of the link's angular velocity (Ja, may be NULL); the columns
  * touched are marked. */
-void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
+KG_AVX2_CLONE static void point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) {
     const int nx = w->nx;
     const kg_retarget_robot *rr = w->rr;
     const double *pb = w->hub;
@@ -49,6 +49,10 @@ void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double 
         w->mark[e->col] = 1;
     }
 }
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) { point_jacobian(w, l, p, Jl, Ja); }
 
 /* The columns marked since the last call, in order; clears the marks. */
 static int marked(rt_step *w) {
@@ -83,8 +87,10 @@ int rt_merit_only(rt_step *w, const double *e, int k, double weight) {
     return w->eval;
 }
 
-void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double weight) {
-    const int nx = w->nx, nc = marked(w);
+/* H += weight J'J and g -= weight J'e over rows J[k x nx], on columns cols[nc] only
+ * (the others are zero in every row). */
+KG_AVX2_CLONE static void accumulate(rt_step *w, const double *J, const double *e, int k, double weight, int nc) {
+    const int nx = w->nx;
     const int *cols = w->cols;
     for (int r = 0; r < k; r++) {
         const double *Jr = J + r * nx;
@@ -98,9 +104,20 @@ void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double wei
     }
 }
 
+void rt_add_cost(rt_step *w, const double *J, const double *e, int k, double weight) {
+    accumulate(w, J, e, k, weight, marked(w));
+}
+
+/* The row's nonzero columns listed in one pass (rather than marked, then
+ * gathered from the marks by marked()); the marks are left clear, as
+ * marked() leaves them. */
 void rt_add_row_cost(rt_step *w, const double *a, double e, double weight) {
-    for (int c = 0; c < w->nx; c++) w->mark[c] = a[c] != 0;
-    rt_add_cost(w, a, &e, 1, weight);
+    int nc = 0;
+    if (w->nx < 1) return;
+    for (int c = 0; c < w->nx; c++)
+        if (a[c] != 0) w->cols[nc++] = c;
+    rt_clear_marks(w);
+    accumulate(w, a, &e, 1, weight, nc);
 }
 
 /* ---- bounds, the solve, the update ------------------------------------------------------- */
@@ -109,7 +126,7 @@ static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
     /* a coordinate past its window (the rounding of limit - value; a turn's second-order
      * drift past the rate limit over a frame's steps) is held, not pushed back: every
      * bound is met by standing still, or the problem may have no solution */
-    *lb = fmax(*lb, fmin(lo, 0)), *ub = fmin(*ub, fmax(hi, 0));
+    *lb = kg_fmax(*lb, kg_fmin(lo, 0)), *ub = kg_fmin(*ub, kg_fmax(hi, 0));
 }
 
 /* Joint limits and velocity limits over the frame, the root's speed and turn
@@ -140,10 +157,10 @@ static void bounds(rt_step *w) {
         if (qi < 0) continue;
         /* kept limit_margin inside the limits, but where the joint already is (standing still
          * always meets the bounds) */
-        double q = w->d->q[qi], lo = fmin(rr->lower[c] + t->limit_margin, fmax(q, rr->lower[c]));
-        double hi = fmax(rr->upper[c] - t->limit_margin, fmin(q, rr->upper[c]));
+        double q = w->d->q[qi], lo = kg_fmin(rr->lower[c] + t->limit_margin, kg_fmax(q, rr->lower[c]));
+        double hi = kg_fmax(rr->upper[c] - t->limit_margin, kg_fmin(q, rr->upper[c]));
         double vm = rr->vmax[c] > 0 ? rr->vmax[c] : t->joint_speed_default;
-        if (w->have_prev && isfinite(vm)) lo = fmax(lo, w->q_prev[qi] - vm * w->dt), hi = fmin(hi, w->q_prev[qi] + vm * w->dt);
+        if (w->have_prev && isfinite(vm)) lo = kg_fmax(lo, w->q_prev[qi] - vm * w->dt), hi = kg_fmin(hi, w->q_prev[qi] + vm * w->dt);
         clamp_bounds(&w->lb[i], &w->ub[i], lo - q, hi - q);
     }
 }
@@ -199,7 +216,7 @@ static void adapt_trust(rt_step *w) {
     for (int i = 0; i < w->nx; i++) {
         double p = w->x[i] * w->x_last[i];
         if (p < 0) w->trust[i] *= w->t.trust_shrink;
-        else if (p > 0) w->trust[i] = fmin(1, w->trust[i] / w->t.trust_shrink);
+        else if (p > 0) w->trust[i] = kg_fmin(1, w->trust[i] / w->t.trust_shrink);
         w->x_last[i] = w->x[i];
     }
 }
@@ -231,7 +248,7 @@ static void kinematics(rt_step *w) {
     rt_track_links(w);
 }
 
-void rt_track_links(rt_step *w) {
+KG_AVX2_CLONE static void track_links(rt_step *w) {
     if (!w->link_moved) return;
     const kg_data *d = w->d;
     const double *pb = d->base_pos, *Rb = d->base_rot;
@@ -256,6 +273,10 @@ void rt_track_links(rt_step *w) {
         }
     }
 }
+
+/* The exported function: the clones' dispatcher is static (a clone of an
+ * extern function exports its dispatcher and resolver). */
+void rt_track_links(rt_step *w) { track_links(w); }
 
 /* The costs and weighted violations at the current pose (links placed, the
  * COM known), without Jacobians. */
@@ -320,7 +341,7 @@ static double one_step(rt_step *w, const rt_goal *g, int first, rt_step_result *
     integrate(w);
     adapt_trust(w);
     double big = 0;
-    for (int i = 0; i < w->nx; i++) big = fmax(big, fabs(w->x[i]));
+    for (int i = 0; i < w->nx; i++) big = kg_fmax(big, fabs(w->x[i]));
     return big;
 }
 
