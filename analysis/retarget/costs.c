@@ -2,7 +2,8 @@
  * (e its error, J its Jacobian, w its weight; errors in m, rad, or unit
  * directions): the source's segment directions (thighs, shanks, upper arms,
  * forearms, the trunk from the hips' middle to the shoulders'), the pelvis and
- * chest frames, the head's up direction, a swinging foot's pose (the source's
+ * chest frames, the head's up direction, the bend of an elbow that bends one
+ * way only (its axis across the source's arm), a swinging foot's pose (the source's
  * ankle on the robot's scale, its foot's turn, coming down flat onto the
  * ground as it lands), the hands relative to the shoulders on the robot's arm
  * scale, the COM onto the source's estimate without balance (with it, a row:
