@@ -89,6 +89,10 @@ static void swing_target(const rt_step *w, const rt_goal *g, int side, double po
     kg_mat3_mul(R, F->foot_R[side], rr->rest_rot[foot]);
     kg_mat3_vec(off, R, rr->foot_off[side]);
     for (int a = 0; a < 3; a++) pos[a] = F->kp[ankle][a] + off[a] + (a < 2 ? g->shift[a] : 0);
+    if (F->slid[side]) { /* drawn along the floor: stepped flat, clear of it */
+        rt_yaw_rot(R, F->foot_yaw[side], rr->rest_rot[foot]);
+        pos[2] = fmax(pos[2], rr->foot_h[side] + w->t.slide_clearance);
+    }
     double u = g->landing[side];
     if (u <= 0) return;
     double Rd[9], wv[3], Ru[9], R0[9];

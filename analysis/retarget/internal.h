@@ -104,6 +104,7 @@ typedef struct rt_frame_source {
     unsigned char standing;       /* a foot planted: low and slow, before filtering, and not seated (the
                                    * report's hover reference) */
     unsigned char seated;         /* the pelvis near the floor (seat_height): sitting or lying on it */
+    unsigned char slid[2];        /* a slide along the floor taken out of a contact (slide_length) */
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
     double com_ref[2];            /* the balance's COM reference (x, y) */

@@ -166,10 +166,11 @@ static double speed(const rt_source *s, int k, int f, int h) {
     return hypot(q[0] - p[0], q[1] - p[1]) / ((b - a) * s->dt);
 }
 
-/* Closes gaps shorter than L frames between contacts, then drops contacts shorter. */
-static void filter_runs(rt_source *s, int side, int L) {
+/* Closes gaps shorter than L frames between contacts (from pass 0), then
+ * drops contacts shorter. */
+static void filter_runs(rt_source *s, int side, int L, int from) {
     int n = s->nframes;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = from; pass < 2; pass++) {
         unsigned char want = pass == 0 ? 0 : 1; /* runs of this value shorter than L flip */
         for (int a = 0; a < n;) {
             int b = a;
@@ -179,6 +180,30 @@ static void filter_runs(rt_source *s, int side, int L) {
                 for (int f = a; f < b; f++) s->f[f].contact[side] = !want;
             a = b;
         }
+    }
+}
+
+/* Slides: within a contact, a stretch where heel and toe both move faster
+ * than slide_speed (a pivoting foot turns on one of them) and over more than
+ * slide_length is no contact (k: the thresholds' scale, contact_scale). */
+static void slides(rt_source *s, int side, const kg_retarget_tuning *t, double k, int h) {
+    const int a_ = ANKLE[side], t_ = TOE[side];
+    if (!(t->slide_length > 0)) return;
+    for (int a = 0; a < s->nframes;) {
+        double v = fmin(speed(s, a_, a, h), speed(s, t_, a, h)) * k;
+        if (!s->f[a].contact[side] || !(v > t->slide_speed)) {
+            a++;
+            continue;
+        }
+        int b = a;
+        while (b < s->nframes && s->f[b].contact[side] &&
+               fmin(speed(s, a_, b, h), speed(s, t_, b, h)) * k > t->slide_speed)
+            b++;
+        const double *p = s->f[a].kp[a_], *q = s->f[b - 1].kp[a_], *pt = s->f[a].kp[t_], *qt = s->f[b - 1].kp[t_];
+        double len = fmin(hypot(q[0] - p[0], q[1] - p[1]), hypot(qt[0] - pt[0], qt[1] - pt[1])) * k;
+        if (len > t->slide_length)
+            for (int f = a; f < b; f++) s->f[f].contact[side] = 0, s->f[f].slid[side] = 1;
+        a = b;
     }
 }
 
@@ -234,7 +259,9 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, const kg_retarge
             F->on_toes[side] = (unsigned char)!down[0]; /* the heel up; kept below for a contact's tail */
             F->standing |= (unsigned char)low_slow;
         }
-        filter_runs(s, side, L);
+        filter_runs(s, side, L, 0);
+        slides(s, side, t, k, h);
+        filter_runs(s, side, L, 1); /* the gaps slides() made stay */
         push_offs(s, side);
     }
 }

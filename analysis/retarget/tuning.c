@@ -15,7 +15,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     kg_retarget_tuning *t = &o->tune;
     t->floor_window = 2, t->floor_percentile = 1;
     t->contact_height = 0.04, t->contact_height_off = 0.06;
-    t->contact_speed = 0.5, t->contact_speed_off = 0.8;
+    t->contact_speed = 0.5, t->contact_speed_off = 0.8, t->slide_speed = 0.1, t->slide_length = 0, t->slide_clearance = 0.015;
     t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->pivot_catch_up = 0.3, t->speed_window = 0.02;
     t->heading_tilt = 1.05;
     t->zmp_margin = 0.09, t->zmp_step = 0.04, t->zmp_replan = 0.005;
@@ -45,7 +45,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
 #define S(k, n) {"w_slack_" n, offsetof(kg_retarget_tuning, w_slack) + (k) * sizeof(double), 0, "1"}
 static const kg_tuning_field fields[] = {
     D(floor_window, "s"), D(floor_percentile, "%"), D(contact_height, "m"), D(contact_height_off, "m"),
-    D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
+    D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(slide_speed, "m/s"), D(slide_length, "m"), D(slide_clearance, "m"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
     D(pivot_catch_up, "s"), D(speed_window, "s"), D(heading_tilt, "rad"), D(zmp_margin, "m"), D(zmp_step, "s"),
     D(zmp_replan, "m"),
     D(preview_time, "s"), D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),

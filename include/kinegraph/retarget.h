@@ -67,6 +67,15 @@ typedef struct kg_retarget_tuning {
     double contact_height_off;  /* m: once down, it stays down until higher than this (0.06) */
     double contact_speed;       /* m/s: and slower than this, horizontally (0.5) */
     double contact_speed_off;   /* m/s: once down, it stays down until faster than this (0.8) */
+    double slide_speed;         /* m/s: a down foot whose heel and toe both move faster than this
+                                 * slides (0.1) ... */
+    double slide_length;        /* m: ... and a slide longer than this is no contact: the foot is drawn
+                                 * along the floor (into a kneel, a stance changed), which the robot
+                                 * steps instead, its foot flat and slide_clearance (m, 0.015) above
+                                 * the ground at least (0: never, the default: at 0.05 the pose's bar
+                                 * met on one run more and kneeling clips 10-20 degrees nearer, but
+                                 * the extra steps left the ZMP outside on 8 runs more: BENCHMARKS) */
+    double slide_clearance;
     double min_contact_time;    /* s: contacts and gaps shorter than this are dropped (0.05) */
     double pivot_turn;          /* rad: a contact in which the source's foot turns more than this is
                                  * a pivot: the robot's foot turns with it on the edge of its sole
