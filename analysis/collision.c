@@ -641,8 +641,7 @@ KG_AVX2_CLONE static int pair_distance(const kg_collision_model *cm, const kg_da
     return 1;
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
                      double *dist, double n[3], double pa[3], double pb[3]) {
     return pair_distance(cm, d, w, p, max_dist, dist, n, pa, pb);
@@ -670,8 +669,7 @@ KG_AVX2_CLONE static double gap_along(const kg_collision_model *cm, const kg_dat
     return lo - hi;
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 double kg_pair_gap_along(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p,
                          const double n[3], double pa[3], double pb[3]) {
     return gap_along(cm, d, w, p, n, pa, pb);

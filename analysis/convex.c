@@ -351,8 +351,7 @@ KG_AVX2_CLONE static void convex_core_support(const kg_convex *c, const double d
     }
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 void kg_convex_core_support(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     convex_core_support(c, d, hint, out);
 }
@@ -375,8 +374,7 @@ KG_AVX2_CLONE static void convex_support_from(const kg_convex *c, const double d
     memcpy(out, v + 3 * best, 3 * sizeof *out);
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 void kg_convex_support_from(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     convex_support_from(c, d, hint, out);
 }

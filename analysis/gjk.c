@@ -229,8 +229,7 @@ KG_AVX2_CLONE static int gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape 
     return apart;
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
     return gjk_distance(a, b, guess, beyond, tol, out);

@@ -140,8 +140,7 @@ KG_AVX2_CLONE static void forward_kinematics(const kg_model *m, kg_data *d) {
     }
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 void kg_fk(const kg_model *m, kg_data *d) { forward_kinematics(m, d); }
 
 void kg_loop_residual(const kg_model *m, const kg_data *d, int k, double dpos[3], double *dangle) {

@@ -25,7 +25,9 @@
  * KG_QP_HOT): VEX's three-operand forms spare the register copies of scalar
  * code and the row loops run four wide; 5-7 % fewer instructions per frame.
  * AVX2 alone does not enable FMA, and ISO C mode keeps contraction off, so the
- * results are the same bit for bit. */
+ * results are the same bit for bit. Only static functions are cloned: a clone
+ * of an extern function exports its dispatcher and resolver, so an exported
+ * function that is cloned is a plain wrapper around a static clone. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define KG_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
 #else

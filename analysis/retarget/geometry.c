@@ -245,3 +245,12 @@ void rt_drop_short_runs(unsigned char *v, int n, int L) {
         a = b;
     }
 }
+
+int rt_body_point(const kg_retarget_robot *rr, const kg_data *d, int k, double p[3]) {
+    int l = rr->map.link[k];
+    if (l < 0) return -1;
+    double off[3];
+    kg_mat3_vec(off, d->link_rot + 9 * l, rr->map.point[k]);
+    for (int a = 0; a < 3; a++) p[a] = d->link_pos[3 * l + a] + off[a];
+    return l;
+}

@@ -142,6 +142,9 @@ int rt_support_polygon(const kg_retarget_robot *rr, const unsigned char down[2],
 double rt_polygon_distance(const double (*p)[2], int n, const double x[2], double margin, double in[2]);
 /* The distance between segments p0-p1 and q0-q1. */
 double rt_segment_distance(const double p0[3], const double p1[3], const double q0[3], const double q1[3]);
+/* Body part k's point (world) at the pose d; returns its link (-1: the robot
+ * has no such part, p untouched). */
+int rt_body_point(const kg_retarget_robot *rr, const kg_data *d, int k, double p[3]);
 /* The lowest point (world) of shape k of collision model cm at the pose d
  * (its support along -z, margin included); returns its height. */
 double rt_shape_lowest(const kg_collision_model *cm, const kg_data *d, int k, double p[3]);

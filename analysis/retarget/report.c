@@ -73,14 +73,6 @@ static void flag(acc *A, int f, unsigned what) {
     if (A->flags) A->flags[f] |= what;
 }
 
-/* A part's point at d's pose. */
-static void part_point(const kg_retarget_robot *rr, const kg_data *d, int k, double p[3]) {
-    int l = rr->map.link[k];
-    double off[3];
-    kg_mat3_vec(off, d->link_rot + 9 * l, rr->map.point[k]);
-    for (int a = 0; a < 3; a++) p[a] = d->link_pos[3 * l + a] + off[a];
-}
-
 /* u in the heading frame whose lateral axis is lat (flattened): x forward, y left, z up. */
 static void in_heading(const double lat_[3], const double u_[3], double out[3]) {
     double lat[3] = {lat_[0], lat_[1], 0}, fwd[3], z[3] = {0, 0, 1}, u[3];
@@ -130,16 +122,16 @@ static int held_segment(const kg_retarget_robot *rr, const kg_data *d, const dou
 static void pose_frame(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
                        const rt_frame_source *F, acc *A) {
     double hl[3], hr[3], slat[3], rlat[3], u[3], v[3], su[3], ru[3];
-    part_point(rr, d, KG_PART_HIP_L, hl), part_point(rr, d, KG_PART_HIP_R, hr);
+    rt_body_point(rr, d, KG_PART_HIP_L, hl), rt_body_point(rr, d, KG_PART_HIP_R, hr);
     for (int a = 0; a < 3; a++) slat[a] = F->kp[KG_PART_HIP_L][a] - F->kp[KG_PART_HIP_R][a], rlat[a] = hl[a] - hr[a];
     for (int k = 0; k < KG_NSEGMENT; k++) {
         if (k < 8) {
             double pa[3], pb[3];
-            part_point(rr, d, SEG[k][0], pa), part_point(rr, d, SEG[k][1], pb);
+            rt_body_point(rr, d, SEG[k][0], pa), rt_body_point(rr, d, SEG[k][1], pb);
             for (int a = 0; a < 3; a++) u[a] = F->kp[SEG[k][1]][a] - F->kp[SEG[k][0]][a], v[a] = pb[a] - pa[a];
         } else if (k == 8) {
             double sl[3], sr[3];
-            part_point(rr, d, KG_PART_SHOULDER_L, sl), part_point(rr, d, KG_PART_SHOULDER_R, sr);
+            rt_body_point(rr, d, KG_PART_SHOULDER_L, sl), rt_body_point(rr, d, KG_PART_SHOULDER_R, sr);
             for (int a = 0; a < 3; a++) {
                 u[a] = 0.5 * (F->kp[KG_PART_SHOULDER_L][a] + F->kp[KG_PART_SHOULDER_R][a] - F->kp[KG_PART_HIP_L][a] -
                               F->kp[KG_PART_HIP_R][a]);
@@ -169,7 +161,7 @@ static void keypoint_frame(const kg_retarget_robot *rr, const kg_data *d, const 
                                  KG_PART_ELBOW_L, KG_PART_ELBOW_R, KG_PART_WRIST_L, KG_PART_WRIST_R};
     for (int k = 0; k < 8; k++) {
         double p[3], e[3];
-        part_point(rr, d, parts[k], p);
+        rt_body_point(rr, d, parts[k], p);
         for (int a = 0; a < 3; a++) e[a] = p[a] - F->kp[parts[k]][a];
         double mm = kg_vec3_norm(e) * 1e3;
         A->kp_sum += mm, A->kp_n++;

@@ -508,11 +508,7 @@ static void ground_shapes(kg_retarget_robot *rr, const kg_data *d, double sole_z
 static double arm_bend(const kg_retarget_robot *rr, const kg_data *d, int side, const double ax[3], double *along) {
     int sh = side ? KG_PART_SHOULDER_R : KG_PART_SHOULDER_L;
     double p[3][3], ua[3], fa[3], n[3];
-    for (int k = 0; k < 3; k++) {
-        int l = rr->map.link[sh + k];
-        kg_mat3_vec(p[k], d->link_rot + 9 * l, rr->map.point[sh + k]);
-        for (int a = 0; a < 3; a++) p[k][a] += d->link_pos[3 * l + a];
-    }
+    for (int k = 0; k < 3; k++) rt_body_point(rr, d, sh + k, p[k]);
     for (int a = 0; a < 3; a++) ua[a] = p[1][a] - p[0][a], fa[a] = p[2][a] - p[1][a];
     kg_vec3_cross(n, ua, fa);
     double nn = kg_vec3_norm(ua) * kg_vec3_norm(fa);
@@ -531,8 +527,8 @@ static int elbow_joint(const kg_retarget_robot *rr, const kg_data *d, int side) 
     int ls = rr->map.link[sh], le = rr->map.link[sh + 1], lw = rr->map.link[sh + 2], best = -1;
     if (ls < 0 || le < 0 || lw < 0) return -1;
     double pe[3], ua[3], bd = INFINITY;
-    kg_mat3_vec(pe, d->link_rot + 9 * le, rr->map.point[sh + 1]);
-    for (int a = 0; a < 3; a++) pe[a] += d->link_pos[3 * le + a], ua[a] = pe[a] - d->link_pos[3 * ls + a];
+    rt_body_point(rr, d, sh + 1, pe);
+    for (int a = 0; a < 3; a++) ua[a] = pe[a] - d->link_pos[3 * ls + a];
     if (!(kg_vec3_norm(ua) > 0)) return -1;
     rt_normalize(ua);
     for (int l = lw; l > ls && l > 0; l = r->link[l].parent) {

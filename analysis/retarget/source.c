@@ -183,22 +183,25 @@ static void filter_runs(rt_source *s, int side, int L, int from) {
     }
 }
 
-/* Slides: within a contact, a stretch where heel and toe both move faster
- * than slide_speed (a pivoting foot turns on one of them) and over more than
- * slide_length is no contact (k: the thresholds' scale, contact_scale). */
+/* Foot side down and sliding at frame f: heel and toe both faster than
+ * slide_speed (a pivoting foot turns on one of them; k: the thresholds'
+ * scale, contact_scale). */
+static int sliding(const rt_source *s, int side, int f, const kg_retarget_tuning *t, double k, int h) {
+    return s->f[f].contact[side] && fmin(speed(s, ANKLE[side], f, h), speed(s, TOE[side], f, h)) * k > t->slide_speed;
+}
+
+/* Slides: within a contact, a stretch sliding over more than slide_length is
+ * no contact. */
 static void slides(rt_source *s, int side, const kg_retarget_tuning *t, double k, int h) {
     const int a_ = ANKLE[side], t_ = TOE[side];
     if (!(t->slide_length > 0)) return;
     for (int a = 0; a < s->nframes;) {
-        double v = fmin(speed(s, a_, a, h), speed(s, t_, a, h)) * k;
-        if (!s->f[a].contact[side] || !(v > t->slide_speed)) {
+        if (!sliding(s, side, a, t, k, h)) {
             a++;
             continue;
         }
         int b = a;
-        while (b < s->nframes && s->f[b].contact[side] &&
-               fmin(speed(s, a_, b, h), speed(s, t_, b, h)) * k > t->slide_speed)
-            b++;
+        while (b < s->nframes && sliding(s, side, b, t, k, h)) b++;
         const double *p = s->f[a].kp[a_], *q = s->f[b - 1].kp[a_], *pt = s->f[a].kp[t_], *qt = s->f[b - 1].kp[t_];
         double len = fmin(hypot(q[0] - p[0], q[1] - p[1]), hypot(qt[0] - pt[0], qt[1] - pt[1])) * k;
         if (len > t->slide_length)

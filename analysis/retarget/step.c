@@ -50,8 +50,7 @@ KG_AVX2_CLONE static void point_jacobian(rt_step *w, int l, const double p[3], d
     }
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 void rt_point_jacobian(rt_step *w, int l, const double p[3], double *Jl, double *Ja) { point_jacobian(w, l, p, Jl, Ja); }
 
 /* The columns marked since the last call, in order; clears the marks. */
@@ -64,15 +63,7 @@ static int marked(rt_step *w) {
 
 void rt_clear_marks(rt_step *w) { memset(w->mark, 0, (size_t)w->nx); }
 
-int rt_part_point(const rt_step *w, int k, double p[3]) {
-    const kg_body_map *map = &w->rr->map;
-    int l = map->link[k];
-    if (l < 0) return -1;
-    double off[3];
-    kg_mat3_vec(off, w->d->link_rot + 9 * l, map->point[k]);
-    for (int a = 0; a < 3; a++) p[a] = w->d->link_pos[3 * l + a] + off[a];
-    return l;
-}
+int rt_part_point(const rt_step *w, int k, double p[3]) { return rt_body_point(w->rr, w->d, k, p); }
 
 void rt_com_rows(rt_step *w, double *J) {
     const int nx = w->nx, dof = w->m->dof;
@@ -274,8 +265,7 @@ KG_AVX2_CLONE static void track_links(rt_step *w) {
     }
 }
 
-/* The exported function: the clones' dispatcher is static (a clone of an
- * extern function exports its dispatcher and resolver). */
+/* The exported function around its static clone (KG_AVX2_CLONE). */
 void rt_track_links(rt_step *w) { track_links(w); }
 
 /* The costs and weighted violations at the current pose (links placed, the
