@@ -162,6 +162,7 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "zmp_outside_percent", kg_json_num(r->zmp_outside_percent));
     json_object_set_new(o, "zmp_outside_reference_outside_percent", kg_json_num(r->zmp_outside_reference_outside_percent));
     json_object_set_new(o, "zmp_outside_foreseen_percent", kg_json_num(r->zmp_outside_foreseen_percent));
+    json_object_set_new(o, "balance_uncaught_frames", json_integer(r->balance_uncaught_frames));
     json_object_set_new(o, "seconds", kg_json_num(r->seconds));
     json_object_set_new(o, "setup_seconds", kg_json_num(r->setup_seconds));
     json_object_set_new(o, "robot_seconds", kg_json_num(r->robot_seconds));

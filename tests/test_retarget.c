@@ -1038,9 +1038,102 @@ static void test_preview_gains(void **state) {
     }
 }
 
+/* A box polygon [x0, x1] x [y0, y1], counter-clockwise. */
+static void box_poly(kg_zmp_poly *q, double x0, double x1, double y0, double y1) {
+    const double v[4][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+    q->n = 4;
+    memcpy(q->v, v, sizeof v);
+}
+
+/* One axis of the window problem over boxes, solved apart from the library's
+ * Newton: p_j = clamp(r_j + w_j m) with m by bisection on the monotone sum. */
+static double window_axis_bisect(const double *w, int n, const double *r, const double *lo, const double *hi, double U) {
+    double a = -100, b = 100;
+    for (int it = 0; it < 200; it++) {
+        double m = (a + b) / 2, sum = 0;
+        for (int j = 0; j < n; j++) sum += w[j] * fmin(fmax(r[j] + w[j] * m, lo[j]), hi[j]);
+        if (sum < U) a = m;
+        else b = m;
+    }
+    double m = (a + b) / 2;
+    return fmin(fmax(r[0] + w[0] * m, lo[0]), hi[0]);
+}
+
+static void test_zmp_window(void **state) {
+    (void)state;
+    const double dt = 1.0 / 30, zc = 0.6, g = 9.80665;
+    kg_zmp_window z;
+    assert_int_equal(kg_zmp_window_init(&z, dt, zc, g, 30), 0);
+    /* shrinking: a 10 x 20 cm sole by 1.5 cm is 7 x 17 cm; by 6 cm, its centre */
+    kg_zmp_poly q, sole;
+    const double rect[4][2] = {{0, 0}, {0.2, 0}, {0.2, 0.1}, {0, 0.1}};
+    kg_zmp_poly_shrink(rect, 4, 0.015, &q);
+    assert_int_equal(q.n, 4);
+    KG_ASSERT_NEAR(q.v[0][0], 0.015, 1e-12);
+    KG_ASSERT_NEAR(q.v[0][1], 0.015, 1e-12);
+    KG_ASSERT_NEAR(q.v[2][0], 0.185, 1e-12);
+    KG_ASSERT_NEAR(q.v[2][1], 0.085, 1e-12);
+    kg_zmp_poly_shrink(rect, 4, 0.06, &q);
+    assert_int_equal(q.n, 1);
+    KG_ASSERT_NEAR(q.v[0][0], 0.1, 1e-12);
+    KG_ASSERT_NEAR(q.v[0][1], 0.05, 1e-12);
+    /* feet changing from a sole around x = 0 to one around x = 0.1 at frame 60 with no time
+     * between them, the references at their middles: every ZMP the sampled COM shows is
+     * inside its sole (exactly the solved one), and the COM settles on the second */
+    kg_zmp_poly feet[2];
+    box_poly(&feet[0], -0.04, 0.04, -0.03, 0.03), box_poly(&feet[1], 0.06, 0.14, -0.03, 0.03);
+    double refs[30][2], c_prev[2], c[2] = {0, 0}, m[2] = {0, 0}, cs[301], ps[301];
+    const kg_zmp_poly *polys[30];
+    for (int k = 0; k <= 300; k++) {
+        for (int j = 0; j < 30; j++) {
+            int second = k + j >= 60;
+            refs[j][0] = second ? 0.1 : 0, refs[j][1] = 0, polys[j] = &feet[second];
+        }
+        if (k == 0) kg_zmp_window_start(&z, c, (const double(*)[2])refs, c_prev);
+        double p[2];
+        cs[k] = c[0];
+        assert_int_equal(kg_zmp_window_solve(&z, c_prev, c, (const double(*)[2])refs, polys, m, p), 1);
+        ps[k] = p[0];
+        const kg_zmp_poly *here = &feet[k >= 60];
+        assert_true(p[0] >= here->v[0][0] - 1e-12 && p[0] <= here->v[1][0] + 1e-12);
+        kg_zmp_window_advance(&z, c_prev, c, p);
+    }
+    for (int k = 1; k < 300; k++)
+        KG_ASSERT_NEAR(cs[k] - zc / g * (cs[k + 1] - 2 * cs[k] + cs[k - 1]) / (dt * dt), ps[k], 1e-9);
+    KG_ASSERT_NEAR(cs[300], 0.1, 1e-6);
+    /* the first ZMP against the problem solved per axis by bisection (boxes separate the
+     * axes), the COM moving across windows of mixed soles */
+    box_poly(&sole, -0.05, 0.05, -0.1, 0.1);
+    for (int trial = 0; trial < 20; trial++) {
+        double r[30][2], lo[2][30], hi[2][30], rx[2][30], cp[2], cc[2] = {0.002 * trial, 0.01}, mm[2] = {0, 0}, p[2];
+        kg_zmp_poly boxes[30];
+        for (int j = 0; j < 30; j++) {
+            double x0 = 0.02 * ((j * 7 + trial) % 5) - 0.04, y0 = 0.03 * ((j * 3 + trial) % 4) - 0.06;
+            box_poly(&boxes[j], x0, x0 + 0.08, y0, y0 + 0.06);
+            polys[j] = &boxes[j];
+            r[j][0] = x0 + 0.04 + 0.01 * (j % 3), r[j][1] = y0 + 0.03;
+            lo[0][j] = x0, hi[0][j] = x0 + 0.08, lo[1][j] = y0, hi[1][j] = y0 + 0.06;
+            rx[0][j] = r[j][0], rx[1][j] = r[j][1];
+        }
+        cp[0] = cc[0] - 0.05 * dt, cp[1] = cc[1] - 0.01 * dt;
+        double U[2] = {(cc[0] - cp[0] / z.l) * z.l / z.a, (cc[1] - cp[1] / z.l) * z.l / z.a};
+        assert_int_equal(kg_zmp_window_solve(&z, cp, cc, (const double(*)[2])r, polys, mm, p), 1);
+        for (int a = 0; a < 2; a++) KG_ASSERT_NEAR(p[a], window_axis_bisect(z.w, 30, rx[a], lo[a], hi[a], U[a]), 1e-9);
+    }
+    /* beyond what the soles can catch (3 m/s sideways): not met, the ZMPs at the sole's far
+     * edge, and the velocity changed so that they meet it */
+    for (int j = 0; j < 30; j++) refs[j][0] = refs[j][1] = 0, polys[j] = &sole;
+    c[0] = c[1] = 0, c_prev[0] = 0, c_prev[1] = -3 * dt, m[0] = m[1] = 0;
+    double p[2];
+    assert_int_equal(kg_zmp_window_solve(&z, c_prev, c, (const double(*)[2])refs, polys, m, p), 0);
+    KG_ASSERT_NEAR(p[1], 0.1, 1e-9);
+    assert_int_equal(kg_zmp_window_solve(&z, c_prev, c, (const double(*)[2])refs, polys, m, p), 1);
+    kg_zmp_window_free(&z);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_predict), cmocka_unit_test(test_preview_gains),
+        cmocka_unit_test(test_predict), cmocka_unit_test(test_preview_gains), cmocka_unit_test(test_zmp_window),
         cmocka_unit_test(test_retarget_sample),
         cmocka_unit_test(test_retarget_prepared),
         cmocka_unit_test(test_visual_sole),

@@ -4,29 +4,25 @@
  * The COM the source implies (the robot's rest COM offset carried by the
  * source's pelvis) gives a cart-table ZMP (zmp_src); moved into a support
  * polygon (the planted soles' hull) to zmp_margin inside its edges, or to its
- * centre where it is narrower, it is the reference of Kajita's preview
- * controller (analysis/preview.h), whose COM the frame's solve follows; in the
- * air (no foot down) the reference is the COM estimate itself (nothing pushes
- * sideways), and so it is while the source is seated on its floor (its weight
- * on more than the feet).
+ * centre where it is narrower, it is the reference of the window solve
+ * (analysis/zmp_window.h): each frame, the ZMPs nearest the references of the
+ * frames ahead, each inside its polygon shrunk by zmp_inside, that keep the
+ * COM bounded; the frame's own ZMP steps the COM the frame's solve follows.
+ * In the air (no foot down) the reference is the COM estimate itself and any
+ * ZMP goes (nothing pushes sideways), and so while the source is seated on
+ * its floor (its weight on more than the feet).
  *
- * The controller runs with the solve, one frame at a time (rt_balance_frame),
+ * The window is solved with the solve, one frame at a time (rt_balance_frame),
  * because the polygon that counts is the robot's: a foot is pinned where the
  * robot's lands (retarget.c), which is not where the source's contact
  * planned it (its soles are moved clear of each other, a swing lags). At a
- * landing, the references of the frames ahead are moved again into the
- * polygons of the pins now down, for as long as their contacts last; later
- * contacts keep their planned pins until they land. Clamped once for the
- * whole clip into the planned polygons, the references of a walk whose feet
- * the robot sets down clear of each other left its soles on a third of the
- * contact frames.
- *
- * When the ZMP's difference step is one frame (clips at 25-30 frames/s) the
- * controller is the one for the ZMP a sampled COM shows, so a change of feet
- * between two frames does not leave the sampled ZMP between them. The
- * controller starts at the first frame's estimate with the velocity and
- * acceleration that suit the planned references ahead (a clip starts in
- * mid-motion). */
+ * landing, the references and polygons of the frames ahead are moved again
+ * to the pins now down, for as long as their contacts last; later contacts
+ * keep their planned pins until they land. Clamped once for the whole clip
+ * into the planned polygons, the references of a walk whose feet the robot
+ * sets down clear of each other left its soles on a third of the contact
+ * frames. The model starts at the first frame's estimate, moving as the
+ * references ahead ask (a clip starts in mid-motion). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,15 +51,40 @@ static void clamp_ref(rt_frame_source *F, const kg_retarget_robot *rr, const kg_
     int np = rt_support_polygon(rr, F->contact, pose, poly);
     if (np == 0 || F->seated) {
         F->zmp_ref[0] = F->com_est[0], F->zmp_ref[1] = F->com_est[1];
+        F->zmp_poly.n = 0;
         return;
     }
     rt_polygon_distance((const double(*)[2])poly, np, F->zmp_src, t->zmp_margin, F->zmp_ref);
+    kg_zmp_poly_shrink((const double(*)[2])poly, np, t->zmp_inside, &F->zmp_poly);
 }
 
-/* refs[0..count) from frame f's axis-ax reference on (the last frame's past the
- * clip's end): the preview controller's window. */
-static void window_refs(const rt_source *s, int ax, int f, int count, double *refs) {
-    for (int j = 0; j < count; j++) refs[j] = s->f[f + j < s->nframes ? f + j : s->nframes - 1].zmp_ref[ax];
+/* The window from frame f on: its references and polygons (the last frame's
+ * past the clip's end). */
+static void window(rt_balancer *b, const rt_source *s, int f) {
+    for (int j = 0; j < b->N; j++) {
+        const rt_frame_source *F = &s->f[f + j < s->nframes ? f + j : s->nframes - 1];
+        b->refs[j][0] = F->zmp_ref[0], b->refs[j][1] = F->zmp_ref[1];
+        b->polys[j] = F->zmp_poly.n ? &F->zmp_poly : NULL;
+    }
+}
+
+/* Frame f's COM reference is the state's; its ZMP in the window steps it on.
+ * Returns 0 when the polygons could not catch the COM. */
+static int balance_step(rt_balancer *b, const rt_source *s, int f, double com_ref[2]) {
+    double p[2];
+    com_ref[0] = b->c[0], com_ref[1] = b->c[1];
+    window(b, s, f);
+    int caught = kg_zmp_window_solve(&b->zw, b->c_prev, b->c, (const double(*)[2])b->refs, b->polys, b->m, p);
+    kg_zmp_window_advance(&b->zw, b->c_prev, b->c, p);
+    return caught;
+}
+
+/* The state at frame 0: the COM estimate, moving as the references ask. */
+static void balance_start(rt_balancer *b, const rt_source *s) {
+    window(b, s, 0);
+    memcpy(b->c, s->f[0].com_est, sizeof b->c);
+    kg_zmp_window_start(&b->zw, b->c, (const double(*)[2])b->refs, b->c_prev);
+    b->m[0] = b->m[1] = 0;
 }
 
 int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, rt_balancer *b,
@@ -82,18 +103,14 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
     }
     if (!o->balance) return 0;
     b->N = N, b->on = 1;
-    b->refs = malloc(((size_t)2 * N + 2) * sizeof *b->refs);
-    if (!b->refs || (H == 1 ? kg_preview_init_sampled : kg_preview_init)(&b->pv, s->dt, rr->com_h, RT_G, 1,
-                                                                           t->preview_r, N) != 0) {
+    b->refs = malloc((size_t)N * sizeof *b->refs);
+    b->polys = malloc((size_t)N * sizeof *b->polys);
+    if (!b->refs || !b->polys || kg_zmp_window_init(&b->zw, s->dt, rr->com_h, RT_G, N) != 0) {
         rt_balance_free(b);
-        kg_diag_add(dg, KG_ERROR, "retarget.preview", rr->model->source, 0, NULL,
-                    "the preview control gains do not converge (or out of memory)");
+        kg_diag_add(dg, KG_ERROR, "retarget.memory", rr->model->source, 0, NULL, "out of memory");
         return -1;
     }
-    for (int ax = 0; ax < 2; ax++) {
-        window_refs(s, ax, 0, 2 * N + 1, b->refs);
-        kg_preview_axis_start_moving(&b->pv, &b->st[ax], s->f[0].com_est[ax], b->refs, N);
-    }
+    balance_start(b, s);
     return 0;
 }
 
@@ -175,31 +192,19 @@ void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr,
         memcpy(b->moved[side], moved[side], sizeof moved[side]);
     }
     clamp_window(s, rr, t, f, from, f + N, pin, last, next_end, (const double(*)[2])moved, miss, shift);
-    for (int ax = 0; ax < 2; ax++) {
-        s->f[f].com_ref[ax] = b->st[ax].x[0]; /* the state is this frame's COM; its step gives the next */
-        window_refs(s, ax, f, N + 1, b->refs);
-        kg_preview_axis_step(&b->pv, &b->st[ax], b->refs);
-    }
+    s->f[f].uncaught = !balance_step(b, s, f, s->f[f].com_ref);
 }
 
 void rt_balance_replay(rt_balancer *b, rt_source *s) {
-    const int n = s->nframes, N = b->N;
+    const int n = s->nframes;
     for (int f = 0; f < n; f++) memcpy(s->f[f].com_foreseen, s->f[f].com_ref, sizeof s->f[f].com_foreseen);
     if (!b->on) return;
-    for (int ax = 0; ax < 2; ax++) { /* b->refs: the run's window, no longer needed by it */
-        kg_preview_axis st;
-        window_refs(s, ax, 0, 2 * N + 1, b->refs);
-        kg_preview_axis_start_moving(&b->pv, &st, s->f[0].com_est[ax], b->refs, N);
-        for (int f = 0; f < n; f++) {
-            s->f[f].com_foreseen[ax] = st.x[0];
-            window_refs(s, ax, f, N + 1, b->refs);
-            kg_preview_axis_step(&b->pv, &st, b->refs);
-        }
-    }
+    balance_start(b, s); /* the run's state, no longer needed by it */
+    for (int f = 0; f < n; f++) balance_step(b, s, f, s->f[f].com_foreseen);
 }
 
 void rt_balance_free(rt_balancer *b) {
-    kg_preview_free(&b->pv);
-    free(b->refs);
-    b->refs = NULL, b->on = 0;
+    kg_zmp_window_free(&b->zw);
+    free(b->refs), free(b->polys);
+    b->refs = NULL, b->polys = NULL, b->on = 0;
 }

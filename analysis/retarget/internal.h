@@ -4,7 +4,7 @@
 #define KG_RETARGET_INTERNAL_H
 
 #include "analysis/collision.h"
-#include "analysis/preview.h"
+#include "analysis/zmp_window.h"
 #include "kinegraph/retarget.h"
 #include "core/data.h"
 
@@ -110,7 +110,9 @@ typedef struct rt_frame_source {
     double com_ref[2];            /* the balance's COM reference (x, y) */
     double com_foreseen[2];       /* the reference had the final zmp_ref been known ahead (rt_balance_replay) */
     double zmp_src[2];            /* the cart-table ZMP of com_est (x, y) */
-    double zmp_ref[2];            /* zmp_src moved into the support polygon: the controller's reference */
+    double zmp_ref[2];            /* zmp_src moved into the support polygon: the balance's reference */
+    kg_zmp_poly zmp_poly;         /* that polygon zmp_inside inside its edges (none: in the air or seated) */
+    unsigned char uncaught;       /* the polygons ahead could not catch the balance's COM: its velocity changed */
 } rt_frame_source;
 
 typedef struct rt_source {
@@ -222,12 +224,13 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);
 
 /* ---- balance (balance.c) --------------------------------------------------------------- */
 
-/* The preview controller, run one frame at a time with the solve. */
+/* The balance's COM, run one frame at a time with the solve (analysis/zmp_window.h). */
 typedef struct rt_balancer {
-    kg_preview pv;
-    kg_preview_axis st[2];
-    int N, on;                    /* preview steps; balancing */
-    double *refs;                 /* [2 N + 2] */
+    kg_zmp_window zw;
+    double c_prev[2], c[2], m[2]; /* the COM's last two samples; the window's multiplier */
+    int N, on;                    /* window steps; balancing */
+    double (*refs)[2];            /* [N] the window's references ... */
+    const kg_zmp_poly **polys;    /* [N] ... and polygons */
     int landing[2];               /* a swinging foot's next landing frame, and ... */
     double moved[2][2];           /* ... how far its planned pin was moved for the references */
 } rt_balancer;

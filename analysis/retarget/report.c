@@ -287,6 +287,8 @@ static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, con
     rep->com_outside_double_percent = A->double_frames ? 100.0 * A->double_out / A->double_frames : 0;
     rep->zmp_outside_reference_outside_percent = !o->balance ? -1 : A->zmp_out ? 100.0 * A->zmp_ref_out / A->zmp_out : NAN;
     rep->zmp_outside_foreseen_percent = !o->balance ? -1 : A->zmp_frames ? 100.0 * A->zmp_foreseen_out / A->zmp_frames : 0;
+    rep->balance_uncaught_frames = o->balance ? 0 : -1;
+    for (int f = 0; f < n && o->balance; f++) rep->balance_uncaught_frames += s->f[f].uncaught;
 }
 
 static int by_value(const void *a, const void *b) {

@@ -19,7 +19,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->min_contact_time = 0.05, t->pivot_turn = 0.35, t->pivot_catch_up = 0.3, t->speed_window = 0.02;
     t->heading_tilt = 1.05;
     t->zmp_margin = 0.09, t->zmp_step = 0.04, t->zmp_replan = 0.005;
-    t->preview_time = 1, t->preview_r = 1e-8;
+    t->preview_time = 1, t->preview_r = 1e-8, t->zmp_inside = 0.005;
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5, t->predict = 1;
     t->trust_angle = 0.05, t->trust_length = 0.02;
     t->w_segment = 1, t->w_body = 1, t->w_head = 0.3;
@@ -48,7 +48,7 @@ static const kg_tuning_field fields[] = {
     D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(slide_speed, "m/s"), D(slide_length, "m"), D(slide_clearance, "m"), D(min_contact_time, "s"), D(pivot_turn, "rad"),
     D(pivot_catch_up, "s"), D(speed_window, "s"), D(heading_tilt, "rad"), D(zmp_margin, "m"), D(zmp_step, "s"),
     D(zmp_replan, "m"),
-    D(preview_time, "s"), D(preview_r, "1"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
+    D(preview_time, "s"), D(preview_r, "1"), D(zmp_inside, "m"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
     D(trust_shrink, "1"), D(predict, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_elbow, "1"), D(w_com, "1"), D(w_height, "1"), D(seat_height, "1"), D(height_hold, "s"),

@@ -15,8 +15,9 @@
  *              contacts from height and speed with hysteresis;
  *   balance.c  the COM reference: the source's cart-table ZMP moved into the
  *              support polygons (planned, then the robot's pins as its feet
- *              land), followed by Kajita's preview control, stepped with the
- *              frames' solves;
+ *              land) as the references of a window solve that keeps the ZMP
+ *              inside the polygons ahead (analysis/zmp_window.h), stepped
+ *              with the frames' solves;
  *   step.c     one frame: a few iterations of differential IK, each a
  *              quadratic program over the floating base's displacement and
  *              the joints' (analysis/qp.h): costs for the segment directions,
@@ -96,8 +97,11 @@ typedef struct kg_retarget_tuning {
                                  * moved by the foot's miss of the source's times the fraction of
                                  * the swing done; its ZMP references are moved again when that
                                  * moves this much (0.005) */
-    double preview_time;        /* s: the preview controller's look-ahead (1) */
-    double preview_r;           /* its jerk weight against the ZMP error (1e-8) */
+    double preview_time;        /* s: the balance's window: the support polygons it looks ahead at (1) */
+    double preview_r;           /* unused since the window solve (analysis/zmp_window.h) replaced the
+                                 * preview controller, whose jerk weight it was; still accepted (1e-8) */
+    double zmp_inside;          /* m: the balance keeps the ZMP this far inside the support polygon's
+                                 * edges, or at its centre when narrower (0.005) */
     /* -- the frame's solve -- */
     int iterations;             /* QP steps per frame at most (8): fewer when a step moves nothing
                                  * more than step_tolerance */
@@ -241,7 +245,7 @@ typedef struct kg_retarget_tuning {
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
-    int balance;                /* the preview-control COM reference, held by a row (1) */
+    int balance;                /* the balance's COM reference, held by a row (1) */
     int avoid_self_collision;   /* link pairs kept apart (1) */
     double source_yaw;          /* turn the source about its up axis first, rad (tests) */
     const kg_body_map *source_map, *robot_map; /* parts given (how "map"), or NULL */
@@ -353,11 +357,15 @@ typedef struct kg_retarget_report {
                                                 * robot's polygon too (the robot followed a reference
                                                 * that was out; the others: its COM left a reference
                                                 * that was in; NAN: none out) */
-    double zmp_outside_foreseen_percent;       /* the ZMP outside share of the COM the same preview
-                                                * controller gives on the final references, every
+    double zmp_outside_foreseen_percent;       /* the ZMP outside share of the COM the same
+                                                * balance gives on the final references, every
                                                 * landing known a preview_time ahead: what remains
                                                 * once references moved late (a foot landing away
                                                 * from where the balance foresaw it) are taken out */
+    int balance_uncaught_frames;               /* frames whose support polygons ahead (preview_time)
+                                                * could not catch the balance's COM, whatever their
+                                                * ZMPs: its velocity was changed to what they can
+                                                * (analysis/zmp_window.h; -1 without balance) */
     int seated_frames;                         /* the source sits or lies on its floor (seat_height):
                                                 * left out of hover_percent and the balance figures */
 } kg_retarget_report;

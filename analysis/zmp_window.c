@@ -1,0 +1,187 @@
+/* The frame's ZMP inside the support polygons ahead that keeps the sampled
+ * cart-table model bounded (the method: analysis/zmp_window.h). */
+#include "analysis/zmp_window.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Newton's steps on the multiplier at most; halvings of one step at most. */
+#define NEWTON_STEPS 30
+#define HALVINGS 12
+/* the multiplier's bound (m): beyond it every polygon's ZMP is at its extreme */
+#define M_BOUND 10.0
+
+int kg_zmp_window_init(kg_zmp_window *z, double dt, double zc, double g, int n) {
+    memset(z, 0, sizeof *z);
+    if (!(dt > 0) || !(zc > 0) || !(g > 0) || n < 1) return -1;
+    z->a = g / zc * dt * dt;
+    z->l = (2 + z->a + sqrt(z->a * z->a + 4 * z->a)) / 2;
+    z->n = n;
+    z->w = malloc((size_t)n * sizeof *z->w);
+    if (!z->w) return -1;
+    double w = 1;
+    for (int j = 0; j < n; j++, w /= z->l) z->w[j] = w;
+    z->w[n - 1] = z->w[n - 1] / (1 - 1 / z->l); /* the last ZMP held for ever after */
+    return 0;
+}
+
+void kg_zmp_window_free(kg_zmp_window *z) {
+    free(z->w);
+    z->w = NULL;
+}
+
+static void centroid(const double (*v)[2], int n, double c[2]) {
+    c[0] = c[1] = 0;
+    for (int i = 0; i < n; i++) c[0] += v[i][0] / n, c[1] += v[i][1] / n;
+}
+
+void kg_zmp_poly_shrink(const double (*v)[2], int n, double margin, kg_zmp_poly *out) {
+    if (n > KG_ZMP_POLY_MAX) n = KG_ZMP_POLY_MAX; /* callers pass at most that many */
+    out->n = n;
+    if (n <= 0) return;
+    memcpy(out->v, v, (size_t)n * sizeof *v);
+    if (!(margin > 0)) return;
+    if (n < 3) { /* no inside to keep a margin in */
+        centroid(v, n, out->v[0]), out->n = 1;
+        return;
+    }
+    double nrm[KG_ZMP_POLY_MAX][2], d[KG_ZMP_POLY_MAX];
+    for (int i = 0; i < n; i++) { /* each edge's inward normal and offset line nrm . x = d */
+        const double *a = v[i], *b = v[(i + 1) % n];
+        double ex = b[0] - a[0], ey = b[1] - a[1], len = hypot(ex, ey);
+        if (!(len > 0)) {
+            centroid(v, n, out->v[0]), out->n = 1;
+            return;
+        }
+        nrm[i][0] = -ey / len, nrm[i][1] = ex / len;
+        d[i] = nrm[i][0] * a[0] + nrm[i][1] * a[1] + margin;
+    }
+    for (int i = 0; i < n; i++) { /* vertex i: where the lines of edges i - 1 and i meet */
+        int h = (i + n - 1) % n;
+        double det = nrm[h][0] * nrm[i][1] - nrm[h][1] * nrm[i][0];
+        if (fabs(det) < 1e-12) { /* the two edges in line */
+            out->v[i][0] = v[i][0] + margin * nrm[i][0], out->v[i][1] = v[i][1] + margin * nrm[i][1];
+            continue;
+        }
+        out->v[i][0] = (d[h] * nrm[i][1] - d[i] * nrm[h][1]) / det;
+        out->v[i][1] = (nrm[h][0] * d[i] - nrm[i][0] * d[h]) / det;
+    }
+    for (int i = 0; i < n; i++) { /* an edge turned round: narrower than the margin allows */
+        const double *a = out->v[i], *b = out->v[(i + 1) % n];
+        double tx = nrm[i][1], ty = -nrm[i][0]; /* the edge's direction */
+        if ((b[0] - a[0]) * tx + (b[1] - a[1]) * ty < 0) {
+            centroid(v, n, out->v[0]), out->n = 1;
+            return;
+        }
+    }
+}
+
+/* The nearest point of q to x into out; its derivative's kind: 2 inside
+ * (identity), 1 on an edge (the projector onto tangent t), 0 at a vertex, a
+ * point, or no polygon. */
+static int project(const kg_zmp_poly *q, const double x[2], double out[2], double t[2]) {
+    out[0] = x[0], out[1] = x[1];
+    if (!q || q->n == 0) return 0;
+    if (q->n == 1) {
+        out[0] = q->v[0][0], out[1] = q->v[0][1];
+        return 0;
+    }
+    int inside = q->n >= 3, kind = 0;
+    double best = INFINITY;
+    for (int i = 0; i < q->n && (q->n > 2 || i == 0); i++) {
+        const double *a = q->v[i], *b = q->v[(i + 1) % q->n];
+        double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
+        if ((ex * (x[1] - a[1]) - ey * (x[0] - a[0])) < 0) inside = 0;
+        double s = l2 > 0 ? ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / l2 : 0;
+        int on_edge = s > 0 && s < 1;
+        s = s < 0 ? 0 : s > 1 ? 1 : s;
+        double px = a[0] + s * ex, py = a[1] + s * ey, dd = (px - x[0]) * (px - x[0]) + (py - x[1]) * (py - x[1]);
+        if (dd < best) {
+            best = dd, out[0] = px, out[1] = py, kind = on_edge;
+            if (on_edge) t[0] = ex / sqrt(l2), t[1] = ey / sqrt(l2);
+        }
+    }
+    if (inside) {
+        out[0] = x[0], out[1] = x[1];
+        return 2;
+    }
+    return kind;
+}
+
+void kg_zmp_poly_project(const kg_zmp_poly *q, const double x[2], double out[2]) {
+    double t[2];
+    project(q, x, out, t);
+}
+
+/* (1)'s residual at multiplier m: g = sum w_j p_j - U, and its derivative J
+ * (2 x 2, row-major); the first ZMP into p0. */
+static void residual(const kg_zmp_window *z, const double (*refs)[2], const kg_zmp_poly *const *polys,
+                     const double U[2], const double m[2], double g[2], double J[4], double p0[2]) {
+    g[0] = -U[0], g[1] = -U[1];
+    J[0] = J[1] = J[2] = J[3] = 0;
+    for (int j = 0; j < z->n; j++) {
+        const double w = z->w[j];
+        double x[2], p[2], t[2] = {0, 0};
+        int kind;
+        x[0] = refs[j][0] + w * m[0], x[1] = refs[j][1] + w * m[1];
+        if (polys[j]) kind = project(polys[j], x, p, t);
+        else p[0] = x[0], p[1] = x[1], kind = 2; /* no polygon: any ZMP */
+        if (j == 0) p0[0] = p[0], p0[1] = p[1];
+        g[0] += w * p[0], g[1] += w * p[1];
+        if (kind == 2) J[0] += w * w, J[3] += w * w;
+        else if (kind == 1) {
+            J[0] += w * w * t[0] * t[0], J[1] += w * w * t[0] * t[1];
+            J[2] += w * w * t[1] * t[0], J[3] += w * w * t[1] * t[1];
+        }
+    }
+}
+
+int kg_zmp_window_solve(const kg_zmp_window *z, double c_prev[2], const double c[2], const double (*refs)[2],
+                        const kg_zmp_poly *const *polys, double m[2], double p[2]) {
+    double U[2], g[2], J[4], scale = 0;
+    for (int a = 0; a < 2; a++) U[a] = (c[a] - c_prev[a] / z->l) * z->l / z->a;
+    for (int j = 0; j < z->n; j++) scale += z->w[j] * z->w[j];
+    for (int a = 0; a < 2; a++)
+        if (!isfinite(m[a])) m[a] = 0;
+    residual(z, refs, polys, U, m, g, J, p);
+    for (int it = 0; it < NEWTON_STEPS && hypot(g[0], g[1]) > 1e-10; it++) {
+        /* a direction no polygon moves in (all at vertices) gets a tiny stiffness: the step
+         * then goes to the multiplier's bound, every ZMP to its polygon's extreme that way */
+        double eps = 1e-9 * scale, A = J[0] + eps, B = J[1], C = J[2], D = J[3] + eps, det = A * D - B * C;
+        double dm[2] = {-(D * g[0] - B * g[1]) / det, -(A * g[1] - C * g[0]) / det};
+        double norm = hypot(g[0], g[1]), step = 1;
+        int taken = 0;
+        for (int h = 0; h < HALVINGS && !taken; h++, step *= 0.5) {
+            double mt[2], gt[2], Jt[4], pt[2];
+            for (int a = 0; a < 2; a++) mt[a] = fmin(fmax(m[a] + step * dm[a], -M_BOUND), M_BOUND);
+            residual(z, refs, polys, U, mt, gt, Jt, pt);
+            if (hypot(gt[0], gt[1]) < norm * (1 - 1e-4 * step)) {
+                memcpy(m, mt, sizeof mt), memcpy(g, gt, sizeof gt), memcpy(J, Jt, sizeof Jt), memcpy(p, pt, sizeof pt);
+                taken = 1;
+            }
+        }
+        if (!taken) break;
+    }
+    if (hypot(g[0], g[1]) <= 1e-9) return 1;
+    /* (1) with the ZMPs found, by the COM's velocity (c_prev): the least change that keeps
+     * the model from running away (without it a clip held the COM metres off its feet) */
+    for (int a = 0; a < 2; a++) c_prev[a] -= z->a * g[a];
+    return 0;
+}
+
+void kg_zmp_window_advance(const kg_zmp_window *z, double c_prev[2], double c[2], const double p[2]) {
+    for (int a = 0; a < 2; a++) {
+        double next = (2 + z->a) * c[a] - c_prev[a] - z->a * p[a];
+        c_prev[a] = c[a], c[a] = next;
+    }
+}
+
+void kg_zmp_window_start(const kg_zmp_window *z, const double c[2], const double (*refs)[2], double c_prev[2]) {
+    for (int a = 0; a < 2; a++) {
+        double U = 0;
+        for (int j = 0; j < z->n; j++) U += z->w[j] * refs[j][a];
+        double u = U * z->a / z->l; /* (1) with the references: u = c - c_prev / l */
+        c_prev[a] = z->l * (c[a] - u);
+    }
+}
