@@ -88,11 +88,15 @@ static int project(const kg_zmp_poly *q, const double x[2], double out[2], doubl
         return 0;
     }
     int inside = q->n >= 3, kind = 0;
+    for (int i = 0; i < q->n && inside; i++) { /* most ZMPs are inside: tested first */
+        const double *a = q->v[i], *b = q->v[(i + 1) % q->n];
+        inside = (b[0] - a[0]) * (x[1] - a[1]) - (b[1] - a[1]) * (x[0] - a[0]) >= 0;
+    }
+    if (inside) return 2;
     double best = INFINITY;
     for (int i = 0; i < q->n && (q->n > 2 || i == 0); i++) {
         const double *a = q->v[i], *b = q->v[(i + 1) % q->n];
         double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
-        if ((ex * (x[1] - a[1]) - ey * (x[0] - a[0])) < 0) inside = 0;
         double s = l2 > 0 ? ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / l2 : 0;
         int on_edge = s > 0 && s < 1;
         s = s < 0 ? 0 : s > 1 ? 1 : s;
@@ -101,10 +105,6 @@ static int project(const kg_zmp_poly *q, const double x[2], double out[2], doubl
             best = dd, out[0] = px, out[1] = py, kind = on_edge;
             if (on_edge) t[0] = ex / sqrt(l2), t[1] = ey / sqrt(l2);
         }
-    }
-    if (inside) {
-        out[0] = x[0], out[1] = x[1];
-        return 2;
     }
     return kind;
 }
