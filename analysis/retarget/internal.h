@@ -236,21 +236,21 @@ typedef struct rt_balancer {
 } rt_balancer;
 
 /* The source's ZMP and the references in the planned polygons at every frame,
- * com_ref the COM estimate (all of it without balance), and the controller
- * started. Returns 0, -1 after a diagnostic. */
+ * com_ref the COM estimate (all of it without balance), and the window
+ * solve started. Returns 0, -1 after a diagnostic. */
 int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_options *o, rt_balancer *b,
                kg_diags *dg);
 /* Frame f's com_ref, the pins of frame f set (landed: one was set at f; lag:
  * each swinging foot's horizontal miss of the source's foot at the frame
  * before; miss: how far each foot's last landing was from the source's
  * foothold moved by the shift): the references ahead moved into their
- * polygons, the controller stepped. */
+ * polygons, the window solved and the COM stepped on. */
 void rt_balance_frame(rt_balancer *b, rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t, int f,
                       const rt_pin pin[2], int landed, const double lag[2][2], const double miss[2][2],
                       const double shift[2]);
-/* After the last frame: every frame's com_foreseen, the controller started
- * (its velocity and acceleration fitted) and run again on the final
- * references, the first frame's stance and every landing as the robot made
+/* After the last frame: every frame's com_foreseen, the window solve started
+ * (moving as the references ask) and run again on the final references and
+ * polygons, the first frame's stance and every landing as the robot made
  * them (com_ref without balance). b's window is used as scratch. */
 void rt_balance_replay(rt_balancer *b, rt_source *s);
 void rt_balance_free(rt_balancer *b);
