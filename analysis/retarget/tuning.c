@@ -21,7 +21,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->zmp_margin = 0.09, t->zmp_step = 0.04, t->zmp_replan = 0.005;
     t->preview_time = 1, t->preview_r = 1e-8, t->zmp_inside = 0.005;
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5, t->predict = 1;
-    t->trust_angle = 0.05, t->trust_length = 0.02;
+    t->trust_angle = 0.1, t->trust_length = 0.04;
     t->w_segment = 1, t->w_body = 1, t->w_head = 0.3;
     t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100;
     t->w_hand = 0.3, t->w_elbow = 0.1, t->w_com = 1000, t->w_height = 1, t->height_hold = 0.3, t->seat_height = 0.25;
