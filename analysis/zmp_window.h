@@ -17,7 +17,8 @@
  * dimensional bipedal walking control based on divergent component of
  * motion", IEEE T-RO 2015). Over a window of n steps, the last ZMP held
  * beyond it, the frame's ZMPs p[j] minimise sum |p[j] - r[j]|^2 subject to (1)
- * and p[j] inside polygon j: p[j] = proj_j(r[j] + l^-j m) for the (x, y)
+ * and p[j] inside polygon j: p[j] = proj_j(r[j] + w[j] m) (w[j] = l^-j, the
+ * last with the held tail's) for the (x, y)
  * multiplier m that meets (1), found by Newton's method on that monotone
  * piecewise-linear equation from the last frame's m. When no m meets (1) (the
  * COM is beyond what the polygons can catch) the ZMPs go as far as the
@@ -58,9 +59,10 @@ void kg_zmp_poly_project(const kg_zmp_poly *q, const double x[2], double out[2])
  * c_prev and c, the window's references refs[0..n) and polygons polys[0..n)
  * (pointers; NULL: no polygon, any ZMP, as in the air, where the cart-table
  * model holds nothing). m: the multiplier, in the last frame's, out this
- * one's. Returns 1 when (1) is met to 1e-9 m; 0 when the polygons cannot,
- * c_prev then moved so that it is met with the ZMPs found (the COM's velocity
- * changed: it would run away otherwise). */
+ * one's. Returns 1 when (1) is met to 1e-9 m; 0 when it is not (the polygons
+ * cannot catch the COM, or, rarely, Newton's steps stalled at a kink of the
+ * projections), c_prev then moved so that it is met with the ZMPs found (the
+ * COM's velocity changed: it would run away otherwise). */
 int kg_zmp_window_solve(const kg_zmp_window *z, double c_prev[2], const double c[2], const double (*refs)[2],
                         const kg_zmp_poly *const *polys, double m[2], double p[2]);
 

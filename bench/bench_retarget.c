@@ -1,5 +1,5 @@
 /* Retargeting speed: a clip onto a robot with every constraint on (contacts,
- * limits, velocity limits, preview-control balance, self-collision pushes),
+ * limits, velocity limits, balance, self-collision pushes),
  * single thread. Prints JSON: frames per second over the whole kg_retarget call
  * (the robot prepared in it), per clip onto a robot prepared once
  * (kg_retarget_prepared: what each clip of a batch costs; the source's setup

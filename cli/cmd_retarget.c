@@ -61,7 +61,7 @@ static const kg_cli_option options[] = {
     {"--csv-layout", .value = "L", KG_TEXT(opts, layout), .complete = "lafan1 kinegraph",
      .help = "lafan1 (default) or kinegraph"},
     {"--no-balance", KG_FLAG(opts, no_balance, 1),
-     .help = "no preview-control COM reference (the source's COM instead) and no\n"
+     .help = "no balance COM reference (the source's COM instead) and no\n"
              "COM constraint"},
     {"--no-avoidance", KG_FLAG(opts, no_avoidance, 1),
      .help = "self-collisions measured in the report, not avoided"},
@@ -129,8 +129,9 @@ const kg_cli_command kg_cmd_retarget = {
         "limb and trunk directions, body frames, hands and swinging feet followed; joint position\n"
         "and velocity limits, the root's speed, planted soles fixed on the ground (turning with a\n"
         "pivoting source foot), swinging soles above it, link pairs kept apart and the COM on a\n"
-        "preview-control balance reference as constraints (a violation is corrected as a heavily\n"
-        "weighted cost; the report says how much each kind took). Body parts are found by\n"
+        "balance reference (its ZMP kept in the support polygons ahead) as constraints (a\n"
+        "violation is corrected as a heavily weighted cost; the report says how much each kind\n"
+        "took). Body parts are found by\n"
         "structure (names only break ties), or given (--map); the clip's floor is tracked locally\n"
         "and its foot contacts found from heel and toe height and speed.\n"
         "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"

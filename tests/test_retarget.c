@@ -1073,6 +1073,15 @@ static void test_zmp_window(void **state) {
     KG_ASSERT_NEAR(q.v[0][1], 0.015, 1e-12);
     KG_ASSERT_NEAR(q.v[2][0], 0.185, 1e-12);
     KG_ASSERT_NEAR(q.v[2][1], 0.085, 1e-12);
+    /* a 10 x 10 cm square with one corner cut by 2 mm: by 5 mm, the cut's edge vanishes and
+     * the rest is the 9 x 9 cm square (not the centroid) */
+    const double cut[5][2] = {{0, 0}, {0.098, 0}, {0.1, 0.002}, {0.1, 0.1}, {0, 0.1}};
+    kg_zmp_poly_shrink(cut, 5, 0.005, &q);
+    assert_int_equal(q.n, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_true(fabs(q.v[i][0] - 0.005) < 1e-12 || fabs(q.v[i][0] - 0.095) < 1e-12);
+        assert_true(fabs(q.v[i][1] - 0.005) < 1e-12 || fabs(q.v[i][1] - 0.095) < 1e-12);
+    }
     kg_zmp_poly_shrink(rect, 4, 0.06, &q);
     assert_int_equal(q.n, 1);
     KG_ASSERT_NEAR(q.v[0][0], 0.1, 1e-12);
