@@ -27,6 +27,7 @@ int kg_zmp_window_init(kg_zmp_window *z, double dt, double zc, double g, int n) 
     double w = 1;
     for (int j = 0; j < n; j++, w /= z->l) z->w[j] = w;
     z->w[n - 1] = z->w[n - 1] / (1 - 1 / z->l); /* the last ZMP held for ever after */
+    for (int j = 0; j < n; j++) z->w2 += z->w[j] * z->w[j];
     return 0;
 }
 
@@ -93,12 +94,12 @@ void kg_zmp_poly_shrink(const double (*v)[2], int n, double margin, kg_zmp_poly 
     centroid(v, n, out->v[0]), out->n = 1; /* narrower than twice the margin */
 }
 
-/* The nearest point of q to x into out; its derivative's kind: 2 inside
- * (identity), 1 on an edge (the projector onto tangent t), 0 at a vertex, a
- * point, or no polygon. */
+/* The nearest point of q to x into out; its derivative's kind: 2 inside or
+ * no polygon (identity: any point), 1 on an edge (the projector onto tangent
+ * t), 0 at a vertex or a point. */
 static int project(const kg_zmp_poly *q, const double x[2], double out[2], double t[2]) {
     out[0] = x[0], out[1] = x[1];
-    if (!q || q->n == 0) return 0;
+    if (!q || q->n == 0) return 2;
     if (q->n == 1) {
         out[0] = q->v[0][0], out[1] = q->v[0][1];
         return 0;
@@ -138,11 +139,8 @@ static void residual(const kg_zmp_window *z, const double (*refs)[2], const kg_z
     J[0] = J[1] = J[2] = J[3] = 0;
     for (int j = 0; j < z->n; j++) {
         const double w = z->w[j];
-        double x[2], p[2], t[2] = {0, 0};
-        int kind;
-        x[0] = refs[j][0] + w * m[0], x[1] = refs[j][1] + w * m[1];
-        if (polys[j]) kind = project(polys[j], x, p, t);
-        else p[0] = x[0], p[1] = x[1], kind = 2; /* no polygon: any ZMP */
+        double x[2] = {refs[j][0] + w * m[0], refs[j][1] + w * m[1]}, p[2], t[2] = {0, 0};
+        int kind = project(polys[j], x, p, t);
         if (j == 0) p0[0] = p[0], p0[1] = p[1];
         g[0] += w * p[0], g[1] += w * p[1];
         if (kind == 2) J[0] += w * w, J[3] += w * w;
@@ -155,16 +153,15 @@ static void residual(const kg_zmp_window *z, const double (*refs)[2], const kg_z
 
 int kg_zmp_window_solve(const kg_zmp_window *z, double c_prev[2], const double c[2], const double (*refs)[2],
                         const kg_zmp_poly *const *polys, double m[2], double p[2]) {
-    double U[2], g[2], J[4], scale = 0;
+    double U[2], g[2], J[4];
     for (int a = 0; a < 2; a++) U[a] = (c[a] - c_prev[a] / z->l) * z->l / z->a;
-    for (int j = 0; j < z->n; j++) scale += z->w[j] * z->w[j];
     for (int a = 0; a < 2; a++)
         if (!isfinite(m[a])) m[a] = 0;
     residual(z, refs, polys, U, m, g, J, p);
     for (int it = 0; it < NEWTON_STEPS && hypot(g[0], g[1]) > 1e-10; it++) {
         /* a direction no polygon moves in (all at vertices) gets a tiny stiffness: the step
-         * then goes to the multiplier's bound, every ZMP to its polygon's extreme that way */
-        double eps = 1e-9 * scale, A = J[0] + eps, B = J[1], C = J[2], D = J[3] + eps, det = A * D - B * C;
+         * then goes as far as the multiplier's bound lets it */
+        double eps = 1e-9 * z->w2, A = J[0] + eps, B = J[1], C = J[2], D = J[3] + eps, det = A * D - B * C;
         double dm[2] = {-(D * g[0] - B * g[1]) / det, -(A * g[1] - C * g[0]) / det};
         double norm = hypot(g[0], g[1]), step = 1;
         int taken = 0;

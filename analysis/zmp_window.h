@@ -42,6 +42,7 @@ typedef struct kg_zmp_window {
     double a, l;      /* a = (g / z_c) dt^2; l the unstable root */
     int n;            /* window steps */
     double *w;        /* [n] l^-j, the last with the held tail's */
+    double w2;        /* sum of w[j]^2: the scale of Newton's derivative */
 } kg_zmp_window;
 
 /* Returns 0, -1 for a bad argument or when memory runs out. */
