@@ -268,15 +268,14 @@ static void regularize(rt_step *w) {
         w->H[(3 + a) * w->nx + 3 + a] += wp + t->w_damping, w->g[3 + a] += wp * phi[a];
     }
     for (int c = 0; c < w->m->dof; c++) {
-        int i = 6 + c, qi = rr->qidx[c];
+        int i = rr->xcol[c], qi = rr->qidx[c];
         if (qi < 0) continue;
         double q = w->d->q[qi], dq = w->have_prev ? q - w->q_prev[qi] : 0, dn = q - rr->neutral[qi];
         w->merit += 0.5 * (wp * dq * dq + t->w_neutral * dn * dn);
-        if (w->eval) continue;
+        if (w->eval || i < 0) continue;
         w->g[i] += wp * dq + t->w_neutral * dn;
+        w->H[i * w->nx + i] += wp + t->w_neutral + t->w_damping;
     }
-    if (!w->eval)
-        for (int c = 0; c < w->m->dof; c++) w->H[(6 + c) * w->nx + 6 + c] += wp + t->w_neutral + t->w_damping;
 }
 
 void rt_costs(rt_step *w, const rt_goal *g) {

@@ -24,7 +24,10 @@ typedef struct rt_path_entry {
 struct kg_retarget_robot {
     const kg_model *model;
     kg_body_map map;
-    int nx;                       /* unknowns of a step: 6 for the root, then model->dof */
+    int nx;                       /* unknowns of a step: 6 for the root, then the driven columns */
+    int *xcol;                    /* [dof] each model column's unknown in a step, -1 when it is not
+                                   * driven (held where the first frame set it, and left out of the
+                                   * step: a hand's fingers doubled a step's unknowns) */
     double leg, arm;              /* hip-knee-ankle and shoulder-elbow-wrist lengths at rest (mean of sides) */
     double sole[2][4][3];         /* each sole's rectangle corners in its foot link's frame */
     double sole_end[2][2][3];     /* each sole's inner front and back corner (RT_PIVOT_* - 1), foot frame */

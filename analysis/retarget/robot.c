@@ -336,6 +336,10 @@ static int driven_columns(kg_retarget_robot *rr) {
     for (int j = 0; j < r->njoint; j++)
         if (r->joint[j].type == KG_JOINT_FLOATING && r->joint[j].dofadr >= 0)
             for (int c = 0; c < r->joint[j].nv; c++) rr->driven[r->joint[j].dofadr + c] = 0;
+    rr->xcol = malloc(((size_t)r->dof + 1) * sizeof *rr->xcol);
+    if (!rr->xcol) return -1;
+    rr->nx = 6;
+    for (int c = 0; c < r->dof; c++) rr->xcol[c] = rr->driven[c] ? rr->nx++ : -1;
     return 0;
 }
 
@@ -694,7 +698,6 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     const kg_body_map *map = o->robot_map;
     memset(rr, 0, sizeof *rr);
     rr->model = r;
-    rr->nx = 6 + r->dof;
     for (int k = 0; k < KG_NPART; k++) rr->map.link[k] = -1;
     if (map) rr->map = *map;
     if (kg_body_map_find(r, &rr->map, dg) != 0) return -1;
@@ -737,7 +740,7 @@ oom:
 
 void rt_robot_clear(kg_retarget_robot *rr) {
     free(rr->lower), free(rr->upper), free(rr->vmax), free(rr->qidx), free(rr->neutral);
-    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->link_radius), free(rr->capsule);
+    free(rr->path), free(rr->path_first), free(rr->path_count), free(rr->watch), free(rr->watch_rest), free(rr->driven), free(rr->xcol), free(rr->link_radius), free(rr->capsule);
     free(rr->foot_shape[0]), free(rr->foot_shape[1]), free(rr->is_foot_shape), free(rr->ground_shape);
     for (int side = 0; side < 2; side++) {
         for (int k = 0; k < rr->nfoot_drawn[side]; k++) kg_convex_free(&rr->foot_drawn[side][k]);

@@ -39,14 +39,16 @@ KG_AVX2_CLONE static void point_jacobian(rt_step *w, int l, const double p[3], d
     for (int k = 0; k < 6; k++) w->mark[k] = 1;
     const rt_path_entry *e = rr->path + rr->path_first[l];
     for (int i = 0; i < rr->path_count[l]; i++, e++) {
+        const int col = rr->xcol[e->col - 6];
+        if (col < 0) continue; /* held */
         const double *tw = w->d->twist + 6 * e->vadr;
         double v[3];
         kg_vec3_cross(v, tw + 3, p);
         for (int a = 0; a < 3; a++) {
-            Jl[a * nx + e->col] += e->scale * (tw[a] + v[a]);
-            if (Ja) Ja[a * nx + e->col] += e->scale * tw[3 + a];
+            Jl[a * nx + col] += e->scale * (tw[a] + v[a]);
+            if (Ja) Ja[a * nx + col] += e->scale * tw[3 + a];
         }
-        w->mark[e->col] = 1;
+        w->mark[col] = 1;
     }
 }
 
@@ -69,7 +71,8 @@ void rt_com_rows(rt_step *w, double *J) {
     const int nx = w->nx, dof = w->m->dof;
     rt_point_jacobian(w, 0, w->com, J, NULL); /* the root's columns at the COM */
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < dof; c++) J[r * nx + 6 + c] = w->Jcom[r * dof + c];
+        for (int c = 0; c < dof; c++)
+            if (w->rr->xcol[c] >= 0) J[r * nx + w->rr->xcol[c]] = w->Jcom[r * dof + c];
     memset(w->mark, 1, (size_t)nx);
 }
 
@@ -142,9 +145,9 @@ static void bounds(rt_step *w) {
         clamp_bounds(&w->lb[3 + a], &w->ub[3 + a], -om - phi[a], om - phi[a]);
     }
     for (int c = 0; c < w->m->dof; c++) {
-        int i = 6 + c, qi = rr->qidx[c];
+        int i = rr->xcol[c], qi = rr->qidx[c];
+        if (i < 0) continue; /* held where the first frame set it */
         w->lb[i] = -w->trust[i] * t->trust_angle, w->ub[i] = w->trust[i] * t->trust_angle;
-        if (!rr->driven[c]) w->lb[i] = w->ub[i] = 0; /* held where the first frame set it */
         if (qi < 0) continue;
         /* kept limit_margin inside the limits, but where the joint already is (standing still
          * always meets the bounds) */
@@ -227,7 +230,8 @@ static void integrate(rt_step *w) {
         kg_mat3_vec(turned, R, arm);
     }
     for (int a = 0; a < 3; a++) b[a] += w->x[a] + turned[a] - arm[a];
-    kg_q_integrate(w->m, w->d->q, w->x + 6, 1.0);
+    for (int c = 0; c < w->m->dof; c++) w->dq[c] = w->rr->xcol[c] >= 0 ? w->x[w->rr->xcol[c]] : 0;
+    kg_q_integrate(w->m, w->d->q, w->dq, 1.0);
 }
 
 /* Kinematics at the current pose: link poses, twists, the COM and its Jacobian. */
@@ -477,7 +481,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->soft = malloc(((size_t)w->min + 1) * sizeof(int)), w->soft_kind = malloc((size_t)w->min + 1);
     w->lb = malloc(nx * sizeof(double)), w->ub = malloc(nx * sizeof(double));
     w->J = malloc(6 * nx * sizeof(double)), w->J2 = malloc(6 * nx * sizeof(double)), w->row = malloc(nx * sizeof(double));
-    w->Jcom = malloc(3 * ((size_t)m->dof + 1) * sizeof(double));
+    w->Jcom = malloc(3 * ((size_t)m->dof + 1) * sizeof(double)), w->dq = malloc(((size_t)m->dof + 1) * sizeof(double));
     w->scratch = malloc(4 * ((size_t)m->nlink + 1) * sizeof(double));
     w->mark = calloc(nx, 1), w->cols = malloc(nx * sizeof(int));
     w->hint = malloc(((size_t)w->meq + (size_t)w->min + 2 * nx) * sizeof(int));
@@ -513,7 +517,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
         free(in);
     }
     if (!w->d || !w->H || !w->g || !w->x || !w->C || !w->cd || !w->A || !w->b || !w->lb || !w->ub || !w->soft || !w->soft_kind || !w->J ||
-        !w->J2 || !w->row || !w->Jcom || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->q_best || !w->q_end || !w->trust || !w->x_last ||
+        !w->J2 || !w->row || !w->Jcom || !w->dq || !w->scratch || !w->mark || !w->cols || !w->hint || !w->q_prev || !w->q_prev2 || !w->q_best || !w->q_end || !w->trust || !w->x_last ||
         !w->qp || (w->avoid && (!w->cw || !w->link_moved || !w->link_pose || !w->capsule || !w->pairs || !w->near || !w->pair_links || !w->wake || !w->tracked))) {
         rt_step_free(w);
         return NULL;
@@ -525,7 +529,7 @@ void rt_step_free(rt_step *w) {
     if (!w) return;
     kg_data_free(w->d);
     free(w->H), free(w->g), free(w->x), free(w->C), free(w->cd), free(w->A), free(w->b), free(w->lb), free(w->ub), free(w->soft), free(w->soft_kind);
-    free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->scratch), free(w->mark), free(w->cols);
+    free(w->J), free(w->J2), free(w->row), free(w->Jcom), free(w->dq), free(w->scratch), free(w->mark), free(w->cols);
     free(w->hint), free(w->q_prev), free(w->q_prev2), free(w->q_best), free(w->q_end), free(w->trust), free(w->x_last);
     kg_qp_work_free(w->qp);
     kg_collision_work_free(w->cw);

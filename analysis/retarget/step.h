@@ -34,7 +34,7 @@ typedef struct rt_pair {
 } rt_pair;
 
 /* x = [dp; dtheta; dq]: the root's displacement and turn (world axes, at the
- * pelvis: hub), then the joints' (model->dof independent coordinates). */
+ * pelvis: hub), then the driven joints' (rr->xcol: model column -> unknown). */
 struct rt_step {
     const kg_retarget_robot *rr;
     const kg_model *m;
@@ -50,6 +50,7 @@ struct rt_step {
                                 * (rhs the violation), else not further and corrected (step.c) */
     unsigned char *soft_kind;  /* [min] their kinds */
     double *J, *J2, *row;      /* [6 nx], [6 nx], [nx] scratch */
+    double *dq;                /* [dof] a step's joint part in the model's columns (integrate) */
     double *Jcom, *scratch;    /* [3 dof] the COM's Jacobian, [4 nlink] */
     unsigned char *mark;       /* [nx] columns a task touches */
     int *cols;
