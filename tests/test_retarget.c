@@ -726,6 +726,60 @@ static void test_model_turned(void **state) {
     free(text);
 }
 
+/* A joint no body part's path goes through (a camera's tilt on the head, a
+ * lid on the torso) is held at its neutral value and is no unknown of the
+ * step: the sample humanoid with two such joints (massless links, no shapes)
+ * moves every other joint as the sample does (but for rounding, as above),
+ * and the two stay at 0 on every frame. */
+static void test_undriven_held(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    char *end = strstr(text, "</robot>"), path[] = "/tmp/kg_undriven_XXXXXX";
+    assert_non_null(end);
+    FILE *out = temp_file(path);
+    fwrite(text, 1, (size_t)(end - text), out);
+    fprintf(out, "<link name=\"camera\"/><joint name=\"camera_tilt\" type=\"revolute\"><parent link=\"head\"/>"
+                 "<child link=\"camera\"/><origin xyz=\"0.05 0 0.02\"/><axis xyz=\"0 1 0\"/>"
+                 "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+                 "<link name=\"lid\"/><joint name=\"lid_hinge\" type=\"revolute\"><parent link=\"torso\"/>"
+                 "<child link=\"lid\"/><origin xyz=\"-0.1 0 0.1\"/><axis xyz=\"0 1 0\"/>"
+                 "<limit lower=\"-0.5\" upper=\"1.5\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>\n");
+    fclose(out);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep0, rep;
+    kg_motion *m0 = run(WALK, SAMPLE, &o, &rep0), *m = run(WALK, path, &o, &rep);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *r0 = kg_load(SAMPLE, NULL, &d), *r = kg_load(path, NULL, &d);
+    remove(path);
+    assert_non_null(r0), assert_non_null(r);
+    assert_int_equal(m->nq, m0->nq + 2);
+    assert_int_equal(m->nframes, m0->nframes);
+    double diff = 0;
+    int held = 0;
+    for (int j = 0; j < r->njoint; j++) {
+        const kg_joint *J = &r->joint[j];
+        if (J->nq != 1) continue;
+        int j0 = kg_model_joint(r0, J->name);
+        for (int f = 0; f < m->nframes; f++) {
+            double q = m->q[(size_t)f * m->nq + J->qadr];
+            if (j0 < 0) assert_true(q == 0), held += f == 0;
+            else diff = fmax(diff, fabs(q - m0->q[(size_t)f * m0->nq + r0->joint[j0].qadr]));
+        }
+    }
+    printf("  two undriven joints: held %d, others within %.1e rad of the sample's, pose p95 %.2f (%.2f)\n", held, diff,
+           rep.pose_p95_deg, rep0.pose_p95_deg);
+    assert_int_equal(held, 2);
+    assert_true(diff <= o.tune.step_tolerance / 3);
+    KG_ASSERT_NEAR(rep.pose_p95_deg, rep0.pose_p95_deg, 0.1);
+    kg_model_free(r0), kg_model_free(r);
+    kg_diags_clear(&d);
+    kg_motion_free(m0), kg_motion_free(m);
+    free(text);
+}
+
 /* An elbow that bends one way only is twisted to bend the source's way: the
  * sample humanoid with each elbow's frame turned 1.9 rad about the upper arm
  * (bending it now swings the forearm back and out; the shoulder's yaw turns
@@ -1153,6 +1207,7 @@ int main(void) {
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
+        cmocka_unit_test(test_undriven_held),
         cmocka_unit_test(test_seated),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_elbow_twist),
