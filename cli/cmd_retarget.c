@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kinegraph/kinematics.h"
 #include "kinegraph/torques.h"
 #include "kinegraph/retarget.h"
 #include "cli/common.h"
@@ -136,10 +137,11 @@ const kg_cli_command kg_cmd_retarget = {
         "and its foot contacts found from heel and toe height and speed.\n"
         "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"
         "robot's actuated joints in its file's order, no header: the layout of retargeted LAFAN1\n"
-        "clips; --csv-layout kinegraph for the headed layout of `convert`), .json, .bvh, .dae (robot\n"
-        "and animation), .glb/.gltf (glTF: robot and animation), .npz (RL motion file: joint and\n"
-        "body states per frame, see `convert --help`), .urdf (the robot). Mimic followers are not\n"
-        "written (their leaders are).\n"
+        "clips; --csv-layout kinegraph for the headed layout of `convert`, then the feet's\n"
+        "contact_left and contact_right as the report counts them, which `dynamics` reads back),\n"
+        ".json, .bvh, .dae (robot and animation), .glb/.gltf (glTF: robot and animation), .npz (RL\n"
+        "motion file: joint and body states per frame, see `convert --help`), .urdf (the robot).\n"
+        "Mimic followers are not written (their leaders are).\n"
         "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
         "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
         "found, errors), 2 on a usage error, 3 when OUT cannot be written.\n"
@@ -381,6 +383,32 @@ static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_rob
     kg_diags_clear(&d);
 }
 
+/* The feet's contacts at each frame of mo as the report's dynamics take them
+ * (the retargeting's soles within contact_height of the ground), for the
+ * headed CSV's contact columns: `kinegraph dynamics` on the file then has the
+ * contacts the report had, not ones inferred from the soles it finds itself.
+ * [2 nframes], or NULL when memory runs out. */
+static unsigned char *motion_contacts(const kg_model *robot, const kg_retarget_robot *rr, const kg_motion *mo) {
+    const kg_feet feet = robot_feet(rr);
+    kg_torque_options to;
+    kg_torque_defaults(&to);
+    kg_data *d = kg_data_new(robot);
+    unsigned char *c = malloc(2 * (size_t)mo->nframes + 1);
+    if (!d || !c) {
+        kg_data_free(d), free(c);
+        return NULL;
+    }
+    for (int f = 0; f < mo->nframes; f++) {
+        int on[KG_NFOOT];
+        kg_motion_pose(mo, f, d);
+        kg_fk(robot, d);
+        kg_feet_contacts(&feet, d, &to, on);
+        c[2 * f] = (unsigned char)on[0], c[2 * f + 1] = (unsigned char)on[1];
+    }
+    kg_data_free(d);
+    return c;
+}
+
 /* The clip's motion (resampled with --fps) to its OUT, its report to REPORT
  * and run->json, its summary to log. Returns an exit code. */
 static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
@@ -391,9 +419,16 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         return KG_EXIT_ERRORS;
     }
     size_t before = c->diags.count;
-    kg_export_options eo = {.skip_followers = 1}; /* the robot's motion: its actuated joints */
+    const kg_motion *written = resampled ? resampled : out;
+    unsigned char *contacts = !strcmp(s->format, "csv") ? motion_contacts(s->robot, s->rr, written) : NULL;
+    if (!strcmp(s->format, "csv") && !contacts) {
+        fprintf(log, "kinegraph retarget: %s: out of memory\n", run->clip);
+        kg_motion_free(resampled);
+        return KG_EXIT_ERRORS;
+    }
+    kg_export_options eo = {.skip_followers = 1, .contacts = contacts}; /* the robot's motion: its actuated joints */
     int rc = KG_EXIT_OK;
-    if (kg_save_with(run->out, s->format, s->robot, resampled ? resampled : out, &eo, NULL, &c->diags) != 0) {
+    if (kg_save_with(run->out, s->format, s->robot, written, &eo, NULL, &c->diags) != 0) {
         kg_cli_print_diags_from(c, log, KG_ERROR, before);
         rc = KG_EXIT_OUTPUT;
     } else {
@@ -407,6 +442,7 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
         }
         print_summary(log, run->out, rep, resampled);
     }
+    free(contacts);
     kg_motion_free(resampled);
     return rc;
 }

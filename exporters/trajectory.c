@@ -112,9 +112,13 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
         frames_free(&t);
         return kg_export_oom(o, d);
     }
+    const unsigned char *contacts = o && o->contacts && !lafan1 && !t.owned ? o->contacts : NULL;
     if (lafan1) {
         kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
                       "the LAFAN1 layout has no header and no time column: names and the frame time are not written");
+        if (o && o->contacts)
+            kg_ledger_add(l, KG_DROPPED, "motion", m->name, m->source, 0,
+                          "the LAFAN1 layout has no contact columns: the feet's contacts are not written");
     } else {
         for (int c = 0; c < 8; c++) fprintf(f, "%s%s", c ? "," : "", root_columns[c]);
         for (int k = 0; k < m->nq; k++) {
@@ -122,6 +126,7 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
             fputc(',', f);
             kg_csv_field(f, names[k]);
         }
+        if (contacts) fputs(",contact_left,contact_right", f);
         fputc('\n', f);
         kg_coord_names_free(names, m->nq);
     }
@@ -139,6 +144,7 @@ static int write_csv(const kg_model *m, const kg_motion *mo, const kg_export_opt
             if (c) fputc(',', f);
             fputs(kg_format_number(num, v[c]), f);
         }
+        if (contacts) fprintf(f, ",%d,%d", contacts[2 * fr] != 0, contacts[2 * fr + 1] != 0);
         fputc('\n', f);
     }
     frames_free(&t);

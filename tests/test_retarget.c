@@ -773,6 +773,16 @@ static void test_undriven_held(void **state) {
            rep.pose_p95_deg, rep0.pose_p95_deg);
     assert_int_equal(held, 2);
     assert_true(diff <= o.tune.step_tolerance / 3);
+    /* and they are no unknowns of the step: six for the root and one per driven column */
+    kg_retarget_robot *rr0 = kg_retarget_robot_new(r0, NULL, &d), *rr = kg_retarget_robot_new(r, NULL, &d);
+    assert_non_null(rr0), assert_non_null(rr);
+    assert_int_equal(rr->nx, rr0->nx);
+    int driven = 0;
+    for (int c = 0; c < r->dof; c++) driven += rr->xcol[c] >= 0;
+    assert_int_equal(rr->nx, 6 + driven);
+    for (int j = 0; j < r->njoint; j++)
+        if (kg_model_joint(r0, r->joint[j].name) < 0 && r->joint[j].dofadr >= 0) assert_int_equal(rr->xcol[r->joint[j].dofadr], -1);
+    kg_retarget_robot_free(rr0), kg_retarget_robot_free(rr);
     KG_ASSERT_NEAR(rep.pose_p95_deg, rep0.pose_p95_deg, 0.1);
     kg_model_free(r0), kg_model_free(r);
     kg_diags_clear(&d);

@@ -1,7 +1,7 @@
 /* One frame's solve: a few steps of differential IK, each one quadratic
  * program (analysis/qp.h) over x = [dp; dtheta; dq]: the root's displacement
  * (world axes) and turn (about its origin, world axes), then the robot's
- * independent joint coordinates. The pose is then q + dq, the root moved by
+ * driven joint coordinates (rr->xcol; the others are held). The pose is then q + dq, the root moved by
  * dp and turned by exp(dtheta). The costs are costs.c's, the rows
  * constraints.c's (a bound already passed asked back, softened when that
  * cannot be met: solve()); the
@@ -216,7 +216,7 @@ static void adapt_trust(rt_step *w) {
 }
 
 /* The pose moved by x: the body moved by x[0..2] and turned by exp(x[3..5])
- * about the hub (the base's origin with it), the joints by x[6..]. */
+ * about the hub (the base's origin with it), each driven joint by its x[xcol]. */
 static void integrate(rt_step *w) {
     double R[9], Rn[9], wv[3] = {w->x[3], w->x[4], w->x[5]}, ang = kg_vec3_norm(wv), *b = w->d->base_pos;
     double arm[3] = {b[0] - w->hub[0], b[1] - w->hub[1], b[2] - w->hub[2]}, turned[3];

@@ -171,6 +171,13 @@ typedef struct kg_export_options {
     int skip_followers;
     /* The companion files written (kg_save removes them when the output fails). */
     struct kg_files *companions;
+    /* Trajectories: [2 nframes] per frame of the motion, the left then the right
+     * foot's contact (0 or 1), or NULL. The headed CSV layout writes them as the
+     * columns contact_left and contact_right, which kg_import_trajectory_csv and
+     * `kinegraph dynamics` read back (a motion's contacts are then its own, not
+     * inferred again from other soles); the other formats have no place for them
+     * and say so in the ledger. */
+    const unsigned char *contacts;
 } kg_export_options;
 
 /* kg_save with exporter options (o->path is set to path here; o may be NULL). */
