@@ -175,8 +175,8 @@ typedef struct kg_export_options {
      * foot's contact (0 or 1), or NULL. The headed CSV layout writes them as the
      * columns contact_left and contact_right, which kg_import_trajectory_csv and
      * `kinegraph dynamics` read back (a motion's contacts are then its own, not
-     * inferred again from other soles); the other formats have no place for them
-     * and say so in the ledger. */
+     * inferred again from other soles); the LAFAN1 layout has no place for them
+     * and says so in the ledger; the other exporters do not read them. */
     const unsigned char *contacts;
 } kg_export_options;
 
