@@ -29,7 +29,7 @@
 typedef struct opts {
     const char *robot, *out, *map, *report, *layout, *iters, *height, *speed, *zmp_margin, *srdf, *trace, *tune;
     const char *fps_text, *jobs_text, *shard_text, *summary;
-    int no_balance, no_avoidance, dynamics_filter, print_map, print_tuning, skip_existing, print_shards;
+    int no_balance, no_avoidance, dynamics_filter, print_map, print_tuning, skip_existing, print_shards, csv_contacts;
     int shard_k, shard_n; /* --shard, or 1/1 */
     double fps; /* --fps, or 0 */
     int jobs;
@@ -61,6 +61,10 @@ static const kg_cli_option options[] = {
      .help = "the report"},
     {"--csv-layout", .value = "L", KG_TEXT(opts, layout), .complete = "lafan1 kinegraph",
      .help = "lafan1 (default) or kinegraph"},
+    {"--csv-contacts", KG_FLAG(opts, csv_contacts, 1),
+     .help = "with --csv-layout kinegraph: end each row with the feet's contact_left\n"
+             "and contact_right (0/1) as the report's dynamics count them, which\n"
+             "`dynamics` reads back"},
     {"--no-balance", KG_FLAG(opts, no_balance, 1),
      .help = "no balance COM reference (the source's COM instead) and no\n"
              "COM constraint"},
@@ -117,7 +121,7 @@ const kg_cli_command kg_cmd_retarget = {
     .name = "retarget",
     .summary = "a motion-capture clip onto a humanoid robot (feet planted, balanced)",
     .usage = "kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
-             "                          [--csv-layout lafan1|kinegraph] [--no-balance] [--no-avoidance]\n"
+             "                          [--csv-layout lafan1|kinegraph] [--csv-contacts] [--no-balance] [--no-avoidance]\n"
              "                          [--dynamics-filter]\n"
              "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
              "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
@@ -137,11 +141,10 @@ const kg_cli_command kg_cmd_retarget = {
         "and its foot contacts found from heel and toe height and speed.\n"
         "OUT by extension: .csv (one row per frame: root x,y,z, root quaternion x,y,z,w, the\n"
         "robot's actuated joints in its file's order, no header: the layout of retargeted LAFAN1\n"
-        "clips; --csv-layout kinegraph for the headed layout of `convert`, then the feet's\n"
-        "contact_left and contact_right as the report counts them, which `dynamics` reads back),\n"
-        ".json, .bvh, .dae (robot and animation), .glb/.gltf (glTF: robot and animation), .npz (RL\n"
-        "motion file: joint and body states per frame, see `convert --help`), .urdf (the robot).\n"
-        "Mimic followers are not written (their leaders are).\n"
+        "clips; --csv-layout kinegraph for the headed layout of `convert`), .json, .bvh, .dae\n"
+        "(robot and animation), .glb/.gltf (glTF: robot and animation), .npz (RL motion file: joint\n"
+        "and body states per frame, see `convert --help`), .urdf (the robot). Mimic followers are\n"
+        "not written (their leaders are).\n"
         "The report (--report FILE, or stdout with --json) has the fields of the README; a\n"
         "summary goes to stderr. Exit status 1 when the clip or robot cannot be used (parts not\n"
         "found, errors), 2 on a usage error, 3 when OUT cannot be written.\n"
@@ -385,9 +388,10 @@ static void add_dynamics(json_t *j, const kg_model *robot, const kg_retarget_rob
 
 /* The feet's contacts at each frame of mo as the report's dynamics take them
  * (the retargeting's soles within contact_height of the ground), for the
- * headed CSV's contact columns: `kinegraph dynamics` on the file then has the
- * contacts the report had, not ones inferred from the soles it finds itself.
- * [2 nframes], or NULL when memory runs out. */
+ * headed CSV's contact columns (--csv-contacts: readers of that layout may take
+ * every column after the root's for a joint): `kinegraph dynamics` on the file
+ * then has the contacts the report had, not ones inferred from the soles it
+ * finds itself. [2 nframes], or NULL when memory runs out. */
 static unsigned char *motion_contacts(const kg_model *robot, const kg_retarget_robot *rr, const kg_motion *mo) {
     const kg_feet feet = robot_feet(rr);
     kg_torque_options to;
@@ -420,8 +424,9 @@ static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion
     }
     size_t before = c->diags.count;
     const kg_motion *written = resampled ? resampled : out;
-    unsigned char *contacts = !strcmp(s->format, "csv") ? motion_contacts(s->robot, s->rr, written) : NULL;
-    if (!strcmp(s->format, "csv") && !contacts) {
+    const int with_contacts = s->o->csv_contacts && !strcmp(s->format, "csv");
+    unsigned char *contacts = with_contacts ? motion_contacts(s->robot, s->rr, written) : NULL;
+    if (with_contacts && !contacts) {
         fprintf(log, "kinegraph retarget: %s: out of memory\n", run->clip);
         kg_motion_free(resampled);
         return KG_EXIT_ERRORS;
@@ -612,6 +617,8 @@ static int check_usage(const opts *o, const char **format) {
         return kg_cli_usage_error("retarget", "several clips on several jobs: --trace needs %%s for each clip's name"),
                -1;
     if (!strcmp(*format, "csv") && (!o->layout || !strcmp(o->layout, "lafan1"))) *format = "lafan1";
+    if (o->csv_contacts && strcmp(*format, "csv"))
+        return kg_cli_usage_error("retarget", "--csv-contacts needs a .csv OUT in --csv-layout kinegraph"), -1;
     return 0;
 }
 

@@ -35,7 +35,8 @@ static int setup(void **state) {
     (void)state;
     if (!mkdtemp(tmpdir)) return -1;
     char args[2048];
-    snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s/walk.csv' --csv-layout kinegraph --report '%s/walk.json'",
+    snprintf(args, sizeof args,
+             "retarget '%s' --robot '%s' -o '%s/walk.csv' --csv-layout kinegraph --csv-contacts --report '%s/walk.json'",
              WALK, SAMPLE, tmpdir, tmpdir);
     if (kg_test_run_kinegraph(tmpdir, args) != 0) return -1;
     snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s/walk_lafan1.csv'", WALK, SAMPLE, tmpdir);
@@ -82,8 +83,8 @@ static void test_walk(void **state) {
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
         if (!json_object_get(r, keys[k])) fail_msg("the report has no '%s'", keys[k]);
     assert_int_equal(json_integer_value(json_object_get(r, "frames")), 120);
-    /* the retargeting's headed CSV carries the contacts its report's dynamics took (its own
-     * soles), so `dynamics` finds the report's figure again */
+    /* with --csv-contacts the retargeting's headed CSV carries the contacts its report's
+     * dynamics took (its own soles), so `dynamics` finds the report's figure again */
     assert_string_equal(json_string_value(json_object_get(r, "contacts")), "motion");
     snprintf(path, sizeof path, "%s/walk.json", tmpdir);
     json_t *rt = json_load_file(path, 0, &e);
@@ -188,7 +189,7 @@ static void test_dynamics_filter(void **state) {
     (void)state;
     char args[2048], path[700], path_f[700];
     snprintf(args, sizeof args,
-             "retarget '%s' --robot '%s' -o '%s/walkf.csv' --csv-layout kinegraph --report '%s/walkf.json' "
+             "retarget '%s' --robot '%s' -o '%s/walkf.csv' --csv-layout kinegraph --csv-contacts --report '%s/walkf.json' "
              "--dynamics-filter",
              WALK, SAMPLE, tmpdir, tmpdir);
     run_ok(args);
