@@ -261,14 +261,6 @@ static void regularize(rt_step *w) {
         kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
         kg_rot_log(Rd, phi);
     }
-    if (w->have_prev2 && t->w_root_accel > 0) { /* the pelvis's acceleration: (hub + x - 2 prev + prev2) / dt^2 */
-        const double k = t->w_root_accel / (w->dt * w->dt * w->dt * w->dt);
-        for (int a = 0; a < 3; a++) {
-            const double e = w->hub[a] - 2 * w->hub_prev[a] + w->hub_prev2[a];
-            w->merit += 0.5 * k * e * e;
-            if (!w->eval) w->H[a * w->nx + a] += k, w->g[a] += k * e;
-        }
-    }
     for (int a = 0; a < 3; a++) {
         w->merit += 0.5 * wp * (dp[a] * dp[a] + phi[a] * phi[a]);
         if (w->eval) continue;

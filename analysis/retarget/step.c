@@ -439,7 +439,6 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     memcpy(w->base_prev2, w->base_prev, sizeof w->base_prev);
     w->have_prev2 = w->have_prev;
     save_pose(w, w->q_prev, w->base_prev);
-    kg_vec3_copy(w->hub_prev2, w->hub_prev);
     kg_vec3_copy(w->hub_prev, w->hub);
     for (int side = 0; side < 2; side++) { /* what the next frame's scuff rows start from */
         const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = w->rr->map.link[foot];

@@ -57,7 +57,7 @@ struct rt_step {
     kg_qp_work *qp;
     int *hint, nhint;          /* the last solve's active set */
     double *q_prev, base_prev[12]; /* the previous frame's pose */
-    double hub[3], hub_prev[3], hub_prev2[3];  /* the pelvis now and at the previous frame: the root's twist is taken
+    double hub[3], hub_prev[3];  /* the pelvis now and at the previous frame: the root's twist is taken
                                  * there (x[0..2] moves it, x[3..5] turns the body about it), and the
                                  * root's speed limits bound its motion */
     int have_prev;

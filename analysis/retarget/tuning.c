@@ -52,7 +52,7 @@ static const kg_tuning_field fields[] = {
     D(trust_shrink, "1"), D(predict, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_elbow, "1"), D(w_com, "1"), D(w_height, "1"), D(seat_height, "1"), D(height_hold, "s"),
-    D(w_previous, "1"), D(w_root_accel, "(m/s^2)^-2"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
+    D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
     S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
     S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(scuff_height, "m"), D(scuff_release, "m"), D(scuff_time, "s"), D(sole_face, "m"), D(sole_lean, "1"), D(roll_depth, "m"), D(default_sole_back, "m"),

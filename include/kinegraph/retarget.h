@@ -141,8 +141,6 @@ typedef struct kg_retarget_tuning {
     double w_previous;          /* each coordinate's pull to the previous frame, per frame: also what
                                  * damps the directions the tasks leave free (a hip's yaw beside the
                                  * pelvis' turn) so the steps converge (0.3) */
-    double w_root_accel;        /* (m/s^2)^-2: the pelvis's acceleration from the two frames before, a
-                                 * cost (0: none) */
     double w_neutral;           /* and to the neutral pose: keeps the redundant joints (a shoulder's three
                                  * for an upper arm's direction) off the branches where limits trap them
                                  * (G1's shoulders sat at their pitch and roll limits on 40 % of a clip's
