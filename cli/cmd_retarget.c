@@ -121,8 +121,8 @@ const kg_cli_command kg_cmd_retarget = {
     .name = "retarget",
     .summary = "a motion-capture clip onto a humanoid robot (feet planted, balanced)",
     .usage = "kinegraph retarget CLIP... --robot MODEL -o OUT [--map MAP.json] [--report REPORT.json]\n"
-             "                          [--csv-layout lafan1|kinegraph] [--csv-contacts] [--no-balance] [--no-avoidance]\n"
-             "                          [--dynamics-filter]\n"
+             "                          [--csv-layout lafan1|kinegraph] [--csv-contacts] [--no-balance]\n"
+             "                          [--no-avoidance] [--dynamics-filter]\n"
              "                          [--tune NAME=VALUE,...] [--srdf FILE] [--trace FILE.csv] [--fps N]\n"
              "                          [--jobs N] [--skip-existing] [--shard K/N [--summary FILE.json]]\n"
              "                          [--print-shards] [options]\n"

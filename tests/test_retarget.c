@@ -781,7 +781,8 @@ static void test_undriven_held(void **state) {
     for (int c = 0; c < r->dof; c++) driven += rr->xcol[c] >= 0;
     assert_int_equal(rr->nx, 6 + driven);
     for (int j = 0; j < r->njoint; j++)
-        if (kg_model_joint(r0, r->joint[j].name) < 0 && r->joint[j].dofadr >= 0) assert_int_equal(rr->xcol[r->joint[j].dofadr], -1);
+        if (kg_model_joint(r0, r->joint[j].name) < 0 && r->joint[j].dofadr >= 0)
+            assert_int_equal(rr->xcol[r->joint[j].dofadr], -1);
     kg_retarget_robot_free(rr0), kg_retarget_robot_free(rr);
     KG_ASSERT_NEAR(rep.pose_p95_deg, rep0.pose_p95_deg, 0.1);
     kg_model_free(r0), kg_model_free(r);

@@ -269,7 +269,8 @@ static void regularize(rt_step *w) {
     }
     for (int c = 0; c < w->m->dof; c++) {
         int i = rr->xcol[c], qi = rr->qidx[c];
-        if (!w->eval && i >= 0) w->H[i * w->nx + i] += wp + t->w_neutral + t->w_damping; /* every unknown: H stays definite */
+        if (!w->eval && i >= 0) /* every unknown, whatever qidx says: H stays definite */
+            w->H[i * w->nx + i] += wp + t->w_neutral + t->w_damping;
         if (qi < 0) continue;
         double q = w->d->q[qi], dq = w->have_prev ? q - w->q_prev[qi] : 0, dn = q - rr->neutral[qi];
         w->merit += 0.5 * (wp * dq * dq + t->w_neutral * dn * dn);

@@ -1,12 +1,12 @@
 /* One frame's solve: a few steps of differential IK, each one quadratic
  * program (analysis/qp.h) over x = [dp; dtheta; dq]: the root's displacement
  * (world axes) and turn (about its origin, world axes), then the robot's
- * driven joint coordinates (rr->xcol; the others are held). The pose is then q + dq, the root moved by
- * dp and turned by exp(dtheta). The costs are costs.c's, the rows
- * constraints.c's (a bound already passed asked back, softened when that
- * cannot be met: solve()); the
- * bounds here: joint position limits, joint velocity limits over the frame,
- * the root's speed and turning rate, and a trust region per step. */
+ * driven joint coordinates (rr->xcol; the others are held). The pose is then
+ * q + dq, the root moved by dp and turned by exp(dtheta). The costs are
+ * costs.c's, the rows constraints.c's (a bound already passed asked back,
+ * softened when that cannot be met: solve()); the bounds here: joint position
+ * limits, joint velocity limits over the frame, the root's speed and turning
+ * rate, and a trust region per step. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
