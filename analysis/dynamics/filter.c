@@ -58,6 +58,10 @@
  *      orientation: a stance ankle at its roll limit then gets the hip sideways
  *      by a tilt of the pelvis), and failing that halved, up to base_halvings
  *      times, then left out (base_cuts); a foot is never let go of for it.
+ *      The next pass ramps the moves of the frames around such a frame down
+ *      to the part its legs followed (base_ramp): a move made whole at one
+ *      frame and halved at the next is a step in the base's path, and the
+ *      ZMP from finite differences spikes there.
  * Passes repeat on the corrected motion until no contact frame's ZMP is
  * outside the support polygon or `passes` are done; the motion returned is the
  * best of them (fewest frames outside, then the largest least margin), as a
@@ -95,6 +99,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->leg_iterations = 50;
     o->leg_nudge = 0.3;
     o->base_halvings = 3;
+    o->base_ramp = 0.05;
     o->posture_pull = 0.05;
     o->base_turn_weight = 0.1;
     o->base_turn_max = 0.05;
@@ -116,6 +121,8 @@ typedef struct filt {
     double *band;    /* [3 n] its banded factor */
     signed char *pin; /* [n] its active bounds: 1 the upper (the height now), -1 the lower */
     unsigned char *cut; /* [n] frames whose base move the legs could not follow (in any pass) */
+    double *reach;   /* [n] the largest part of its base move a frame's legs followed this pass */
+    double *ramp;    /* [n] the part of its base move a frame tries first (base_ramp) */
     int frame;       /* the frame apply() is at */
     double *J, *scratch; /* [3 dof] the COM Jacobian, [4 nlink] its scratch */
     double *q_save;  /* [nq] the joints before a base move */
@@ -347,21 +354,43 @@ static int hold_feet(filt *F, const kg_ik_target *t, int nt) {
     return F->o->base_turn_weight > 0 && turn_base(F, t, nt);
 }
 
-/* The base moved by e with the feet held, halved while the legs cannot
- * follow, up to base_halvings times; left where it was when they never can. */
+/* The base moved by e (times the frame's ramp) with the feet held, halved
+ * while the legs cannot follow, up to base_halvings times; left where it was
+ * when they never can. F->reach keeps the part followed where it was less
+ * than the ramp's (a move followed at once counts as wholly followable). */
 static void shift_base(filt *F, const double e[3], const kg_ik_target *t, int nt) {
     double b[3];
     kg_vec3_copy(b, F->d->base_pos);
     memcpy(F->q_save, F->d->q, (size_t)F->m->nq * sizeof *F->q_save);
-    double s = 1;
+    double s = F->ramp[F->frame];
     for (int h = 0; h <= F->o->base_halvings; h++, s *= 0.5) {
         for (int a = 0; a < 3; a++) F->d->base_pos[a] = b[a] + s * e[a];
-        if (hold_feet(F, t, nt)) return;
+        if (hold_feet(F, t, nt)) {
+            if (h > 0) F->reach[F->frame] = fmin(F->reach[F->frame], s);
+            return;
+        }
         F->cuts += h == 0;
         F->cut[F->frame] = 1;
         memcpy(F->d->q, F->q_save, (size_t)F->m->nq * sizeof *F->q_save);
     }
+    F->reach[F->frame] = 0;
     kg_vec3_copy(F->d->base_pos, b);
+}
+
+/* F->ramp from the last pass's F->reach (base_ramp): the least over all
+ * frames of their reach plus the time to them over base_ramp, at most one
+ * (a sweep each way); F->reach set to one for the pass to come. */
+static void ramp_base_moves(filt *F) {
+    const int n = F->mo->nframes;
+    double *v = F->ramp;
+    if (!(F->o->base_ramp > 0)) {
+        for (int f = 0; f < n; f++) v[f] = 1;
+        return;
+    }
+    const double r = F->mo->frame_time / F->o->base_ramp;
+    for (int f = 0; f < n; f++) v[f] = fmin(1, f > 0 ? fmin(F->reach[f], v[f - 1] + r) : F->reach[f]);
+    for (int f = n - 2; f >= 0; f--) v[f] = fmin(v[f], v[f + 1] + r);
+    for (int f = 0; f < n; f++) F->reach[f] = 1;
 }
 
 /* The COM brought to target (horizontally only where horiz) by base moves:
@@ -499,7 +528,7 @@ static int filt_alloc(filt *F) {
     const size_t n = (size_t)F->mo->nframes, nd = (size_t)m->dof + 1;
     F->d = kg_data_new(m);
     F->fr = calloc(n + 1, sizeof *F->fr);
-    F->err = calloc(13 * n + 4 * nd + 6 + 4 * (size_t)m->nlink + (size_t)m->nq + 1, sizeof *F->err);
+    F->err = calloc(15 * n + 4 * nd + 6 + 4 * (size_t)m->nlink + (size_t)m->nq + 1, sizeof *F->err);
     F->upper = calloc(nd, 1);
     F->pin = calloc(n + 1, 1);
     F->cut = calloc(n + 1, 1);
@@ -507,7 +536,9 @@ static int filt_alloc(filt *F) {
     if (!F->d || !F->fr || !F->err || !F->upper || !F->pin || !F->cut || !F->ik) return -1;
     F->dc = F->err + 2 * n, F->dz = F->dc + 2 * n, F->z0 = F->dz + n;
     F->x = F->z0 + n, F->y = F->x + n, F->lo = F->y + n, F->rhs = F->lo + n, F->band = F->rhs + n;
-    F->J = F->band + 3 * n, F->scratch = F->J + 3 * nd, F->q_save = F->scratch + 4 * (size_t)m->nlink;
+    F->reach = F->band + 3 * n, F->ramp = F->reach + n;
+    for (size_t f = 0; f < n; f++) F->reach[f] = 1;
+    F->J = F->ramp + n, F->scratch = F->J + 3 * nd, F->q_save = F->scratch + 4 * (size_t)m->nlink;
     F->turn_w = F->q_save + m->nq;
     for (int k = 0; k < m->dof; k++) F->turn_w[k] = 1;
     for (int k = 0; k < 3; k++) F->turn_w[m->dof + 3 + k] = F->o->base_turn_weight; /* translations: 0 */
@@ -562,6 +593,7 @@ static int passes(filt *F, kg_motion_torques *t, double *best_q, double *best_ba
         const int c = correction(F);
         if (c != 0) return c == -2 ? -2 : 0;
         height_correction(F);
+        ramp_base_moves(F);
         for (size_t f = 0; f < n; f++) {
             res->shift_max = fmax(res->shift_max, hypot(F->dc[2 * f], F->dc[2 * f + 1]));
             apply(F, (int)f, res);
