@@ -58,10 +58,12 @@
  *      orientation: a stance ankle at its roll limit then gets the hip sideways
  *      by a tilt of the pelvis), and failing that halved, up to base_halvings
  *      times, then left out (base_cuts); a foot is never let go of for it.
- *      The next pass ramps the moves of the frames around such a frame down
- *      to the part its legs followed (base_ramp): a move made whole at one
- *      frame and halved at the next is a step in the base's path, and the
- *      ZMP from finite differences spikes there.
+ *      Where the legs followed only part of a frame's base move, the frames
+ *      around it are moved again, from where the pass found them, by no more
+ *      of their own move than that part plus the time to that frame over
+ *      base_ramp: a move made whole at one frame and halved at the next is a
+ *      step in the base's path, and the ZMP from finite differences spikes
+ *      there.
  * Passes repeat on the corrected motion until no contact frame's ZMP is
  * outside the support polygon or `passes` are done; the motion returned is the
  * best of them (fewest frames outside, then the largest least margin), as a
@@ -99,7 +101,7 @@ void kg_dyn_filter_defaults(kg_dyn_filter_options *o) {
     o->leg_iterations = 50;
     o->leg_nudge = 0.3;
     o->base_halvings = 3;
-    o->base_ramp = 0.05;
+    o->base_ramp = 0.0125;
     o->posture_pull = 0.05;
     o->base_turn_weight = 0.1;
     o->base_turn_max = 0.05;
@@ -121,8 +123,10 @@ typedef struct filt {
     double *band;    /* [3 n] its banded factor */
     signed char *pin; /* [n] its active bounds: 1 the upper (the height now), -1 the lower */
     unsigned char *cut; /* [n] frames whose base move the legs could not follow (in any pass) */
-    double *reach;   /* [n] the largest part of its base move a frame's legs followed this pass */
-    double *ramp;    /* [n] the part of its base move a frame tries first (base_ramp) */
+    double *reach;   /* [n] the part of its base move a frame's legs followed (1: all) */
+    double *ramp;    /* [n] the part of its base move a frame is given (1, or base_ramp's) */
+    double *pass_q, *pass_base; /* [n nq], [7 n] the motion as the pass found it */
+    int halved;      /* the frame apply() is at has had a base move halved or left out */
     int frame;       /* the frame apply() is at */
     double *J, *scratch; /* [3 dof] the COM Jacobian, [4 nlink] its scratch */
     double *q_save;  /* [nq] the joints before a base move */
@@ -354,56 +358,57 @@ static int hold_feet(filt *F, const kg_ik_target *t, int nt) {
     return F->o->base_turn_weight > 0 && turn_base(F, t, nt);
 }
 
-/* The base moved by e (times the frame's ramp) with the feet held, halved
- * while the legs cannot follow, up to base_halvings times; left where it was
- * when they never can. F->reach keeps the part followed where it was less
- * than the ramp's (a move followed at once counts as wholly followable). */
+/* The base moved by e with the feet held, halved while the legs cannot
+ * follow, up to base_halvings times; left where it was when they never can. */
 static void shift_base(filt *F, const double e[3], const kg_ik_target *t, int nt) {
     double b[3];
     kg_vec3_copy(b, F->d->base_pos);
     memcpy(F->q_save, F->d->q, (size_t)F->m->nq * sizeof *F->q_save);
-    double s = F->ramp[F->frame];
+    double s = 1;
     for (int h = 0; h <= F->o->base_halvings; h++, s *= 0.5) {
         for (int a = 0; a < 3; a++) F->d->base_pos[a] = b[a] + s * e[a];
-        if (hold_feet(F, t, nt)) {
-            if (h > 0) F->reach[F->frame] = fmin(F->reach[F->frame], s);
-            return;
-        }
+        if (hold_feet(F, t, nt)) return;
         F->cuts += h == 0;
-        F->cut[F->frame] = 1;
+        F->cut[F->frame] = 1, F->halved = 1;
         memcpy(F->d->q, F->q_save, (size_t)F->m->nq * sizeof *F->q_save);
     }
-    F->reach[F->frame] = 0;
     kg_vec3_copy(F->d->base_pos, b);
 }
 
-/* F->ramp from the last pass's F->reach (base_ramp): the least over all
- * frames of their reach plus the time to them over base_ramp, at most one
- * (a sweep each way); F->reach set to one for the pass to come. */
+/* F->ramp from this pass's F->reach (base_ramp): the least over all frames
+ * of their reach plus the time to them over base_ramp (a sweep each way). */
 static void ramp_base_moves(filt *F) {
     const int n = F->mo->nframes;
-    double *v = F->ramp;
-    if (!(F->o->base_ramp > 0)) {
-        for (int f = 0; f < n; f++) v[f] = 1;
-        return;
-    }
     const double r = F->mo->frame_time / F->o->base_ramp;
-    for (int f = 0; f < n; f++) v[f] = fmin(1, f > 0 ? fmin(F->reach[f], v[f - 1] + r) : F->reach[f]);
+    double *v = F->ramp;
+    for (int f = 0; f < n; f++) v[f] = f > 0 ? fmin(F->reach[f], v[f - 1] + r) : F->reach[f];
     for (int f = n - 2; f >= 0; f--) v[f] = fmin(v[f], v[f + 1] + r);
-    for (int f = 0; f < n; f++) F->reach[f] = 1;
 }
 
-/* The COM brought to target (horizontally only where horiz) by base moves:
- * the COM follows the base by a little less than one (the legs' mass stays
- * behind), so the remaining error is taken again, up to `iterations` times
- * (an error within hold_position is left: the feet are held no closer). */
+/* The COM brought the frame's ramp of the way to target (horizontally only
+ * where horiz) by base moves: the COM follows the base by a little less than
+ * one (the legs' mass stays behind), so the remaining error is taken again,
+ * up to `iterations` times (an error within hold_position is left: the feet
+ * are held no closer). F->reach: the part of the way made when a move was
+ * halved or left out, else 1. */
 static void base_to(filt *F, const double target[3], int horiz, const kg_ik_target *t, int nt) {
-    double com[3];
+    double com[3], com0[3], goal[3], aim[3];
+    com_now(F, com0);
+    for (int a = 0; a < 3; a++) goal[a] = a < 2 && !horiz ? 0 : F->ramp[F->frame] * (target[a] - com0[a]);
+    for (int a = 0; a < 3; a++) aim[a] = com0[a] + goal[a];
+    F->halved = 0;
     for (int it = 0; it < F->o->iterations; it++) {
         com_now(F, com);
-        const double e[3] = {horiz ? target[0] - com[0] : 0, horiz ? target[1] - com[1] : 0, target[2] - com[2]};
+        const double e[3] = {horiz ? aim[0] - com[0] : 0, horiz ? aim[1] - com[1] : 0, aim[2] - com[2]};
         if (kg_vec3_norm(e) <= F->o->hold_position) break; /* made, or nothing to make */
         shift_base(F, e, t, nt);
+    }
+    const double gg = kg_vec3_dot(goal, goal);
+    F->reach[F->frame] = 1;
+    if (F->halved && gg > 0) {
+        com_now(F, com);
+        const double made[3] = {com[0] - com0[0], com[1] - com0[1], com[2] - com0[2]};
+        F->reach[F->frame] = fmax(0, fmin(1, kg_vec3_dot(made, goal) / gg));
     }
 }
 
@@ -502,6 +507,30 @@ static void apply(filt *F, int f, kg_dyn_filter_result *res) {
     if (F->turned) kg_rot_to_quat(F->d->base_rot, F->mo->base + 7 * (size_t)f + 3); /* else bit for bit */
 }
 
+/* Step 5 for every frame; then, where a frame's legs followed only part of
+ * its base move, the frames whose ramp is below their own reach moved again
+ * from where the pass found them, by their ramp's part (base_ramp). */
+static void apply_all(filt *F, kg_dyn_filter_result *res) {
+    const size_t n = (size_t)F->mo->nframes, nq = (size_t)F->m->nq;
+    memcpy(F->pass_q, F->mo->q, n * nq * sizeof *F->pass_q);
+    memcpy(F->pass_base, F->mo->base, 7 * n * sizeof *F->pass_base);
+    int partial = 0;
+    for (size_t f = 0; f < n; f++) {
+        res->shift_max = fmax(res->shift_max, hypot(F->dc[2 * f], F->dc[2 * f + 1]));
+        F->ramp[f] = 1, F->reach[f] = 1; /* reach stays 1 where the base is not moved */
+        apply(F, (int)f, res);
+        partial |= F->reach[f] < 1;
+    }
+    if (!partial || !(F->o->base_ramp > 0)) return;
+    ramp_base_moves(F);
+    for (size_t f = 0; f < n; f++) {
+        if (!(F->ramp[f] < F->reach[f])) continue;
+        memcpy(F->mo->q + f * nq, F->pass_q + f * nq, nq * sizeof *F->pass_q);
+        memcpy(F->mo->base + 7 * f, F->pass_base + 7 * f, 7 * sizeof *F->pass_base);
+        apply(F, (int)f, res);
+    }
+}
+
 /* F->upper: the Jacobian columns of one-coordinate joints that carry no foot. */
 static void find_upper(filt *F) {
     const kg_model *m = F->m;
@@ -530,14 +559,15 @@ static int filt_alloc(filt *F) {
     F->fr = calloc(n + 1, sizeof *F->fr);
     F->err = calloc(15 * n + 4 * nd + 6 + 4 * (size_t)m->nlink + (size_t)m->nq + 1, sizeof *F->err);
     F->upper = calloc(nd, 1);
+    F->pass_q = calloc(n * ((size_t)m->nq + 7) + 1, sizeof *F->pass_q);
     F->pin = calloc(n + 1, 1);
     F->cut = calloc(n + 1, 1);
     F->ik = kg_ik_work_new(m, KG_NFOOT);
-    if (!F->d || !F->fr || !F->err || !F->upper || !F->pin || !F->cut || !F->ik) return -1;
+    if (!F->d || !F->fr || !F->err || !F->upper || !F->pass_q || !F->pin || !F->cut || !F->ik) return -1;
+    F->pass_base = F->pass_q + n * (size_t)m->nq;
     F->dc = F->err + 2 * n, F->dz = F->dc + 2 * n, F->z0 = F->dz + n;
     F->x = F->z0 + n, F->y = F->x + n, F->lo = F->y + n, F->rhs = F->lo + n, F->band = F->rhs + n;
     F->reach = F->band + 3 * n, F->ramp = F->reach + n;
-    for (size_t f = 0; f < n; f++) F->reach[f] = 1;
     F->J = F->ramp + n, F->scratch = F->J + 3 * nd, F->q_save = F->scratch + 4 * (size_t)m->nlink;
     F->turn_w = F->q_save + m->nq;
     for (int k = 0; k < m->dof; k++) F->turn_w[k] = 1;
@@ -551,7 +581,7 @@ static int filt_alloc(filt *F) {
 }
 
 static void filt_free(filt *F) {
-    free(F->fr), free(F->err), free(F->upper), free(F->pin), free(F->cut);
+    free(F->fr), free(F->err), free(F->upper), free(F->pass_q), free(F->pin), free(F->cut);
     kg_ik_work_free(F->ik);
     kg_data_free(F->d);
 }
@@ -593,11 +623,7 @@ static int passes(filt *F, kg_motion_torques *t, double *best_q, double *best_ba
         const int c = correction(F);
         if (c != 0) return c == -2 ? -2 : 0;
         height_correction(F);
-        ramp_base_moves(F);
-        for (size_t f = 0; f < n; f++) {
-            res->shift_max = fmax(res->shift_max, hypot(F->dc[2 * f], F->dc[2 * f + 1]));
-            apply(F, (int)f, res);
-        }
+        apply_all(F, res);
         kg_motion_torques_free(t);
         if (measure(F, t, dg) != 0) return -1;
     }

@@ -279,20 +279,24 @@ typedef struct kg_dyn_filter_options {
                             * its limit); 0: 16, 217 */
     int base_halvings;     /* a base move the legs cannot follow is halved up to this many times, then
                             * left out (3; 0: 15, 246) */
-    double base_ramp;      /* s: a frame's base move is at most the part of it its legs followed in
-                            * the pass before at any frame, plus the time to that frame over
-                            * base_ramp (0.05; 0: each frame alone). A move halved or left out at one
-                            * frame and whole at the next is a step in the base's path that finite
+    double base_ramp;      /* s: where the legs follow only part of a frame's base move (halved or
+                            * left out), the frames around it are moved again, from where the pass
+                            * found them, by no more of their own move than that part plus the time
+                            * to that frame over base_ramp (0.0125; 0: off). A move made whole at one
+                            * frame and halved at the next is a step in the base's path, which finite
                             * differences turn into a spike of the ZMP (Fz swung between 0 and 13 M g
                             * from frame to frame on the G1's walk_circle at 120 frames/s); ramped,
-                            * the moves shrink towards such a frame over its neighbours. The corpus
-                            * walks (retargeting of 7cf9573), runs below 5 % and the sum of the 28
-                            * figures at the margins 0.018 / 0.02 / 0.022: 0: 27, 23.1 / 27, 23.1 /
-                            * 26, 35.7; 0.05: 27, 21.5 / 28, 20.1 / 27, 30.2 (the G1's walk_circle
-                            * 3.5 / 2.9 / 3.7 against 4.2 / 5.8 / 6.9; the misses at the other
-                            * margins are runs the ramp leaves as they were); 0.1 at 0.02: 28, 21.5.
-                            * The halvings alone taken out do not do it (base_halvings 0: 28, 23.7;
-                            * 1: 27, 24.1) */
+                            * the moves shrink towards such a frame over its neighbours. The move
+                            * includes step 4's lowering. The corpus walks (retargeting of 7cf9573),
+                            * runs below 5 % and the sum of the 28 figures at the reference margins
+                            * 0.018 / 0.02 / 0.022 (the G1's walk_circle in brackets): 0: 27, 23.1
+                            * (4.2) / 27, 23.1 (5.8) / 26, 35.7 (6.9); 0.0125 (the frames next to it
+                            * at 120 frames/s, none at 60): 27, 21.1 (3.0) / 28, 19.6 (3.1) / 27, 30.3
+                            * (4.0); 0.025: 27, 21.9 (4.2) / 28, 21.1 (4.6) / 27, 28.9 (2.3); 0.05: 26,
+                            * 24.3 (5.9) / 28, 20.8 (3.9) / 27, 31.3 (4.8); 0.025 with the lowering
+                            * left whole: 27, 21.9 / 27, 21.8 / 26, 32.0. The misses at the other
+                            * margins are as without the ramp: Talos's walk_circle 5.2 % at 0.018 (5
+                            * moves cut), the sample humanoid's walk-back 9.7 % at 0.022 (none) */
     double posture_pull;   /* per step of the upper body's move, its joints are pulled this part of the
                             * way back to the motion given, within what leaves the COM's correction
                             * as it is (0.05): the steps of many passes otherwise add up differently
@@ -334,12 +338,13 @@ typedef struct kg_dyn_filter_result {
                                                  * one did worse) */
     double shift_max;                           /* m: the largest COM correction asked */
     double com_error_max;                       /* m: the largest part of one the upper body and the
-                                                 * base could not make */
+                                                 * base could not make (or base_ramp left out) */
     double base_shift_max;                      /* m: the base's largest move, the motion returned */
     double com_lowered_max;                     /* m: the most a frame's COM is lower than in the
                                                  * motion given, the motion returned */
     int base_cuts;                              /* base moves the legs could not follow (halved or
-                                                 * left out), over all passes run */
+                                                 * left out), over all passes run (a frame moved
+                                                 * again for base_ramp counts again) */
     int base_turns;                             /* base moves the legs followed only with the base
                                                  * turned (base_turn_weight), over all passes run */
     double base_turn_max;                       /* rad: the base's largest turn from the motion
