@@ -17,6 +17,7 @@
 
 typedef struct opts {
     const char *motion, *out, *report, *frames, *fps, *friction, *contact_height, *corner_height, *ground_z;
+    const char *lowpass;
 } opts;
 
 static int run(int argc, char **argv);
@@ -51,6 +52,9 @@ static const kg_cli_option options[] = {
              "lowest, m (default 0.005)"},
     {"--ground-z", .value = "Z", KG_TEXT(opts, ground_z),
      .help = "the ground's height, m (default 0)"},
+    {"--lowpass", .value = "HZ", KG_TEXT(opts, lowpass),
+     .help = "low-pass the motion at this cutoff first (zero-phase Butterworth,\n"
+             "at most 0.4 of the frame rate; default: the motion as given)"},
     {0},
 };
 
@@ -59,15 +63,17 @@ const kg_cli_command kg_cmd_dynamics = {
     .summary = "joint torques of a robot's motion with its foot contacts, ZMP, effort ratios",
     .usage = "kinegraph dynamics MODEL MOTION [-o TORQUES.csv] [--report REPORT.json] [--frames FRAMES.csv]\n"
              "                          [--fps N] [--friction MU] [--contact-height M] [--corner-height M]\n"
-             "                          [--ground-z Z] [options]\n",
+             "                          [--ground-z Z] [--lowpass HZ] [options]\n",
     .description =
         "The joint torques the robot MODEL needs to perform MOTION, by inverse dynamics with its\n"
         "root link as the floating base: velocities and accelerations by central differences of\n"
-        "the motion (one-sided second-order differences at its ends), the wrench the base needs\n"
-        "shared between the sole corners of the feet in contact (the least sum of squared forces\n"
-        "within friction pyramids that makes it; the least-squares fit when none can), then the\n"
-        "torques with those forces. Also the multibody ZMP and whether it is in the support\n"
-        "polygon, and per joint the largest |torque| against the URDF effort limit.\n"
+        "the motion (one-sided second-order differences at its ends; with --lowpass, of the motion\n"
+        "low-passed first: second differences of captured or retargeted frames amplify their\n"
+        "jitter by the frame rate squared), the wrench the base needs shared between the sole\n"
+        "corners of the feet in contact (the least sum of squared forces within friction pyramids\n"
+        "that makes it; the least-squares fit when none can), then the torques with those forces.\n"
+        "Also the multibody ZMP and whether it is in the support polygon, and per joint the\n"
+        "largest |torque| against the URDF effort limit.\n"
         "MOTION: a trajectory CSV as `retarget` and `convert` write it: the headed layout (time,\n"
         "root_x, root_y, root_z, root_qw, root_qx, root_qy, root_qz, coordinates by name; optional\n"
         "contact_left and contact_right columns, 0 or 1, give the contacts) or the headerless LAFAN1\n"
@@ -151,7 +157,8 @@ static int write_frames(const char *path, const kg_motion *mo, const kg_torque_f
 }
 
 static json_t *report_json(const kg_model *m, char **names, const kg_motion *mo, const char *motion_path,
-                           const kg_motion_torques *t, const kg_torque_options *to, int have_feet, int given_contacts) {
+                           const kg_motion_torques *t, const kg_torque_options *to, int have_feet, int given_contacts,
+                           double cutoff) {
     json_t *r = json_object(), *joints = json_array(), *none = json_array();
     json_object_set_new(r, "model", kg_json_str(m->name));
     json_object_set_new(r, "motion", kg_json_str(motion_path));
@@ -163,6 +170,7 @@ static json_t *report_json(const kg_model *m, char **names, const kg_motion *mo,
     json_object_set_new(r, "feet", json_boolean(have_feet));
     json_object_set_new(r, "contacts", json_string(!have_feet ? "none" : given_contacts ? "motion" : "inferred"));
     json_object_set_new(r, "contact_height", json_real(to->contact_height));
+    json_object_set_new(r, "lowpass_hz", cutoff > 0 ? json_real(cutoff) : json_null());
     for (int k = 0; k < t->nact; k++) {
         json_t *j = json_object();
         const char *nm = names[t->act[k]];
@@ -213,13 +221,15 @@ static int run(int argc, char **argv) {
     if (!o.motion) return kg_cli_usage_error("dynamics", "which MOTION? (a trajectory CSV of the model)");
     kg_torque_options to;
     kg_torque_defaults(&to);
-    double fps = 0;
+    double fps = 0, cutoff = 0;
     if (number(&c, "--fps", o.fps, 0, &fps) || number(&c, "--friction", o.friction, 0, &to.friction) ||
         number(&c, "--contact-height", o.contact_height, 0, &to.contact_height) ||
         number(&c, "--corner-height", o.corner_height, 0, &to.corner_height) ||
-        number(&c, "--ground-z", o.ground_z, NAN, &to.ground_z))
+        number(&c, "--ground-z", o.ground_z, NAN, &to.ground_z) || number(&c, "--lowpass", o.lowpass, 0, &cutoff))
         return KG_EXIT_USAGE;
     if (o.fps && !(fps > 0)) return kg_cli_usage_error("dynamics", "--fps takes a number > 0, not '%s'", o.fps);
+    if (o.lowpass && !(cutoff > 0))
+        return kg_cli_usage_error("dynamics", "--lowpass takes a number > 0, not '%s'", o.lowpass);
 
     kg_model *m = kg_cli_load(&c, KG_ERROR);
     if (!m) {
@@ -229,6 +239,18 @@ static int run(int argc, char **argv) {
     size_t before = c.diags.count;
     unsigned char *contacts = NULL;
     kg_motion *mo = kg_import_trajectory_csv(m, o.motion, fps, &contacts, &c.diags);
+    if (mo && o.lowpass && mo->nframes > 1 && !(cutoff <= 0.4 / mo->frame_time)) {
+        kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
+                    "cannot low-pass at %g Hz: the cutoff must be at most 0.4 of the frame rate (%g Hz)", cutoff,
+                    0.4 / mo->frame_time);
+        kg_motion_free(mo);
+        mo = NULL;
+    }
+    if (mo && o.lowpass && kg_motion_lowpass(m, mo, cutoff) != 0) {
+        kg_diag_add(&c.diags, KG_ERROR, "dynamics.memory", o.motion, 0, NULL, "out of memory low-passing the motion");
+        kg_motion_free(mo);
+        mo = NULL;
+    }
     kg_feet feet;
     kg_diags fd;
     kg_diags_init(&fd);
@@ -265,7 +287,7 @@ static int run(int argc, char **argv) {
         rc = KG_EXIT_OUTPUT;
     }
     if (rc == 0) {
-        json_t *r = report_json(m, names, mo, o.motion, &t, &to, have_feet, contacts != NULL);
+        json_t *r = report_json(m, names, mo, o.motion, &t, &to, have_feet, contacts != NULL, cutoff);
         if (o.report && kg_json_write_file(r, o.report) != 0) {
             fprintf(stderr, "kinegraph dynamics: cannot write %s\n", o.report);
             rc = KG_EXIT_OUTPUT;

@@ -1,4 +1,5 @@
 #include "core/motion.h"
+#include "core/spatial.h"
 
 #include <limits.h>
 #include <math.h>
@@ -192,4 +193,116 @@ kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps
     for (int k = 0; k < r->nframes; k++) resample_frame(m, mo, r, k, fps, quat);
     free(quat);
     return r;
+}
+
+/* kg_motion_lowpass: a second-order Butterworth low-pass (bilinear transform,
+ * the cutoff prewarped) run forwards and then backwards over each coordinate,
+ * so the phase is zero and the gain at a frequency f is 1 / (1 + (tan(pi f /
+ * fs) / tan(pi fc / fs))^4): one half at the cutoff, zero at half the frame
+ * rate. Each pass starts in the steady state of the line through its first
+ * two values; the ends are padded so that what is left of the start's
+ * transient (the input's bend from that line) has died out (LOWPASS_SETTLE)
+ * before the motion's frames: by odd reflection (2 x_end - x mirrored: a motion that moves at its
+ * ends keeps its slope there instead of being pulled to rest), continued in a
+ * straight line where the padding is longer than the clip. */
+
+/* What is left of the start's transient where the frames begin: the padding
+ * is log(LOWPASS_SETTLE) / log|z| samples for the filter's poles z. */
+#define LOWPASS_SETTLE 1e-9
+/* The padding at most this many clips long each side (a cutoff whose period
+ * is longer than the clip needs more: its ends are then less exact). */
+#define LOWPASS_PAD_CLIPS 4
+/* The cutoff at most this part of the frame rate: nearer half of it the
+ * filter's poles approach z = -1, it rings for hundreds of samples and hardly
+ * smooths. */
+#define LOWPASS_MAX_FRACTION 0.4
+
+typedef struct lowpass {
+    double b[3], a[3];
+    int n, pad;
+    double *buf; /* [n + 2 pad] */
+} lowpass;
+
+/* One pass over x[0..len) stepping by step (1 forwards, -1 backwards from
+ * x[len - 1]), started as if its first two values' line had always been the
+ * input: a ramp then passes with no transient at all (the output of the line
+ * c + s k is c + s (k - tau), tau the filter's delay at zero frequency). */
+static void lowpass_pass(const lowpass *L, double *x, int len, int step) {
+    double *p = step > 0 ? x : x + len - 1;
+    const double sl = len > 1 ? p[step] - p[0] : 0;
+    const double tau = 1 - (L->a[1] + 2 * L->a[2]) / (1 + L->a[1] + L->a[2]); /* b's delay is 1 */
+    double x1 = *p - sl, x2 = *p - 2 * sl, y1 = x1 - sl * tau, y2 = x2 - sl * tau;
+    for (int i = 0; i < len; i++, p += step) {
+        const double y = L->b[0] * *p + L->b[1] * x1 + L->b[2] * x2 - L->a[1] * y1 - L->a[2] * y2;
+        x2 = x1, x1 = *p, y2 = y1, y1 = y, *p = y;
+    }
+}
+
+/* The column x[0], x[stride], ... of n values low-passed in place. */
+static void lowpass_column(const lowpass *L, double *x, size_t stride) {
+    const int n = L->n, p = L->pad;
+    double *b = L->buf;
+    for (int i = 0; i < n; i++) b[p + i] = x[i * stride];
+    for (int k = 1; k <= p; k++) {
+        if (k < n) {
+            b[p - k] = 2 * x[0] - x[k * stride];
+            b[p + n - 1 + k] = 2 * x[(size_t)(n - 1) * stride] - x[(size_t)(n - 1 - k) * stride];
+        } else { /* beyond the mirrored clip: on in a straight line */
+            b[p - k] = 2 * b[p - k + 1] - b[p - k + 2];
+            b[p + n - 1 + k] = 2 * b[p + n - 2 + k] - b[p + n - 3 + k];
+        }
+    }
+    lowpass_pass(L, b, n + 2 * p, 1);
+    lowpass_pass(L, b, n + 2 * p, -1);
+    for (int i = 0; i < n; i++) x[i * stride] = b[p + i];
+}
+
+/* The quaternion columns q[0..3], q[stride], ... of n frames: each frame's
+ * sign set to its predecessor's side (q and -q are one turn), the four
+ * components low-passed, each frame normalised again. */
+static void lowpass_quaternions(const lowpass *L, double *q, size_t stride) {
+    for (int f = 1; f < L->n; f++) {
+        double *c = q + f * stride, *prev = c - stride;
+        if (c[0] * prev[0] + c[1] * prev[1] + c[2] * prev[2] + c[3] * prev[3] < 0)
+            for (int k = 0; k < 4; k++) c[k] = -c[k];
+    }
+    for (int k = 0; k < 4; k++) lowpass_column(L, q + k, stride);
+    for (int f = 0; f < L->n; f++) {
+        double *c = q + f * stride, s = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+        for (int k = 0; k < 4 && s > 0; k++) c[k] /= s;
+    }
+}
+
+int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff) {
+    if (!m || !mo || mo->nq != m->nq || !(cutoff > 0) || !isfinite(cutoff)) return -1;
+    if (mo->nframes < 2) return 0; /* no rate, nothing to smooth */
+    const double fs = 1 / mo->frame_time;
+    if (!(mo->frame_time > 0) || !isfinite(fs) || !(cutoff <= LOWPASS_MAX_FRACTION * fs)) return -1;
+    if (mo->nframes < 3) return 0;
+    lowpass L = {.n = mo->nframes};
+    const double K = tan(KG_PI * cutoff / fs), d = 1 + sqrt(2) * K + K * K;
+    L.b[0] = K * K / d, L.b[1] = 2 * L.b[0], L.b[2] = L.b[0];
+    L.a[0] = 1, L.a[1] = 2 * (K * K - 1) / d, L.a[2] = (1 - sqrt(2) * K + K * K) / d;
+    if (!(L.b[0] > 0) || !(L.a[2] < 1)) return -1; /* a cutoff too small for doubles */
+    const double settle = ceil(log(LOWPASS_SETTLE) / log(sqrt(L.a[2]))); /* |z|^2 = a2 */
+    L.pad = (int)fmin(settle, (double)LOWPASS_PAD_CLIPS * mo->nframes);
+    unsigned char *quat = malloc(m->nq ? (size_t)m->nq : 1);
+    L.buf = malloc(((size_t)mo->nframes + 2 * (size_t)L.pad) * sizeof *L.buf);
+    if (!quat || !L.buf) {
+        free(quat), free(L.buf);
+        return -1;
+    }
+    mark_quaternions(m, quat);
+    const size_t nq = (size_t)mo->nq;
+    for (size_t k = 0; k < nq; k++) {
+        if (quat[k]) lowpass_quaternions(&L, mo->q + k, nq), k += 3;
+        else lowpass_column(&L, mo->q + k, nq);
+    }
+    if (mo->base) {
+        for (int k = 0; k < 3; k++) lowpass_column(&L, mo->base + k, 7);
+        lowpass_quaternions(&L, mo->base + 3, 7);
+    }
+    for (int f = 0; f < mo->nframes; f++) kg_apply_mimic(m, mo->q + (size_t)f * nq);
+    free(quat), free(L.buf);
+    return 0;
 }

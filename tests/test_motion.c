@@ -1,12 +1,15 @@
 /* kg_motion_resample (core/motion.h): linear coordinates interpolated exactly,
  * quaternions slerped along the shorter arc, frames on the new grid kept bit
- * for bit, mimic followers recomputed, bad rates refused. */
+ * for bit, mimic followers recomputed, bad rates refused. kg_motion_lowpass:
+ * a sinusoid scaled by the Butterworth gain computed here, jitter at half the
+ * frame rate removed, ramps and constant turns kept to the ends. */
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/motion.h"
+#include "core/spatial.h"
 
 /* A floating body carrying a revolute joint and its mimic follower
  * (follower = 2 * leader + 0.1) and a prismatic one. q: free x y z qw qx qy qz,
@@ -196,11 +199,110 @@ static void test_edges(void **state) {
     kg_model_free(m);
 }
 
+#define LP_FPS 120.0
+#define LP_CUTOFF 6.0  /* Hz */
+#define LP_WAVE 1.0    /* Hz: the lead joint's sinusoid */
+#define LP_AMP 0.2     /* rad */
+#define LP_JITTER 0.01 /* rad, alternating from frame to frame */
+#define LP_TOL 1e-6
+
+/* The clip of the tests at 120 frames/s with a sinusoid and a frame-to-frame
+ * jitter on the lead joint, low-passed at 6 Hz: the sinusoid comes out times
+ * the gain 1 / (1 + (tan(pi f dt) / tan(pi fc dt))^4) with no phase, the jitter
+ * (half the frame rate, where the gain is zero) is gone, ramps are kept to
+ * the ends (the odd reflection continues them), and constant turns (both
+ * quaternion components scaled alike and normalised back) away from the ends,
+ * where the reflection of a sinusoid bends. */
+static void test_lowpass(void **state) {
+    (void)state;
+    coords c;
+    kg_model *m = robot(&c);
+    const int n = 600;
+    kg_motion *mo = clip(m, &c, n, 1 / LP_FPS);
+    for (int f = 0; f < n; f++) {
+        double *q = mo->q + (size_t)f * m->nq;
+        q[c.lead] += LP_AMP * sin(2 * KG_PI * LP_WAVE * f / LP_FPS) + (f % 2 ? -LP_JITTER : LP_JITTER);
+        kg_apply_mimic(m, q);
+    }
+    assert_int_equal(kg_motion_lowpass(m, mo, LP_CUTOFF), 0);
+    const double g = 1 / (1 + pow(tan(KG_PI * LP_WAVE / LP_FPS) / tan(KG_PI * LP_CUTOFF / LP_FPS), 4));
+    double err_mid = 0, err_lin = 0, err_turn = 0;
+    for (int f = 0; f < n; f++) {
+        const double t = f / LP_FPS, *q = mo->q + (size_t)f * m->nq, *b = mo->base + 7 * (size_t)f;
+        if (f >= n / 6 && f < n - n / 6) {
+            const double wave = g * LP_AMP * sin(2 * KG_PI * LP_WAVE * t);
+            err_mid = fmax(err_mid, fabs(q[c.lead] - (LEAD0 + LEAD_RATE * t + wave)));
+        }
+        KG_ASSERT_NEAR(q[c.follow], 2 * q[c.lead] + 0.1, TOL);
+        err_lin = fmax(err_lin, fabs(q[c.slide] - (SLIDE0 + SLIDE_RATE * t)));
+        err_lin = fmax(err_lin, fabs(b[0] + POS_RATE * t) + fabs(b[2] - POS_RATE * t) + fabs(b[1] - 0.5));
+        double e[4], d = 0, d2 = 0;
+        turn_z(ROOT_TURN * t, 0, e);
+        for (int k = 0; k < 4; k++) d += b[ROOT_QUAT + k] * e[k];
+        turn_z(FREE_TURN * t, 0, e);
+        for (int k = 0; k < 4; k++) d2 += q[c.free + 3 + k] * e[k];
+        if (f >= n / 6 && f < n - n / 6) err_turn = fmax(err_turn, fmax(1 - fabs(d), 1 - fabs(d2)));
+    }
+    printf("lowpass: gain %.6f, middle %.3g, ramps %.3g, turns %.3g\n", g, err_mid, err_lin, err_turn);
+    assert_true(err_mid < LP_TOL && err_lin < LP_TOL && err_turn < LP_TOL);
+    /* refused, the motion untouched */
+    const size_t bytes = (size_t)n * m->nq * sizeof(double);
+    double *keep = malloc(bytes), *keep_base = malloc(7 * (size_t)n * sizeof(double));
+    memcpy(keep, mo->q, bytes);
+    memcpy(keep_base, mo->base, 7 * (size_t)n * sizeof(double));
+    const double bad[] = {0, -6, NAN, INFINITY, 0.41 * LP_FPS, LP_FPS / 2, 1e300};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(kg_motion_lowpass(m, mo, bad[i]), -1);
+    mo->nq--;
+    assert_int_equal(kg_motion_lowpass(m, mo, LP_CUTOFF), -1);
+    mo->nq++;
+    const double bad_dt[] = {0, -1 / LP_FPS, NAN, 1e-320};
+    for (size_t i = 0; i < sizeof bad_dt / sizeof *bad_dt; i++) {
+        mo->frame_time = bad_dt[i];
+        assert_int_equal(kg_motion_lowpass(m, mo, LP_CUTOFF), -1);
+    }
+    mo->frame_time = 1 / LP_FPS;
+    mo->nframes = 2; /* too short to smooth: left as it is */
+    assert_int_equal(kg_motion_lowpass(m, mo, LP_CUTOFF), 0);
+    assert_memory_equal(mo->q, keep, bytes);
+    assert_memory_equal(mo->base, keep_base, 7 * (size_t)n * sizeof(double));
+    free(keep), free(keep_base);
+    kg_motion_free(mo);
+    kg_model_free(m);
+}
+
+/* Ramps come out as they went in on clips of 3, 4 and 600 frames (the
+ * padding longer than the clip goes on in a straight line) and at cutoffs
+ * from far below the clip's length to 0.4 of the frame rate (the filter then
+ * rings longest: its padding is longer). */
+static void test_lowpass_ramps(void **state) {
+    (void)state;
+    coords c;
+    kg_model *m = robot(&c);
+    const int lengths[] = {3, 4, 600};
+    const double cutoffs[] = {0.05, LP_CUTOFF, 0.4 * LP_FPS};
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
+        for (size_t j = 0; j < sizeof cutoffs / sizeof *cutoffs; j++) {
+            kg_motion *mo = clip(m, &c, lengths[i], 1 / LP_FPS);
+            assert_int_equal(kg_motion_lowpass(m, mo, cutoffs[j]), 0);
+            double err = 0;
+            for (int f = 0; f < lengths[i]; f++) {
+                const double t = f / LP_FPS, *q = mo->q + (size_t)f * m->nq;
+                err = fmax(err, fabs(q[c.slide] - (SLIDE0 + SLIDE_RATE * t)));
+                err = fmax(err, fabs(q[c.lead] - (LEAD0 + LEAD_RATE * t)));
+            }
+            if (!(err < LP_TOL)) fail_msg("%d frames at %g Hz: a ramp off by %g", lengths[i], cutoffs[j], err);
+            kg_motion_free(mo);
+        }
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_frames_kept),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_lowpass),
+        cmocka_unit_test(test_lowpass_ramps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kinegraph/io.h"
 #include "kinegraph/kinematics.h"
@@ -79,10 +80,11 @@ static void test_walk(void **state) {
                           "contact_height", "joints", "joints_without_effort", "ratio_max", "ratio_max_joint",
                           "contact_frames", "double_support_frames", "zmp_outside_frames", "zmp_outside_percent",
                           "zmp_margin_min", "unbalanced_frames", "residual_force_max", "residual_moment_max",
-                          "qp_failures", "seconds"};
+                          "qp_failures", "seconds", "lowpass_hz"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
         if (!json_object_get(r, keys[k])) fail_msg("the report has no '%s'", keys[k]);
     assert_int_equal(json_integer_value(json_object_get(r, "frames")), 120);
+    assert_true(json_is_null(json_object_get(r, "lowpass_hz")));
     /* with --csv-contacts the retargeting's headed CSV carries the contacts its report's
      * dynamics took (its own soles), so `dynamics` finds the report's figure again */
     assert_string_equal(json_string_value(json_object_get(r, "contacts")), "motion");
@@ -254,6 +256,34 @@ static void test_usage(void **state) {
     snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' -o /nonexistent/dir/t.csv", SAMPLE, tmpdir);
     assert_int_equal(run(args, &err), 3);
     free(err);
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --lowpass 0", SAMPLE, tmpdir);
+    assert_int_equal(run(args, &err), 2);
+    free(err);
+    /* a cutoff above 0.4 of the clip's 30 frames/s: the motion cannot be used, no report */
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --lowpass 16 --report '%s/lp.json'", SAMPLE, tmpdir,
+             tmpdir);
+    assert_int_equal(run(args, &err), 1);
+    assert_non_null(strstr(err, "0.4 of the frame rate"));
+    free(err);
+    char lp[700];
+    snprintf(lp, sizeof lp, "%s/lp.json", tmpdir);
+    assert_int_equal(access(lp, F_OK), -1);
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --lowpass 6 --report '%s/lp.json'", SAMPLE, tmpdir,
+             tmpdir);
+    run_ok(args);
+    json_error_t e;
+    json_t *r = json_load_file(lp, 0, &e);
+    assert_non_null(r);
+    assert_true(json_number_value(json_object_get(r, "lowpass_hz")) == 6);
+    assert_int_equal(json_integer_value(json_object_get(r, "frames")), 120);
+    const double smoothed = json_number_value(json_object_get(r, "ratio_max"));
+    json_decref(r);
+    /* the filter ran: the frame-to-frame jitter's accelerations are gone (2.2 as given, 1.1 at 6 Hz) */
+    snprintf(lp, sizeof lp, "%s/r.json", tmpdir);
+    r = json_load_file(lp, 0, &e);
+    assert_non_null(r);
+    assert_true(smoothed < 0.75 * json_number_value(json_object_get(r, "ratio_max")));
+    json_decref(r);
     /* --help: every option once */
     assert_int_equal(kg_test_run_kinegraph(tmpdir, "dynamics --help"), 0);
     char path[700];
@@ -261,7 +291,8 @@ static void test_usage(void **state) {
     char *help = kg_test_slurp(path);
     const char *opts[] = {"\n  -o, --output ",  "\n  --report ",         "\n  --frames ",   "\n  --fps ",
                           "\n  --friction ",    "\n  --contact-height ", "\n  --corner-height ",
-                          "\n  --ground-z ",    "\n  --json ",           "\n  -h, --help "};
+                          "\n  --ground-z ",    "\n  --lowpass ",        "\n  --json ",
+                          "\n  -h, --help "};
     for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
         const char *p = strstr(help, opts[k]);
         if (!p) fail_msg("--help does not list '%s'", opts[k] + 3);

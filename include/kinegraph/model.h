@@ -411,6 +411,25 @@ KG_API void kg_motion_shrink(kg_motion *mo);
 /* Loads frame f into d (q and, when the motion has it, the base pose). */
 KG_API void kg_motion_pose(const kg_motion *mo, int f, kg_data *d);
 
+/* mo (a motion of model m) low-passed in place at cutoff Hz, zero-phase:
+ * every coordinate and the root's position through a second-order Butterworth
+ * filter forwards and then backwards (gain 1 / (1 + (tan(pi f dt) / tan(pi
+ * cutoff dt))^4) at frequency f: one half at the cutoff, zero at half the
+ * frame rate), the ends padded by odd reflection (continued in a straight
+ * line past the clip's length) until the filter's start has settled to 1e-9
+ * (at most four clips' length: a cutoff whose period is longer than the clip
+ * leaves its ends less exact); quaternions (the root's, floating joints')
+ * filtered componentwise on one side of the sphere and normalised again;
+ * mimic followers recomputed. For the rates of a captured or retargeted
+ * motion (inverse dynamics of motion capture is done on a low-passed motion:
+ * second differences of the raw frames amplify their jitter by 1 / dt^2).
+ * Values are not clamped to joint limits. Returns 0 (a motion of fewer than 3
+ * frames is left as it is), or -1, mo unchanged, when cutoff is not a positive
+ * number at most 0.4 of the frame rate (nearer half of it the filter rings
+ * and hardly smooths), the frame time is not positive, mo does not fit m, or
+ * memory runs out. */
+KG_API int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff);
+
 /* mo (a motion of model m) resampled to fps frames per second: frames at
  * t = start_time + k / fps up to the last frame's time, each coordinate
  * interpolated linearly between the two frames around t but the quaternions
