@@ -202,9 +202,10 @@ kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps
  * rate. Each pass starts in the steady state of the line through its first
  * two values; the ends are padded so that what is left of the start's
  * transient (the input's bend from that line) has died out (LOWPASS_SETTLE)
- * before the motion's frames: by odd reflection (2 x_end - x mirrored: a motion that moves at its
- * ends keeps its slope there instead of being pulled to rest), continued in a
- * straight line where the padding is longer than the clip. */
+ * before the motion's frames: by odd reflection (2 x_end - x mirrored: a
+ * motion that moves at its ends keeps its slope there instead of being pulled
+ * to rest), continued in a straight line where the padding is longer than the
+ * clip. */
 
 /* What is left of the start's transient where the frames begin: the padding
  * is log(LOWPASS_SETTLE) / log|z| samples for the filter's poles z. */
