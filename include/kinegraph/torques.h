@@ -291,9 +291,10 @@ typedef struct kg_dyn_filter_options {
                             * runs below 5 % and the sum of the 28 figures at the reference margins
                             * 0.018 / 0.02 / 0.022 (the G1's walk_circle in brackets): 0: 27, 23.1
                             * (4.2) / 27, 23.1 (5.8) / 26, 35.7 (6.9); 0.0125 (the frames next to it
-                            * at 120 frames/s where it followed less than 1/3, none at 60): 27, 21.1 (3.0) / 28, 19.6 (3.1) / 27, 30.3
-                            * (4.0); 0.025: 27, 21.9 (4.2) / 28, 21.1 (4.6) / 27, 28.9 (2.3); 0.05: 26,
-                            * 24.3 (5.9) / 28, 20.8 (3.9) / 27, 31.3 (4.8); 0.025 with the lowering
+                            * at 120 frames/s where it followed less than 1/3, none at 60): 27, 21.1
+                            * (3.0) / 28, 19.6 (3.1) / 27, 30.3 (4.0); 0.025: 27, 21.9 (4.2) / 28,
+                            * 21.1 (4.6) / 27, 28.9 (2.3); 0.05: 26, 24.3 (5.9) / 28, 20.8 (3.9) / 27,
+                            * 31.3 (4.8); 0.025 with the lowering
                             * left whole: 27, 21.9 / 27, 21.8 / 26, 32.0. The misses at the other
                             * margins are as without the ramp: Talos's walk_circle 5.2 % at 0.018 (5
                             * moves cut), the sample humanoid's walk-back 9.7 % at 0.022 (none) */
