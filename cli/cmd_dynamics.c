@@ -239,10 +239,10 @@ static int run(int argc, char **argv) {
     size_t before = c.diags.count;
     unsigned char *contacts = NULL;
     kg_motion *mo = kg_import_trajectory_csv(m, o.motion, fps, &contacts, &c.diags);
-    if (mo && o.lowpass && mo->nframes > 1 && !(cutoff <= 0.4 / mo->frame_time)) {
+    if (mo && o.lowpass && mo->nframes > 1 && !(cutoff <= KG_LOWPASS_MAX_FRACTION / mo->frame_time)) {
         kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
-                    "cannot low-pass at %g Hz: the cutoff must be at most 0.4 of the frame rate (%g Hz)", cutoff,
-                    0.4 / mo->frame_time);
+                    "cannot low-pass at %g Hz: the cutoff must be at most %g of the frame rate (%g Hz)", cutoff,
+                    KG_LOWPASS_MAX_FRACTION, KG_LOWPASS_MAX_FRACTION / mo->frame_time);
         kg_motion_free(mo);
         mo = NULL;
     }

@@ -213,10 +213,8 @@ kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps
 /* The padding at most this many clips long each side (a cutoff whose period
  * is longer than the clip needs more: its ends are then less exact). */
 #define LOWPASS_PAD_CLIPS 4
-/* The cutoff at most this part of the frame rate: nearer half of it the
- * filter's poles approach z = -1, it rings for hundreds of samples and hardly
- * smooths. */
-#define LOWPASS_MAX_FRACTION 0.4
+/* KG_LOWPASS_MAX_FRACTION (model.h): nearer half the frame rate the filter's
+ * poles approach z = -1, it rings for hundreds of samples and hardly smooths. */
 
 typedef struct lowpass {
     double b[3], a[3];
@@ -278,7 +276,7 @@ int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff) {
     if (!m || !mo || mo->nq != m->nq || !(cutoff > 0) || !isfinite(cutoff)) return -1;
     if (mo->nframes < 2) return 0; /* no rate, nothing to smooth */
     const double fs = 1 / mo->frame_time;
-    if (!(mo->frame_time > 0) || !isfinite(fs) || !(cutoff <= LOWPASS_MAX_FRACTION * fs)) return -1;
+    if (!(mo->frame_time > 0) || !isfinite(fs) || !(cutoff <= KG_LOWPASS_MAX_FRACTION * fs)) return -1;
     if (mo->nframes < 3) return 0;
     lowpass L = {.n = mo->nframes};
     const double K = tan(KG_PI * cutoff / fs), d = 1 + sqrt(2) * K + K * K;

@@ -425,10 +425,11 @@ KG_API void kg_motion_pose(const kg_motion *mo, int f, kg_data *d);
  * second differences of the raw frames amplify their jitter by 1 / dt^2).
  * Values are not clamped to joint limits. Returns 0 (a motion of fewer than 3
  * frames is left as it is), or -1, mo unchanged, when cutoff is not a positive
- * number at most 0.4 of the frame rate (nearer half of it the filter rings
- * and hardly smooths), the frame time is not positive, mo does not fit m, or
+ * number at most KG_LOWPASS_MAX_FRACTION of the frame rate (nearer half of it
+ * the filter rings and hardly smooths), the frame time is not positive, mo does not fit m, or
  * memory runs out. */
 KG_API int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff);
+#define KG_LOWPASS_MAX_FRACTION 0.4 /* kg_motion_lowpass's largest cutoff over the frame rate */
 
 /* mo (a motion of model m) resampled to fps frames per second: frames at
  * t = start_time + k / fps up to the last frame's time, each coordinate
