@@ -13,10 +13,11 @@
 #   --kinegraph PATH   the kinegraph command (default: build/kinegraph of this repository)
 #   --runs N           how many runs (default 12, at most 100)
 #   --fraction F       the fall's height fraction (default 0.6)
+#   --tune NAME=VALUE,...  more of the tuning, set beside w_damping on every run (not w_damping itself)
 #   --python PATH      the interpreter (default: $KINEGRAPH_PYTHON, else /usr/bin/python3)
 #   -h, --help         this text
-# RETARGET_OPTIONS go to every `kinegraph retarget` (another --tune is given as a second --tune: it must not set
-# w_damping).
+# RETARGET_OPTIONS go to every `kinegraph retarget`; they hold no --tune (the command takes one: use this
+# script's --tune).
 # Output: one line per run (slip mm, pose p95 deg, ZMP outside %, fell 0/1), then "falls K of N".
 # Exit status: 0 when every run was made, 1 when one failed, 2 on a usage error.
 set -euo pipefail
@@ -26,6 +27,7 @@ kinegraph="$repo/build/kinegraph"
 python="${KINEGRAPH_PYTHON:-/usr/bin/python3}"
 runs=12
 fraction=0.6
+tune=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 [ $# -ge 1 ] && { [ "$1" = -h ] || [ "$1" = --help ]; } && { usage; exit 0; }
 [ $# -ge 2 ] || { usage >&2; exit 2; }
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
     --kinegraph) kinegraph="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --fraction) fraction="$2"; shift 2 ;;
+    --tune) tune="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; extra=("$@"); break ;;
@@ -52,7 +55,7 @@ falls=0
 for ((k = 0; k < runs; k++)); do
     damping="$(printf '1.%09de-6' "$k")"
     if ! OPENBLAS_NUM_THREADS=1 "$kinegraph" retarget "$clip" --robot "$robot" -o "$tmp/out.csv" \
-        --report "$tmp/report.json" --trace "$tmp/trace.csv" --tune "w_damping=$damping" "${extra[@]}" \
+        --report "$tmp/report.json" --trace "$tmp/trace.csv" --tune "w_damping=$damping${tune:+,$tune}" "${extra[@]}" \
         > /dev/null 2> "$tmp/err"; then
         echo "run $k failed:" >&2
         cat "$tmp/err" >&2
