@@ -221,6 +221,9 @@ typedef struct kg_retarget_tuning {
                                  * this near the ground, its whole sole (flat) and clear of the other
                                  * planted sole for up to landing_time after the source put it down;
                                  * until then it keeps landing (0.01) */
+    double pin_speed;           /* m/s: or as near as a foot coming down at this speed goes in a frame,
+                                 * when that is farther: at 30 frames/s a landing foot is a centimetre
+                                 * or two up the frame before it would touch (0.45) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
