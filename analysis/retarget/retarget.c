@@ -120,14 +120,16 @@ static int contact_start(const run *R, int side, int f) {
 }
 
 /* How near the ground a sole is pinned: pin_height, or as far as a foot
- * coming down at pin_speed goes in a frame when that is farther. Sampled
- * at 30 frames/s, a landing foot is a centimetre or two up in the frame
- * before it would touch, and one lifted that much by the other foot's
- * push-off was never pinned: the source then lifted its other foot and the
- * robot stood on neither (a dance: its pelvis 0.4 m down, pose p95 121
- * degrees, on 12 of 12 runs perturbed in the tenth digit). */
+ * coming down at pin_speed goes in a frame when that is farther, up to
+ * pin_height_max. Sampled at 30 frames/s, a landing foot is a centimetre or
+ * two up in the frame before it would touch, and one lifted that much by the
+ * other foot's push-off was never pinned: the source then lifted its other
+ * foot and the robot stood on neither (a dance: its pelvis 0.4 m down, pose
+ * p95 121 degrees). Capped: a foot pinned far up is dragged down by its
+ * pin's rows and slides. */
 static double pin_near(const run *R) {
-    return kg_fmax(R->o->tune.pin_height, R->o->tune.pin_speed * R->s.dt);
+    const kg_retarget_tuning *t = &R->o->tune;
+    return kg_fmax(t->pin_height, kg_fmin(t->pin_speed * R->s.dt, t->pin_height_max));
 }
 
 /* A foot the source puts down at f is pinned flat where the robot's is, once

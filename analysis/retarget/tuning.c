@@ -36,7 +36,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->collision_safe = 0.005, t->collision_influence = 0.06, t->collision_gain = 0.5;
     t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
     t->collision_remeasure = 0.03, t->collision_replane = 0.1, t->collision_rows = 64;
-    t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01, t->pin_speed = 0.45;
+    t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01, t->pin_speed = 0.45, t->pin_height_max = 0.02;
     t->leg_reference = 0.6;
 }
 
@@ -58,7 +58,7 @@ static const kg_tuning_field fields[] = {
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(scuff_height, "m"), D(scuff_release, "m"), D(scuff_time, "s"), D(sole_face, "m"), D(sole_lean, "1"), D(roll_depth, "m"), D(default_sole_back, "m"),
     D(default_sole_front, "m"), D(default_sole_half_width, "m"), D(collision_safe, "m"),
     D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"),
-    D(collision_remeasure, "m"), D(collision_replane, "m"), I(collision_rows, "1"), D(collision_gain, "1"), D(shift_fade, "s"), D(landing_time, "s"), D(sole_gap, "m"), D(pin_height, "m"), D(pin_speed, "m/s"), D(leg_reference, "m"),
+    D(collision_remeasure, "m"), D(collision_replane, "m"), I(collision_rows, "1"), D(collision_gain, "1"), D(shift_fade, "s"), D(landing_time, "s"), D(sole_gap, "m"), D(pin_height, "m"), D(pin_speed, "m/s"), D(pin_height_max, "m"), D(leg_reference, "m"),
 };
 #undef D
 #undef I

@@ -218,12 +218,16 @@ typedef struct kg_retarget_tuning {
     double landing_time;        /* s: a swinging foot comes down onto the ground over this before the
                                  * source's foot lands (0.1) */
     double pin_height;          /* m: a foot the source puts down is pinned once the robot's sole is
-                                 * this near the ground, its whole sole (flat) and clear of the other
-                                 * planted sole for up to landing_time after the source put it down;
-                                 * until then it keeps landing (0.01) */
-    double pin_speed;           /* m/s: or as near as a foot coming down at this speed goes in a frame,
-                                 * when that is farther: at 30 frames/s a landing foot is a centimetre
-                                 * or two up the frame before it would touch (0.45) */
+                                 * at least this near the ground (pin_speed's distance when that is
+                                 * farther), its whole sole (flat) and clear of the other planted sole
+                                 * for up to landing_time after the source put it down; until then it
+                                 * keeps landing (0.01) */
+    double pin_speed;           /* m/s: a foot the source puts down is also pinned once its sole is as
+                                 * near the ground as a foot coming down at this speed goes in a frame
+                                 * (15 mm at 30 frames/s: a landing foot is a centimetre or two up the
+                                 * frame before it would touch), up to pin_height_max (0.45) */
+    double pin_height_max;      /* m: the most pin_speed's distance can be (a foot pinned far up is
+                                 * dragged down by its pin's rows and slides) (0.02) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
                                  * when the source's feet land nearer than the robot's soles allow
                                  * (0.01) */
