@@ -36,7 +36,8 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->collision_safe = 0.005, t->collision_influence = 0.06, t->collision_gain = 0.5;
     t->collision_lookahead = 0.05, t->collision_tolerance = 1e-4, t->collision_hull_width = 0.002;
     t->collision_remeasure = 0.03, t->collision_replane = 0.1, t->collision_rows = 64;
-    t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01, t->pin_height = 0.01, t->pin_speed = 0.45, t->pin_height_max = 0.02;
+    t->shift_fade = 1, t->landing_time = 0.1, t->sole_gap = 0.01;
+    t->pin_height = 0.01, t->pin_speed = 0.45, t->pin_height_max = 0.02;
     t->leg_reference = 0.6;
 }
 
