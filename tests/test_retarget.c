@@ -354,6 +354,16 @@ static double trace_col(const char *line, int k) {
     return atof(col);
 }
 
+/* run() with the solve's trace written to a temporary file, *trace (its
+ * reader rewinds it; the caller closes it). */
+static kg_motion *run_traced(const char *clip_path, const char *robot_path, kg_retarget_options *o,
+                             kg_retarget_report *rep, FILE **trace) {
+    *trace = tmpfile();
+    assert_non_null(*trace);
+    o->trace = *trace;
+    return run(clip_path, robot_path, o, rep);
+}
+
 /* A push-off (the source's heel up at a contact's end): the robot's foot
  * keeps its sole's front edge where it is and raises its heel. The G1 on
  * the Bandai walk, its push-off frames read from the trace (push_off_l,
@@ -366,11 +376,9 @@ static void test_push_off(void **state) {
     snprintf(rp, sizeof rp, "%s/urdf/unitree_g1/g1_description/g1_29dof_rev_1_0.urdf", data);
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    FILE *trace = tmpfile();
-    assert_non_null(trace);
-    o.trace = trace;
     kg_retarget_report rep;
-    kg_motion *out = run(cp, rp, &o, &rep);
+    FILE *trace;
+    kg_motion *out = run_traced(cp, rp, &o, &rep, &trace);
     posed P;
     posed_open(&P, rp);
     const kg_retarget_robot *rr = P.rr;
@@ -476,11 +484,9 @@ static void test_no_scuff(void **state) {
         kg_retarget_defaults(&o);
         assert_true(fabs(o.tune.scuff_time - 0.002) < 1e-12); /* scuff_excess's cone */
         if (!on) o.tune.scuff_time = 0;
-        FILE *trace = tmpfile();
-        assert_non_null(trace);
-        o.trace = trace;
         kg_retarget_report rep;
-        kg_motion *out = run(cp, rp, &o, &rep);
+        FILE *trace;
+        kg_motion *out = run_traced(cp, rp, &o, &rep, &trace);
         most[on] = scuff_excess(rp, out, trace, &o.tune, &n[on]);
         fclose(trace);
         kg_motion_free(out);
@@ -528,17 +534,13 @@ static void test_first_frame_pins(void **state) {
     assert_int_equal(wide, 2);
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    FILE *trace = tmpfile();
-    assert_non_null(trace);
-    o.trace = trace;
     kg_retarget_report rep;
-    kg_motion *m = run(path, SAMPLE, &o, &rep);
+    FILE *trace;
+    kg_motion *m = run_traced(path, SAMPLE, &o, &rep, &trace);
     rewind(trace);
     assert_non_null(fgets(line, sizeof line, trace)); /* the header: slack_stance is the 24th column */
     assert_non_null(fgets(line, sizeof line, trace));
-    const char *c = line;
-    for (int k = 0; k < 23; k++) c = strchr(c, ',') + 1;
-    double slack = atof(c);
+    double slack = trace_col(line, 23);
     printf("  hips 8x as wide: frame 0's stance slack %.2e (%s)\n", slack, line);
     assert_true(slack <= 1e-4);
     fclose(trace);
@@ -1021,11 +1023,9 @@ static void test_dance_no_fall(void **state) {
         snprintf(rp, sizeof rp, "%s/urdf/%s", data, robots[k]);
         kg_retarget_options o;
         kg_retarget_defaults(&o);
-        FILE *trace = tmpfile();
-        assert_non_null(trace);
-        o.trace = trace;
         kg_retarget_report rep;
-        kg_motion *out = run(cp, rp, &o, &rep);
+        FILE *trace;
+        kg_motion *out = run_traced(cp, rp, &o, &rep, &trace);
         int robot, source;
         low_frames(trace, &robot, &source);
         printf("  %s: below %.1f of the first frame's height: the source's pelvis on %d frames, the root on %d; "
