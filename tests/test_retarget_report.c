@@ -215,6 +215,8 @@ static void test_standing(void **state) {
     KG_ASSERT_NEAR(r->root_speed_max, 0, 0);
     KG_ASSERT_NEAR(r->source_root_speed_max, 0, 0);
     assert_int_equal(r->root_fast_frames + r->source_root_fast_frames, 0);
+    KG_ASSERT_NEAR(r->hips_drop_max_mm, 0, TOL_MM);
+    assert_int_equal(r->low_frames, 0);
     assert_int_equal(r->contact_phases, 2);
     assert_int_equal(r->contact_frames, n);
     assert_int_equal(r->double_support_frames, n);
@@ -359,6 +361,31 @@ static void test_root_speed(void **state) {
     assert_int_equal(c.rep.root_fast_frames, 1);
     KG_ASSERT_NEAR(c.rep.source_root_speed_max, 4.5, 1e-9);
     assert_int_equal(c.rep.source_root_fast_frames, 2);
+    clip_free(&c);
+}
+
+/* The robot's root, and so its hips, 0.35 leg lengths lower than the
+ * source's on frames 3-5 (low), 0.25 on frame 7 (not), 0.1 higher on frame
+ * 8 (a robot above the source is not low); the figure is the largest drop. */
+static void test_low_hips(void **state) {
+    (void)state;
+    const int n = 10;
+    const double leg = robot->leg;
+    unsigned flags[10];
+    clip c;
+    clip_new(&c, n, DT);
+    source_from_output(&c);
+    for (int f = 0; f < n; f++)
+        set_root(&c, f, 0, 0, f >= 3 && f <= 5 ? -0.35 * leg : f == 7 ? -0.25 * leg : f == 8 ? 0.1 * leg : 0, NULL);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.frame_flags = flags;
+    memset(&c.rep, 0, sizeof c.rep);
+    rt_report(robot, &c.s, c.out, c.log, &o, &c.rep);
+    KG_ASSERT_NEAR(c.rep.hips_drop_max_mm, 0.35 * leg / MM, TOL_MM);
+    assert_int_equal(c.rep.low_frames, 3);
+    for (int f = 0; f < n; f++) assert_int_equal(!!(flags[f] & KG_FRAME_LOW), f >= 3 && f <= 5);
+    assert_string_equal(kg_retarget_frame_flag_name(13), "low");
     clip_free(&c);
 }
 
@@ -871,7 +898,7 @@ int main(void) {
         cmocka_unit_test(test_standing),        cmocka_unit_test(test_slip),
         cmocka_unit_test(test_slip_on_ground),  cmocka_unit_test(test_pivot_is_not_slip),
         cmocka_unit_test(test_penetration),     cmocka_unit_test(test_hover_and_float),
-        cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_root_speed),      cmocka_unit_test(test_low_hips), cmocka_unit_test(test_limits),
         cmocka_unit_test(test_pose_error), cmocka_unit_test(test_pose_at_limit), cmocka_unit_test(test_pose_at_speed_limit),      cmocka_unit_test(test_pose_in_heading_frame),
         cmocka_unit_test(test_zmp),
         cmocka_unit_test(test_zmp_seated), cmocka_unit_test(test_drop_short_runs), cmocka_unit_test(test_zmp_why), cmocka_unit_test(test_balance_replay), cmocka_unit_test(test_zmp_step),

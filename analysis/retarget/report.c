@@ -26,11 +26,14 @@
                              * this fraction of its velocity limit (none at a position limit) */
 #define SLIP_SPEED 0.02     /* m/s: a sole on the ground moving faster marks its frame (KG_FRAME_SLIP) */
 #define DEEP_GROUND 0.005   /* m: a foot deeper into the ground marks its frame (KG_FRAME_PENETRATION) */
+#define LOW_HIPS 0.3        /* leg lengths: the robot's hips this much lower than the source's (on the
+                             * robot's scale) are low: the robot fell or sank where the source did not */
 
 const char *kg_retarget_frame_flag_name(int k) {
     static const char *const names[KG_NFRAME_FLAG] = {
         "contact_left", "contact_right", "slip",        "penetration", "hover",    "self_collision",
-        "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast", "seated"};
+        "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast", "seated",
+        "low"};
     return k >= 0 && k < KG_NFRAME_FLAG ? names[k] : NULL;
 }
 
@@ -167,6 +170,18 @@ static void keypoint_frame(const kg_retarget_robot *rr, const kg_data *d, const 
         A->kp_sum += mm, A->kp_n++;
         rep->keypoint_max_mm = fmax(rep->keypoint_max_mm, mm);
     }
+}
+
+/* How far the robot's hips (their middle) are below the source's, on the
+ * robot's scale; low beyond LOW_HIPS leg lengths. A robot lying on the floor
+ * can keep its feet on it, its sole figures clean: this is what says so. */
+static void hips_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_frame_source *F, int f, acc *A,
+                       kg_retarget_report *rep) {
+    double l[3], r[3];
+    if (rt_body_point(rr, d, KG_PART_HIP_L, l) < 0 || rt_body_point(rr, d, KG_PART_HIP_R, r) < 0) return;
+    double drop = (F->kp[KG_PART_HIP_L][2] + F->kp[KG_PART_HIP_R][2]) / 2 - (l[2] + r[2]) / 2;
+    rep->hips_drop_max_mm = fmax(rep->hips_drop_max_mm, drop * 1e3);
+    if (drop > LOW_HIPS * rr->leg) rep->low_frames++, flag(A, f, KG_FRAME_LOW);
 }
 
 /* Slip and penetration of one frame; hover. */
@@ -366,6 +381,7 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
             pose_frame(rr, d, f > 0 ? out->q + (size_t)(f - 1) * out->nq : NULL, o->tune.joint_speed_default, s->dt,
                        &s->f[f], &A);
             keypoint_frame(rr, d, &s->f[f], &A, rep);
+            hips_frame(rr, d, &s->f[f], f, &A, rep);
             kg_com_jacobian(m, d, com, NULL, scratch);
             A.com[f][0] = com[0], A.com[f][1] = com[1];
             for (int side = 0; side < 2; side++) {

@@ -287,9 +287,10 @@ enum {
     KG_FRAME_VELOCITY = 1u << 10,      /* a joint faster than its velocity limit since the frame before */
     KG_FRAME_ROOT_FAST = 1u << 11,     /* counted in root_fast_frames */
     KG_FRAME_SEATED = 1u << 12,        /* counted in seated_frames */
+    KG_FRAME_LOW = 1u << 13,           /* counted in low_frames */
 };
-#define KG_NFRAME_FLAG 13
-/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast", "seated"). */
+#define KG_NFRAME_FLAG 14
+/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast", "seated", "low"). */
 KG_API const char *kg_retarget_frame_flag_name(int k);
 
 
@@ -376,6 +377,11 @@ typedef struct kg_retarget_report {
                                                 * (analysis/zmp_window.h; -1 without balance) */
     int seated_frames;                         /* the source sits or lies on its floor (seat_height):
                                                 * left out of hover_percent and the balance figures */
+    double hips_drop_max_mm;                   /* the most the robot's hips (their middle) were below the
+                                                * source's, on the robot's scale (0: never below) */
+    int low_frames;                            /* frames where that was more than 0.3 leg lengths: the
+                                                * robot fell or sank where the source did not (its feet
+                                                * may still be clean on the ground) */
 } kg_retarget_report;
 
 /* The segments of the pose figures: left thigh, shank, upper arm, forearm,
