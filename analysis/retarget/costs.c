@@ -216,7 +216,7 @@ static void feet_com_tasks(rt_step *w, const rt_goal *g) {
         if (g->pin[side].down && g->pin[side].pivot) { /* turning on the ground as the source's foot does, flat */
             double R[9];
             rt_yaw_rot(R, g->pivot_yaw[side], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            orientation_task(w, l, R, t->w_landing);
+            orientation_task(w, l, R, t->w_pivot);
         }
         if (g->pin[side].down && g->pin[side].slide) { /* settling: onto its pin, flat on the ground */
             double zero[3] = {0, 0, 0};

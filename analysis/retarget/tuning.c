@@ -23,7 +23,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->iterations = 8, t->first_iterations = 60, t->step_tolerance = 3e-3, t->trust_shrink = 0.5, t->predict = 1;
     t->trust_angle = 0.1, t->trust_length = 0.04;
     t->w_segment = 1, t->w_body = 1, t->w_head = 0.3;
-    t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100;
+    t->w_swing = 10, t->w_swing_turn = 1, t->w_landing = 100, t->w_pivot = 100;
     t->w_hand = 0.3, t->w_elbow = 0.1, t->w_com = 1000, t->w_height = 1, t->height_hold = 0.3, t->seat_height = 0.25;
     t->w_previous = 0.3, t->w_neutral = 0.05, t->w_damping = 1e-6;
     t->w_slack[KG_SLACK_STANCE] = 1e8, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e6;
@@ -52,7 +52,7 @@ static const kg_tuning_field fields[] = {
     D(preview_time, "s"), D(preview_r, "1"), D(zmp_inside, "m"), I(iterations, "1"), I(first_iterations, "1"), D(step_tolerance, "rad, m"),
     D(trust_shrink, "1"), D(predict, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"),
-    D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_hand, "1"), D(w_elbow, "1"), D(w_com, "1"), D(w_height, "1"), D(seat_height, "1"), D(height_hold, "s"),
+    D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_pivot, "1"), D(w_hand, "1"), D(w_elbow, "1"), D(w_com, "1"), D(w_height, "1"), D(seat_height, "1"), D(height_hold, "s"),
     D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
     S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
     S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(root_speed, "m/s"),

@@ -122,8 +122,8 @@ typedef struct kg_retarget_tuning {
     double w_head;              /* the head's up direction (0.3) */
     double w_swing;             /* a swinging foot's position (10) and ... */
     double w_swing_turn;        /* ... orientation (1) */
-    double w_landing;           /* a foot about to land: both, rising to this as it comes down; also a
-                                 * pivoting planted foot's heading (100) */
+    double w_landing;           /* a foot about to land: both, rising to this as it comes down (100) */
+    double w_pivot;             /* a pivoting planted foot's heading, onto the source foot's turn (100) */
     double w_hand;              /* a hand relative to its shoulder on the robot's arm scale (0.3) */
     double w_elbow;             /* an elbow that bends one way only: its axis onto the normal of the
                                  * source's upper arm and forearm, signed the way it bends, times the
