@@ -74,9 +74,13 @@ for ((k = 0; k < runs; k++)); do
     line="$("$python" - "$tmp/report.json" "$margin" << 'EOF'
 import json, sys
 rep, margin = json.load(open(sys.argv[1])), float(sys.argv[2])
+if "low" not in rep.get("timeline", {}):
+    sys.exit("retarget_robustness.sh: this kinegraph's report has no 'low' timeline (a build before low_frames)")
 runs = rep["timeline"]["low"]
 longest = max([b - a + 1 for a, b in runs], default=0)
-print("%d %.1f %.1f %.1f %d %d" % (longest * rep["frame_time"] >= margin, rep["foot_slip_max_mm"], rep["pose_error_p95_deg"],
+# frames, not seconds: 60 frames of a clip written 0.0083333 s apart are 0.499998 s
+need = round(margin / rep["frame_time"])
+print("%d %.1f %.1f %.1f %d %d" % (longest >= need, rep["foot_slip_max_mm"], rep["pose_error_p95_deg"],
                                    rep["zmp_outside_percent"], rep["low_frames"], longest))
 EOF
 )"
