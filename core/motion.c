@@ -289,7 +289,7 @@ int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff) {
     L.buf = malloc(((size_t)mo->nframes + 2 * (size_t)L.pad) * sizeof *L.buf);
     if (!quat || !L.buf) {
         free(quat), free(L.buf);
-        return -1;
+        return -2;
     }
     mark_quaternions(m, quat);
     const size_t nq = (size_t)mo->nq;

@@ -424,10 +424,11 @@ KG_API void kg_motion_pose(const kg_motion *mo, int f, kg_data *d);
  * motion (inverse dynamics of motion capture is done on a low-passed motion:
  * second differences of the raw frames amplify their jitter by 1 / dt^2).
  * Values are not clamped to joint limits. Returns 0 (a motion of fewer than 3
- * frames is left as it is), or -1, mo unchanged, when cutoff is not a positive
+ * frames is left as it is), or, mo unchanged, -1 when cutoff is not a positive
  * number at most KG_LOWPASS_MAX_FRACTION of the frame rate (nearer half of it
- * the filter rings and hardly smooths), the frame time is not positive, mo does not fit m, or
- * memory runs out. */
+ * the filter rings and hardly smooths; or so small the filter's coefficients
+ * vanish in doubles), the frame time is not positive or mo does not fit m,
+ * and -2 when memory runs out. */
 KG_API int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff);
 #define KG_LOWPASS_MAX_FRACTION 0.4 /* kg_motion_lowpass's largest cutoff over the frame rate */
 
