@@ -200,11 +200,11 @@ def main():
     p("\nSelf-collision field used: %s (self_collision_deep_frames is preferred when a report has it; "
       "self_collision_frames counts any overlap of 10 um or more, so it is stricter than the 5 mm bar)." %
       (", ".join("%s in %d reports" % kv for kv in sorted(used.items())) or "n/a (no reports)"))
-    low = sorted(((r["report"].get("low_frames"), r["name"]) for r in rows
-                  if r["report"] is not None and isinstance(r["report"].get("low_frames"), int)), reverse=True)
+    low = sorted(((r["report"].get("hips_low_frames"), r["name"]) for r in rows
+                  if r["report"] is not None and isinstance(r["report"].get("hips_low_frames"), int)), reverse=True)
     if low:
         hit = [x for x in low if x[0] > 0]
-        p("Hips low (report low_frames: the robot's hips more than 0.3 leg lengths below the source's; not one of the "
+        p("Hips low (report hips_low_frames: the robot's hips more than 0.3 leg lengths below the source's; not one of the "
           "issue's bars): %d of %d runs have such frames%s." % (len(hit), len(low), "; most: " + ", ".join(
               "%s %d" % (n, v) for v, n in hit[:5]) if hit else ""))
     p("Speed and preparation are wall-clock figures of each kinegraph process, taken while other runs went on "

@@ -6,7 +6,7 @@
 # falls. One run then says little about a change, and a matrix's count of bars moves with luck. This runs the
 # same clip and robot N times with the tuning's w_damping (the Levenberg-Marquardt damping, 1e-6) changed in
 # its tenth significant digit - nothing a user would tell apart - and prints each run's figures and how many
-# fell: the robot's hips low (the report's `low` frames: more than 0.3 leg lengths below the source's) for
+# fell: the robot's hips low (the report's `hips_low` frames: more than 0.3 leg lengths below the source's) for
 # MARGIN seconds running. (Counted frame by frame against the source's: a count over the whole clip against
 # the source's own low frames let a kneel elsewhere in the clip hide a fall.)
 #
@@ -19,7 +19,7 @@
 #   -h, --help         this text
 # RETARGET_OPTIONS go to every `kinegraph retarget`; they hold no --tune (the command takes one: use this
 # script's --tune).
-# Output: one line per run (its w_damping; slip mm, pose p95 deg, ZMP outside %, the report's low frames and
+# Output: one line per run (its w_damping; slip mm, pose p95 deg, ZMP outside %, the report's hips_low frames and
 # their longest run, fell 0/1), then "falls K of N".
 # Exit status: 0 when every run was made, 1 when one failed, 2 on a usage error.
 set -euo pipefail
@@ -74,14 +74,14 @@ for ((k = 0; k < runs; k++)); do
     line="$("$python" - "$tmp/report.json" "$margin" << 'EOF'
 import json, sys
 rep, margin = json.load(open(sys.argv[1])), float(sys.argv[2])
-if "low" not in rep.get("timeline", {}):
-    sys.exit("retarget_robustness.sh: this kinegraph's report has no 'low' timeline (a build before low_frames)")
-runs = rep["timeline"]["low"]
+if "hips_low" not in rep.get("timeline", {}):
+    sys.exit("retarget_robustness.sh: this kinegraph's report has no 'hips_low' timeline (a build before hips_low_frames)")
+runs = rep["timeline"]["hips_low"]
 longest = max([b - a + 1 for a, b in runs], default=0)
 # frames, not seconds: 60 frames of a clip written 0.0083333 s apart are 0.499998 s
 need = round(margin / rep["frame_time"])
 print("%d %.1f %.1f %.1f %d %d" % (longest >= need, rep["foot_slip_max_mm"], rep["pose_error_p95_deg"],
-                                   rep["zmp_outside_percent"], rep["low_frames"], longest))
+                                   rep["zmp_outside_percent"], rep["hips_low_frames"], longest))
 EOF
 )"
     read -r fell slip pose zmp low longest <<< "$line"

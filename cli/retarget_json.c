@@ -129,7 +129,7 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "double_support_frames", json_integer(r->double_support_frames));
     json_object_set_new(o, "seated_frames", json_integer(r->seated_frames));
     json_object_set_new(o, "hips_drop_max_mm", kg_json_num(r->hips_drop_max_mm));
-    json_object_set_new(o, "low_frames", json_integer(r->low_frames));
+    json_object_set_new(o, "hips_low_frames", json_integer(r->hips_low_frames));
     json_object_set_new(o, "foot_slip_max_mm", kg_json_num(r->slip_max_mm));
     json_object_set_new(o, "foot_slip_mean_mm", kg_json_num(r->slip_mean_mm));
     json_object_set_new(o, "stance_runs", json_integer(r->stance_runs));

@@ -391,7 +391,7 @@ static const char *const report_kinds[][2] = {
     {"self_collision_deep", "deep self-collision"}, {"zmp_outside", "ZMP outside"},
     {"com_outside", "COM outside"},       {"limit", "joint limit"},
     {"velocity", "joint speed"},          {"root_fast", "root jump"},
-    {"seated", "seated on the floor"},   {"low", "hips low"}};
+    {"seated", "seated on the floor"},   {"hips_low", "hips low"}};
 
 /* One flag's runs [[a, b], ...] of report frames (dt_r apart) as runs of the
  * motion's frames (fps), into marks. */

@@ -1011,7 +1011,7 @@ static void low_frames(FILE *trace, int *robot, int *source) {
  * source's pelvis on 44; the other's on 312 on some runs with w_damping
  * changed in its tenth digit: bench/retarget_robustness.sh). The robot's root
  * is that low at most LOW_MARGIN longer than the source's pelvis is: a fall
- * the robot stays in, counted over the clip. (The report's low_frames counts
+ * the robot stays in, counted over the clip. (The report's hips_low_frames counts
  * the frames the hips are low against the source's at the same frame, which
  * also sees collapses of a few frames; on these chaotic runs its count moves
  * with the build, so it is not asserted here.) */

@@ -216,7 +216,7 @@ static void test_standing(void **state) {
     KG_ASSERT_NEAR(r->source_root_speed_max, 0, 0);
     assert_int_equal(r->root_fast_frames + r->source_root_fast_frames, 0);
     KG_ASSERT_NEAR(r->hips_drop_max_mm, 0, TOL_MM);
-    assert_int_equal(r->low_frames, 0);
+    assert_int_equal(r->hips_low_frames, 0);
     assert_int_equal(r->contact_phases, 2);
     assert_int_equal(r->contact_frames, n);
     assert_int_equal(r->double_support_frames, n);
@@ -383,9 +383,9 @@ static void test_low_hips(void **state) {
     memset(&c.rep, 0, sizeof c.rep);
     rt_report(robot, &c.s, c.out, c.log, &o, &c.rep);
     KG_ASSERT_NEAR(c.rep.hips_drop_max_mm, 0.35 * leg / MM, TOL_MM);
-    assert_int_equal(c.rep.low_frames, 3);
-    for (int f = 0; f < n; f++) assert_int_equal(!!(flags[f] & KG_FRAME_LOW), f >= 3 && f <= 5);
-    assert_string_equal(kg_retarget_frame_flag_name(13), "low");
+    assert_int_equal(c.rep.hips_low_frames, 3);
+    for (int f = 0; f < n; f++) assert_int_equal(!!(flags[f] & KG_FRAME_HIPS_LOW), f >= 3 && f <= 5);
+    assert_string_equal(kg_retarget_frame_flag_name(13), "hips_low");
     clip_free(&c);
 }
 

@@ -384,7 +384,7 @@ static void check_timeline(json_t *r) {
         assert_int_equal(run_frames(json_object_get(tl, "self_collision"), NULL, n),
                          json_integer_value(json_object_get(r, "self_collision_frames")));
     assert_int_equal(run_frames(json_object_get(tl, "root_fast"), NULL, n), json_integer_value(json_object_get(r, "root_fast_frames")));
-    assert_int_equal(run_frames(json_object_get(tl, "low"), NULL, n), json_integer_value(json_object_get(r, "low_frames")));
+    assert_int_equal(run_frames(json_object_get(tl, "hips_low"), NULL, n), json_integer_value(json_object_get(r, "hips_low_frames")));
     double hover = 100.0 * run_frames(json_object_get(tl, "hover"), NULL, n) / n;
     assert_true(fabs(hover - json_number_value(json_object_get(r, "hover_percent"))) < 1e-9);
     int seated = run_frames(json_object_get(tl, "seated"), NULL, n); /* the sample walk: none */

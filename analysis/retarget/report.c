@@ -33,7 +33,7 @@ const char *kg_retarget_frame_flag_name(int k) {
     static const char *const names[KG_NFRAME_FLAG] = {
         "contact_left", "contact_right", "slip",        "penetration", "hover",    "self_collision",
         "self_collision_deep", "zmp_outside", "com_outside", "limit", "velocity", "root_fast", "seated",
-        "low"};
+        "hips_low"};
     return k >= 0 && k < KG_NFRAME_FLAG ? names[k] : NULL;
 }
 
@@ -181,7 +181,7 @@ static void hips_frame(const kg_retarget_robot *rr, const kg_data *d, const rt_f
     if (rt_body_point(rr, d, KG_PART_HIP_L, l) < 0 || rt_body_point(rr, d, KG_PART_HIP_R, r) < 0) return;
     double drop = (F->kp[KG_PART_HIP_L][2] + F->kp[KG_PART_HIP_R][2]) / 2 - (l[2] + r[2]) / 2;
     rep->hips_drop_max_mm = fmax(rep->hips_drop_max_mm, drop * 1e3);
-    if (drop > LOW_HIPS * rr->leg) rep->low_frames++, flag(A, f, KG_FRAME_LOW);
+    if (drop > LOW_HIPS * rr->leg) rep->hips_low_frames++, flag(A, f, KG_FRAME_HIPS_LOW);
 }
 
 /* Slip and penetration of one frame; hover. */

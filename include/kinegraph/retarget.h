@@ -287,10 +287,10 @@ enum {
     KG_FRAME_VELOCITY = 1u << 10,      /* a joint faster than its velocity limit since the frame before */
     KG_FRAME_ROOT_FAST = 1u << 11,     /* counted in root_fast_frames */
     KG_FRAME_SEATED = 1u << 12,        /* counted in seated_frames */
-    KG_FRAME_LOW = 1u << 13,           /* counted in low_frames */
+    KG_FRAME_HIPS_LOW = 1u << 13,      /* counted in hips_low_frames */
 };
 #define KG_NFRAME_FLAG 14
-/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast", "seated", "low"). */
+/* Flag 1 << k's name in the report's "timeline" ("contact_left", ..., "root_fast", "seated", "hips_low"). */
 KG_API const char *kg_retarget_frame_flag_name(int k);
 
 
@@ -379,7 +379,7 @@ typedef struct kg_retarget_report {
                                                 * left out of hover_percent and the balance figures */
     double hips_drop_max_mm;                   /* the most the robot's hips (their middle) were below the
                                                 * source's, on the robot's scale (0: never below) */
-    int low_frames;                            /* frames where that was more than 0.3 leg lengths: the
+    int hips_low_frames;                       /* frames where that was more than 0.3 leg lengths: the
                                                 * robot fell or sank where the source did not (its feet
                                                 * may still be clean on the ground) */
 } kg_retarget_report;
