@@ -235,6 +235,7 @@ static void html_retarget(FILE *f, const merged *m) {
         {"hover_percent", "hover (%)"},
         {"self_collision_frames", "self-collision frames"},
         {"zmp_outside_percent", "ZMP outside (%)"},
+        {"hips_low_frames", "hips low frames"},
     };
     int ncol = (int)(sizeof cols / sizeof *cols), done = 0, failed = 0, missing = 0;
     long frames = 0;

@@ -297,6 +297,7 @@ static void print_summary(FILE *log, const char *out_path, const kg_retarget_rep
             out_path, r->frames, r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0, r->pose_mean_deg,
             r->pose_p95_deg, r->slip_max_mm, r->penetration_max_mm, r->hover_percent, r->limit_violations,
             r->velocity_violations, r->zmp_outside_percent, r->root_speed_max);
+    if (r->hips_low_frames > 0) fprintf(log, "; hips low on %d frames", r->hips_low_frames);
     if (written) fprintf(log, "; written as %d frames at %g frames/s", written->nframes, 1 / written->frame_time);
     fputc('\n', log);
 }
