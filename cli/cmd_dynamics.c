@@ -240,11 +240,17 @@ static int run(int argc, char **argv) {
     unsigned char *contacts = NULL;
     kg_motion *mo = kg_import_trajectory_csv(m, o.motion, fps, &contacts, &c.diags);
     int lp = mo && o.lowpass ? kg_motion_lowpass(m, mo, cutoff) : 0;
-    if (lp == -1) /* the motion fits the model (it was read for it): the cutoff is out of range */
-        kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
-                    "cannot low-pass at %g Hz: the cutoff must be at most %g of the frame rate (%g Hz)", cutoff,
-                    KG_LOWPASS_MAX_FRACTION, KG_LOWPASS_MAX_FRACTION / mo->frame_time);
-    else if (lp != 0)
+    if (lp == -1) { /* the motion fits the model (it was read for it): the cutoff is out of range */
+        const double most = KG_LOWPASS_MAX_FRACTION / mo->frame_time;
+        if (cutoff > most)
+            kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
+                        "cannot low-pass at %g Hz: the cutoff must be at most %g of the frame rate (%g Hz)", cutoff,
+                        KG_LOWPASS_MAX_FRACTION, most);
+        else
+            kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
+                        "cannot low-pass at %g Hz: so far below the frame rate (%g frames/s) the filter vanishes in "
+                        "double precision", cutoff, 1 / mo->frame_time);
+    } else if (lp != 0)
         kg_diag_add(&c.diags, KG_ERROR, "dynamics.memory", o.motion, 0, NULL, "out of memory low-passing the motion");
     if (lp != 0) {
         kg_motion_free(mo);
