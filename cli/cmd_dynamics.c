@@ -212,6 +212,25 @@ static void print_table(char **names, const kg_motion *mo, const kg_motion_torqu
     }
 }
 
+/* mo low-passed at cutoff Hz; freed, NULL and said why when it cannot be. */
+static kg_motion *lowpassed(const kg_model *m, kg_motion *mo, double cutoff, const char *path, kg_diags *d) {
+    int lp = kg_motion_lowpass(m, mo, cutoff);
+    if (lp == 0) return mo;
+    const double most = KG_LOWPASS_MAX_FRACTION / mo->frame_time;
+    if (lp == -1 && cutoff > most) /* the motion fits the model (it was read for it): the cutoff does not */
+        kg_diag_add(d, KG_ERROR, "dynamics.lowpass", path, 0, NULL,
+                    "cannot low-pass at %g Hz: the cutoff must be at most %g of the frame rate (%g Hz)", cutoff,
+                    KG_LOWPASS_MAX_FRACTION, most);
+    else if (lp == -1)
+        kg_diag_add(d, KG_ERROR, "dynamics.lowpass", path, 0, NULL,
+                    "cannot low-pass at %g Hz: so far below the frame rate (%g frames/s) the filter vanishes in "
+                    "double precision", cutoff, 1 / mo->frame_time);
+    else
+        kg_diag_add(d, KG_ERROR, "dynamics.memory", path, 0, NULL, "out of memory low-passing the motion");
+    kg_motion_free(mo);
+    return NULL;
+}
+
 static int run(int argc, char **argv) {
     opts o = {0};
     kg_cli c = {.command = "dynamics", .ctx = &o, .operand = operand};
@@ -239,23 +258,7 @@ static int run(int argc, char **argv) {
     size_t before = c.diags.count;
     unsigned char *contacts = NULL;
     kg_motion *mo = kg_import_trajectory_csv(m, o.motion, fps, &contacts, &c.diags);
-    int lp = mo && o.lowpass ? kg_motion_lowpass(m, mo, cutoff) : 0;
-    if (lp == -1) { /* the motion fits the model (it was read for it): the cutoff is out of range */
-        const double most = KG_LOWPASS_MAX_FRACTION / mo->frame_time;
-        if (cutoff > most)
-            kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
-                        "cannot low-pass at %g Hz: the cutoff must be at most %g of the frame rate (%g Hz)", cutoff,
-                        KG_LOWPASS_MAX_FRACTION, most);
-        else
-            kg_diag_add(&c.diags, KG_ERROR, "dynamics.lowpass", o.motion, 0, NULL,
-                        "cannot low-pass at %g Hz: so far below the frame rate (%g frames/s) the filter vanishes in "
-                        "double precision", cutoff, 1 / mo->frame_time);
-    } else if (lp != 0)
-        kg_diag_add(&c.diags, KG_ERROR, "dynamics.memory", o.motion, 0, NULL, "out of memory low-passing the motion");
-    if (lp != 0) {
-        kg_motion_free(mo);
-        mo = NULL;
-    }
+    if (mo && o.lowpass) mo = lowpassed(m, mo, cutoff, o.motion, &c.diags);
     kg_feet feet;
     kg_diags fd;
     kg_diags_init(&fd);
