@@ -37,6 +37,13 @@ static kg_motion *run(const char *clip_path, const char *robot_path, const kg_re
     return out;
 }
 
+/* Two motions the same to the byte: frames, joints and root. */
+static void assert_same_motion(const kg_motion *a, const kg_motion *b) {
+    assert_int_equal(a->nframes, b->nframes);
+    assert_memory_equal(a->q, b->q, (size_t)a->nframes * (size_t)a->nq * sizeof(double));
+    assert_memory_equal(a->base, b->base, (size_t)a->nframes * 7 * sizeof(double));
+}
+
 static void print_report(const char *clip, const char *robot, const kg_retarget_report *r) {
     printf("  %-36s %-8s %5d frames: pose %4.1f/%5.1f deg, slip %5.2f mm, pen %5.2f mm, hover %4.1f %%, "
            "viol %d/%d, root %5.2f m/s (%d fast), ZMP out %4.1f %%, self-coll %d (%d deep, %.1f mm), "
@@ -77,9 +84,7 @@ static void test_retarget_sample(void **state) {
     assert_true(r.double_support_frames > 0);
     assert_bars(&r);
     kg_motion *b = run(WALK, SAMPLE, &o, &r2);
-    assert_int_equal(a->nframes, b->nframes);
-    assert_memory_equal(a->q, b->q, (size_t)a->nframes * (size_t)a->nq * sizeof(double));
-    assert_memory_equal(a->base, b->base, (size_t)a->nframes * 7 * sizeof(double));
+    assert_same_motion(a, b);
     o.source_yaw = 2.0;
     kg_motion *c = run(WALK, SAMPLE, &o, &r3);
     double worst = 0;
@@ -117,9 +122,7 @@ static void test_retarget_prepared(void **state) {
         kg_motion *out = NULL;
         assert_int_equal(kg_retarget_prepared(rr, src, clip, &o, &out, &r2, &d), 0);
         assert_float_equal(r2.robot_seconds, 0, 0);
-        assert_int_equal(out->nframes, one->nframes);
-        assert_memory_equal(out->q, one->q, (size_t)one->nframes * (size_t)one->nq * sizeof(double));
-        assert_memory_equal(out->base, one->base, (size_t)one->nframes * 7 * sizeof(double));
+        assert_same_motion(out, one);
         kg_motion_free(out);
         if (k == 0) { /* another clip in between */
             assert_int_equal(kg_retarget_prepared(rr, src, clip, &ot, &turned, &r2, &d), 0);
@@ -930,17 +933,14 @@ static void test_pivot_weight(void **state) {
     kg_retarget_defaults(&o);
     kg_retarget_report r;
     kg_motion *base = run(WALK, SAMPLE, &o, &r);
-    const size_t bytes = (size_t)base->nframes * (size_t)base->nq * sizeof *base->q;
     o.tune.w_pivot = 1;
     kg_motion *pivot = run(WALK, SAMPLE, &o, &r);
-    assert_int_equal(pivot->nframes, base->nframes);
-    assert_memory_equal(pivot->q, base->q, bytes);
-    assert_memory_equal(pivot->base, base->base, 7 * (size_t)base->nframes * sizeof *base->base);
+    assert_same_motion(pivot, base);
     kg_retarget_defaults(&o);
     o.tune.w_landing = 1;
     kg_motion *landing = run(WALK, SAMPLE, &o, &r);
     assert_int_equal(landing->nframes, base->nframes);
-    assert_true(memcmp(landing->q, base->q, bytes) != 0);
+    assert_true(memcmp(landing->q, base->q, (size_t)base->nframes * (size_t)base->nq * sizeof *base->q) != 0);
     kg_motion_free(base), kg_motion_free(pivot), kg_motion_free(landing);
 }
 
@@ -1032,7 +1032,7 @@ static void test_seated(void **state) {
 
 /* Below LOW_FRACTION of its first frame's height: the robot's root on *robot
  * frames, the source's pelvis on *source frames, read from a trace. */
-static void low_frames(FILE *trace, int *robot, int *source) {
+static void root_low_frames(FILE *trace, int *robot, int *source) {
     char line[8192];
     rewind(trace);
     assert_non_null(fgets(line, sizeof line, trace)); /* the header */
@@ -1072,7 +1072,7 @@ static void test_dance_no_fall(void **state) {
         FILE *trace;
         kg_motion *out = run_traced(cp, rp, &o, &rep, &trace);
         int robot, source;
-        low_frames(trace, &robot, &source);
+        root_low_frames(trace, &robot, &source);
         printf("  %s: below %.1f of the first frame's height: the source's pelvis on %d frames, the root on %d; "
                "pose p95 %.1f deg\n", robots[k], LOW_FRACTION, source, robot, rep.pose_p95_deg);
         assert_true(robot <= source + LOW_MARGIN / out->frame_time);

@@ -112,12 +112,16 @@ static void source_from_output(clip *c) {
     kg_data_free(d);
 }
 
-static void run_report(clip *c) {
+/* The report of clip c; each frame's flags into flags when not NULL. */
+static void run_report_flags(clip *c, unsigned *flags) {
     kg_retarget_options o;
     kg_retarget_defaults(&o);
+    o.frame_flags = flags;
     memset(&c->rep, 0, sizeof c->rep); /* the driver's part: rt_report accumulates */
     rt_report(robot, &c->s, c->out, c->log, &o, &c->rep);
 }
+
+static void run_report(clip *c) { run_report_flags(c, NULL); }
 
 /* A joint's coordinate in q. */
 static int coord(const char *joint) {
@@ -377,11 +381,7 @@ static void test_low_hips(void **state) {
     source_from_output(&c);
     for (int f = 0; f < n; f++)
         set_root(&c, f, 0, 0, f >= 3 && f <= 5 ? -0.35 * leg : f == 7 ? -0.25 * leg : f == 8 ? 0.1 * leg : 0, NULL);
-    kg_retarget_options o;
-    kg_retarget_defaults(&o);
-    o.frame_flags = flags;
-    memset(&c.rep, 0, sizeof c.rep);
-    rt_report(robot, &c.s, c.out, c.log, &o, &c.rep);
+    run_report_flags(&c, flags);
     KG_ASSERT_NEAR(c.rep.hips_drop_max_mm, 0.35 * leg / MM, TOL_MM);
     assert_int_equal(c.rep.hips_low_frames, 3);
     for (int f = 0; f < n; f++) assert_int_equal(!!(flags[f] & KG_FRAME_HIPS_LOW), f >= 3 && f <= 5);
