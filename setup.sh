@@ -57,7 +57,7 @@ build_fuzz() {
     install_packages "${FUZZ_PACKAGES[@]}" || return 1
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKG_FUZZ=ON -DKG_PEERS=OFF \
         -DKG_TESTS=OFF >/dev/null || return 1
-    cmake --build build-fuzz -j"$(nproc)" --target fuzz_urdf fuzz_collada fuzz_zae fuzz_bvh fuzz_export fuzz_map
+    cmake --build build-fuzz -j"$(nproc)" --target fuzz_urdf fuzz_collada fuzz_zae fuzz_bvh fuzz_export fuzz_map fuzz_retarget
 }
 
 install_packages "${PACKAGES[@]}"

@@ -132,9 +132,8 @@ static int run(int argc, char **argv) {
         }
     }
     if (m && fps > 0 && c.motion) {
-        kg_motion *r = kg_motion_resample(m, c.motion, fps);
-        if (!r) {
-            fprintf(stderr, "kinegraph convert: cannot resample the motion to %g frames/s\n", fps);
+        kg_motion *r = NULL;
+        if (kg_cli_resample("convert", motion_path ? motion_path : in, m, c.motion, fps, &r, stderr) != 0) {
             kg_model_free(m);
             kg_cli_done(&c);
             return KG_EXIT_ERRORS;

@@ -419,10 +419,8 @@ static unsigned char *motion_contacts(const kg_model *robot, const kg_retarget_r
 static int write_clip(const shared *s, kg_cli *c, clip_run *run, const kg_motion *out, const kg_retarget_report *rep,
                       const unsigned *flags, const kg_dyn_filter_result *filter, FILE *log) {
     kg_motion *resampled = NULL;
-    if (s->o->fps > 0 && !(resampled = kg_motion_resample(s->robot, out, s->o->fps))) {
-        fprintf(log, "kinegraph retarget: %s: cannot resample to %g frames/s (out of memory)\n", run->clip, s->o->fps);
+    if (s->o->fps > 0 && kg_cli_resample("retarget", run->clip, s->robot, out, s->o->fps, &resampled, log) != 0)
         return KG_EXIT_ERRORS;
-    }
     size_t before = c->diags.count;
     const kg_motion *written = resampled ? resampled : out;
     const int with_contacts = s->o->csv_contacts && !strcmp(s->format, "csv");

@@ -11,7 +11,26 @@
 #include "analysis/mass.h"
 #include "formats/fileio.h"
 #include "io/motion_file.h"
+#include "formats/limits.h"
 #include "formats/xml.h"
+
+int kg_cli_resample(const char *command, const char *what, const kg_model *m, const kg_motion *mo, double fps,
+                    kg_motion **out, FILE *log) {
+    double frames = kg_motion_resampled_frames(mo, fps), values = frames * (mo->nq + 7);
+    const unsigned long long limit = KG_LIMIT(KG_LIMIT_RESAMPLE_VALUES);
+    *out = NULL;
+    if (frames >= 0 && values > (double)limit) {
+        fprintf(log, "kinegraph %s: %s: error: %g frames/s makes %.0f frames of %d values, more than "
+                "KG_LIMIT_RESAMPLE_VALUES (%llu; the environment variable of that name raises it) "
+                "[resample.too_many_frames]\n", command, what, fps, frames, mo->nq + 7, limit);
+        return KG_EXIT_ERRORS;
+    }
+    if (!(*out = kg_motion_resample(m, mo, fps))) {
+        fprintf(log, "kinegraph %s: %s: error: cannot resample to %g frames/s (out of memory)\n", command, what, fps);
+        return KG_EXIT_ERRORS;
+    }
+    return 0;
+}
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {
     va_list ap;

@@ -171,15 +171,18 @@ static void resample_frame(const kg_model *m, const kg_motion *mo, kg_motion *r,
     kg_apply_mimic(m, q);
 }
 
+double kg_motion_resampled_frames(const kg_motion *mo, double fps) {
+    if (!mo || !(fps > 0) || !isfinite(fps)) return -1;
+    if (mo->nframes <= 1) return mo->nframes > 0; /* an empty motion stays empty, one frame stays one */
+    if (!(mo->frame_time > 0) || !isfinite(mo->frame_time)) return -1;
+    double span = (mo->nframes - 1) * mo->frame_time;
+    return floor((span + snap_window(span, mo->frame_time, fps)) * fps) + 1;
+}
+
 kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps) {
-    if (!m || !mo || !(fps > 0) || !isfinite(fps) || mo->nq != m->nq) return NULL;
-    double frames = mo->nframes > 0; /* an empty motion stays empty, one frame stays one */
-    if (mo->nframes > 1) {
-        if (!(mo->frame_time > 0) || !isfinite(mo->frame_time)) return NULL;
-        double span = (mo->nframes - 1) * mo->frame_time;
-        frames = floor((span + snap_window(span, mo->frame_time, fps)) * fps) + 1;
-    }
-    if (!(frames <= INT_MAX)) return NULL;
+    if (!m || !mo || mo->nq != m->nq) return NULL;
+    double frames = kg_motion_resampled_frames(mo, fps);
+    if (!(frames >= 0 && frames <= INT_MAX)) return NULL;
     kg_motion *r = motion_alloc(mo->nq, (int)frames, mo->base != NULL);
     unsigned char *quat = malloc(mo->nq ? (size_t)mo->nq : 1);
     if (!r || !quat) {

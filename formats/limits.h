@@ -48,6 +48,11 @@ unsigned long long kg_limit(const char *name, unsigned long long value);
  * 3*10^7). More is the error collada.too_many_frames. Raise with the
  * environment variable. */
 #define KG_LIMIT_COLLADA_SAMPLES 100000000ull
+/* Values (frames times coordinates and root pose) of a motion resampled with
+ * --fps: 10^8 is 800 MB of motion and gigabytes of text; a frame rate typed
+ * with zeros too many (--fps 1e7 on a 4 s clip: 4 * 10^7 frames) is refused
+ * before any frame is made. Raise with the environment variable. */
+#define KG_LIMIT_RESAMPLE_VALUES 100000000ull
 /* <animation>s nested in <animation>s (kinegraph writes them flat; read by
  * recursion, one small frame a level). */
 #define KG_LIMIT_ANIMATION_DEPTH 256

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #include "fuzz_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "exporters/exporters.h"
 #include "io/load.h"
 #include "formats/zae.h"
+#include "kinegraph/retarget.h"
 
 /* The caps on work that grows with a file's numbers rather than its size (a
  * 30 KB COLLADA can ask for 10^6 frames of 300 nodes) are lowered so that one
@@ -95,4 +97,63 @@ void kg_fuzz_map(const uint8_t *data, size_t size) {
     kg_map_read(json_object_get(j, "robot"), "robot", robot, &map, "fuzz.json");
     kg_map_read(json_object_get(j, "source"), "source", robot, &map, "fuzz.json");
     json_decref(j);
+}
+
+/* A retargeted motion that breaks what the retargeting promises: a coordinate
+ * or root pose not finite, a limited joint outside its range, a report that
+ * does not add up. Aborts (a finding) with what and where. */
+static void check_retargeted(const kg_model *robot, const kg_motion *out, const kg_retarget_report *r, int nframes,
+                             double root_speed) {
+    const char *why = NULL;
+    int f = 0;
+    if (out->nframes != nframes || out->nq != robot->nq) why = "frame or coordinate count";
+    for (; f < out->nframes && !why; f++) {
+        const double *q = out->q + (size_t)f * out->nq;
+        for (int i = 0; i < out->nq && !why; i++)
+            if (!isfinite(q[i])) why = "coordinate not finite";
+        for (int i = 0; out->base && i < 7 && !why; i++)
+            if (!isfinite(out->base[7 * (size_t)f + i])) why = "root pose not finite";
+        for (int j = 0; j < robot->njoint && !why; j++) {
+            const kg_joint *J = &robot->joint[j];
+            if (J->nq != 1 || !kg_joint_is_limited(J)) continue;
+            const double x = q[J->qadr], tol = 1e-9 * (1 + fabs(x));
+            if (x < J->lower - tol || x > J->upper + tol) why = "coordinate outside its limits";
+        }
+    }
+    if (!why && (r->limit_violations != 0 || r->velocity_violations != 0 || !(r->root_speed_max >= 0))) why = "report";
+    if (!why && r->root_speed_max > root_speed * (1 + 1e-6)) why = "root faster than the tuning's root_speed";
+    if (!why) return;
+    fprintf(stderr, "kg_fuzz_retarget: %s (frame %d)\n", why, f - 1);
+    abort();
+}
+
+int kg_fuzz_retarget(const uint8_t *data, size_t size) {
+    static kg_model *robot; /* prepared once: the harness runs millions of inputs */
+    static kg_retarget_robot *rr;
+    static kg_retarget_options o;
+    if (!rr) {
+        kg_diags d;
+        kg_diags_init(&d);
+        kg_retarget_defaults(&o);
+        robot = kg_load(KG_SOURCE_DIR "/samples/humanoid.urdf", NULL, &d);
+        rr = robot ? kg_retarget_robot_new(robot, &o, &d) : NULL;
+        kg_diags_clear(&d);
+        if (!rr) abort();
+    }
+    kg_motion *mo = NULL, *out = NULL;
+    kg_model *src = kg_fuzz_load("bvh", data, size, &mo);
+    int rc = -1;
+    if (src && mo && mo->nframes > 0) {
+        if (mo->nframes > KG_FUZZ_RETARGET_FRAMES) mo->nframes = KG_FUZZ_RETARGET_FRAMES;
+        kg_retarget_report r;
+        kg_diags d;
+        kg_diags_init(&d);
+        rc = kg_retarget_prepared(rr, src, mo, &o, &out, &r, &d) == 0;
+        if (rc) check_retargeted(robot, out, &r, mo->nframes, o.tune.root_speed);
+        kg_diags_clear(&d);
+    }
+    kg_motion_free(out);
+    kg_motion_free(mo);
+    kg_model_free(src);
+    return rc;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer harness for SECONDS (default 60): fuzz/run.sh BUILD_DIR [SECONDS [NAME...]]
-# (NAME: urdf collada zae bvh export map; default all). Seeds: samples/, the shared corpus
+# (NAME: urdf collada zae bvh export map retarget; default all). Seeds: samples/, the shared corpus
 # (../shared/data or $KINEGRAPH_DATA, files up to 64 KB), fuzz/seeds/NAME/ (what neither has:
 # a retarget map) and tests/data/fuzz-regressions/NAME/.
 # New inputs go to BUILD_DIR/corpus/NAME, findings to BUILD_DIR/artifacts/NAME/ (copy them
@@ -21,6 +21,7 @@ harnesses=(
     "bvh bvh.dict *.bvh"
     "export urdf.dict *.urdf,*.dae,*.bvh"
     "map map.dict *.json"
+    "retarget bvh.dict *.bvh"
 )
 
 seed() { # NAME PATTERNS (comma-separated): copies small seed files into BUILD/seeds/NAME

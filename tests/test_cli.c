@@ -791,6 +791,23 @@ static void test_retarget_batch(void **state) {
         if (run(args, &out, &err) != 2) fail_msg("%s: not a usage error: %s", bad[k], err);
         free(out), free(err);
     }
+    /* a rate that would make more values than KG_LIMIT_RESAMPLE_VALUES (10^8): --fps 1e7 on the 4 s
+     * walk is 4 * 10^7 frames of 30 values (the 23 coordinates, the root's 7); the limit lowered through
+     * the environment refuses --fps 60 (239 frames, 7 170 values) too: refused before any frame is
+     * made, nothing written, for retarget and convert alike */
+    for (int k = 0; k < 3; k++) {
+        const char *fps = k == 0 ? "1e7" : "60";
+        if (k > 0) setenv("KG_LIMIT_RESAMPLE_VALUES", "7000", 1);
+        snprintf(path, sizeof path, "%s/too_many.csv", tmpdir);
+        if (k < 2)
+            snprintf(args, sizeof args, "retarget '%s' --robot '%s' -o '%s' --fps %s", WALK, SAMPLE, path, fps);
+        else snprintf(args, sizeof args, "convert '%s' '%s' --fps %s", WALK, path, fps);
+        assert_int_equal(run(args, &out, &err), 1);
+        unsetenv("KG_LIMIT_RESAMPLE_VALUES");
+        assert_non_null(strstr(err, "[resample.too_many_frames]"));
+        assert_int_equal(access(path, F_OK), -1);
+        free(out), free(err);
+    }
     /* --jobs 2 on three clips: the bytes of --jobs 1, reports and messages in
      * the clips' order */
     char *walk = kg_test_slurp(WALK), clips[3 * 800] = "";

@@ -14,7 +14,8 @@
 
 #define DIR_OF(h) KG_SOURCE_DIR "/tests/data/fuzz-regressions/" h
 
-/* format: a model format (NULL: told by the content), or "map" (kg_fuzz_map) */
+/* format: a model format (NULL: told by the content), "map" (kg_fuzz_map) or
+ * "retarget" (kg_fuzz_retarget) */
 static int run_dir(const char *dir, const char *format, int export_all) {
     DIR *d = opendir(dir);
     if (!d) return 0;
@@ -33,12 +34,17 @@ static int run_dir(const char *dir, const char *format, int export_all) {
         fclose(f);
         clock_t t0 = clock();
         kg_motion *mo = NULL;
-        int map = format && !strcmp(format, "map");
+        int map = format && !strcmp(format, "map"), retarget = format && !strcmp(format, "retarget");
         if (map) kg_fuzz_map(buf, got);
-        kg_model *m = map ? NULL : kg_fuzz_load(format, buf, got, &mo);
+        const char *how = NULL;
+        if (retarget) {
+            int rc = kg_fuzz_retarget(buf, got);
+            how = rc > 0 ? "retargeted" : rc == 0 ? "refused by the retargeting" : "refused";
+        }
+        kg_model *m = map || retarget ? NULL : kg_fuzz_load(format, buf, got, &mo);
         if (m && export_all) kg_fuzz_export_all(m, mo);
         double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-        printf("%s: %s in %.2f s\n", path, map ? "applied" : m ? "read" : "refused", s);
+        printf("%s: %s in %.2f s\n", path, map ? "applied" : how ? how : m ? "read" : "refused", s);
         if (s > 10) fail_msg("%s took %.1f s (the fuzzers call more than 10 s a hang)", path, s);
         kg_model_free(m);
         kg_motion_free(mo);
@@ -53,7 +59,7 @@ static void test_regressions(void **state) {
     (void)state;
     int n = run_dir(DIR_OF("urdf"), "urdf", 0) + run_dir(DIR_OF("collada"), "collada", 0) +
             run_dir(DIR_OF("zae"), "zae", 0) + run_dir(DIR_OF("bvh"), "bvh", 0) + run_dir(DIR_OF("export"), NULL, 1) +
-            run_dir(DIR_OF("map"), "map", 0);
+            run_dir(DIR_OF("map"), "map", 0) + run_dir(DIR_OF("retarget"), "retarget", 0);
     assert_true(n >= 8);
 }
 

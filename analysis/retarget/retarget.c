@@ -446,6 +446,13 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
                     src->name ? src->name : "");
         return -1;
     }
+    if (o.tune.frame_rate_max > 0 && clip->frame_time > 0 && clip->frame_time * o.tune.frame_rate_max < 1) {
+        kg_diag_add(dg, KG_ERROR, "retarget.frame_rate", src->source, 0, NULL,
+                    "'%s' has %.6g frames/s (frame time %.6g s), more than the retargeting takes (frame_rate_max "
+                    "%.6g: its windows are counted in frames); resample the clip",
+                    src->name ? src->name : "", 1 / clip->frame_time, clip->frame_time, o.tune.frame_rate_max);
+        return -1;
+    }
     run R;
     memset(&R, 0, sizeof R);
     R.rr = rr, R.o = &o;

@@ -445,6 +445,10 @@ KG_API int kg_motion_lowpass(const kg_model *m, kg_motion *mo, double cutoff);
  * finite positive number, mo does not fit m, mo has several frames but no
  * positive frame time, or memory runs out. */
 KG_API kg_motion *kg_motion_resample(const kg_model *m, const kg_motion *mo, double fps);
+/* How many frames kg_motion_resample makes of mo at fps (what a caller checks
+ * against its limits before asking), or -1 when it refuses fps or mo's frame
+ * time. */
+KG_API double kg_motion_resampled_frames(const kg_motion *mo, double fps);
 
 KG_END_DECLS
 

@@ -143,8 +143,8 @@ typedef struct kg_retarget_tuning {
                                  * pelvis' turn) so the steps converge (0.3) */
     double w_neutral;           /* and to the neutral pose: keeps the redundant joints (a shoulder's three
                                  * for an upper arm's direction) off the branches where limits trap them
-                                 * (G1's shoulders sat at their pitch and roll limits on 40 % of a clip's
-                                 * frames at 1e-4) (0.05) */
+                                 * (at 1e-4, shoulders sat at their pitch and roll limits for much of a
+                                 * clip) (0.05) */
     double w_damping;           /* Levenberg-Marquardt damping of each step (1e-6) */
     double slack_least;         /* m or rad: a frame counts as needing a kind's slack when its violation
                                  * is larger (a planted foot is always off its pin by a few um) (1e-4) */
@@ -153,6 +153,10 @@ typedef struct kg_retarget_tuning {
                                  * loop 1e6): the feet on the ground and links apart give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
+    double frame_rate_max;      /* frames/s: a faster clip is refused (2000): the windows above (floor_window,
+                                 * preview_time, landing_time, ...) are counted in the clip's frames, so a
+                                 * clip's memory and time grow with its rate; resample one faster than
+                                 * this (motion capture records at up to 1-2 kHz) */
     double root_speed;          /* m/s: the pelvis's largest speed, and the root link's where it is not at
                                  * the pelvis (4) */
     double root_turn_speed;     /* rad/s: the body's largest turning rate (12) */
@@ -162,8 +166,8 @@ typedef struct kg_retarget_tuning {
     double sole_lean;           /* a shape's lowest points are its supports along straight down and down
                                  * tilted this much (tan) towards the four horizontal diagonals: a box
                                  * gives its bottom corners, a sphere the point it stands on (its box's
-                                 * corner was 7 mm out on G1's 5 mm sole spheres, and a foot turned on it
-                                 * slid on the real ones), a mesh its lowest vertices (0.1) */
+                                 * corner is off the sphere, and a foot turned on such a corner slides
+                                 * on the real sphere), a mesh its lowest vertices (0.1) */
     double roll_depth;          /* m: a pushing-off foot, rolling on its sole's front edge, keeps its
                                  * shapes no deeper than this below the ground: a sphere or a rounded
                                  * sole held at a point of its surface dips a fraction of a mm as it
