@@ -211,38 +211,22 @@ KG_END_DECLS
  * points' centroid; the error fed is the ZMP's times the frame's vertical
  * force over the weight (the ground moment missing, in the cart-table's
  * units). The best of the passes is returned. The steps and their choices are
- * in filter.c's comment. */
+ * in filter.c's comment; each default's measurements on the corpus walks are in
+ * BENCHMARKS.md ("The dynamics filter's options: what each default was chosen on"). */
 typedef struct kg_dyn_filter_options {
     double delay;          /* s: preview horizon (0.8, irteus's for this filter). Past the clip's last
                             * frame the previewed error is zero, not the last frame's held (irteus's
                             * padding for a planned ZMP, whose last value is where the robot stands):
-                            * the last frames' error, from one-sided rates and often clipped at
-                            * error_max, held for a horizon asked the cart to settle on it, and the
-                            * passes added it up (the corpus walks, bench/dynamics_filter_walks.sh,
-                            * retargeting of 1c0bb6d: runs below 5 % of 28, sum of the 28 figures, at
-                            * the margins 0.018 / 0.02 / 0.022, the base not turned: held, 21, 96 / 22,
-                            * 80 / 20, 91; zero, 27, 28 / 28, 27 / 27, 33) */
+                            * the last frames' error comes from one-sided rates, often clipped at
+                            * error_max, and held for a horizon it asked the cart to settle on it */
     double q, r;           /* preview weights on the ZMP error and the jerk's change (1, 1e-9; irteus
                             * has r = 1e-6 for a planned ZMP: an error measured per frame changes at
-                            * the frame rate, which r = 1e-6 lets the cart follow only in part: G1's
-                            * Bandai walk 69 -> 45 % outside against 9 % at 1e-9) */
-    double margin;         /* m: how far inside the support polygon the reference is kept (0.02). The
-                            * figures below: bench/dynamics_filter_walks.sh (the corpus walks onto four
-                            * robots, 28 runs; retargeting of e319089), runs below 5 % outside and the
-                            * sum of the 28 after-filter percentages, each option alone changed from
-                            * the defaults but with 20 passes: 16, 206 (50 passes: 18, 171). Margin
-                            * 0.01: 16, 292; 0.015: 17, 237; 0.025: 17,
-                            * 235; 0.03: 17, 231; 0.04: 14, 285 (without steps 4 and 5's base, 0.02
-                            * instead of 0.01 did little: 9, 502 -> 9, 463) */
+                            * the frame rate, which r = 1e-6 lets the cart follow only in part) */
+    double margin;         /* m: how far inside the support polygon the reference is kept (0.02) */
     int passes;            /* at most this many, each on the motion the last one corrected; the best
-                            * is kept (50; 10: 15, 267; 15: 16, 237; 20: 16, 206; 30: 17, 184. More
-                            * passes never make the motion returned worse, they cost time: the 120
-                            * frames/s walk_circle kept gaining to the 50th, the Bandai walks settle
-                            * within 15. Earlier, on the retargeting of 2a77bba and without the base's
-                            * moves, 3 -> 10 passes took 8 -> 12 runs below 5 % and 15 no further).
-                            * A pass costs, per frame, its inverse dynamics and up to `iterations`
-                            * solves of the legs: 3.7 s for the 1 313 frames of walk_circle onto
-                            * Talos, 0.6 s for the G1's 195-frame Bandai walk */
+                            * is kept (50). More passes never make the motion returned worse, they cost
+                            * time: a pass costs, per frame, its inverse dynamics and up to
+                            * `iterations` solves of the legs */
     int iterations;        /* Newton steps of the upper body's move per frame, and steps of the base's
                             * (the COM follows the base by a little less than one) (3) */
     double damping;        /* m^2: damped least squares of that move (1e-4): the upper body makes of the
@@ -250,25 +234,21 @@ typedef struct kg_dyn_filter_options {
                             * sqrt(damping) = 10 mm per rad, the base the rest. Undamped, an upper body
                             * without a waist pitch swung its arms by radians for centimetres of COM,
                             * whose angular momentum the cart-table model leaves out, and the passes
-                            * diverged (measurements: BENCHMARKS, the dynamics filter, 2026-11-29) */
+                            * diverged */
     double error_max;      /* m: per axis, a larger error (the ZMP's, times Fz / M g) is clipped to this
                             * (0.1): a foot landing (its speed gone in a frame) or the end frames'
                             * one-sided differences ask decimetres of ZMP at full weight, which no
-                            * smooth move of the COM follows; chasing them disturbs the frames around
-                            * (the corpus walks onto four robots, 10 passes: 12, 11, 11 of 28 runs
-                            * below 5 % at 0.1, 0.2, 0.3 m; the same retargeting) */
+                            * smooth move of the COM follows; chasing them disturbs the frames around */
     double height_cutoff;  /* Hz: the COM's height is smoothed to this cutoff (half gain; a penalty on its
                             * second differences) and only lowered (2; 0: not smoothed): Fz = M (g + z''),
-                            * and the retargeted root kinks within a frame, so that a third of the frames
-                            * left outside had Fz <= 0 or a fraction of M g (0: 12, 360; 1.5 Hz: 15,
-                            * 249; 3 Hz: 15, 278) */
+                            * and a retargeted root kinks within a frame, which leaves frames with Fz
+                            * near zero or below */
     double height_lowering_max; /* m: the smoothing lowers no frame's COM further than this below the
-                            * motion given (0.03; 0.02: 17, 216; 0.05: 17, 230; unbounded: 16, 233, the
-                            * COM lowered up to 0.23 m); the upper body's moves lower it too (bending
-                            * forward), so the report's com_lowered_max can be larger */
+                            * motion given (0.03; unbounded, it lowered a COM by decimetres); the upper
+                            * body's moves lower it too (bending forward), so the report's
+                            * com_lowered_max can be larger */
     int move_base;         /* 1: what the upper body cannot make of the COM's horizontal correction, the
-                            * base makes (1; 0, the upper body alone: 16, 276; the base alone, the upper
-                            * body's damping raised out of reach: 13, 412) */
+                            * base makes (1; 0: the upper body alone) */
     double hold_position, hold_rotation; /* m, rad: the feet held within these when the base moves (the
                             * legs solved again; 1e-7, 1e-6: a foot's error of 1e-7 m in a frame is an
                             * acceleration of 1e-7 / dt^2 of a few kilograms, nothing at 120 frames/s) */
@@ -276,56 +256,31 @@ typedef struct kg_dyn_filter_options {
     double leg_nudge;      /* rad: a failed solve of the legs starts again with each leg joint moved this
                             * far towards the middle of its range (0.3): a knee at full length gives
                             * no first-order way to shorten the leg (the solve straightens it against
-                            * its limit); 0: 16, 217 */
+                            * its limit) */
     int base_halvings;     /* a base move the legs cannot follow is halved up to this many times, then
-                            * left out (3; 0: 15, 246) */
+                            * left out (3) */
     double base_ramp;      /* s: where the legs follow only part of a frame's base move (halved or
                             * left out), the frames around it are moved again, from where the pass
                             * found them, by no more of their own move than that part plus the time
                             * to that frame over base_ramp (0.0125; 0: off). A move made whole at one
                             * frame and halved at the next is a step in the base's path, which finite
-                            * differences turn into a spike of the ZMP (Fz swung between 0 and 13 M g
-                            * from frame to frame on the G1's walk_circle at 120 frames/s); ramped,
-                            * the moves shrink towards such a frame over its neighbours. The move
-                            * includes step 4's lowering. The corpus walks (retargeting of 7cf9573),
-                            * runs below 5 % and the sum of the 28 figures at the reference margins
-                            * 0.018 / 0.02 / 0.022 (the G1's walk_circle in brackets): 0: 27, 23.1
-                            * (4.2) / 27, 23.1 (5.8) / 26, 35.7 (6.9); 0.0125 (the frames next to it
-                            * at 120 frames/s where it followed less than 1/3, none at 60): 27, 21.1
-                            * (3.0) / 28, 19.6 (3.1) / 27, 30.3 (4.0); 0.025: 27, 21.9 (4.2) / 28,
-                            * 21.1 (4.6) / 27, 28.9 (2.3); 0.05: 26, 24.3 (5.9) / 28, 20.8 (3.9) / 27,
-                            * 31.3 (4.8); 0.025 with the lowering
-                            * left whole: 27, 21.9 / 27, 21.8 / 26, 32.0. The misses at the other
-                            * margins are as without the ramp: Talos's walk_circle 5.2 % at 0.018 (5
-                            * moves cut), the sample humanoid's walk-back 9.7 % at 0.022 (none) */
+                            * differences turn into a spike of the ZMP (Fz swinging between 0 and many
+                            * times the weight from frame to frame); ramped, the moves shrink towards
+                            * such a frame over its neighbours. The move includes step 4's lowering */
     double posture_pull;   /* per step of the upper body's move, its joints are pulled this part of the
                             * way back to the motion given, within what leaves the COM's correction
                             * as it is (0.05): the steps of many passes otherwise add up differently
-                            * from frame to frame (the sample humanoid's joints' second differences
-                            * 6 -> 90 mrad RMS on walk_circle at 50 passes; 19 with the pull). 50
-                            * passes: 0: 18, 171; 0.03: 21, 140; 0.07: 20, 132; 0.1: 18, 132; 0.2:
-                            * 19, 143; 0.5: 18, 141; 1: 16, 213 */
+                            * from frame to frame, and the joints jitter */
     double base_turn_weight; /* a base move the legs cannot follow (after leg_nudge) is tried again with
                             * the base free to turn about its position: this is the weight of its
                             * rotation's columns in that solve of the legs, against the leg joints' 1
                             * (0.1; the least weighted change: the smaller, the more of the move the
                             * legs make and the less the pelvis tilts). A stance ankle at its roll limit
                             * or a leg at full length otherwise blocks the base: the move is halved,
-                            * then left out. 0: the base never turns. The corpus walks as for delay,
-                            * the margins 0.018 / 0.02 / 0.022, the error zero past the end: not
-                            * turned 27, 28 / 28, 27 / 27, 33; 0.1 with base_turn_max 0.05: 27, 21 /
-                            * 27, 22 / 28, 25 (base moves cut 4 228 -> 3 on the G1's walk_normal,
-                            * 6 088 -> 499 on JVRC-1's walk_circle, 0 uncapped). Before the zero,
-                            * uncapped, at 0.02: 0: 22, 80; 0.01: 22, 62; 0.03: 22, 56; 0.1: 22, 57;
-                            * 0.3: 22, 58; 1: 19, 97 (the pelvis turned by tens of degrees) */
+                            * then left out. 0: the base never turns */
     double base_turn_max;  /* rad: a turn that leaves the base farther than this from its orientation in
                             * the motion given is refused (the move halved as without turning) (0.05):
-                            * uncapped, the turns of many passes added up to 38 degrees on the G1's
-                            * walk_circle (21 on the sample humanoid's, 14 on JVRC-1's); the cap costs
-                            * nothing on the corpus walks (margin 0.02: 27, 22.3 against 27, 21.9
-                            * uncapped; the mean over the margins 0.018 / 0.02 / 0.022 of the runs
-                            * below 5 % and the sum: 0.02 rad 26.3, 24.4; 0.05 rad 27.3, 22.7; 0.1 rad
-                            * 26.7, 24.8) */
+                            * uncapped, the turns of many passes add up to tens of degrees */
     kg_torque_options torque; /* contacts, friction, ground, gravity (kg_torque_defaults) */
 } kg_dyn_filter_options;
 
