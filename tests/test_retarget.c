@@ -471,7 +471,7 @@ static double scuff_excess(const char *rp, const kg_motion *out, FILE *trace, co
     *n = 0;
     rewind(trace);
     assert_non_null(fgets(line, sizeof line, trace)); /* the header */
-    assert_non_null(strstr(line, ",push_off_l,push_off_r,src_step_l,src_step_r\n"));
+    assert_non_null(strstr(line, ",push_off_l,push_off_r,src_step_l,src_step_r,")); /* columns 44-47 */
     for (int f = 0; f < out->nframes && fgets(line, sizeof line, trace); f++) {
         posed_frame(&P, out, f);
         for (int side = 0; side < 2; side++) {
@@ -1068,6 +1068,19 @@ static void root_low_frames(FILE *trace, int *robot, int *source) {
     }
 }
 
+/* The frames whose trace column `name` reads 1. */
+static int trace_ones(FILE *trace, const char *name) {
+    char line[8192];
+    rewind(trace);
+    assert_non_null(fgets(line, sizeof line, trace));
+    int col = 0, n = 0;
+    for (const char *c = line; strncmp(c, name, strlen(name)) || (c[strlen(name)] != ',' && c[strlen(name)] != '\n');
+         c = strchr(c, ',') + 1, col++)
+        assert_non_null(strchr(c, ','));
+    while (fgets(line, sizeof line, trace)) n += trace_col(line, col) == 1;
+    return n;
+}
+
 /* A dance of 63 s on two humanoids that fell on it: a foot the source put
  * down hung a centimetre or two up (at 30 frames/s, lifted by the other
  * foot's push-off) and was never pinned, and the source then lifted its
@@ -1099,6 +1112,9 @@ static void test_dance_no_fall(void **state) {
         printf("  %s: below %.1f of the first frame's height: the source's pelvis on %d frames, the root on %d; "
                "pose p95 %.1f deg\n", robots[k], LOW_FRACTION, source, robot, rep.pose_p95_deg);
         assert_true(robot <= source + LOW_MARGIN / out->frame_time);
+        /* the trace's uncaught frames are the report's (both robots have some on this dance) */
+        assert_int_equal(trace_ones(trace, "uncaught"), rep.balance_uncaught_frames);
+        assert_true(rep.balance_uncaught_frames > 0);
         fclose(trace);
         kg_motion_free(out);
     }

@@ -394,7 +394,8 @@ static void trace(run *R, int f, const rt_step_result *res) {
                    "root_z,com_x,com_y,foot_l_x,foot_l_y,foot_l_z,foot_r_x,foot_r_y,foot_r_z,pin_l,pin_r,iterations,"
                    "failed,slack_stance,slack_ground,slack_collision,slack_balance,collision_mm,src_ankle_l_x,src_ankle_l_y,"
                    "src_ankle_l_z,src_ankle_r_x,src_ankle_r_y,src_ankle_r_z,foot_l_yaw,foot_r_yaw,zmp_ref_x,zmp_ref_y,"
-                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw,push_off_l,push_off_r,src_step_l,src_step_r\n");
+                   "plan_l_x,plan_l_y,plan_l_yaw,plan_r_x,plan_r_y,plan_r_yaw,push_off_l,push_off_r,src_step_l,src_step_r,"
+                   "uncaught\n");
     fprintf(t, "%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", f, F->contact[0], F->contact[1],
             F->kp[KG_PART_PELVIS][0], F->kp[KG_PART_PELVIS][1], F->kp[KG_PART_PELVIS][2], F->com_ref[0], F->com_ref[1],
             d->base_pos[0], d->base_pos[1], d->base_pos[2], R->com[f][0], R->com[f][1]);
@@ -408,7 +409,7 @@ static void trace(run *R, int f, const rt_step_result *res) {
     }
     fprintf(t, ",%.4f,%.4f,%.4f,%.4f", R->feet[f][0][3], R->feet[f][1][3], F->zmp_ref[0], F->zmp_ref[1]);
     for (int s = 0; s < 2; s++) fprintf(t, ",%.4f,%.4f,%.4f", F->pin[s][0], F->pin[s][1], F->pin[s][3]);
-    fprintf(t, ",%d,%d,%.5f,%.5f\n", R->pin[0].roll, R->pin[1].roll, src_step(R, f, 0), src_step(R, f, 1));
+    fprintf(t, ",%d,%d,%.5f,%.5f,%d\n", R->pin[0].roll, R->pin[1].roll, src_step(R, f, 0), src_step(R, f, 1), F->uncaught);
 }
 
 static int run_alloc(run *R, int n) {
