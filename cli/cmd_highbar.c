@@ -110,6 +110,9 @@ static int settings(const opts *t, kg_high_bar_options *o) {
         number("--dt", t->dt, 1e-9, &o->dt) || number("--swing", t->swing, -1e9, &o->swing) ||
         number("--fps", t->fps, 1e-9, &o->frame_rate))
         return -1;
+    if (!(o->duration / o->dt <= KG_HIGH_BAR_MAX_STEPS))
+        return kg_cli_usage_error("highbar", "--duration / --dt is %.3g steps, more than the %d a run takes "
+                                  "(KG_HIGH_BAR_MAX_STEPS)", o->duration / o->dt, KG_HIGH_BAR_MAX_STEPS), -1;
     return 0;
 }
 

@@ -922,6 +922,16 @@ static void test_highbar_csv(void **state) {
     assert_int_equal(run("highbar --dt nope", &out, &err), 2);
     free(out);
     free(err);
+    /* more steps than KG_HIGH_BAR_MAX_STEPS (10^7): refused, not run for days; a cut after the end:
+     * never made (both grips held to the end) */
+    assert_int_equal(run("highbar --duration 1e9", &out, &err), 2);
+    assert_non_null(strstr(err, "KG_HIGH_BAR_MAX_STEPS"));
+    free(out);
+    free(err);
+    assert_int_equal(run("highbar --duration 0.1 --cut-time 1e300 --fps 100", &out, &err), 0);
+    assert_non_null(strstr(err, "11 frames (0 after the cut"));
+    free(out);
+    free(err);
 }
 
 /* highbar --json: a summary of what it wrote (the CSV of -o), which it needs:

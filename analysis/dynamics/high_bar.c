@@ -180,6 +180,7 @@ int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_hig
     if (!o) o = &kg_high_bar_default;
     const int right = loop_of(m, "grip_r");
     if (right < 0 || m->dof != m->nv || !(o->dt > 0)) return -1;
+    if (!(o->duration / o->dt <= KG_HIGH_BAR_MAX_STEPS)) return -1;
     sim S;
     if (sim_init(&S, m) != 0) { /* out of memory */
         sim_free(&S);
@@ -187,7 +188,8 @@ int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_hig
     }
     sim_pose(&S);
     sim_start(&S, o->swing);
-    const long steps = lround(o->duration / o->dt), cut = lround(o->cut_time / o->dt);
+    const long steps = lround(o->duration / o->dt);
+    const long cut = o->cut_time / o->dt <= steps ? lround(o->cut_time / o->dt) : steps + 1; /* after the end: never */
     const long every = o->frame_rate > 0 ? lround(1 / (o->frame_rate * o->dt)) : 1;
     int status = 0;
     for (long i = 0; i <= steps && status == 0; i++) {

@@ -388,9 +388,15 @@ KG_API extern const kg_high_bar_options kg_high_bar_default;
 typedef void (*kg_high_bar_frame)(void *user, double t, const kg_model *m, const kg_data *d, const double *v,
                                   int grips, double closure_error);
 
+/* The most integration steps (duration / dt) a simulation takes: about 6
+ * minutes of one core (some 37 us a step), 5 000 s of motion at the default
+ * dt. A longer one is refused before its first step rather than left to run
+ * for days (--duration 1e9 asked for 2e12 steps). */
+#define KG_HIGH_BAR_MAX_STEPS 10000000
+
 /* m: kg_high_bar_model's. o NULL: the defaults. Returns 0, or -1 (not that
- * model, dt <= 0, the forward dynamics failed, or out of memory). Allocates
- * once, not per step. */
+ * model, dt <= 0, more than KG_HIGH_BAR_MAX_STEPS steps, the forward dynamics
+ * failed, or out of memory). Allocates once, not per step. */
 KG_API int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_high_bar_frame frame, void *user);
 
 KG_END_DECLS
