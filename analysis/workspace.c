@@ -26,7 +26,7 @@ typedef struct table {
     size_t cap, n;  /* cap a power of two */
 } table;
 
-#define BIAS (1 << 20)
+#define BIAS KG_WORKSPACE_GRID_REACH
 
 static inline uint64_t key_of(int32_t x, int32_t y, int32_t z) {
     return ((uint64_t)(uint32_t)(x + BIAS) << 42) | ((uint64_t)(uint32_t)(y + BIAS) << 21) | (uint64_t)(uint32_t)(z + BIAS) | 1ull << 63;
@@ -81,13 +81,15 @@ typedef struct job {
     long from, to;     /* samples */
     table t;
     double lo[3], hi[3], w_min, w_max, w_sum;
-    int failed;
+    int failed;        /* 0, or why it stopped: KG_WORKSPACE_MEMORY, _TOO_MANY, _OFF_GRID */
 } job;
 
-/* Counts sample i (at voxel key, manipulability w). Nonzero when out of memory. */
-static int count(job *jb, uint64_t key, double w, long i) {
+/* Counts sample i (at voxel key, manipulability w). Nonzero when out of
+ * memory or past the voxels allowed (jb->failed says which). */
+static int count(job *jb, uint64_t key, double w, long i, long max_voxels) {
     cell *c = table_get(&jb->t, key, i);
-    if (!c) return jb->failed = 1;
+    if (!c) return jb->failed = KG_WORKSPACE_MEMORY;
+    if ((long)jb->t.n > max_voxels) return jb->failed = KG_WORKSPACE_TOO_MANY;
     float wf = (float)w;
     c->count++;
     c->w_min = wf < c->w_min ? wf : c->w_min; /* comparisons: fminf is a library call without -ffast-math */
@@ -96,12 +98,15 @@ static int count(job *jb, uint64_t key, double w, long i) {
     return 0;
 }
 
-/* The voxel index of a coordinate (in voxels): floor() without a library call,
- * clamped to the keys' range (+-2^20 voxels: 20 km at 2 cm), NaN to its
- * bottom, so that a wild model cannot overflow the conversion. */
-static inline int32_t voxel_index(double x) {
-    if (!(x > -BIAS)) return -BIAS;
-    if (!(x < BIAS - 1)) return BIAS - 1;
+/* The voxel index of a coordinate (in voxels): floor() without a library call.
+ * Beyond the keys' range (+-2^20 voxels: 20 km at 2 cm) or NaN, *off is set
+ * (the run stops) and an index in range returned, so that a wild model
+ * cannot overflow the conversion. */
+static inline int32_t voxel_index(double x, int *off) {
+    if (!(x > -BIAS) || !(x < BIAS - 1)) {
+        *off = 1;
+        return 0;
+    }
     int32_t i = (int32_t)x;
     return i - (x < (double)i);
 }
@@ -116,7 +121,7 @@ static void *run(void *arg) {
     kg_data *d = kg_data_new(m);
     double *J = malloc((size_t)6 * (m->dof + 1) * sizeof *J), *Jc = malloc((size_t)6 * (jb->ncol + 1) * sizeof *Jc);
     if (!d || !J || !Jc) {
-        jb->failed = 1;
+        jb->failed = KG_WORKSPACE_MEMORY;
         kg_data_free(d);
         free(J);
         free(Jc);
@@ -126,6 +131,7 @@ static void *run(void *arg) {
     for (int a = 0; a < 3; a++) jb->lo[a] = INFINITY, jb->hi[a] = -INFINITY;
     jb->w_min = INFINITY, jb->w_max = -INFINITY, jb->w_sum = 0;
     const double inv = 1 / o->voxel;
+    const long max_voxels = o->max_voxels > 0 ? o->max_voxels : KG_WORKSPACE_MAX_VOXELS;
     uint64_t pend_key = 0;
     double pend_w = 0;
     kg_sampler s;
@@ -160,16 +166,21 @@ static void *run(void *arg) {
         jb->w_sum += w;
         /* the voxel is counted one sample late: its slot is fetched from memory
          * while the next sample's kinematics run (the table outgrows the caches) */
-        uint64_t key = key_of(voxel_index(p[0] * inv), voxel_index(p[1] * inv), voxel_index(p[2] * inv));
+        int off = 0;
+        uint64_t key = key_of(voxel_index(p[0] * inv, &off), voxel_index(p[1] * inv, &off), voxel_index(p[2] * inv, &off));
+        if (off) {
+            jb->failed = KG_WORKSPACE_OFF_GRID;
+            break;
+        }
         if (jb->t.cap) __builtin_prefetch(&jb->t.c[hash_key(key) & (jb->t.cap - 1)], 1);
-        if (i > jb->from && count(jb, pend_key, pend_w, i - 1)) break;
+        if (i > jb->from && count(jb, pend_key, pend_w, i - 1, max_voxels)) break;
         pend_key = key;
         pend_w = w;
         /* the first share tells the progress for all (the shares run at about one speed) */
         if (o->progress && jb->from == 0 && ((i + 1) & PROGRESS_EVERY) == 0)
             o->progress(o->progress_user, (long)((double)(i + 1) * (double)o->samples / (double)jb->to), o->samples);
     }
-    if (!jb->failed && jb->to > jb->from) count(jb, pend_key, pend_w, jb->to - 1);
+    if (!jb->failed && jb->to > jb->from) count(jb, pend_key, pend_w, jb->to - 1, max_voxels);
     kg_data_free(d);
     free(J);
     free(Jc);
@@ -208,14 +219,15 @@ static job *run_jobs(const kg_model *m, const kg_workspace_options *o, const kg_
 }
 
 /* The jobs' bounds and w into w (their sum of w into *wsum) and, for more than
- * one job, their voxels into all. Nonzero when a job or the merge ran out of memory. */
-static int merge(const job *jobs, int nt, kg_workspace *w, table *all, double *wsum) {
+ * one job, their voxels into all. 0, or why a job or the merge stopped
+ * (KG_WORKSPACE_MEMORY, _TOO_MANY, _OFF_GRID). */
+static int merge(const job *jobs, int nt, long max_voxels, kg_workspace *w, table *all, double *wsum) {
     int failed = 0;
     for (int a = 0; a < 3; a++) w->lo[a] = INFINITY, w->hi[a] = -INFINITY;
     w->w_min = INFINITY, w->w_max = -INFINITY;
     *wsum = 0;
     for (int t = 0; t < nt; t++) {
-        failed |= jobs[t].failed;
+        if (!failed) failed = jobs[t].failed;
         for (int a = 0; a < 3; a++) w->lo[a] = fmin(w->lo[a], jobs[t].lo[a]), w->hi[a] = fmax(w->hi[a], jobs[t].hi[a]);
         w->w_min = fmin(w->w_min, jobs[t].w_min);
         w->w_max = fmax(w->w_max, jobs[t].w_max);
@@ -224,8 +236,8 @@ static int merge(const job *jobs, int nt, kg_workspace *w, table *all, double *w
             const cell *s = &jobs[t].t.c[i];
             if (!s->key) continue;
             cell *c = nt == 1 ? NULL : table_get(all, s->key, s->first);
-            if (nt > 1 && !c) {
-                failed = 1;
+            if (nt > 1 && (!c || (long)all->n > max_voxels)) {
+                failed = c ? KG_WORKSPACE_TOO_MANY : KG_WORKSPACE_MEMORY;
                 break;
             }
             if (!c) continue;
@@ -312,21 +324,25 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     /* the coordinates between base and tip (and the leaders of mimic followers there) */
     kg_sample_coord *coords = calloc((size_t)m->nq + 1, sizeof *coords);
     unsigned char *mask = calloc((size_t)m->dof + 1, 1);
-    int *cols = calloc((size_t)m->dof + 1, sizeof *cols), ncoord = 0, ncol = 0;
+    int *cols = calloc((size_t)m->dof + 1, sizeof *cols), ncoord = 0, ncol = 0, rc = KG_WORKSPACE_MEMORY;
     if (!coords || !mask || !cols) goto fail;
     kg_jacobian_columns(m, o->tip, o->base, mask);
     for (int c = 0; c < m->dof; c++)
         if (mask[c]) cols[ncol++] = c;
     ncoord = kg_sample_coords(m, mask, coords);
     w->nsampled = ncoord;
+    rc = KG_WORKSPACE_NOTHING;
     if (!ncoord || !(o->voxel > 0) || o->samples <= 0) goto fail;
     int nt = o->threads > 1 ? o->threads : 1;
     if (nt > 64) nt = 64;
     job *jobs = run_jobs(m, o, coords, ncoord, cols, ncol, nt);
-    if (!jobs) goto fail;
+    if (!jobs) {
+        rc = KG_WORKSPACE_MEMORY;
+        goto fail;
+    }
     table all = {0};
     double wsum;
-    int failed = merge(jobs, nt, w, &all, &wsum);
+    int failed = merge(jobs, nt, o->max_voxels > 0 ? o->max_voxels : KG_WORKSPACE_MAX_VOXELS, w, &all, &wsum);
     table *T = nt == 1 ? &jobs[0].t : &all;
     w->samples = o->samples;
     w->w_mean = wsum / (double)o->samples;
@@ -336,8 +352,8 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
         list_voxels(T, w, first);
         convergence(w, first, o->samples);
         volumes(w, o->voxel);
-    } else {
-        failed = 1;
+    } else if (!failed) {
+        failed = KG_WORKSPACE_MEMORY;
     }
     free(first);
     for (int t = 0; t < nt; t++) free(jobs[t].t.c);
@@ -347,10 +363,10 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     free(mask);
     free(cols);
     if (failed) kg_workspace_free(w);
-    return failed ? -1 : 0;
+    return failed;
 fail:
     free(coords);
     free(mask);
     free(cols);
-    return -1;
+    return rc;
 }

@@ -14,7 +14,7 @@
 #include "cli/progress.h"
 
 typedef struct opts {
-    const char *tip, *base, *point, *samples, *voxel, *seed, *sequence, *threads, *ply, *svg, *png;
+    const char *tip, *base, *point, *samples, *voxel, *seed, *sequence, *threads, *max_voxels, *ply, *svg, *png;
     int no_w;
 } opts;
 
@@ -37,6 +37,8 @@ static const kg_cli_option options[] = {
      .help = "random (default) or halton (low-discrepancy)"},
     {"--threads", .value = "N", KG_TEXT(opts, threads),
      .help = "split the samples over N threads (default 1)"},
+    {"--max-voxels", .value = "N", KG_TEXT(opts, max_voxels),
+     .help = "stop with an error past N voxels (default 10000000: about 1 GB while counting)"},
     {"--no-manipulability", KG_FLAG(opts, no_w, 1),
      .help = "skip w (faster)"},
     {"--ply", .value = "FILE", KG_TEXT(opts, ply), .complete = KG_COMPLETE_FILE,
@@ -117,6 +119,11 @@ static int settings(kg_cli *c, const opts *o, kg_workspace_options *wo) {
         if (kg_cli_numbers(c, "--threads", o->threads, &v, 1) || !(v >= 1 && v <= 64))
             return kg_cli_usage_error(c->command, "--threads: 1 to 64, not '%s'", o->threads);
         wo->threads = (int)v;
+    }
+    if (o->max_voxels) {
+        if (kg_cli_numbers(c, "--max-voxels", o->max_voxels, &v, 1) || !(v >= 1 && v <= 1e12))
+            return kg_cli_usage_error(c->command, "--max-voxels: a count from 1, not '%s'", o->max_voxels);
+        wo->max_voxels = (long)v;
     }
     if (o->sequence && strcmp(o->sequence, "random") && strcmp(o->sequence, "halton"))
         return kg_cli_usage_error(c->command, "--sequence: random or halton, not '%s'", o->sequence);
@@ -232,13 +239,19 @@ static int compute(const kg_model *m, kg_workspace_options *wo, kg_workspace *w,
     kg_cli_progress pg;
     kg_cli_progress_start(&pg, "workspace", "samples");
     wo->progress = pg.on ? kg_cli_progress_update : NULL, wo->progress_user = &pg;
-    int failed = kg_workspace_compute(m, wo, w) != 0;
+    int failed = kg_workspace_compute(m, wo, w);
     kg_cli_progress_end(&pg);
-    if (failed) {
-        fprintf(stderr, "kinegraph workspace: %s\n",
-                w->nsampled == 0 ? "no joint between the base and the tip can be sampled" : "out of memory");
-        rc = KG_EXIT_ERRORS;
-    }
+    if (failed == KG_WORKSPACE_TOO_MANY)
+        fprintf(stderr, "kinegraph workspace: more than %ld voxels of %g m: a larger --voxel, fewer --samples, or "
+                "--max-voxels\n", wo->max_voxels > 0 ? wo->max_voxels : KG_WORKSPACE_MAX_VOXELS, wo->voxel);
+    else if (failed == KG_WORKSPACE_OFF_GRID)
+        fprintf(stderr, "kinegraph workspace: a point is %s: the voxel grid reaches %ld voxels of %g m from the "
+                "origin (a larger --voxel)\n", "beyond the voxel grid or not finite", KG_WORKSPACE_GRID_REACH,
+                wo->voxel);
+    else if (failed)
+        fprintf(stderr, "kinegraph workspace: %s\n", failed == KG_WORKSPACE_NOTHING ?
+                "no joint between the base and the tip can be sampled" : "out of memory");
+    if (failed) rc = KG_EXIT_ERRORS;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return rc;

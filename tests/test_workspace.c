@@ -145,8 +145,46 @@ static void test_progress(void **state) {
     kg_model_free(m);
 }
 
+/* Past max_voxels the run stops with KG_WORKSPACE_TOO_MANY, on one thread or
+ * several (their voxels merged); a point beyond the voxel grid's reach (2^20
+ * voxels from the origin) stops it with KG_WORKSPACE_OFF_GRID rather than
+ * being counted in the edge voxel. The arm of test_progress with the point
+ * 1 m out on its tip: a circle of radius 1 m about (1, 0, 0), so 0.001 m
+ * voxels from 100 000 samples are nearly the 8 000 it crosses (a circle of
+ * radius r crosses 8 r / voxel of them: 7 674 reached), and at 2e-6 m its
+ * farthest points are a million voxels out. */
+static void test_limits(void **state) {
+    (void)state;
+    kg_model *m = model("<robot name='r1'><link name='base'/><link name='tip'/>"
+                        "<joint name='j1' type='continuous'><parent link='base'/><child link='tip'/><origin xyz='1 0 0'/>"
+                        "<axis xyz='0 0 1'/></joint></robot>");
+    kg_workspace w;
+    for (int threads = 1; threads <= 2; threads++) {
+        kg_workspace_options o = {.tip = kg_model_link(m, "tip"), .base = -1, .point = {1, 0, 0}, .samples = 100000,
+                                  .voxel = 0.001, .seed = 1, .threads = threads};
+        assert_int_equal(kg_workspace_compute(m, &o, &w), 0);
+        const long n = w.nvoxel;
+        kg_workspace_free(&w);
+        printf("  %d thread(s): %ld voxels\n", threads, n);
+        assert_true(n > 7000 && n <= 8000);
+        o.max_voxels = n;
+        assert_int_equal(kg_workspace_compute(m, &o, &w), 0);
+        kg_workspace_free(&w);
+        o.max_voxels = n - 1;
+        assert_int_equal(kg_workspace_compute(m, &o, &w), KG_WORKSPACE_TOO_MANY);
+        assert_null(w.voxel);
+        o.max_voxels = 0, o.voxel = 1.8e-6; /* x reaches 2 m: 1.11 million voxels */
+        assert_int_equal(kg_workspace_compute(m, &o, &w), KG_WORKSPACE_OFF_GRID);
+        o.voxel = 2.1e-6; /* 0.95 million: inside, and 100 000 voxels */
+        assert_int_equal(kg_workspace_compute(m, &o, &w), 0);
+        kg_workspace_free(&w);
+    }
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_planar_annulus), cmocka_unit_test(test_spherical_shell),
-                                       cmocka_unit_test(test_sampler), cmocka_unit_test(test_progress)};
+                                       cmocka_unit_test(test_sampler), cmocka_unit_test(test_progress),
+                                       cmocka_unit_test(test_limits)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

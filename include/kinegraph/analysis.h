@@ -156,7 +156,17 @@ typedef struct kg_workspace_options {
     kg_progress_fn progress; /* NULL, or told the samples drawn (estimated from the first
                               * thread's share) of `samples` */
     void *progress_user;
+    long max_voxels;     /* at most this many voxels (0: KG_WORKSPACE_MAX_VOXELS); more is refused */
 } kg_workspace_options;
+
+/* The voxels a workspace holds unless told otherwise: each costs about 64 bytes
+ * while it is counted (a hash table at most half full, doubled as it grows),
+ * so 10^7 is about 1 GB at the peak. Many samples into small voxels (10^9
+ * samples of 2 um) would otherwise grow until memory runs out. */
+#define KG_WORKSPACE_MAX_VOXELS 10000000L
+/* The voxel grid's reach: 2^20 voxels from the origin along each axis (20 km
+ * at 2 cm, 1 m at 1 um); a point beyond is refused, not counted in the edge voxel. */
+#define KG_WORKSPACE_GRID_REACH (1L << 20)
 
 typedef struct kg_voxel {
     int32_t x, y, z;     /* index: the voxel spans [x, x + 1) * voxel, ... */
@@ -183,7 +193,11 @@ typedef struct kg_workspace {
     int nsampled;        /* coordinates sampled */
 } kg_workspace;
 
-/* Returns 0, or -1 (out of memory, or no joint to sample: nsampled 0). */
+/* Returns 0, or -1 when there is no joint to sample (nsampled 0) or the options
+ * are out of range, -2 when memory runs out, -3 when the voxels would be more
+ * than max_voxels, -4 when a point is beyond the voxel grid's reach (or not
+ * finite: a wild model). */
+enum { KG_WORKSPACE_NOTHING = -1, KG_WORKSPACE_MEMORY = -2, KG_WORKSPACE_TOO_MANY = -3, KG_WORKSPACE_OFF_GRID = -4 };
 KG_API int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_workspace *w);
 KG_API void kg_workspace_free(kg_workspace *w);
 
