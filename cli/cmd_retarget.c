@@ -190,8 +190,17 @@ static int tune(const char *text, kg_retarget_tuning *t) {
             kg_cli_usage_error("retarget", "--tune takes NAME=VALUE[,NAME=VALUE...], not '%s'", text);
             return -1;
         }
-        if (kg_retarget_tuning_set(t, name, v) != 0) {
+        int rc = kg_retarget_tuning_set(t, name, v);
+        if (rc == -1) {
             kg_cli_usage_error("retarget", "--tune: no number named '%s' (see --print-tuning)", name);
+            return -1;
+        }
+        if (rc != 0) {
+            int nf, count = 0;
+            const kg_tuning_field *f = kg_retarget_tuning_fields(&nf);
+            for (int k = 0; k < nf; k++) count |= !strcmp(f[k].name, name) && f[k].is_int;
+            kg_cli_usage_error("retarget", "--tune: %s takes %s, not %g", name,
+                               count ? "a whole number from 0 (a count)" : "a number >= 0", v);
             return -1;
         }
         text += n + (text[n] == ',');

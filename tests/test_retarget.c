@@ -144,6 +144,39 @@ static int diag_count(const kg_diags *d, const char *code) {
     return n;
 }
 
+/* The tuning takes no value it cannot hold: negative, not finite, or for a
+ * count not whole or beyond an int (a double converted to int past INT_MAX
+ * is undefined); t is left as it was. Windows of any length are the clip's at
+ * most (rt_window: twice its frames and 16 more): floor_window and
+ * preview_time of 1e9 s, which asked for 32 GB or overflowed the frame count,
+ * give the bytes of 1e4 s (both past the sample walk's 4 s). */
+static void test_tuning_values(void **state) {
+    (void)state;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    const kg_retarget_tuning before = o.tune;
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "w_com", -1), -2);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "w_com", NAN), -2);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "preview_time", INFINITY), -2);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "iterations", 2.5), -2);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "first_iterations", 1e12), -2);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "no_such_number", 1), -1);
+    assert_memory_equal(&o.tune, &before, sizeof before);
+    assert_int_equal(kg_retarget_tuning_set(&o.tune, "iterations", 0), 0);
+    assert_int_equal(o.tune.iterations, 0);
+    static const char *windows[] = {"floor_window", "preview_time"};
+    for (int k = 0; k < 2; k++) {
+        kg_retarget_report r;
+        kg_retarget_defaults(&o);
+        assert_int_equal(kg_retarget_tuning_set(&o.tune, windows[k], 1e9), 0);
+        kg_motion *huge = run(WALK, SAMPLE, &o, &r);
+        assert_int_equal(kg_retarget_tuning_set(&o.tune, windows[k], 1e4), 0);
+        kg_motion *long_ = run(WALK, SAMPLE, &o, &r);
+        assert_same_motion(huge, long_);
+        kg_motion_free(huge), kg_motion_free(long_);
+    }
+}
+
 /* A clip faster than frame_rate_max is refused, said so, with no motion: its
  * windows (counted in frames) would grow with the rate without bound (a BVH
  * with a frame time of 1e-9 s asked for 32 GB). The sample walk is at 30
@@ -1347,6 +1380,7 @@ int main(void) {
         cmocka_unit_test(test_retarget_sample),
         cmocka_unit_test(test_retarget_prepared),
         cmocka_unit_test(test_frame_rate_max),
+        cmocka_unit_test(test_tuning_values),
         cmocka_unit_test(test_visual_sole),
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),

@@ -91,9 +91,7 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
                kg_diags *dg) {
     const kg_retarget_tuning *t = &o->tune;
     const int n = s->nframes;
-    int H = (int)lround(t->zmp_step / s->dt), N = (int)lround(t->preview_time / s->dt);
-    if (H < 1) H = 1;
-    if (N < 2) N = 2;
+    int H = rt_window(t->zmp_step, s->dt, n, 1, 0), N = rt_window(t->preview_time, s->dt, n, 2, 0);
     memset(b, 0, sizeof *b);
     b->landing[0] = b->landing[1] = -1;
     source_zmp(s, rr, H);

@@ -268,8 +268,7 @@ static void motion_frame(const kg_retarget_robot *rr, const kg_motion *out, cons
  * same polygon (why the output's was out). */
 static void balance_figures(const kg_retarget_robot *rr, const rt_source *s, const kg_retarget_options *o, acc *A,
                             kg_retarget_report *rep) {
-    int H = (int)lround(o->tune.zmp_step / s->dt), n = s->nframes;
-    if (H < 1) H = 1;
+    int n = s->nframes, H = rt_window(o->tune.zmp_step, s->dt, n, 1, 0);
     rep->zmp_margin_min_mm = rep->com_margin_min_mm = INFINITY;
     for (int f = 0; f < n; f++) {
         const rt_frame_source *F = &s->f[f];

@@ -459,9 +459,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     R.rr = rr, R.o = &o;
     int rc = -1, n = clip->nframes;
     if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, &R.bal, dg) != 0) goto done;
-    R.H = (int)lround(o.tune.zmp_step / R.s.dt), R.K = (int)lround(o.tune.landing_time / R.s.dt);
-    if (R.H < 1) R.H = 1;
-    if (R.K < 1) R.K = 1;
+    R.H = rt_window(o.tune.zmp_step, R.s.dt, n, 1, 0), R.K = rt_window(o.tune.landing_time, R.s.dt, n, 1, 0);
     R.step = rt_step_new(rr, &o, R.s.dt);
     *out = kg_motion_new(rr->model->nq, R.s.dt, (size_t)n);
     if (!R.step || !*out || run_alloc(&R, n) != 0 || !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {

@@ -142,7 +142,7 @@ static void running_percentile(const double *x, int n, int w, double p, double *
 /* The floor under each point kind (0 ankles, 1 toes) at every frame: the
  * running low percentile of the lower foot's height. */
 static int floors(const rt_source *s, const kg_retarget_tuning *t, double *floor[2]) {
-    int n = s->nframes, w = (int)lround(t->floor_window / s->dt);
+    int n = s->nframes, w = rt_window(t->floor_window, s->dt, n, 0, 0);
     double *x = malloc((size_t)n * sizeof *x), *win = malloc(((size_t)2 * w + 2) * sizeof *win);
     if (!x || !win) {
         free(x), free(win);
@@ -241,9 +241,7 @@ static double contact_scale(const kg_retarget_tuning *t, const kg_retarget_robot
  * both feet down throughout, and it never stepped). */
 static void contacts(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr, double *floor[2]) {
     const double k = contact_scale(t, rr);
-    int h = (int)lround(t->speed_window / s->dt), L = (int)ceil(t->min_contact_time / s->dt);
-    if (h < 1) h = 1;
-    if (L < 1) L = 1;
+    const int n = s->nframes, h = rt_window(t->speed_window, s->dt, n, 1, 0), L = rt_window(t->min_contact_time, s->dt, n, 1, 1);
     for (int side = 0; side < 2; side++) {
         int down[2] = {0, 0};
         for (int f = 0; f < s->nframes; f++) {
@@ -275,7 +273,7 @@ static void contacts(rt_source *s, const kg_retarget_tuning *t, const kg_retarge
  * the feet's polygon is not its support (the balance lets the COM follow
  * the source's, and the report does not count it). */
 static int seats(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
-    const int n = s->nframes, L = (int)fmax(1, ceil(t->min_contact_time / s->dt));
+    const int n = s->nframes, L = rt_window(t->min_contact_time, s->dt, n, 1, 1);
     unsigned char *v = malloc((size_t)n + 1);
     if (!v) return -1;
     for (int f = 0; f < n; f++) v[f] = t->seat_height > 0 && s->f[f].kp[KG_PART_PELVIS][2] < t->seat_height * rr->leg;
@@ -469,9 +467,7 @@ static void plan_pin(rt_source *s, const kg_retarget_tuning *t, const kg_retarge
 /* Each contact's planned stance (plan_pin), held over the contact; frame by
  * frame, so a landing foot sees where the other's contact was planned. */
 static void plan_pins(rt_source *s, const kg_retarget_tuning *t, const kg_retarget_robot *rr) {
-    int K = (int)lround(t->landing_time / s->dt), h = (int)lround(t->speed_window / s->dt);
-    if (K < 1) K = 1;
-    if (h < 1) h = 1;
+    const int n = s->nframes, K = rt_window(t->landing_time, s->dt, n, 1, 0), h = rt_window(t->speed_window, s->dt, n, 1, 0);
     for (int g = 0; g < s->nframes; g++)
         for (int side = 0; side < 2; side++) {
             rt_frame_source *F = &s->f[g];

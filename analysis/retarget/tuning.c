@@ -2,6 +2,8 @@
  * that reads and sets them by name (the command's --tune). What each means is
  * said where the struct is declared (retarget.h); nothing here depends on a
  * robot or a clip. */
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,10 @@ double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field
 int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value) {
     for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
         if (strcmp(fields[k].name, name)) continue;
+        /* every number is a length, time, speed, weight or count: none is negative, and a count
+         * is whole and fits an int (a larger double converted to int is undefined) */
+        if (!isfinite(value) || value < 0 || (fields[k].is_int && (value != floor(value) || value > INT_MAX)))
+            return -2;
         char *p = (char *)t + fields[k].offset;
         if (fields[k].is_int) *(int *)p = (int)value;
         else *(double *)p = value;

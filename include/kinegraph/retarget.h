@@ -407,7 +407,8 @@ typedef struct kg_tuning_field {
 } kg_tuning_field;
 KG_API const kg_tuning_field *kg_retarget_tuning_fields(int *n);
 KG_API double kg_retarget_tuning_get(const kg_retarget_tuning *t, const kg_tuning_field *f);
-/* Returns 0, -1 for an unknown name. */
+/* Returns 0, -1 for an unknown name, -2 for a value it cannot take (not finite,
+ * negative, or for a count not a whole number up to INT_MAX): t is then as it was. */
 KG_API int kg_retarget_tuning_set(kg_retarget_tuning *t, const char *name, double value);
 
 /* Retargets clip (frames of src) onto robot: out gets one frame per clip frame,
