@@ -82,14 +82,24 @@ typedef struct job {
     table t;
     double lo[3], hi[3], w_min, w_max, w_sum;
     int failed;        /* 0, or why it stopped: KG_WORKSPACE_MEMORY, _TOO_MANY, _OFF_GRID */
+    int *stop;         /* shared: set by the first job that fails, so the others stop too */
 } job;
+
+/* The voxels allowed (o->max_voxels, or the default). */
+static long voxels_allowed(const kg_workspace_options *o) {
+    return o->max_voxels > 0 ? o->max_voxels : KG_WORKSPACE_MAX_VOXELS;
+}
 
 /* Counts sample i (at voxel key, manipulability w). Nonzero when out of
  * memory or past the voxels allowed (jb->failed says which). */
 static int count(job *jb, uint64_t key, double w, long i, long max_voxels) {
     cell *c = table_get(&jb->t, key, i);
-    if (!c) return jb->failed = KG_WORKSPACE_MEMORY;
-    if ((long)jb->t.n > max_voxels) return jb->failed = KG_WORKSPACE_TOO_MANY;
+    if (!c) jb->failed = KG_WORKSPACE_MEMORY;
+    else if ((long)jb->t.n > max_voxels) jb->failed = KG_WORKSPACE_TOO_MANY;
+    if (jb->failed) {
+        __atomic_store_n(jb->stop, 1, __ATOMIC_RELAXED);
+        return 1;
+    }
     float wf = (float)w;
     c->count++;
     c->w_min = wf < c->w_min ? wf : c->w_min; /* comparisons: fminf is a library call without -ffast-math */
@@ -131,7 +141,7 @@ static void *run(void *arg) {
     for (int a = 0; a < 3; a++) jb->lo[a] = INFINITY, jb->hi[a] = -INFINITY;
     jb->w_min = INFINITY, jb->w_max = -INFINITY, jb->w_sum = 0;
     const double inv = 1 / o->voxel;
-    const long max_voxels = o->max_voxels > 0 ? o->max_voxels : KG_WORKSPACE_MAX_VOXELS;
+    const long max_voxels = voxels_allowed(o);
     uint64_t pend_key = 0;
     double pend_w = 0;
     kg_sampler s;
@@ -170,6 +180,7 @@ static void *run(void *arg) {
         uint64_t key = key_of(voxel_index(p[0] * inv, &off), voxel_index(p[1] * inv, &off), voxel_index(p[2] * inv, &off));
         if (off) {
             jb->failed = KG_WORKSPACE_OFF_GRID;
+            __atomic_store_n(jb->stop, 1, __ATOMIC_RELAXED);
             break;
         }
         if (jb->t.cap) __builtin_prefetch(&jb->t.c[hash_key(key) & (jb->t.cap - 1)], 1);
@@ -177,8 +188,11 @@ static void *run(void *arg) {
         pend_key = key;
         pend_w = w;
         /* the first share tells the progress for all (the shares run at about one speed) */
-        if (o->progress && jb->from == 0 && ((i + 1) & PROGRESS_EVERY) == 0)
-            o->progress(o->progress_user, (long)((double)(i + 1) * (double)o->samples / (double)jb->to), o->samples);
+        if (((i + 1) & PROGRESS_EVERY) == 0) {
+            if (__atomic_load_n(jb->stop, __ATOMIC_RELAXED)) break; /* another job failed: the run has */
+            if (o->progress && jb->from == 0)
+                o->progress(o->progress_user, (long)((double)(i + 1) * (double)o->samples / (double)jb->to), o->samples);
+        }
     }
     if (!jb->failed && jb->to > jb->from) count(jb, pend_key, pend_w, jb->to - 1, max_voxels);
     kg_data_free(d);
@@ -203,13 +217,13 @@ void kg_workspace_free(kg_workspace *w) {
  * thread cannot start) and waits for them. The jobs, or NULL when out of memory. */
 static job *run_jobs(const kg_model *m, const kg_workspace_options *o, const kg_sample_coord *coords, int ncoord,
                      const int *cols, int ncol, int nt) {
-    job *jobs = calloc((size_t)nt, sizeof *jobs);
+    job *jobs = calloc((size_t)nt + 1, sizeof *jobs); /* the last one's failed is the shared stop flag */
     pthread_t th[64];
     if (!jobs) return NULL;
     for (int t = 0; t < nt; t++) {
         memset(&jobs[t], 0, sizeof jobs[t]);
         jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
-        jobs[t].cols = cols, jobs[t].ncol = ncol;
+        jobs[t].cols = cols, jobs[t].ncol = ncol, jobs[t].stop = &jobs[nt].failed;
         jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
         if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
     }
@@ -342,7 +356,7 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     }
     table all = {0};
     double wsum;
-    int failed = merge(jobs, nt, o->max_voxels > 0 ? o->max_voxels : KG_WORKSPACE_MAX_VOXELS, w, &all, &wsum);
+    int failed = merge(jobs, nt, voxels_allowed(o), w, &all, &wsum);
     table *T = nt == 1 ? &jobs[0].t : &all;
     w->samples = o->samples;
     w->w_mean = wsum / (double)o->samples;

@@ -180,6 +180,20 @@ static int number(kg_cli *c, const char *opt, const char *text, double lo, doubl
     return -1;
 }
 
+/* Tuning number `name` set to v (given as option `opt`): 0, or -1 after a
+ * usage error saying what it takes (kg_retarget_tuning_set's range). */
+static int set_tuning(const char *opt, const char *name, double v, kg_retarget_tuning *t) {
+    int rc = kg_retarget_tuning_set(t, name, v);
+    if (rc == -1) return kg_cli_usage_error("retarget", "%s: no number named '%s' (see --print-tuning)", opt, name), -1;
+    if (rc == 0) return 0;
+    int nf, count = 0;
+    const kg_tuning_field *f = kg_retarget_tuning_fields(&nf);
+    for (int k = 0; k < nf; k++) count |= !strcmp(f[k].name, name) && f[k].is_int;
+    kg_cli_usage_error("retarget", "%s: %s takes %s, not %g", opt, name,
+                       count ? "a whole number from 0 to 2147483647 (a count)" : "a finite number >= 0", v);
+    return -1;
+}
+
 /* --tune NAME=VALUE,...: 0, or -1 after a usage error. */
 static int tune(const char *text, kg_retarget_tuning *t) {
     while (text && *text) {
@@ -190,19 +204,7 @@ static int tune(const char *text, kg_retarget_tuning *t) {
             kg_cli_usage_error("retarget", "--tune takes NAME=VALUE[,NAME=VALUE...], not '%s'", text);
             return -1;
         }
-        int rc = kg_retarget_tuning_set(t, name, v);
-        if (rc == -1) {
-            kg_cli_usage_error("retarget", "--tune: no number named '%s' (see --print-tuning)", name);
-            return -1;
-        }
-        if (rc != 0) {
-            int nf, count = 0;
-            const kg_tuning_field *f = kg_retarget_tuning_fields(&nf);
-            for (int k = 0; k < nf; k++) count |= !strcmp(f[k].name, name) && f[k].is_int;
-            kg_cli_usage_error("retarget", "--tune: %s takes %s, not %g", name,
-                               count ? "a whole number from 0 (a count)" : "a number >= 0", v);
-            return -1;
-        }
+        if (set_tuning("--tune", name, v, t) != 0) return -1;
         text += n + (text[n] == ',');
     }
     return 0;
@@ -215,8 +217,8 @@ static int settings(kg_cli *c, const opts *o, kg_retarget_options *ro) {
     if (o->no_avoidance) ro->avoid_self_collision = 0;
     double v;
     if (o->iters) {
-        if (number(c, "--iterations", o->iters, 1, &v) != 0) return -1;
-        ro->tune.iterations = (int)v;
+        if (number(c, "--iterations", o->iters, 1, &v) != 0 || set_tuning("--iterations", "iterations", v, &ro->tune) != 0)
+            return -1;
     }
     if ((o->height && number(c, "--contact-height", o->height, 0, &ro->tune.contact_height) != 0) ||
         (o->speed && number(c, "--contact-speed", o->speed, 0, &ro->tune.contact_speed) != 0) ||

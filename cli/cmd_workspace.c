@@ -38,7 +38,7 @@ static const kg_cli_option options[] = {
     {"--threads", .value = "N", KG_TEXT(opts, threads),
      .help = "split the samples over N threads (default 1)"},
     {"--max-voxels", .value = "N", KG_TEXT(opts, max_voxels),
-     .help = "stop with an error past N voxels (default 10000000: about 1 GB while counting)"},
+     .help = "stop with an error past N voxels (default 10000000: 1-1.6 GB a thread while counting)"},
     {"--no-manipulability", KG_FLAG(opts, no_w, 1),
      .help = "skip w (faster)"},
     {"--ply", .value = "FILE", KG_TEXT(opts, ply), .complete = KG_COMPLETE_FILE,
@@ -121,8 +121,8 @@ static int settings(kg_cli *c, const opts *o, kg_workspace_options *wo) {
         wo->threads = (int)v;
     }
     if (o->max_voxels) {
-        if (kg_cli_numbers(c, "--max-voxels", o->max_voxels, &v, 1) || !(v >= 1 && v <= 1e12))
-            return kg_cli_usage_error(c->command, "--max-voxels: a count from 1, not '%s'", o->max_voxels);
+        if (kg_cli_numbers(c, "--max-voxels", o->max_voxels, &v, 1) || !(v >= 1 && v <= 1e12) || v != floor(v))
+            return kg_cli_usage_error(c->command, "--max-voxels: a whole number from 1, not '%s'", o->max_voxels);
         wo->max_voxels = (long)v;
     }
     if (o->sequence && strcmp(o->sequence, "random") && strcmp(o->sequence, "halton"))
@@ -243,7 +243,7 @@ static int compute(const kg_model *m, kg_workspace_options *wo, kg_workspace *w,
     kg_cli_progress_end(&pg);
     if (failed == KG_WORKSPACE_TOO_MANY)
         fprintf(stderr, "kinegraph workspace: more than %ld voxels of %g m: a larger --voxel, fewer --samples, or "
-                "--max-voxels\n", wo->max_voxels > 0 ? wo->max_voxels : KG_WORKSPACE_MAX_VOXELS, wo->voxel);
+                "--max-voxels\n", wo->max_voxels, wo->voxel);
     else if (failed == KG_WORKSPACE_OFF_GRID)
         fprintf(stderr, "kinegraph workspace: a point is %s: the voxel grid reaches %ld voxels of %g m from the "
                 "origin (a larger --voxel)\n", "beyond the voxel grid or not finite", KG_WORKSPACE_GRID_REACH,
@@ -263,7 +263,8 @@ static int run(int argc, char **argv) {
     int rc = kg_cli_parse(&c, &kg_cmd_workspace, argc, argv);
     if (rc >= 0) return rc;
     if (!o.tip) return kg_cli_usage_error(c.command, "which link? (--tip LINK)");
-    kg_workspace_options wo = {.base = -1, .samples = 1000000, .voxel = 0.02, .seed = 1, .manipulability = !o.no_w};
+    kg_workspace_options wo = {.base = -1, .samples = 1000000, .voxel = 0.02, .seed = 1, .manipulability = !o.no_w,
+                               .max_voxels = KG_WORKSPACE_MAX_VOXELS};
     if ((rc = settings(&c, &o, &wo)) != 0) return rc;
     kg_model *m;
     kg_data *d;

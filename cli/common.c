@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/common.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,20 +17,21 @@
 
 int kg_cli_resample(const char *command, const char *what, const kg_model *m, const kg_motion *mo, double fps,
                     kg_motion **out, FILE *log) {
-    double frames = kg_motion_resampled_frames(mo, fps), values = frames * (mo->nq + 7);
+    const int per_frame = mo->nq + (mo->base ? 7 : 0);
+    double frames = kg_motion_resampled_frames(mo, fps), values = frames * per_frame;
     const unsigned long long limit = KG_LIMIT(KG_LIMIT_RESAMPLE_VALUES);
+    const char *why = NULL;
     *out = NULL;
-    if (frames >= 0 && values > (double)limit) {
+    if (frames < 0 || mo->nq != m->nq) why = "the motion has no frame time, or is not the model's";
+    else if (values > (double)limit || frames > INT_MAX) {
         fprintf(log, "kinegraph %s: %s: error: %g frames/s makes %.0f frames of %d values, more than "
                 "KG_LIMIT_RESAMPLE_VALUES (%llu; the environment variable of that name raises it) "
-                "[resample.too_many_frames]\n", command, what, fps, frames, mo->nq + 7, limit);
+                "[resample.too_many_frames]\n", command, what, fps, frames, per_frame, limit);
         return KG_EXIT_ERRORS;
-    }
-    if (!(*out = kg_motion_resample(m, mo, fps))) {
-        fprintf(log, "kinegraph %s: %s: error: cannot resample to %g frames/s (out of memory)\n", command, what, fps);
-        return KG_EXIT_ERRORS;
-    }
-    return 0;
+    } else if (!(*out = kg_motion_resample(m, mo, fps))) why = "out of memory";
+    if (!why) return 0;
+    fprintf(log, "kinegraph %s: %s: error: cannot resample to %g frames/s (%s)\n", command, what, fps, why);
+    return KG_EXIT_ERRORS;
 }
 
 int kg_cli_usage_error(const char *command, const char *fmt, ...) {

@@ -55,8 +55,9 @@ int kg_cli_link(kg_cli *c, const kg_model *m, const char *option, const char *na
 int kg_cli_usage_error(const char *command, const char *fmt, ...);
 
 /* mo (of m) resampled to fps frames/s (--fps) into *out: 0, or KG_EXIT_ERRORS
- * after saying why on log, prefixed "kinegraph COMMAND: WHAT: " (more values
- * than KG_LIMIT_RESAMPLE_VALUES, code resample.too_many_frames; out of memory). */
+ * after saying why on log, prefixed "kinegraph COMMAND: WHAT: " (more values,
+ * coordinates and root pose, than KG_LIMIT_RESAMPLE_VALUES: code
+ * resample.too_many_frames; no frame time; out of memory). */
 int kg_cli_resample(const char *command, const char *what, const kg_model *m, const kg_motion *mo, double fps,
                     kg_motion **out, FILE *log);
 

@@ -99,32 +99,49 @@ void kg_fuzz_map(const uint8_t *data, size_t size) {
     json_decref(j);
 }
 
-/* A retargeted motion that breaks what the retargeting promises: a coordinate
- * or root pose not finite, a limited joint outside its range, a report that
- * does not add up. Aborts (a finding) with what and where. */
-static void check_retargeted(const kg_model *robot, const kg_motion *out, const kg_retarget_report *r, int nframes,
-                             double root_speed) {
-    const char *why = NULL;
-    int f = 0;
-    if (out->nframes != nframes || out->nq != robot->nq) why = "frame or coordinate count";
-    for (; f < out->nframes && !why; f++) {
-        const double *q = out->q + (size_t)f * out->nq;
-        for (int i = 0; i < out->nq && !why; i++)
-            if (!isfinite(q[i])) why = "coordinate not finite";
-        for (int i = 0; out->base && i < 7 && !why; i++)
-            if (!isfinite(out->base[7 * (size_t)f + i])) why = "root pose not finite";
-        for (int j = 0; j < robot->njoint && !why; j++) {
-            const kg_joint *J = &robot->joint[j];
-            if (J->nq != 1 || !kg_joint_is_limited(J)) continue;
-            const double x = q[J->qadr], tol = 1e-9 * (1 + fabs(x));
-            if (x < J->lower - tol || x > J->upper + tol) why = "coordinate outside its limits";
-        }
+/* What frame f of a retargeted motion breaks of the retargeting's promises,
+ * measured on the motion itself: a coordinate or root pose not finite, a
+ * limited joint outside its range, a joint faster than its velocity limit (the
+ * model's, else the tuning's default) or the root faster than root_speed since
+ * the frame before. NULL when it keeps them. */
+static const char *frame_fault(const kg_model *robot, const kg_motion *out, int f, const kg_retarget_tuning *t) {
+    const double *q = out->q + (size_t)f * out->nq, *qp = f > 0 ? q - out->nq : NULL, dt = out->frame_time;
+    const double *b = out->base ? out->base + 7 * (size_t)f : NULL;
+    for (int i = 0; i < out->nq; i++)
+        if (!isfinite(q[i])) return "coordinate not finite";
+    for (int i = 0; b && i < 7; i++)
+        if (!isfinite(b[i])) return "root pose not finite";
+    for (int j = 0; j < robot->njoint; j++) {
+        const kg_joint *J = &robot->joint[j];
+        if (J->nq != 1 || J->mimic >= 0) continue;
+        const double x = q[J->qadr], tol = 1e-9 * (1 + fabs(x));
+        if (kg_joint_is_limited(J) && (x < J->lower - tol || x > J->upper + tol)) return "coordinate outside its limits";
+        const double v = J->velocity > 0 ? J->velocity : t->joint_speed_default;
+        if (qp && fabs(x - qp[J->qadr]) > v * dt * (1 + 1e-6) + 1e-9) return "joint faster than its velocity limit";
     }
-    if (!why && (r->limit_violations != 0 || r->velocity_violations != 0 || !(r->root_speed_max >= 0))) why = "report";
-    if (!why && r->root_speed_max > root_speed * (1 + 1e-6)) why = "root faster than the tuning's root_speed";
-    if (!why) return;
-    fprintf(stderr, "kg_fuzz_retarget: %s (frame %d)\n", why, f - 1);
-    abort();
+    if (b && f > 0) {
+        const double *a = b - 7, d = hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]);
+        if (d > t->root_speed * dt * (1 + 1e-6) + 1e-9) return "root faster than the tuning's root_speed";
+    }
+    return NULL;
+}
+
+/* Aborts (a finding) when the motion breaks a promise or its report says it
+ * did: what and where. */
+static void check_retargeted(const kg_model *robot, const kg_motion *out, const kg_retarget_report *r, int nframes,
+                             const kg_retarget_tuning *t) {
+    const char *why = out->nframes != nframes || out->nq != robot->nq ? "frame or coordinate count" : NULL;
+    int f = 0;
+    for (; !why && f < out->nframes; f++) why = frame_fault(robot, out, f, t);
+    if (why) {
+        fprintf(stderr, "kg_fuzz_retarget: %s (frame %d)\n", why, f - 1);
+        abort();
+    }
+    if (r->limit_violations != 0 || r->velocity_violations != 0 || !(r->root_speed_max >= 0)) {
+        fprintf(stderr, "kg_fuzz_retarget: the report counts %d limit and %d velocity violations, root speed %g\n",
+                r->limit_violations, r->velocity_violations, r->root_speed_max);
+        abort();
+    }
 }
 
 int kg_fuzz_retarget(const uint8_t *data, size_t size) {
@@ -149,7 +166,11 @@ int kg_fuzz_retarget(const uint8_t *data, size_t size) {
         kg_diags d;
         kg_diags_init(&d);
         rc = kg_retarget_prepared(rr, src, mo, &o, &out, &r, &d) == 0;
-        if (rc) check_retargeted(robot, out, &r, mo->nframes, o.tune.root_speed);
+        if (rc) check_retargeted(robot, out, &r, mo->nframes, &o.tune);
+        else if (kg_diags_count(&d, KG_ERROR) == 0) { /* a refusal says why */
+            fprintf(stderr, "kg_fuzz_retarget: refused without an error diagnostic\n");
+            abort();
+        }
         kg_diags_clear(&d);
     }
     kg_motion_free(out);

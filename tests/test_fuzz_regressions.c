@@ -15,7 +15,8 @@
 #define DIR_OF(h) KG_SOURCE_DIR "/tests/data/fuzz-regressions/" h
 
 /* format: a model format (NULL: told by the content), "map" (kg_fuzz_map) or
- * "retarget" (kg_fuzz_retarget) */
+ * "retarget" (kg_fuzz_retarget: a file named refused_* must be refused by the
+ * retargeting, any other retargeted) */
 static int run_dir(const char *dir, const char *format, int export_all) {
     DIR *d = opendir(dir);
     if (!d) return 0;
@@ -40,6 +41,7 @@ static int run_dir(const char *dir, const char *format, int export_all) {
         if (retarget) {
             int rc = kg_fuzz_retarget(buf, got);
             how = rc > 0 ? "retargeted" : rc == 0 ? "refused by the retargeting" : "refused";
+            if (rc != (strncmp(e->d_name, "refused_", 8) ? 1 : 0)) fail_msg("%s: %s, not as its name says", path, how);
         }
         kg_model *m = map || retarget ? NULL : kg_fuzz_load(format, buf, got, &mo);
         if (m && export_all) kg_fuzz_export_all(m, mo);

@@ -189,7 +189,8 @@ int kg_high_bar_simulate(const kg_model *m, const kg_high_bar_options *o, kg_hig
     sim_pose(&S);
     sim_start(&S, o->swing);
     const long steps = lround(o->duration / o->dt);
-    const long cut = o->cut_time / o->dt <= steps ? lround(o->cut_time / o->dt) : steps + 1; /* after the end: never */
+    /* a cut outside [0, duration] is never made (and its step count never overflows) */
+    const long cut = o->cut_time >= 0 && o->cut_time <= o->duration ? lround(o->cut_time / o->dt) : -1;
     const long every = o->frame_rate > 0 ? lround(1 / (o->frame_rate * o->dt)) : 1;
     int status = 0;
     for (long i = 0; i <= steps && status == 0; i++) {

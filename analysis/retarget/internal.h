@@ -303,10 +303,14 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
 double rt_now(void);
 
 /* A window of `seconds` in frames of dt (rounded; up with round_up), at least lo
- * and at most 2 n + 16 for a clip of n frames: a window reaching the clip's
- * length each way already sees all of it, and the count fits an int whatever
- * the tuning says (--tune floor_window=1e9 asked for 32 GB, preview_time=1e9
- * overflowed the conversion). */
+ * and at most 2 n + 16 for a clip of n frames, so that the count fits an int
+ * and its arrays the clip whatever the tuning says (--tune floor_window=1e9
+ * asked for 32 GB). For the windows that only look at frames (the floor's
+ * percentile, a contact's speed and length, the landing's search) one
+ * reaching the clip's length each way already sees all of it; the landing's
+ * ramp (1 - j / (K + 1)) would differ, at lengths past any use. The balance's
+ * preview window ends where its weights vanish instead (balance.c): past the
+ * clip's end its ZMPs still differ. */
 static inline int rt_window(double seconds, double dt, int n, int lo, int round_up) {
     double k = round_up ? ceil(seconds / dt) : floor(seconds / dt + 0.5), most = 2.0 * n + 16;
     if (!(k <= most)) k = most; /* NaN too */

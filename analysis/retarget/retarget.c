@@ -450,7 +450,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     if (o.tune.frame_rate_max > 0 && clip->frame_time > 0 && clip->frame_time * o.tune.frame_rate_max < 1) {
         kg_diag_add(dg, KG_ERROR, "retarget.frame_rate", src->source, 0, NULL,
                     "'%s' has %.6g frames/s (frame time %.6g s), more than the retargeting takes (frame_rate_max "
-                    "%.6g: its windows are counted in frames); resample the clip",
+                    "%.6g: its windows are counted in frames); resample it (kinegraph convert CLIP OUT.bvh --fps N)",
                     src->name ? src->name : "", 1 / clip->frame_time, clip->frame_time, o.tune.frame_rate_max);
         return -1;
     }

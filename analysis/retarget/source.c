@@ -498,6 +498,16 @@ static void turn_pivot_pins(rt_source *s, const kg_retarget_robot *rr) {
     }
 }
 
+/* The first frame with a body point farther than `most` from the origin (on
+ * the robot's scale) or not finite, into *part; -1 when none. */
+static int far_frame(const rt_source *s, double most, int *part) {
+    for (int f = 0; f < s->nframes; f++)
+        for (int k = 0; k < KG_NPART; k++)
+            for (int a = 0; a < 3; a++)
+                if (!(fabs(s->f[f].kp[k][a]) <= most)) return *part = k, f;
+    return -1;
+}
+
 int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, const kg_retarget_options *o,
                     const kg_retarget_robot *rr, kg_diags *dg) {
     memset(s, 0, sizeof *s);
@@ -533,6 +543,14 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     }
     if (floors(s, &o->tune, floor) != 0) goto done;
     scale_frames(s, floor, rr);
+    int part, far = o->tune.position_max > 0 ? far_frame(s, o->tune.position_max, &part) : -1;
+    if (far >= 0) {
+        kg_diag_add(dg, KG_ERROR, "retarget.far", m->source, 0, NULL,
+                    "frame %d of '%s': its %s is farther than position_max (%g m) from the origin on the robot's "
+                    "scale, or not a number: the solve's positions would lose their precision", far,
+                    m->name ? m->name : "", kg_part_name(part), o->tune.position_max);
+        goto done;
+    }
     contacts(s, &o->tune, rr, floor);
     if (seats(s, &o->tune, rr) != 0) goto done;
     calibrate_feet(s, m, ankle_R, floor, &o->tune, rr);

@@ -31,7 +31,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->w_slack[KG_SLACK_STANCE] = 1e8, t->w_slack[KG_SLACK_GROUND] = 1e6, t->w_slack[KG_SLACK_COLLISION] = 1e6;
     t->w_slack[KG_SLACK_BALANCE] = 1e5, t->w_slack[KG_SLACK_LOOP] = 1e6;
     t->slack_least = 1e-4;
-    t->joint_speed_default = 8, t->frame_rate_max = 2000, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
+    t->joint_speed_default = 8, t->frame_rate_max = 2000, t->position_max = 1e6, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
     t->sole_watch = 0.05, t->scuff_height = 0.006, t->scuff_release = 0.012, t->scuff_time = 0.002, t->sole_face = 0.02, t->sole_lean = 0.1,
     t->roll_depth = 0.001;
     t->default_sole_back = 0.08, t->default_sole_front = 0.12, t->default_sole_half_width = 0.05;
@@ -57,7 +57,7 @@ static const kg_tuning_field fields[] = {
     D(w_swing, "1"), D(w_swing_turn, "1"), D(w_landing, "1"), D(w_pivot, "1"), D(w_hand, "1"), D(w_elbow, "1"), D(w_com, "1"), D(w_height, "1"), D(seat_height, "1"), D(height_hold, "s"),
     D(w_previous, "1"), D(w_neutral, "1"), D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"),
     S(KG_SLACK_GROUND, "ground"), S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"),
-    S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(frame_rate_max, "frames/s"), D(root_speed, "m/s"),
+    S(KG_SLACK_LOOP, "loop"), D(joint_speed_default, "rad/s, m/s"), D(frame_rate_max, "frames/s"), D(position_max, "m"), D(root_speed, "m/s"),
     D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(scuff_height, "m"), D(scuff_release, "m"), D(scuff_time, "s"), D(sole_face, "m"), D(sole_lean, "1"), D(roll_depth, "m"), D(default_sole_back, "m"),
     D(default_sole_front, "m"), D(default_sole_half_width, "m"), D(collision_safe, "m"),
     D(collision_influence, "m"), D(collision_lookahead, "m"), D(collision_tolerance, "m"), D(collision_hull_width, "m"),

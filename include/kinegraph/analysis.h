@@ -159,10 +159,13 @@ typedef struct kg_workspace_options {
     long max_voxels;     /* at most this many voxels (0: KG_WORKSPACE_MAX_VOXELS); more is refused */
 } kg_workspace_options;
 
-/* The voxels a workspace holds unless told otherwise: each costs about 64 bytes
- * while it is counted (a hash table at most half full, doubled as it grows),
- * so 10^7 is about 1 GB at the peak. Many samples into small voxels (10^9
- * samples of 2 um) would otherwise grow until memory runs out. */
+/* The voxels a workspace holds unless told otherwise: each costs 64-128 bytes
+ * while it is counted (a hash table of 32-byte cells at most half full, the
+ * old one beside the new while it doubles), so 10^7 is 1-1.6 GB at the peak,
+ * that much per thread (each counts its share, up to the limit) and again for
+ * their merge. The first thread past it stops the others. Many samples into
+ * small voxels (10^9 samples of 2 um) would otherwise grow until memory runs
+ * out. */
 #define KG_WORKSPACE_MAX_VOXELS 10000000L
 /* The voxel grid's reach: 2^20 voxels from the origin along each axis (20 km
  * at 2 cm, 1 m at 1 um); a point beyond is refused, not counted in the edge voxel. */

@@ -217,12 +217,15 @@ typedef struct kg_dyn_filter_options {
     double delay;          /* s: preview horizon (0.8, irteus's for this filter). Past the clip's last
                             * frame the previewed error is zero, not the last frame's held (irteus's
                             * padding for a planned ZMP, whose last value is where the robot stands):
-                            * the last frames' error comes from one-sided rates, often clipped at
-                            * error_max, and held for a horizon it asked the cart to settle on it */
+                            * the last frames' error comes from one-sided rates and is often clipped
+                            * at error_max; held over a horizon, it asked the cart to settle on it */
     double q, r;           /* preview weights on the ZMP error and the jerk's change (1, 1e-9; irteus
                             * has r = 1e-6 for a planned ZMP: an error measured per frame changes at
                             * the frame rate, which r = 1e-6 lets the cart follow only in part) */
-    double margin;         /* m: how far inside the support polygon the reference is kept (0.02) */
+    double margin;         /* m: how far inside the support polygon the reference is kept (0.02: the
+                            * corpus walks met the 5 % bar on most runs near it, fewer at 0.01 or
+                            * 0.04; nearer the edge the ZMP's misses leave the polygon, deeper the
+                            * reference asks the body to move further) */
     int passes;            /* at most this many, each on the motion the last one corrected; the best
                             * is kept (50). More passes never make the motion returned worse, they cost
                             * time: a pass costs, per frame, its inverse dynamics and up to
