@@ -2,6 +2,7 @@
  * (the robot prepared once for all of them, the clips on --jobs threads). */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, clock_gettime */
 #include <libxml/parser.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -217,8 +218,10 @@ static int settings(kg_cli *c, const opts *o, kg_retarget_options *ro) {
     if (o->no_avoidance) ro->avoid_self_collision = 0;
     double v;
     if (o->iters) {
-        if (number(c, "--iterations", o->iters, 1, &v) != 0 || set_tuning("--iterations", "iterations", v, &ro->tune) != 0)
-            return -1;
+        if (number(c, "--iterations", o->iters, 1, &v) != 0) return -1;
+        if (!(v <= INT_MAX) || v != floor(v))
+            return kg_cli_usage_error("retarget", "--iterations takes a whole number from 1 to 2147483647, not '%s'", o->iters), -1;
+        ro->tune.iterations = (int)v;
     }
     if ((o->height && number(c, "--contact-height", o->height, 0, &ro->tune.contact_height) != 0) ||
         (o->speed && number(c, "--contact-speed", o->speed, 0, &ro->tune.contact_speed) != 0) ||

@@ -23,7 +23,8 @@ int kg_cli_resample(const char *command, const char *what, const kg_model *m, co
     const char *why = NULL;
     *out = NULL;
     if (frames < 0 || mo->nq != m->nq) why = "the motion has no frame time, or is not the model's";
-    else if (values > (double)limit || frames > INT_MAX) {
+    else if (frames > INT_MAX) why = "more frames than a motion holds (2^31 - 1)";
+    else if (values > (double)limit) {
         fprintf(log, "kinegraph %s: %s: error: %g frames/s makes %.0f frames of %d values, more than "
                 "KG_LIMIT_RESAMPLE_VALUES (%llu; the environment variable of that name raises it) "
                 "[resample.too_many_frames]\n", command, what, fps, frames, per_frame, limit);

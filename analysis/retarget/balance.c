@@ -23,7 +23,6 @@
  * sets down clear of each other left its soles on a third of the contact
  * frames. The model starts at the first frame's estimate, moving as the
  * references ahead ask (a clip starts in mid-motion). */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +95,11 @@ int rt_balance(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_opti
      * they change nothing, so the window ends there (not at the clip, which changes the sum) */
     const double a = RT_G / rr->com_h * s->dt * s->dt, l = (2 + a + sqrt(a * a + 4 * a)) / 2;
     const double vanish = ceil(log(1e12) / log(l)); /* a COM 0.7 m up: ~220 frames at 30 frames/s, ~890 at 120 */
-    double k = fmin(floor(t->preview_time / s->dt + 0.5), vanish);
-    if (!(k <= INT_MAX / 8)) k = INT_MAX / 8; /* only when frame_rate_max is off: an int whatever the rate */
+    double k = fmin(floor(t->preview_time / s->dt + 0.5), vanish); /* fmin: a NaN vanish leaves k */
+    /* with frame_rate_max off, the weights may vanish only past millions of frames (or never, for
+     * a COM height that is no number): past a million frames (24 MB of window) the clip's cap
+     * (rt_window) bounds the arrays instead, the sum changed where the window passes the clip */
+    if (!(k <= vanish) || !(k <= 1e6)) k = rt_window(t->preview_time, s->dt, n, 2, 0);
     int H = rt_window(t->zmp_step, s->dt, n, 1, 0), N = k < 2 ? 2 : (int)k;
     memset(b, 0, sizeof *b);
     b->landing[0] = b->landing[1] = -1;

@@ -498,8 +498,8 @@ static void turn_pivot_pins(rt_source *s, const kg_retarget_robot *rr) {
     }
 }
 
-/* The first frame with a body point farther than `most` from the origin (on
- * the robot's scale) or not finite, into *part; -1 when none. */
+/* The first frame with a body point farther than `most` from the origin along
+ * an axis (on the robot's scale) or not finite, into *part; -1 when none. */
 static int far_frame(const rt_source *s, double most, int *part) {
     for (int f = 0; f < s->nframes; f++)
         for (int k = 0; k < KG_NPART; k++)
@@ -543,11 +543,11 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
     }
     if (floors(s, &o->tune, floor) != 0) goto done;
     scale_frames(s, floor, rr);
-    int part, far = o->tune.position_max > 0 ? far_frame(s, o->tune.position_max, &part) : -1;
+    int part, far = far_frame(s, o->tune.position_max > 0 ? o->tune.position_max : INFINITY, &part); /* NaN always */
     if (far >= 0) {
         kg_diag_add(dg, KG_ERROR, "retarget.far", m->source, 0, NULL,
-                    "frame %d of '%s': its %s is farther than position_max (%g m) from the origin on the robot's "
-                    "scale, or not a number: the solve's positions would lose their precision", far,
+                    "frame %d of '%s': its %s is farther than position_max (%g m) from the origin along an axis on "
+                    "the robot's scale, or not a number: the solve's positions would lose their precision", far,
                     m->name ? m->name : "", kg_part_name(part), o->tune.position_max);
         goto done;
     }

@@ -472,7 +472,7 @@ rt_step *rt_step_new(const kg_retarget_robot *rr, const kg_retarget_options *o, 
     w->nx = rr->nx;
     w->meq = RT_MAX_EQ + 6 * m->nloop;
     w->min = RT_MAX_IN + rr->nfoot_shape[0] + rr->nfoot_shape[1] + rr->nfoot_drawn[0] + rr->nfoot_drawn[1] + (rr->have_cm ? rr->cm.nshape : 0) + 12 * m->nloop +
-             (o->tune.collision_rows < rr->nwatch ? o->tune.collision_rows : rr->nwatch); /* a row a pair at most */
+             (o->tune.collision_rows <= 0 ? 0 : o->tune.collision_rows < rr->nwatch ? o->tune.collision_rows : rr->nwatch); /* a row a pair at most */
     const size_t nx = (size_t)w->nx;
     w->d = kg_data_new(m);
     w->H = malloc(nx * nx * sizeof(double)), w->g = malloc(nx * sizeof(double)), w->x = malloc(nx * sizeof(double));
