@@ -153,17 +153,6 @@ typedef struct kg_retarget_tuning {
                                  * loop 1e6): the feet on the ground and links apart give last */
     /* limits */
     double joint_speed_default; /* rad/s or m/s for a joint whose file gives no velocity limit (8) */
-    double position_max;        /* m: a clip whose body points go farther than this from the origin along
-                                 * an axis (on the robot's scale) is refused (1e6): a double keeps about
-                                 * 1e-16 of a number, so positions of 1e6 m keep 0.1 nm and the solve's
-                                 * millimetres hold; a pelvis 1e202 m up left nothing of them (joint
-                                 * limits broken). 0: no maximum (points that are not numbers are
-                                 * refused whatever it is) */
-    double frame_rate_max;      /* frames/s: a faster clip is refused (2000): the windows above (floor_window,
-                                 * preview_time, landing_time, ...) are counted in the clip's frames, so a
-                                 * clip's memory and time grow with its rate; resample one faster than
-                                 * this (motion capture records at up to 1-2 kHz). 0: no maximum (the
-                                 * windows, in frames, then grow with the rate) */
     double root_speed;          /* m/s: the pelvis's largest speed, and the root link's where it is not at
                                  * the pelvis (4) */
     double root_turn_speed;     /* rad/s: the body's largest turning rate (12) */
@@ -261,6 +250,18 @@ typedef struct kg_retarget_tuning {
                                  * over height_hold), the balance lets the COM follow the source's,
                                  * and the report leaves those frames out of hover and its balance
                                  * figures; 0: never (0.25) */
+    /* the clips it takes (added after the fields above: a struct's new fields go at its end) */
+    double position_max;        /* m: a clip whose body points go farther than this from the origin along
+                                 * an axis (on the robot's scale) is refused (1e6): a double keeps about
+                                 * 1e-16 of a number, so positions of 1e6 m keep 0.1 nm and the solve's
+                                 * millimetres hold; a pelvis 1e202 m up left nothing of them (joint
+                                 * limits broken). 0: no maximum (points that are not numbers are
+                                 * refused whatever it is) */
+    double frame_rate_max;      /* frames/s: a faster clip is refused (2000): the tuning's windows
+                                 * (floor_window, preview_time, landing_time, ...) are counted in the
+                                 * clip's frames, so a clip's memory and time grow with its rate;
+                                 * resample one faster than this (motion capture records at up to 1-2
+                                 * kHz). 0: no maximum (the windows, in frames, then grow with the rate) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
