@@ -177,6 +177,48 @@ static void test_tuning_values(void **state) {
     }
 }
 
+/* The README's table of the tuning (| `name` | unit | default | meaning |,
+ * a row may name several fields sharing a unit, their defaults in order)
+ * lists every field once, in the order --print-tuning prints them, with the
+ * unit and the default value the library has. */
+static void test_tuning_readme(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(KG_SOURCE_DIR "/README.md");
+    assert_non_null(text);
+    const char *table = strstr(text, "| field | unit | default | meaning |");
+    assert_non_null(table);
+    int n, next = 0;
+    const kg_tuning_field *f = kg_retarget_tuning_fields(&n);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    for (const char *row = strchr(table, '\n') + 1; *row == '|'; row = strchr(row, '\n') + 1) {
+        if (!strncmp(row, "|---", 4)) continue;
+        const char *unit = strstr(row + 1, " | "), *dflt = unit ? strstr(unit + 3, " | ") : NULL;
+        assert_non_null(dflt);
+        unit += 3, dflt += 3;
+        char *num = (char *)dflt;
+        for (const char *name = strchr(row, '`'); name && name < unit - 3; name = strchr(name + 1, '`')) {
+            const char *end = strchr(name + 1, '`');
+            if (next >= n) fail_msg("README's tuning table lists '%.*s' past the %d fields", (int)(end - name - 1), name + 1, n);
+            if ((size_t)(end - name - 1) != strlen(f[next].name) || strncmp(name + 1, f[next].name, (size_t)(end - name - 1)))
+                fail_msg("README's tuning table has '%.*s' where --print-tuning has '%s'", (int)(end - name - 1), name + 1,
+                         f[next].name);
+            if ((size_t)(dflt - 3 - unit) != strlen(f[next].unit) || strncmp(unit, f[next].unit, (size_t)(dflt - 3 - unit)))
+                fail_msg("'%s': README's unit '%.*s', the library's '%s'", f[next].name, (int)(dflt - 3 - unit), unit,
+                         f[next].unit);
+            char *after;
+            double v = strtod(num, &after), want = kg_retarget_tuning_get(&o.tune, &f[next]);
+            if (after == num || fabs(v - want) > 1e-12 * fabs(want))
+                fail_msg("'%s': README's default '%.12s', the library's %g", f[next].name, num, want);
+            num = after + strspn(after, ", ");
+            next++;
+            name = end;
+        }
+    }
+    assert_int_equal(next, n);
+    free(text);
+}
+
 /* A clip faster than frame_rate_max is refused, said so, with no motion: its
  * windows (counted in frames) would grow with the rate without bound (a BVH
  * with a frame time of 1e-9 s asked for 32 GB). The sample walk is at 30
@@ -1381,6 +1423,7 @@ int main(void) {
         cmocka_unit_test(test_retarget_prepared),
         cmocka_unit_test(test_frame_rate_max),
         cmocka_unit_test(test_tuning_values),
+        cmocka_unit_test(test_tuning_readme),
         cmocka_unit_test(test_visual_sole),
         cmocka_unit_test(test_retarget_corpus),
         cmocka_unit_test(test_push_off),

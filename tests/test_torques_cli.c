@@ -268,6 +268,18 @@ static void test_usage(void **state) {
     char lp[700];
     snprintf(lp, sizeof lp, "%s/lp.json", tmpdir);
     assert_int_equal(access(lp, F_OK), -1);
+    /* a frame rate whose second differences overflow (1e300 frames/s: a typo): an error naming
+     * the frame, not a table of infinities; no torques or report written */
+    snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --fps 1e300 -o '%s/inf.csv' --report '%s/lp.json'",
+             SAMPLE, tmpdir, tmpdir, tmpdir);
+    assert_int_equal(run(args, &err), 1);
+    assert_non_null(strstr(err, "at frame 0 are not finite (frame time 1e-300 s)"));
+    assert_non_null(strstr(err, "[dynamics.rates]"));
+    free(err);
+    assert_int_equal(access(lp, F_OK), -1);
+    snprintf(lp, sizeof lp, "%s/inf.csv", tmpdir);
+    assert_int_equal(access(lp, F_OK), -1);
+    snprintf(lp, sizeof lp, "%s/lp.json", tmpdir);
     snprintf(args, sizeof args, "dynamics '%s' '%s/walk.csv' --lowpass 6 --report '%s/lp.json'", SAMPLE, tmpdir,
              tmpdir);
     run_ok(args);

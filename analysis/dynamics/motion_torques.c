@@ -44,6 +44,28 @@ static int supported(const kg_model *m, const kg_motion *mo, kg_diags *dg) {
     return 0;
 }
 
+/* 1 when the n values are all finite. */
+static int finite_all(const double *x, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+/* 0 when frame f's rates and torques are numbers, else -1 after an error: a
+ * frame time too short for the motion (a typo in a frame rate, 1e300
+ * frames/s) makes the second differences overflow, and torques of
+ * infinities would be printed as figures. */
+static int frame_finite(const kg_model *m, const kg_motion *mo, int f, const double vb[6], const double ab[6],
+                        const double *v, const double *a, const double *tau, kg_diags *dg) {
+    if (finite_all(v, m->nv) && finite_all(a, m->nv) && finite_all(tau, m->nv) &&
+        (!mo->base || (finite_all(vb, 6) && finite_all(ab, 6))))
+        return 0;
+    kg_diag_add(dg, KG_ERROR, "dynamics.rates", m->source, 0, NULL,
+                "the motion's velocities, accelerations or torques at frame %d are not finite (frame time %g s): "
+                "no torques for it", f, mo->frame_time);
+    return -1;
+}
+
 void kg_motion_torques_free(kg_motion_torques *t) {
     if (!t) return;
     free(t->act), free(t->tau), free(t->tau_max), free(t->frame_max), free(t->effort), free(t->ratio_max);
@@ -93,6 +115,10 @@ int kg_motion_torques_compute(const kg_model *m, const kg_motion *mo, const unsi
         else kg_feet_contacts(feet, d, o, contact);
         kg_torque_frame fr;
         kg_torques_frame(m, d, w, o, feet, contact, mo->base ? vb : NULL, mo->base ? ab : NULL, v, a, tau, &fr);
+        if (frame_finite(m, mo, f, vb, ab, v, a, tau, dg) != 0) {
+            kg_torque_work_free(w), kg_data_free(d), free(buf), kg_motion_torques_free(out);
+            return -1;
+        }
         if (frames) frames[f] = fr;
         double *ta = out->tau + (size_t)f * nact;
         kg_torques_fold(m, out->act, nact, tau, ta);

@@ -188,7 +188,8 @@ typedef struct kg_motion_torques {
  * right per frame), or NULL to infer them (kg_feet_contacts); feet may be NULL
  * (no contacts: the base wrench is the base's own, a fixed-base arm). frames
  * (may be NULL): [nframes] per-frame results. Returns 0, or -1 after an error
- * diagnostic (model not supported, out of memory, mo not fitting m). This is
+ * diagnostic (model not supported, out of memory, mo not fitting m, a
+ * frame's velocities, accelerations or torques not finite: dynamics.rates). This is
  * the function a report calls: it needs only the model and the motion. */
 KG_API int kg_motion_torques_compute(const kg_model *m, const kg_motion *mo, const unsigned char *contacts,
                               const kg_feet *feet, const kg_torque_options *o, kg_motion_torques *out,
