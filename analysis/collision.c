@@ -57,7 +57,9 @@ void kg_collision_model_free(kg_collision_model *cm) {
     memset(cm, 0, sizeof *cm);
 }
 
-int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c, double **verts, kg_diags *d) {
+/* Geom g of m as a convex shape (kg_geom_convex), its mesh `me` read already
+ * (NULL for a primitive, or when it could not be had: 1). */
+static int convex_of(const kg_model *m, int g, const kg_mesh *me, kg_convex *c, double **verts) {
     const kg_geom *G = &m->geom[g];
     memset(c, 0, sizeof *c);
     if (verts) *verts = NULL;
@@ -80,7 +82,6 @@ int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c
         c->size[1] = G->size[1] / 2;
         break;
     case KG_GEOM_MESH: {
-        const kg_mesh *me = G->mesh_path ? kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line) : NULL;
         if (!me || me->nvert == 0) return 1;
         double *v = malloc((size_t)me->nvert * 3 * sizeof *v);
         if (!v) return -1;
@@ -98,53 +99,118 @@ int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c
     return 0;
 }
 
-/* Collision geometry g of link i as a shape of cm (a mesh's triangles kept for
- * exact tests); a mesh that cannot be had is warned about and left out. 0, or
- * -1 when memory runs out. */
-static int add_geom(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int *cap, int i, int g,
-                    kg_diags *d) {
-    const kg_link *L = &m->link[i];
+/* Geom g's mesh through the cache (NULL for a primitive or when it cannot be had). */
+static const kg_mesh *geom_mesh(const kg_model *m, int g, kg_mesh_cache *meshes, kg_diags *d) {
     const kg_geom *G = &m->geom[g];
+    if (G->type != KG_GEOM_MESH || !G->mesh_path) return NULL;
+    return kg_mesh_get(meshes, G->mesh_path, G->mesh_part, d, m->source, G->line);
+}
+
+int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c, double **verts, kg_diags *d) {
+    return convex_of(m, g, geom_mesh(m, g, meshes, d), c, verts);
+}
+
+/* ---- building the shapes, on several threads ---------------------------------------- */
+
+/* Runs fn(ctx, i) for every i in [0, n) on up to `threads` threads, this one
+ * among them, each taking the next i; a thread that cannot be started leaves
+ * its share to the others. */
+typedef struct pfor {
+    void (*fn)(void *ctx, int i);
+    void *ctx;
+    int n, next;
+    pthread_mutex_t mu;
+} pfor;
+
+static void *pfor_run(void *arg) {
+    pfor *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        int i = f->next++;
+        pthread_mutex_unlock(&f->mu);
+        if (i >= f->n) return NULL;
+        f->fn(f->ctx, i);
+    }
+}
+
+#define MAX_BUILD_THREADS 64
+
+static void parallel_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx) {
+    pfor f = {fn, ctx, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    int nt = threads < 1 ? 1 : threads > MAX_BUILD_THREADS ? MAX_BUILD_THREADS : threads;
+    if (nt > n) nt = n;
+    pthread_t th[MAX_BUILD_THREADS];
+    int started = 0;
+    for (int t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, pfor_run, &f) == 0) started++;
+    pfor_run(&f);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+}
+
+/* One collision geom's shape, made apart from the model (a thread's share). */
+typedef struct geom_job {
+    int link, geom;
+    const kg_mesh *mesh; /* read before the threads start (the cache is not shared) */
     kg_convex c;
-    kg_trimesh t = {0, 0, NULL, NULL, 0, NULL};
+    kg_trimesh t;        /* a mesh's triangles, indexed for exact tests */
+    int rc;              /* 0, 1: no shape (its mesh not had), -1: out of memory */
+} geom_job;
+
+typedef struct geom_jobs {
+    const kg_model *m;
+    geom_job *job;
+} geom_jobs;
+
+static void make_shape(void *ctx, int i) {
+    const geom_jobs *J = ctx;
+    geom_job *j = &J->job[i];
+    if (j->rc != 0) return; /* its mesh not had */
     double *v = NULL;
-    int rc = kg_geom_convex(m, g, meshes, &c, &v, d);
-    if (rc < 0) return -1;
-    if (rc > 0) {
-        kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
-                    "collision mesh '%s' of link '%s' %s; the link is checked without it",
-                    G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
-        return 0;
+    j->rc = convex_of(J->m, j->geom, j->mesh, &j->c, &v);
+    j->c.link = j->link;
+    if (j->rc != 0 || !v) return;
+    const kg_mesh *me = j->mesh;
+    if (me->ntri <= 0) {
+        free(v);
+        return;
     }
-    c.link = i;
-    if (v) { /* a mesh: its triangles kept for exact tests */
-        const kg_mesh *me = kg_mesh_get(meshes, G->mesh_path, G->mesh_part, NULL, m->source, G->line);
-        t.tri = me->ntri > 0 ? malloc((size_t)me->ntri * 3 * sizeof *t.tri) : NULL;
-        if (me->ntri > 0 && !t.tri) {
-            free(v);
-            kg_convex_free(&c);
-            return -1;
-        }
-        if (t.tri) {
-            memcpy(t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *t.tri);
-            t.vert = v, t.nvert = me->nvert, t.ntri = me->ntri;
-            if (kg_trimesh_index(&t) != 0) {
-                kg_trimesh_free(&t);
-                kg_convex_free(&c);
-                return -1;
+    j->t = (kg_trimesh){0, 0, NULL, NULL, 0, NULL};
+    j->t.tri = malloc((size_t)me->ntri * 3 * sizeof *j->t.tri);
+    if (!j->t.tri) {
+        free(v);
+        j->rc = -1;
+        return;
+    }
+    memcpy(j->t.tri, me->tri, (size_t)me->ntri * 3 * sizeof *j->t.tri);
+    j->t.vert = v, j->t.nvert = me->nvert, j->t.ntri = me->ntri;
+    if (kg_trimesh_index(&j->t) != 0) j->rc = -1;
+}
+
+/* The collision geoms of m in link order, their meshes read (warnings for
+ * those that cannot be had, in that order); NULL when out of memory. */
+static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int *n, kg_diags *d) {
+    int count = 0;
+    for (int g = 0; g < m->ngeom; g++) count += m->geom[g].role == KG_COLLISION;
+    geom_job *job = calloc((size_t)count + 1, sizeof *job);
+    if (!job) return NULL;
+    *n = 0;
+    for (int i = 0; i < m->nlink; i++) {
+        const kg_link *L = &m->link[i];
+        if (L->real >= 0) continue; /* virtual links are not solid */
+        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
+            const kg_geom *G = &m->geom[g];
+            if (G->role != KG_COLLISION) continue;
+            geom_job *j = &job[(*n)++];
+            j->link = i, j->geom = g, j->mesh = geom_mesh(m, g, meshes, d);
+            if (G->type == KG_GEOM_MESH && (!j->mesh || j->mesh->nvert == 0)) {
+                j->rc = 1;
+                kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
+                            "collision mesh '%s' of link '%s' %s; the link is checked without it",
+                            G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
             }
-        } else {
-            free(v);
         }
-        cm->hull_vertices += c.nvert;
     }
-    if (add_shape(cm, cap, &c, &t) != 0) {
-        kg_convex_free(&c);
-        kg_trimesh_free(&t);
-        return -1;
-    }
-    cm->link_count[i]++;
-    return 0;
+    return job;
 }
 
 /* reach[] marks the links that link a meets through links without geometry: a
@@ -198,26 +264,44 @@ static int link_pairs(const kg_model *m, kg_collision_model *cm) {
     return 0;
 }
 
-int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
+int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int threads,
+                                     kg_diags *d) {
     memset(cm, 0, sizeof *cm);
-    int cap = 0;
+    int cap = 0, n = 0, k = 0;
     cm->nlink = m->nlink;
     cm->link_first = calloc((size_t)m->nlink + 1, sizeof *cm->link_first);
     cm->link_count = calloc((size_t)m->nlink + 1, sizeof *cm->link_count);
-    if (!cm->link_first || !cm->link_count) goto fail;
+    geom_job *job = cm->link_first && cm->link_count ? collision_geoms(m, meshes, &n, d) : NULL;
+    if (!job) goto fail;
+    /* the shapes are each the work of one thread; put in the model in link order after */
+    geom_jobs J = {m, job};
+    parallel_for(n, threads, make_shape, &J);
     for (int i = 0; i < m->nlink; i++) {
-        const kg_link *L = &m->link[i];
         cm->link_first[i] = cm->nshape;
-        if (L->real >= 0) continue; /* virtual links are not solid */
-        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
-            if (m->geom[g].role == KG_COLLISION && add_geom(m, meshes, cm, &cap, i, g, d) != 0) goto fail;
+        for (; k < n && job[k].link == i; k++) {
+            if (job[k].rc < 0) goto fail;
+            if (job[k].rc > 0) continue;
+            if (add_shape(cm, &cap, &job[k].c, &job[k].t) != 0) goto fail;
+            job[k].rc = 2; /* the model's now */
+            if (m->geom[job[k].geom].type == KG_GEOM_MESH) cm->hull_vertices += job[k].c.nvert;
+            cm->link_count[i]++;
+        }
     }
+    free(job);
+    job = NULL;
     if (link_pairs(m, cm) != 0) goto fail;
     kg_collision_model_declare(cm, m->collision_ignore, m->ncollision_ignore);
     return 0;
 fail:
+    for (int i = 0; job && i < n; i++)
+        if (job[i].rc != 2) kg_convex_free(&job[i].c), kg_trimesh_free(&job[i].t);
+    free(job);
     kg_collision_model_free(cm);
     return -1;
+}
+
+int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d) {
+    return kg_collision_model_build_threads(m, meshes, cm, 1, d);
 }
 
 static void *copy(const void *p, size_t n) {
@@ -226,7 +310,22 @@ static void *copy(const void *p, size_t n) {
     return q;
 }
 
-int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_collision_model *out) {
+typedef struct coarse_jobs {
+    const kg_collision_model *cm;
+    kg_collision_model *out;
+    double width;
+    int *rc; /* [nshape] 0, or -1 when memory ran out */
+} coarse_jobs;
+
+static void make_coarse(void *ctx, int i) {
+    const coarse_jobs *J = ctx;
+    const kg_convex *c = &J->cm->shape[i];
+    if (c->type != KG_CONVEX_HULL) J->out->shape[i] = *c; /* a primitive owns no arrays */
+    else J->rc[i] = kg_convex_coarse(c, J->width, &J->out->shape[i]);
+}
+
+int kg_collision_model_coarse_threads(const kg_collision_model *cm, double width, kg_collision_model *out,
+                                      int threads) {
     memset(out, 0, sizeof *out);
     out->nlink = cm->nlink, out->npair = cm->npair;
     out->link_first = copy(cm->link_first, ((size_t)cm->nlink + 1) * sizeof *cm->link_first);
@@ -237,22 +336,27 @@ int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_col
     out->declared = copy(cm->declared, (size_t)cm->npair);
     out->shape = calloc((size_t)cm->nshape + 1, sizeof *out->shape);
     out->surface = calloc((size_t)cm->nshape + 1, sizeof *out->surface);
+    int *rc = calloc((size_t)cm->nshape + 1, sizeof *rc);
     if (!out->link_first || !out->link_count || !out->pair_a || !out->pair_b || !out->adjacent || !out->declared ||
-        !out->shape || !out->surface)
+        !out->shape || !out->surface || !rc)
         goto fail;
-    for (int i = 0; i < cm->nshape; i++, out->nshape++) {
-        const kg_convex *c = &cm->shape[i];
-        if (c->type != KG_CONVEX_HULL) {
-            out->shape[i] = *c; /* a primitive owns no arrays */
-            continue;
-        }
-        if (kg_convex_coarse(c, width, &out->shape[i]) != 0) goto fail;
-        out->hull_vertices += out->shape[i].nvert;
+    coarse_jobs J = {cm, out, width, rc};
+    parallel_for(cm->nshape, threads, make_coarse, &J);
+    out->nshape = cm->nshape; /* (a failed one is empty: freeing it is a no-op) */
+    for (int i = 0; i < cm->nshape; i++) {
+        if (rc[i] != 0) goto fail;
+        if (cm->shape[i].type == KG_CONVEX_HULL) out->hull_vertices += out->shape[i].nvert;
     }
+    free(rc);
     return 0;
 fail:
+    free(rc);
     kg_collision_model_free(out);
     return -1;
+}
+
+int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_collision_model *out) {
+    return kg_collision_model_coarse_threads(cm, width, out, 1);
 }
 
 /* ---- one pose ---------------------------------------------------------------------------- */

@@ -5,7 +5,8 @@
  * (kg_retarget_prepared: what each clip of a batch costs; the source's setup
  * included) and over the stream alone; min, median and max of the runs, the
  * robot's preparation time, and the report's quality figures of the last run.
- * usage: bench_retarget CLIP ROBOT [runs [NAME=VALUE...]] (tuning fields set, as retarget --tune) */
+ * usage: bench_retarget CLIP ROBOT [runs [NAME=VALUE...]] (tuning fields set, as retarget --tune;
+ * prepare_threads=N sets kg_retarget_options.prepare_threads) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@ int main(int argc, char **argv) {
         const char *eq = strchr(argv[a], '=');
         if (!eq || eq - argv[a] >= (int)sizeof name) return fprintf(stderr, "bench_retarget: NAME=VALUE, not %s\n", argv[a]), 2;
         snprintf(name, sizeof name, "%.*s", (int)(eq - argv[a]), argv[a]);
+        if (!strcmp(name, "prepare_threads")) { /* not a tuning number: kg_retarget_options' */
+            o.prepare_threads = atoi(eq + 1);
+            continue;
+        }
         if (kg_retarget_tuning_set(&o.tune, name, atof(eq + 1)) != 0)
             return fprintf(stderr, "bench_retarget: no tuning field %s\n", name), 2;
     }

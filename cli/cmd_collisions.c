@@ -29,7 +29,7 @@ static const kg_cli_option options[] = {
     {"--seed", .value = "K", KG_TEXT(opts, seed),
      .help = "sample seed (default 1)"},
     {"--threads", .value = "N", KG_TEXT(opts, threads),
-     .help = "threads (default 1)"},
+     .help = "threads making the shapes' hulls and drawing the samples (default 1)"},
     {"--srdf", .value = "FILE", KG_TEXT(opts, srdf), .complete = KG_COMPLETE_FILE,
      .help = "write <disable_collisions> for every pair but the 'sometimes' ones,\n"
              "with MoveIt's reasons (Adjacent, Default, Always, Never, User)"},
@@ -247,7 +247,7 @@ static int run(int argc, char **argv) {
     kg_mesh_cache *mc = kg_mesh_cache_new();
     if (rc == 0) {
         size_t before = c.diags.count;
-        if (kg_collision_model_build(m, mc, &cm, &c.diags) != 0) {
+        if (kg_collision_model_build_threads(m, mc, &cm, ao.threads > 0 ? ao.threads : 1, &c.diags) != 0) {
             fprintf(stderr, "kinegraph collisions: out of memory\n");
             rc = KG_EXIT_ERRORS;
         }

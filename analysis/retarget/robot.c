@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/convex.h"
 #include "analysis/ik.h"
@@ -694,6 +695,13 @@ static void ankle_roll_check(kg_retarget_robot *rr, const kg_data *d, kg_diags *
                     !rolls[0] && !rolls[1] ? "legs" : rolls[0] ? "right leg" : "left leg", r->name ? r->name : "");
 }
 
+/* The threads that make the collision shapes (kg_retarget_options.prepare_threads). */
+static int prepare_threads(const kg_retarget_options *o) {
+    if (o->prepare_threads > 0) return o->prepare_threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > KG_RETARGET_PREPARE_THREADS ? KG_RETARGET_PREPARE_THREADS : (int)cores;
+}
+
 int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_robot *rr, kg_diags *dg) {
     const kg_body_map *map = o->robot_map;
     memset(rr, 0, sizeof *rr);
@@ -716,14 +724,15 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     limb_lengths(rr, d);
     ankle_roll_check(rr, d, dg);
     kg_mesh_cache *mc = kg_mesh_cache_new();
-    rr->have_cm = kg_collision_model_build(r, mc, &rr->cm, dg) == 0;
+    const int threads = prepare_threads(o);
+    rr->have_cm = kg_collision_model_build_threads(r, mc, &rr->cm, threads, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
     double sole_z = soles(rr, d, mc, &o->tune, dg);
     int drawn = drawn_feet(rr, mc, d, sole_z);
     kg_mesh_cache_free(mc);
     if (drawn != 0) goto oom;
     if (driven_columns(rr) != 0) goto oom;
-    if (rr->have_cm && (kg_collision_model_coarse(&rr->cm, o->tune.collision_hull_width, &rr->coarse) != 0 ||
+    if (rr->have_cm && (kg_collision_model_coarse_threads(&rr->cm, o->tune.collision_hull_width, &rr->coarse, threads) != 0 ||
                         (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
         goto oom;
     if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;

@@ -256,6 +256,11 @@ typedef struct kg_collision_model {
 /* Shapes of every collision geom (meshes read through the cache; a mesh that
  * cannot be read is left out, with a warning). Returns 0, -1 when out of memory. */
 KG_API int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d);
+/* The same, the shapes (hulls, triangle trees) made on up to `threads`
+ * threads (the meshes read first, on this one): the same model whatever the
+ * number, each shape the work of one thread. */
+KG_API int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int threads,
+                                            kg_diags *d);
 KG_API void kg_collision_model_free(kg_collision_model *cm);
 /* out: cm with every hull replaced by kg_convex_coarse's (vertices within
  * width of the hull of the others left out, swelled to hold the hull),
@@ -263,6 +268,9 @@ KG_API void kg_collision_model_free(kg_collision_model *cm);
  * measured on it are lower bounds of cm's, for a controller that keeps links
  * apart at many poses a second. Returns 0, -1 when out of memory. */
 KG_API int kg_collision_model_coarse(const kg_collision_model *cm, double width, kg_collision_model *out);
+/* The same on up to `threads` threads (the same model whatever the number). */
+KG_API int kg_collision_model_coarse_threads(const kg_collision_model *cm, double width, kg_collision_model *out,
+                                             int threads);
 /* Marks the pairs among pairs[n] (links, either order; an SRDF's disabled
  * ones, importers/importers.h) declared, as the model's own ignored pairs are.
  * Returns how many of cm's pairs it marked. */

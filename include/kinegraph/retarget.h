@@ -278,7 +278,13 @@ typedef struct kg_retarget_options {
     unsigned *frame_flags;      /* the caller's array of one entry per clip frame, or NULL: the report
                                  * sets there the KG_FRAME_* of each frame (the frames its counts
                                  * count), for timelines */
+    int prepare_threads;        /* threads making the robot's collision shapes as it is prepared
+                                 * (kg_collision_model_build_threads: the same robot whatever the
+                                 * number): 0 (the default) one per online core, at most
+                                 * KG_RETARGET_PREPARE_THREADS; 1 this thread only */
 } kg_retarget_options;
+
+#define KG_RETARGET_PREPARE_THREADS 8
 
 /* What the report found at one frame (kg_retarget_options.frame_flags). Each
  * is the per-frame side of one of the report's figures and uses its
