@@ -206,7 +206,8 @@ static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int *
                 j->rc = 1;
                 kg_diag_add(d, KG_WARNING, "collision.mesh_missing", m->source, G->line, "collision",
                             "collision mesh '%s' of link '%s' %s; the link is checked without it",
-                            G->mesh_uri ? G->mesh_uri : "", L->name, G->mesh_path ? "cannot be read" : "does not resolve");
+                            G->mesh_uri ? G->mesh_uri : "", L->name,
+                            G->mesh_path ? "cannot be read" : "does not resolve");
             }
         }
     }

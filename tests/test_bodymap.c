@@ -377,6 +377,43 @@ static void test_known_answers(void **state) {
     }
 }
 
+/* An upper body (a torso with two arms of a shoulder, an elbow and a hand,
+ * no legs) is refused, naming the one pair of mirror limbs it has. */
+static void test_upper_body_refused(void **state) {
+    (void)state;
+    char urdf[4096];
+    int n = snprintf(urdf, sizeof urdf,
+                     "<robot name='torso'><link name='base'><inertial><mass value='5'/>"
+                     "<inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial></link>");
+    for (int side = 0; side < 2; side++) {
+        const char *s = side ? "r" : "l";
+        double y = side ? -0.2 : 0.2;
+        n += snprintf(urdf + n, sizeof urdf - (size_t)n,
+                      "<link name='%s_upper_arm'/><link name='%s_forearm'/><link name='%s_hand'/>"
+                      "<joint name='%s_shoulder' type='revolute'><parent link='base'/><child link='%s_upper_arm'/>"
+                      "<origin xyz='0 %g 0.5'/><axis xyz='0 1 0'/>"
+                      "<limit lower='-2' upper='2' effort='1' velocity='1'/></joint>"
+                      "<joint name='%s_elbow' type='revolute'><parent link='%s_upper_arm'/><child link='%s_forearm'/>"
+                      "<origin xyz='0 0 -0.3'/><axis xyz='0 1 0'/>"
+                      "<limit lower='0' upper='2' effort='1' velocity='1'/></joint>"
+                      "<joint name='%s_wrist' type='fixed'><parent link='%s_forearm'/><child link='%s_hand'/>"
+                      "<origin xyz='0 0 -0.3'/></joint>",
+                      s, s, s, s, s, y, s, s, s, s, s, s);
+    }
+    snprintf(urdf + n, sizeof urdf - (size_t)n, "</robot>");
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("torso.urdf", urdf, &d);
+    assert_non_null(m);
+    kg_body_map map = {0};
+    assert_int_equal(kg_body_map_find(m, &map, &d), KG_NPART - 1);
+    const kg_diag *why = kg_test_find(&d, "retarget.not_humanoid");
+    assert_non_null(why);
+    assert_non_null(strstr(why->message, "one pair found, from 'l_upper_arm' and 'r_upper_arm'"));
+    kg_diags_clear(&d);
+    kg_model_free(m);
+}
+
 /* An arm robot and a quadruped are refused, saying why. */
 static void test_not_humanoid(void **state) {
     (void)state;
@@ -457,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_poser),
         cmocka_unit_test(test_roll_bones),          cmocka_unit_test(test_no_hands),
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
+        cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

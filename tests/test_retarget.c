@@ -197,15 +197,15 @@ static void test_tuning_readme(void **state) {
         assert_non_null(dflt);
         unit += 3, dflt += 3;
         char *num = (char *)dflt;
+        const int ulen = (int)(dflt - 3 - unit);
         for (const char *name = strchr(row, '`'); name && name < unit - 3; name = strchr(name + 1, '`')) {
             const char *end = strchr(name + 1, '`');
-            if (next >= n) fail_msg("README's tuning table lists '%.*s' past the %d fields", (int)(end - name - 1), name + 1, n);
-            if ((size_t)(end - name - 1) != strlen(f[next].name) || strncmp(name + 1, f[next].name, (size_t)(end - name - 1)))
-                fail_msg("README's tuning table has '%.*s' where --print-tuning has '%s'", (int)(end - name - 1), name + 1,
-                         f[next].name);
-            if ((size_t)(dflt - 3 - unit) != strlen(f[next].unit) || strncmp(unit, f[next].unit, (size_t)(dflt - 3 - unit)))
-                fail_msg("'%s': README's unit '%.*s', the library's '%s'", f[next].name, (int)(dflt - 3 - unit), unit,
-                         f[next].unit);
+            const int len = (int)(end - name - 1);
+            if (next >= n) fail_msg("README's tuning table lists '%.*s' past the %d fields", len, name + 1, n);
+            if ((size_t)len != strlen(f[next].name) || strncmp(name + 1, f[next].name, (size_t)len))
+                fail_msg("README's tuning table has '%.*s' where --print-tuning has '%s'", len, name + 1, f[next].name);
+            if ((size_t)ulen != strlen(f[next].unit) || strncmp(unit, f[next].unit, (size_t)ulen))
+                fail_msg("'%s': README's unit '%.*s', the library's '%s'", f[next].name, ulen, unit, f[next].unit);
             char *after;
             double v = strtod(num, &after), want = kg_retarget_tuning_get(&o.tune, &f[next]);
             if (after == num || fabs(v - want) > 1e-12 * fabs(want))

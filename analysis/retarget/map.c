@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -965,12 +966,27 @@ static void fill(const body *b, kg_body_map *map, kg_diags *dg, const limb *leg,
                     b->m->name ? b->m->name : "", legs_by == BY_POSE ? "does not show forward" : "does not stand");
 }
 
-/* The humanoid's parts into map; 0, or -1 with *why when it is not one. */
-static int map_body(body *b, kg_body_map *map, kg_diags *dg, const char **why) {
+/* What the body map found of a body it cannot read, for the refusal: the
+ * pairs of mirror limbs by their roots' links, into buf. */
+static const char *found_pairs(const body *b, const pair *P, int np, const char *why, char *buf, size_t size) {
+    const kg_link *L = b->m->link;
+    if (np == 0) snprintf(buf, size, "%s: no mirror limbs found", why);
+    else if (np == 1)
+        snprintf(buf, size, "%s: one pair found, from '%s' and '%s' (an upper body without legs, or legs without arms, "
+                 "is not retargeted)", why, L[P[0].a].name, L[P[0].c].name);
+    else
+        snprintf(buf, size, "%s (the pairs found: from '%s' and '%s', and from '%s' and '%s')", why, L[P[0].a].name,
+                 L[P[0].c].name, L[P[1].a].name, L[P[1].c].name);
+    return buf;
+}
+
+/* The humanoid's parts into map; 0, or -1 with *why (in buf, or a constant) when it is not one. */
+static int map_body(body *b, kg_body_map *map, kg_diags *dg, const char **why, char *buf, size_t size) {
     pair P[2];
     int np = limb_pairs(b, P);
     if (np < 2) {
-        *why = np < 0 ? "out of memory" : "it has no two pairs of mirror limbs (legs and arms)";
+        *why = np < 0 ? "out of memory"
+                      : found_pairs(b, P, np, "it has no two pairs of mirror limbs (legs and arms)", buf, size);
         return -1;
     }
     limb L[4];
@@ -982,7 +998,8 @@ static int map_body(body *b, kg_body_map *map, kg_diags *dg, const char **why) {
     }
     b->same = SAME_POINT * longest;
     for (int i = 0; i < 4 && ok; i++)
-        if (limb_joints(b, &L[i]) != 0) ok = 0, *why = "a limb has no joint that bends";
+        if (limb_joints(b, &L[i]) != 0)
+            ok = 0, *why = found_pairs(b, P, 2, "a limb has no joint that bends", buf, size);
     int legs_by = BY_POSE, li = ok ? which_legs(b, L, &legs_by, why) : -1;
     if (!ok && !*why) *why = "out of memory";
     if (li >= 0) fill(b, map, dg, L + 2 * li, L + 2 * (1 - li), legs_by);
@@ -1016,10 +1033,11 @@ static int map_find(const kg_model *m, const double *q, const kg_motion *clip, k
     }
     map->family = family_of(m);
     const char *why = NULL;
+    char buf[512];
     if (need) {
         body b;
         int bad = body_init(&b, m, q) != 0 || (clip && clip->nframes > 0 && find_still(&b, clip) != 0);
-        if (!bad) map_body(&b, map, dg, &why);
+        if (!bad) map_body(&b, map, dg, &why, buf, sizeof buf);
         body_free(&b);
         if (bad || (why && !strcmp(why, "out of memory"))) {
             kg_diag_add(dg, KG_ERROR, "retarget.memory", m->source, 0, NULL, "out of memory mapping '%s'",
