@@ -214,6 +214,7 @@ static int tune(const char *text, kg_retarget_tuning *t) {
 /* The options that set the retargeting: 0, or -1 after a usage error. */
 static int settings(kg_cli *c, const opts *o, kg_retarget_options *ro) {
     kg_retarget_defaults(ro);
+    ro->prepare_threads = 0; /* the robot's shapes on every core this process may use: nothing else runs yet */
     if (o->no_balance) ro->balance = 0;
     if (o->no_avoidance) ro->avoid_self_collision = 0;
     double v;

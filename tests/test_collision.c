@@ -131,7 +131,7 @@ static void test_against_mujoco(void **state) {
 }
 
 /* Two bodies on a prismatic slider: a sphere (r 0.1) and a box (0.2 wide), the box
- * sliding along x towards the sphere; and a mesh (a tetrahedron, as its hull). */
+ * sliding along x towards the sphere; and a cylinder on a post sliding along y. */
 static const char slider[] =
     "<robot name='s'><link name='base'><collision><geometry><sphere radius='0.1'/></geometry></collision></link>"
     "<link name='mid'/>"
@@ -859,32 +859,80 @@ static void assert_same_shapes(const kg_collision_model *a, const kg_collision_m
     }
 }
 
+/* The diagnostics a and b hold the same codes and messages, in order. */
+static void assert_same_diags(const kg_diags *a, const kg_diags *b) {
+    assert_int_equal(a->count, b->count);
+    for (size_t k = 0; k < a->count; k++) {
+        assert_string_equal(a->items[k].code, b->items[k].code);
+        assert_string_equal(a->items[k].message, b->items[k].message);
+    }
+}
+
 /* The shapes made on several threads are those made on one, in the same
- * order: the slider (primitives and a tetrahedron) and, with the corpus, G1
- * (36 shapes, 24 of them STL meshes: their hulls and triangle trees, and the
- * coarse hulls made of them). */
+ * order, with the same warnings in the same order: a robot of two STL meshes
+ * (a U of three boxes, a cube), a sphere and a mesh that is not there; and,
+ * with the corpus, G1 (36 shapes, 24 of them STL meshes: their hulls and
+ * triangle trees, and the coarse hulls made of them). */
 static void test_build_threads(void **state) {
     (void)state;
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_mesh_cache *mc;
+    char dir[] = "/tmp/kg_threads_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    kg_diags d, d1, d4;
+    kg_diags_init(&d), kg_diags_init(&d1), kg_diags_init(&d4);
+    const double u[3][6] = {{-0.15, -0.05, 0, -0.05, 0.05, 0.2}, {0.05, -0.05, 0, 0.15, 0.05, 0.2},
+                            {-0.15, -0.05, -0.05, 0.15, 0.05, 0}};
+    const double cube[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 0.015}};
+    kg_mesh me;
+    boxes_mesh(&me, u, 3);
+    snprintf(path, sizeof path, "%s/u.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
+    free(me.vert), free(me.tri);
+    boxes_mesh(&me, cube, 1);
+    snprintf(path, sizeof path, "%s/cube.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
+    free(me.vert), free(me.tri);
+    snprintf(path, sizeof path, "%s/r.urdf", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("<robot name='r'><link name='base'><collision><geometry><mesh filename='u.stl'/></geometry></collision>"
+          "<collision><geometry><mesh filename='missing.stl'/></geometry></collision></link>"
+          "<link name='ball'><collision><geometry><sphere radius='0.02'/></geometry></collision></link>"
+          "<link name='cube'><collision><geometry><mesh filename='cube.stl'/></geometry></collision></link>"
+          "<joint name='x1' type='prismatic'><parent link='base'/><child link='ball'/><origin xyz='0 -0.025 0.1'/>"
+          "<axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+          "<joint name='x2' type='prismatic'><parent link='base'/><child link='cube'/><origin xyz='0 0.025 0.1'/>"
+          "<axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>",
+          f);
+    fclose(f);
+    kg_model *m = load(path, &d);
     kg_collision_model one, four, coarse_one, coarse_four;
-    kg_model *m = slider_scene(&d, &mc, &one);
-    assert_int_equal(kg_collision_model_build_threads(m, mc, &four, 4, &d), 0);
+    kg_mesh_cache *mc1 = kg_mesh_cache_new(), *mc4 = kg_mesh_cache_new();
+    assert_int_equal(kg_collision_model_build_threads(m, mc1, &one, 1, &d1), 0);
+    assert_int_equal(kg_collision_model_build_threads(m, mc4, &four, 4, &d4), 0);
+    assert_int_equal(one.nshape, 3);
+    assert_int_equal(one.surface[0].ntri, 36), assert_int_equal(one.surface[2].ntri, 12);
     assert_same_shapes(&one, &four);
+    assert_int_equal(kg_test_count(&d1, "collision.mesh_missing"), 1);
+    assert_same_diags(&d1, &d4);
+    assert_int_equal(kg_collision_model_coarse_threads(&one, 0.005, &coarse_one, 1), 0);
+    assert_int_equal(kg_collision_model_coarse_threads(&one, 0.005, &coarse_four, 4), 0);
+    assert_same_shapes(&coarse_one, &coarse_four);
     kg_collision_model_free(&one), kg_collision_model_free(&four);
-    kg_mesh_cache_free(mc);
+    kg_collision_model_free(&coarse_one), kg_collision_model_free(&coarse_four);
+    kg_mesh_cache_free(mc1), kg_mesh_cache_free(mc4);
     kg_model_free(m);
+    kg_diags_clear(&d1), kg_diags_clear(&d4);
+    kg_test_remove_dir(dir);
     const char *data = kg_test_data_dir();
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s", data ? data : "", G1_URDF);
-    if (!data || access(path, R_OK) != 0) {
+    char g1[4096];
+    snprintf(g1, sizeof g1, "%s%s", data ? data : "", G1_URDF);
+    if (!data || access(g1, R_OK) != 0) {
         printf("SKIPPED (in part): %s: G1's meshes need the shared corpus (set KINEGRAPH_DATA)\n", __func__);
         kg_diags_clear(&d);
         return;
     }
-    m = load(path, &d);
-    mc = kg_mesh_cache_new();
+    m = load(g1, &d);
+    kg_mesh_cache *mc = kg_mesh_cache_new();
     assert_int_equal(kg_collision_model_build_threads(m, mc, &one, 1, &d), 0);
     assert_int_equal(kg_collision_model_build_threads(m, mc, &four, 4, &d), 0);
     assert_true(one.hull_vertices > 1000);

@@ -191,7 +191,7 @@ static void test_tuning_readme(void **state) {
     const kg_tuning_field *f = kg_retarget_tuning_fields(&n);
     kg_retarget_options o;
     kg_retarget_defaults(&o);
-    for (const char *row = strchr(table, '\n') + 1; *row == '|'; row = strchr(row, '\n') + 1) {
+    for (const char *row = strchr(table, '\n') + 1; *row == '|' && strchr(row, '\n'); row = strchr(row, '\n') + 1) {
         if (!strncmp(row, "|---", 4)) continue;
         const char *unit = strstr(row + 1, " | "), *dflt = unit ? strstr(unit + 3, " | ") : NULL;
         assert_non_null(dflt);
@@ -214,6 +214,8 @@ static void test_tuning_readme(void **state) {
             next++;
             name = end;
         }
+        if (num[strspn(num, " ")] != '|') /* every default read, nothing after it */
+            fail_msg("README's tuning row '%.40s': the default cell has more than its fields' values", row);
     }
     assert_int_equal(next, n);
     free(text);

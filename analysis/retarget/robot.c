@@ -1,8 +1,9 @@
 /* The robot, prepared once for any number of clips: its body parts, limb
  * lengths, soles, per-column limits, the paths Jacobians are read along, its
  * collision shapes and the link pairs the solver keeps apart. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -695,10 +696,13 @@ static void ankle_roll_check(kg_retarget_robot *rr, const kg_data *d, kg_diags *
                     !rolls[0] && !rolls[1] ? "legs" : rolls[0] ? "right leg" : "left leg", r->name ? r->name : "");
 }
 
-/* The threads that make the collision shapes (kg_retarget_options.prepare_threads). */
+/* The threads that make the collision shapes (kg_retarget_options.prepare_threads):
+ * 0, the cores this process may run on (its affinity: taskset, a batch system's
+ * allotment), else those online. */
 static int prepare_threads(const kg_retarget_options *o) {
     if (o->prepare_threads > 0) return o->prepare_threads;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
     return cores < 1 ? 1 : cores > KG_RETARGET_PREPARE_THREADS ? KG_RETARGET_PREPARE_THREADS : (int)cores;
 }
 

@@ -14,6 +14,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     memset(o, 0, sizeof *o);
     o->balance = 1;
     o->avoid_self_collision = 1;
+    o->prepare_threads = 1;
     kg_retarget_tuning *t = &o->tune;
     t->floor_window = 2, t->floor_percentile = 1;
     t->contact_height = 0.04, t->contact_height_off = 0.06;

@@ -280,8 +280,9 @@ typedef struct kg_retarget_options {
                                  * count), for timelines */
     int prepare_threads;        /* threads making the robot's collision shapes as it is prepared
                                  * (kg_collision_model_build_threads: the same robot whatever the
-                                 * number): 0 (the default) one per online core, at most
-                                 * KG_RETARGET_PREPARE_THREADS; 1 this thread only */
+                                 * number): 1 (the default) this thread only; 0 one per core this
+                                 * process may run on, at most KG_RETARGET_PREPARE_THREADS (the
+                                 * command's choice) */
 } kg_retarget_options;
 
 #define KG_RETARGET_PREPARE_THREADS 8

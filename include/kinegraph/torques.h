@@ -318,7 +318,8 @@ typedef struct kg_dyn_filter_result {
  * joints with it (the feet held within hold_position and
  * hold_rotation). feet: the robot's
  * (kg_feet_find, or a retargeting's). o NULL: defaults. Returns 0, or -1 after
- * an error diagnostic (no base or feet, a model the torques refuse). */
+ * an error diagnostic (no base or feet, a model the torques refuse; when a
+ * later pass fails, or memory runs out, mo is the best motion until then). */
 KG_API int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const kg_dyn_filter_options *o,
                   kg_dyn_filter_result *res, kg_diags *d);
 
