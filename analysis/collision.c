@@ -10,6 +10,7 @@
 #include "analysis/gjk.h"
 #include "analysis/sampling.h"
 #include "core/fk.h"
+#include "core/parallel.h"
 #include "core/spatial.h"
 
 /* ---- the shapes ------------------------------------------------------------------------ */
@@ -112,41 +113,6 @@ int kg_geom_convex(const kg_model *m, int g, kg_mesh_cache *meshes, kg_convex *c
 
 /* ---- building the shapes, on several threads ---------------------------------------- */
 
-/* Runs fn(ctx, i) for every i in [0, n) on up to `threads` threads, this one
- * among them, each taking the next i; a thread that cannot be started leaves
- * its share to the others. */
-typedef struct pfor {
-    void (*fn)(void *ctx, int i);
-    void *ctx;
-    int n, next;
-    pthread_mutex_t mu;
-} pfor;
-
-static void *pfor_run(void *arg) {
-    pfor *f = arg;
-    for (;;) {
-        pthread_mutex_lock(&f->mu);
-        int i = f->next++;
-        pthread_mutex_unlock(&f->mu);
-        if (i >= f->n) return NULL;
-        f->fn(f->ctx, i);
-    }
-}
-
-#define MAX_BUILD_THREADS 64
-
-static void parallel_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx) {
-    pfor f = {fn, ctx, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    int nt = threads < 1 ? 1 : threads > MAX_BUILD_THREADS ? MAX_BUILD_THREADS : threads;
-    if (nt > n) nt = n;
-    pthread_t th[MAX_BUILD_THREADS];
-    int started = 0;
-    for (int t = 1; t < nt; t++)
-        if (pthread_create(&th[started], NULL, pfor_run, &f) == 0) started++;
-    pfor_run(&f);
-    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-}
-
 /* One collision geom's shape, made apart from the model (a thread's share). */
 typedef struct geom_job {
     int link, geom;
@@ -186,13 +152,21 @@ static void make_shape(void *ctx, int i) {
     if (kg_trimesh_index(&j->t) != 0) j->rc = -1;
 }
 
-/* The collision geoms of m in link order, their meshes read (warnings for
- * those that cannot be had, in that order); NULL when out of memory. */
-static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int *n, kg_diags *d) {
+/* The collision geoms of m in link order, their meshes read (STL files on
+ * `threads` threads first; warnings for those that cannot be had, in link
+ * order); NULL when out of memory. */
+static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int threads, int *n, kg_diags *d) {
     int count = 0;
     for (int g = 0; g < m->ngeom; g++) count += m->geom[g].role == KG_COLLISION;
     geom_job *job = calloc((size_t)count + 1, sizeof *job);
-    if (!job) return NULL;
+    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
+    if (!job || !paths) return free(job), free(paths), NULL;
+    for (int g = 0; g < m->ngeom; g++)
+        if (m->geom[g].role == KG_COLLISION && m->geom[g].type == KG_GEOM_MESH && !m->geom[g].mesh_part)
+            paths[g] = m->geom[g].mesh_path;
+    int preloaded = kg_mesh_cache_preload(meshes, paths, m->ngeom, threads);
+    free(paths);
+    if (preloaded != 0) return free(job), NULL;
     *n = 0;
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];
@@ -272,11 +246,11 @@ int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, k
     cm->nlink = m->nlink;
     cm->link_first = calloc((size_t)m->nlink + 1, sizeof *cm->link_first);
     cm->link_count = calloc((size_t)m->nlink + 1, sizeof *cm->link_count);
-    geom_job *job = cm->link_first && cm->link_count ? collision_geoms(m, meshes, &n, d) : NULL;
+    geom_job *job = cm->link_first && cm->link_count ? collision_geoms(m, meshes, threads, &n, d) : NULL;
     if (!job) goto fail;
     /* the shapes are each the work of one thread; put in the model in link order after */
     geom_jobs J = {m, job};
-    parallel_for(n, threads, make_shape, &J);
+    kg_parallel_for(n, threads, make_shape, &J);
     for (int i = 0; i < m->nlink; i++) {
         cm->link_first[i] = cm->nshape;
         for (; k < n && job[k].link == i; k++) {
@@ -342,7 +316,7 @@ int kg_collision_model_coarse_threads(const kg_collision_model *cm, double width
         !out->shape || !out->surface || !rc)
         goto fail;
     coarse_jobs J = {cm, out, width, rc};
-    parallel_for(cm->nshape, threads, make_coarse, &J);
+    kg_parallel_for(cm->nshape, threads, make_coarse, &J);
     out->nshape = cm->nshape; /* (a failed one is empty: freeing it is a no-op) */
     for (int i = 0; i < cm->nshape; i++) {
         if (rc[i] != 0) goto fail;

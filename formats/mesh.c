@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "core/str.h"
 #include "formats/fileio.h"
 #include "formats/mesh.h"
@@ -24,6 +25,7 @@ typedef struct scene_entry {
     char *path;
     const struct aiScene *scene; /* NULL: the file could not be read */
     char *error;
+    int pending;                 /* made by kg_mesh_cache_preload and not read: read when asked */
 } scene_entry;
 
 typedef struct mesh_entry {
@@ -187,24 +189,42 @@ static const struct aiScene *import_isolated(const char *path, char **error) {
     return s;
 }
 
-static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
+/* The cache's entry of path, NULL when it has none. */
+static scene_entry *scene_find(kg_mesh_cache *c, const char *path) {
     for (int i = 0; i < c->nscenes; i++)
         if (!strcmp(c->scenes[i].path, path)) return &c->scenes[i];
+    return NULL;
+}
+
+/* A new entry of path, not read (pending); NULL when memory runs out. */
+static scene_entry *scene_add(kg_mesh_cache *c, const char *path) {
     char *copy = str_dup(path);
     if (!copy || grow((void **)&c->scenes, &c->capscenes, c->nscenes, sizeof *c->scenes)) {
         free(copy);
-        return NULL; /* out of memory */
+        return NULL;
     }
     scene_entry *e = &c->scenes[c->nscenes++];
     memset(e, 0, sizeof *e);
-    e->path = copy;
+    e->path = copy, e->pending = 1;
+    return e;
+}
+
+static int is_stl(const char *path) {
+    const char *dot = strrchr(path, '.');
+    return dot && !strcasecmp(dot, ".stl");
+}
+
+static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
+    scene_entry *e = scene_find(c, path);
+    if (!e) e = scene_add(c, path);
+    if (!e || !e->pending) return e; /* out of memory, or read */
+    e->pending = 0;
     /* Triangulate polygons; SortByPType splits points and lines off so they can
      * be skipped whole. No degenerate removal: triangle counts stay the file's.
      * (Vertices at the same place are joined here, by exact position: assimp's
      * JoinIdenticalVertices compares every component and takes ten times as
      * long as reading an STL.) */
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcasecmp(dot, ".stl")) e->scene = aiImportFile(path, IMPORT_FLAGS);
+    if (is_stl(path)) e->scene = aiImportFile(path, IMPORT_FLAGS);
     else e->scene = import_isolated(path, &e->error);
     if (!e->scene || !e->scene->mRootNode) {
         if (!e->error) e->error = str_dup(aiGetErrorString());
@@ -452,6 +472,68 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
     }
     e->ok = 1;
     return &e->mesh;
+}
+
+/* One STL file read by kg_mesh_cache_preload (a thread's share). */
+typedef struct preload_job {
+    const char *path;
+    int scene;                    /* its entry in the cache (an index: the array may move) */
+    const struct aiScene *read;   /* NULL: not read (read again when asked) */
+    mesh_entry *mesh;             /* the whole file's mesh, NULL when it could not be made */
+} preload_job;
+
+static void preload_one(void *ctx, int i) {
+    preload_job *j = (preload_job *)ctx + i;
+    const struct aiScene *s = aiImportFile(j->path, IMPORT_FLAGS);
+    if (s && !s->mRootNode) aiReleaseImport(s), s = NULL; /* (assimp's reason is one string for all threads) */
+    if (!(j->read = s)) return;
+    mesh_entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->path = str_dup(j->path))) {
+        free(e);
+        return;
+    }
+    double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
+    acc a = {&e->mesh, 0, 0, 0, 0, NULL, 0, NULL, 0};
+    flatten(&a, s, s->mRootNode, r, p, 0);
+    free(a.slot), free(a.map);
+    if (a.failed) { /* made again when asked, which says so */
+        mesh_release(&e->mesh), free(e->path), free(e);
+        return;
+    }
+    e->ok = 1;
+    j->mesh = e;
+}
+
+/* Whether path is asked for in paths before index i (a file read once). */
+static int asked_before(const char *const *paths, int i) {
+    for (int k = 0; k < i; k++)
+        if (paths[k] && !strcmp(paths[k], paths[i])) return 1;
+    return 0;
+}
+
+int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads) {
+    preload_job *job = calloc((size_t)n + 1, sizeof *job);
+    if (!job) return -1;
+    int nj = 0, rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (!paths[i] || !is_stl(paths[i]) || scene_find(c, paths[i]) || asked_before(paths, i)) continue;
+        if (!scene_add(c, paths[i])) rc = -1;
+        else job[nj++] = (preload_job){paths[i], c->nscenes - 1, NULL, NULL};
+    }
+    kg_parallel_for(nj, threads, preload_one, job);
+    for (int k = 0; k < nj; k++) {
+        scene_entry *e = &c->scenes[job[k].scene];
+        if (job[k].read) e->scene = job[k].read, e->pending = 0;
+        if (!job[k].mesh) continue;
+        if (rc == 0 && grow((void **)&c->meshes, &c->capmeshes, c->nmeshes, sizeof *c->meshes) == 0) {
+            c->meshes[c->nmeshes++] = job[k].mesh;
+        } else { /* made again when asked */
+            mesh_release(&job[k].mesh->mesh), free(job[k].mesh->path), free(job[k].mesh);
+            rc = -1;
+        }
+    }
+    free(job);
+    return rc;
 }
 
 int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]) {

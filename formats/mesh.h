@@ -46,6 +46,15 @@ typedef struct kg_mesh {
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
                            const char *ref_file, int ref_line);
 
+/* Reads the STL files among paths[0 .. n) (NULL entries skipped) that the
+ * cache has not read yet, on up to `threads` threads: assimp's reader of one
+ * file on each (the other formats are read in a child process, one at a time,
+ * when kg_mesh_get asks). kg_mesh_get then finds each as it would have made
+ * it; a file that did not read is read again there, so its warning comes out
+ * where it always did. Returns 0, -1 when memory runs out (the cache as it was
+ * but for files read). */
+int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads);
+
 /* Writes the mesh as binary STL (atomically). 0, or -1 after an error diagnostic. */
 int kg_mesh_write_stl(const kg_mesh *m, const char *path, kg_diags *d);
 
