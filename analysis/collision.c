@@ -164,9 +164,9 @@ static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int t
     for (int g = 0; g < m->ngeom; g++)
         if (m->geom[g].role == KG_COLLISION && m->geom[g].type == KG_GEOM_MESH && !m->geom[g].mesh_part)
             paths[g] = m->geom[g].mesh_path;
-    int preloaded = kg_mesh_cache_preload(meshes, paths, m->ngeom, threads);
+    /* out of memory there, the meshes are read when asked, which says so */
+    (void)kg_mesh_cache_preload(meshes, paths, m->ngeom, threads);
     free(paths);
-    if (preloaded != 0) return free(job), NULL;
     *n = 0;
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];

@@ -5,6 +5,8 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,15 +103,25 @@ static int write_all(int fd, const void *p, size_t n) {
     return 0;
 }
 
+/* assimp's C API keeps one error string for the whole process, written by every
+ * read that fails: reads that may fail, and the reading of that string, hold
+ * this lock (kg_mesh_get may be called on several threads: check --jobs). */
+static pthread_mutex_t assimp_errors = PTHREAD_MUTEX_INITIALIZER;
+
+/* path read in this process (the lock held); on failure *error says why. */
+static const struct aiScene *import_here(const char *path, char **error) {
+    pthread_mutex_lock(&assimp_errors);
+    const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
+    if ((!s || !s->mRootNode) && !*error) *error = str_dup(aiGetErrorString());
+    pthread_mutex_unlock(&assimp_errors);
+    return s;
+}
+
 static const struct aiScene *import_isolated(const char *path, char **error) {
     int fds[2];
     fflush(NULL);
     pid_t pid = pipe(fds) == 0 ? fork() : -1;
-    if (pid < 0) { /* cannot isolate it: read it here */
-        const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
-        if (!s) *error = str_dup(aiGetErrorString());
-        return s;
-    }
+    if (pid < 0) return import_here(path, error); /* cannot isolate it: read it here */
     if (pid == 0) { /* the child: 'B' and the dump, or 'E' and why not */
         close(fds[0]);
         alarm(IMPORT_SECONDS);
@@ -164,8 +176,10 @@ static const struct aiScene *import_isolated(const char *path, char **error) {
     else if (buf && len > 9 && buf[0] == 'B' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         uint64_t size;
         memcpy(&size, buf + 1, sizeof size);
+        pthread_mutex_lock(&assimp_errors);
         if (size <= len - 9) s = aiImportFileFromMemory(buf + 9, (unsigned)size, 0, "assbin");
         if (!s) *error = str_dup(size <= len - 9 ? aiGetErrorString() : "assimp's reader gave a short answer");
+        pthread_mutex_unlock(&assimp_errors);
         size_t at = 9 + (size_t)size;
         for (unsigned i = 0; s && i < s->mNumMeshes; i++) { /* the names assbin dropped */
             uint32_t n;
@@ -224,10 +238,10 @@ static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
      * (Vertices at the same place are joined here, by exact position: assimp's
      * JoinIdenticalVertices compares every component and takes ten times as
      * long as reading an STL.) */
-    if (is_stl(path)) e->scene = aiImportFile(path, IMPORT_FLAGS);
+    if (is_stl(path)) e->scene = import_here(path, &e->error);
     else e->scene = import_isolated(path, &e->error);
     if (!e->scene || !e->scene->mRootNode) {
-        if (!e->error) e->error = str_dup(aiGetErrorString());
+        if (!e->error) e->error = str_dup("assimp gave no scene");
         if (e->scene) aiReleaseImport(e->scene);
         e->scene = NULL;
     }
@@ -482,10 +496,24 @@ typedef struct preload_job {
     mesh_entry *mesh;             /* the whole file's mesh, NULL when it could not be made */
 } preload_job;
 
+/* Whether path is a binary STL as assimp decides it (84 bytes of header and
+ * count, then 50 a triangle, exactly): its reader cannot fail on it but for
+ * memory, so it may run outside the lock (assimp_errors) beside others. */
+static int binary_stl(const char *path) {
+    FILE *f = fopen(path, "rb");
+    unsigned char h[84] = {0};
+    int ok = f && fread(h, 1, sizeof h, f) == sizeof h && fseek(f, 0, SEEK_END) == 0;
+    long size = ok ? ftell(f) : -1;
+    if (f) fclose(f);
+    uint32_t n = (uint32_t)h[80] | (uint32_t)h[81] << 8 | (uint32_t)h[82] << 16 | (uint32_t)h[83] << 24;
+    return ok && n > 0 && size == 84 + 50 * (long)n;
+}
+
 static void preload_one(void *ctx, int i) {
     preload_job *j = (preload_job *)ctx + i;
+    if (!binary_stl(j->path)) return; /* read when asked, under the lock */
     const struct aiScene *s = aiImportFile(j->path, IMPORT_FLAGS);
-    if (s && !s->mRootNode) aiReleaseImport(s), s = NULL; /* (assimp's reason is one string for all threads) */
+    if (s && !s->mRootNode) aiReleaseImport(s), s = NULL;
     if (!(j->read = s)) return;
     mesh_entry *e = calloc(1, sizeof *e);
     if (!e || !(e->path = str_dup(j->path))) {

@@ -46,12 +46,14 @@ typedef struct kg_mesh {
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
                            const char *ref_file, int ref_line);
 
-/* Reads the STL files among paths[0 .. n) (NULL entries skipped) that the
- * cache has not read yet, on up to `threads` threads: assimp's reader of one
- * file on each (the other formats are read in a child process, one at a time,
- * when kg_mesh_get asks). kg_mesh_get then finds each as it would have made
- * it; a file that did not read is read again there, so its warning comes out
- * where it always did. Returns 0, -1 when memory runs out (the cache as it was
+/* Reads the binary STL files among paths[0 .. n) (NULL entries skipped) that
+ * the cache has not read yet, on up to `threads` threads: assimp's reader of
+ * one file on each. Only those: assimp's C API keeps one error string for the
+ * process, which every failing read writes, and its binary STL reader fails
+ * on nothing but memory; the rest (ASCII STL, other formats, files that did
+ * not read) are read when kg_mesh_get asks, one at a time, so their warnings
+ * come out where they always did. kg_mesh_get finds each file read as it
+ * would have made it. Returns 0, -1 when memory runs out (the cache as it was
  * but for files read). */
 int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads);
 

@@ -870,7 +870,8 @@ static void assert_same_diags(const kg_diags *a, const kg_diags *b) {
 
 /* The shapes made on several threads are those made on one, in the same
  * order, with the same warnings in the same order: a robot of two STL meshes
- * (a U of three boxes, a cube), a sphere and a mesh that is not there; and,
+ * (a U of three boxes, a cube), a sphere, a mesh that is not there and one
+ * assimp cannot read (read again on the calling thread); and,
  * with the corpus, G1 (36 shapes, 24 of them STL meshes: their hulls and
  * triangle trees, and the coarse hulls made of them). */
 static void test_build_threads(void **state) {
@@ -891,11 +892,17 @@ static void test_build_threads(void **state) {
     snprintf(path, sizeof path, "%s/cube.stl", dir);
     assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
     free(me.vert), free(me.tri);
-    snprintf(path, sizeof path, "%s/r.urdf", dir);
+    snprintf(path, sizeof path, "%s/junk.stl", dir); /* 100 bytes assimp cannot read */
     FILE *f = fopen(path, "w");
     assert_non_null(f);
+    for (int k = 0; k < 100; k++) fputc("kinegraph"[k % 9], f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/r.urdf", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
     fputs("<robot name='r'><link name='base'><collision><geometry><mesh filename='u.stl'/></geometry></collision>"
-          "<collision><geometry><mesh filename='missing.stl'/></geometry></collision></link>"
+          "<collision><geometry><mesh filename='missing.stl'/></geometry></collision>"
+          "<collision><geometry><mesh filename='junk.stl'/></geometry></collision></link>"
           "<link name='ball'><collision><geometry><sphere radius='0.02'/></geometry></collision></link>"
           "<link name='cube'><collision><geometry><mesh filename='cube.stl'/></geometry></collision></link>"
           "<joint name='x1' type='prismatic'><parent link='base'/><child link='ball'/><origin xyz='0 -0.025 0.1'/>"
@@ -912,7 +919,8 @@ static void test_build_threads(void **state) {
     assert_int_equal(one.nshape, 3);
     assert_int_equal(one.surface[0].ntri, 36), assert_int_equal(one.surface[2].ntri, 12);
     assert_same_shapes(&one, &four);
-    assert_int_equal(kg_test_count(&d1, "collision.mesh_missing"), 1);
+    assert_int_equal(kg_test_count(&d1, "collision.mesh_missing"), 2);
+    assert_int_equal(kg_test_count(&d1, "mesh.unreadable"), 1);
     assert_same_diags(&d1, &d4);
     assert_int_equal(kg_collision_model_coarse_threads(&one, 0.005, &coarse_one, 1), 0);
     assert_int_equal(kg_collision_model_coarse_threads(&one, 0.005, &coarse_four, 4), 0);

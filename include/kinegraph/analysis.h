@@ -256,9 +256,11 @@ typedef struct kg_collision_model {
 /* Shapes of every collision geom (meshes read through the cache; a mesh that
  * cannot be read is left out, with a warning). Returns 0, -1 when out of memory. */
 KG_API int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, kg_diags *d);
-/* The same, the shapes (hulls, triangle trees) made on up to `threads`
- * threads (the meshes read first, on this one): the same model whatever the
- * number, each shape the work of one thread. */
+/* The same, the binary STL meshes read and the shapes (hulls, triangle trees)
+ * made on up to `threads` threads (other meshes read on this one): the same
+ * model and warnings whatever the number, each shape the work of one thread.
+ * assimp reads on those threads: a log stream the caller attached to assimp
+ * (aiAttachLogStream) is then written from several at once. */
 KG_API int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int threads,
                                             kg_diags *d);
 KG_API void kg_collision_model_free(kg_collision_model *cm);
