@@ -736,7 +736,8 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     kg_mesh_cache_free(mc);
     if (drawn != 0) goto oom;
     if (driven_columns(rr) != 0) goto oom;
-    if (rr->have_cm && (kg_collision_model_coarse_threads(&rr->cm, o->tune.collision_hull_width, &rr->coarse, threads) != 0 ||
+    const double width = o->tune.collision_hull_width;
+    if (rr->have_cm && (kg_collision_model_coarse_threads(&rr->cm, width, &rr->coarse, threads) != 0 ||
                         (rr->cm.npair > 0 && watched_pairs(rr, d) != 0)))
         goto oom;
     if (link_bounds(rr) != 0 || foot_shapes(rr) != 0) goto oom;

@@ -261,8 +261,8 @@ KG_API int kg_collision_model_build(const kg_model *m, kg_mesh_cache *meshes, kg
  * model and warnings whatever the number, each shape the work of one thread.
  * assimp reads on those threads: a log stream the caller attached to assimp
  * (aiAttachLogStream) is then written from several at once. */
-KG_API int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm, int threads,
-                                            kg_diags *d);
+KG_API int kg_collision_model_build_threads(const kg_model *m, kg_mesh_cache *meshes, kg_collision_model *cm,
+                                            int threads, kg_diags *d);
 KG_API void kg_collision_model_free(kg_collision_model *cm);
 /* out: cm with every hull replaced by kg_convex_coarse's (vertices within
  * width of the hull of the others left out, swelled to hold the hull),
