@@ -330,25 +330,31 @@ static void boxes_mesh(kg_mesh *me, const double (*box)[6], int n) {
     }
 }
 
+/* dir/u.stl, a U: two posts (x 0.05..0.15 either side, z 0..0.2) on a bar, the
+ * notch between them in its hull; and dir/cube.stl, a 3 cm cube. */
+static void write_u_and_cube(const char *dir, kg_diags *d) {
+    const double u[3][6] = {{-0.15, -0.05, 0, -0.05, 0.05, 0.2}, {0.05, -0.05, 0, 0.15, 0.05, 0.2},
+                            {-0.15, -0.05, -0.05, 0.15, 0.05, 0}};
+    const double cube[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 0.015}};
+    char path[256];
+    kg_mesh me;
+    boxes_mesh(&me, u, 3);
+    snprintf(path, sizeof path, "%s/u.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, d), 0);
+    free(me.vert), free(me.tri);
+    boxes_mesh(&me, cube, 1);
+    snprintf(path, sizeof path, "%s/cube.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, d), 0);
+    free(me.vert), free(me.tri);
+}
+
 static void test_exact(void **state) {
     (void)state;
     char dir[] = "/tmp/kg_exact_XXXXXX", path[256];
     assert_non_null(mkdtemp(dir));
     kg_diags d;
     kg_diags_init(&d);
-    /* a U: two posts (x 0.05..0.15 either side, z 0..0.2) on a bar; the notch between them is in its hull */
-    const double u[3][6] = {{-0.15, -0.05, 0, -0.05, 0.05, 0.2}, {0.05, -0.05, 0, 0.15, 0.05, 0.2},
-                            {-0.15, -0.05, -0.05, 0.15, 0.05, 0}};
-    const double cube[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 0.015}};
-    kg_mesh me;
-    boxes_mesh(&me, u, 3);
-    snprintf(path, sizeof path, "%s/u.stl", dir);
-    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
-    free(me.vert), free(me.tri);
-    boxes_mesh(&me, cube, 1);
-    snprintf(path, sizeof path, "%s/cube.stl", dir);
-    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
-    free(me.vert), free(me.tri);
+    write_u_and_cube(dir, &d);
     const char *urdf =
         "<robot name='u'><link name='base'><collision><geometry><mesh filename='u.stl'/></geometry></collision></link>"
         "<link name='ball'><collision><geometry><sphere radius='0.02'/></geometry></collision></link>"
@@ -880,18 +886,7 @@ static void test_build_threads(void **state) {
     assert_non_null(mkdtemp(dir));
     kg_diags d, d1, d4;
     kg_diags_init(&d), kg_diags_init(&d1), kg_diags_init(&d4);
-    const double u[3][6] = {{-0.15, -0.05, 0, -0.05, 0.05, 0.2}, {0.05, -0.05, 0, 0.15, 0.05, 0.2},
-                            {-0.15, -0.05, -0.05, 0.15, 0.05, 0}};
-    const double cube[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 0.015}};
-    kg_mesh me;
-    boxes_mesh(&me, u, 3);
-    snprintf(path, sizeof path, "%s/u.stl", dir);
-    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
-    free(me.vert), free(me.tri);
-    boxes_mesh(&me, cube, 1);
-    snprintf(path, sizeof path, "%s/cube.stl", dir);
-    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
-    free(me.vert), free(me.tri);
+    write_u_and_cube(dir, &d);
     snprintf(path, sizeof path, "%s/junk.stl", dir); /* 100 bytes assimp cannot read */
     FILE *f = fopen(path, "w");
     assert_non_null(f);
