@@ -436,6 +436,27 @@ static int add_dae_geometry(acc *a, const char *path, const char *part) {
     return 0;
 }
 
+/* The mesh of scene s (read from path) into m: the whole file's (part NULL),
+ * or its meshes named part (a COLLADA geometry assbin left out, read from the
+ * file). 0, 1 when it has no such part, -1 when memory runs out (m keeps what
+ * it had). */
+static int mesh_of_scene(const struct aiScene *s, const char *path, const char *part, kg_mesh *m) {
+    double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
+    acc a = {m, 0, 0, 0, 0, NULL, 0, NULL, 0};
+    int missing = 0;
+    if (!part) {
+        flatten(&a, s, s->mRootNode, r, p, 0);
+    } else {
+        int found = 0;
+        for (unsigned i = 0; i < s->mNumMeshes; i++)
+            if (!strcmp(s->mMeshes[i]->mName.data, part)) add_mesh(&a, s, s->mMeshes[i], r, p), found = 1;
+        missing = !found && add_dae_geometry(&a, path, part) != 0;
+    }
+    free(a.slot);
+    free(a.map);
+    return missing ? 1 : a.failed ? -1 : 0;
+}
+
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d, const char *ref_file,
                            int ref_line) {
     for (int i = 0; i < c->nmeshes; i++) {
@@ -462,25 +483,12 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
                     se->error ? se->error : "assimp gave no reason");
         return NULL;
     }
-    const struct aiScene *s = se->scene;
-    double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
-    acc a = {&e->mesh, 0, 0, 0, 0, NULL, 0, NULL, 0};
-    if (!part) {
-        flatten(&a, s, s->mRootNode, r, p, 0);
-    } else {
-        int found = 0;
-        for (unsigned i = 0; i < s->mNumMeshes; i++)
-            if (!strcmp(s->mMeshes[i]->mName.data, part)) add_mesh(&a, s, s->mMeshes[i], r, p), found = 1;
-        if (!found && add_dae_geometry(&a, path, part) != 0) {
-            kg_diag_add(d, KG_WARNING, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
-            free(a.slot);
-            free(a.map);
-            return NULL;
-        }
+    int rc = mesh_of_scene(se->scene, path, part, &e->mesh);
+    if (rc > 0) {
+        kg_diag_add(d, KG_WARNING, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
+        return NULL;
     }
-    free(a.slot);
-    free(a.map);
-    if (a.failed) {
+    if (rc < 0) {
         kg_diag_add(d, KG_ERROR, "mesh.memory", ref_file, ref_line, path, "out of memory reading mesh '%s'", path);
         return NULL;
     }
@@ -520,11 +528,7 @@ static void preload_one(void *ctx, int i) {
         free(e);
         return;
     }
-    double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
-    acc a = {&e->mesh, 0, 0, 0, 0, NULL, 0, NULL, 0};
-    flatten(&a, s, s->mRootNode, r, p, 0);
-    free(a.slot), free(a.map);
-    if (a.failed) { /* made again when asked, which says so */
+    if (mesh_of_scene(s, j->path, NULL, &e->mesh) != 0) { /* made again when asked, which says so */
         mesh_release(&e->mesh), free(e->path), free(e);
         return;
     }
