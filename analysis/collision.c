@@ -3,7 +3,6 @@
 
 #include <ccd/ccd.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,7 +139,6 @@ static void make_shape(void *ctx, int i) {
         free(v);
         return;
     }
-    j->t = (kg_trimesh){0, 0, NULL, NULL, 0, NULL};
     j->t.tri = malloc((size_t)me->ntri * 3 * sizeof *j->t.tri);
     if (!j->t.tri) {
         free(v);
@@ -814,6 +812,8 @@ static void *run(void *arg) {
     return NULL;
 }
 
+static void run_job(void *jobs, int t) { run((job *)jobs + t); }
+
 static double wilson_upper(long hits, long n) {
     if (n <= 0) return 1;
     if (hits == 0) return fmin(1, 3.0 / (double)n); /* the rule of three */
@@ -829,7 +829,7 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
     long first = o->first_round > 0 ? o->first_round : 1000;
     double always = o->always > 0 ? o->always : 0.95;
     long least = o->min_samples > 0 ? o->min_samples : 10000;
-    int nt = o->threads > 1 ? (o->threads > 64 ? 64 : o->threads) : 1;
+    int nt = o->threads > 1 ? (o->threads > KG_PARALLEL_MAX_THREADS ? KG_PARALLEL_MAX_THREADS : o->threads) : 1;
     out->npair = np;
     out->cls = calloc((size_t)np + 1, sizeof *out->cls);
     out->hits = calloc((size_t)np + 1, sizeof *out->hits);
@@ -859,11 +859,7 @@ int kg_collision_matrix(const kg_model *m, const kg_collision_model *cm, const k
             memset(jobs[t].hits, 0, (size_t)(np + 1) * sizeof *jobs[t].hits);
         }
         jobs[0].round_from = total, jobs[0].round_size = size, jobs[0].round_max = max;
-        pthread_t th[64];
-        for (int t = 0; t < nt; t++)
-            if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
-        for (int t = 0; t < nt; t++)
-            if (th[t]) pthread_join(th[t], NULL);
+        kg_parallel_for(nt, nt, run_job, jobs);
         int fresh = 0;
         for (int t = 0; t < nt; t++) {
             if (jobs[t].failed) goto done;

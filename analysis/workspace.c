@@ -2,7 +2,6 @@
 #include "analysis/workspace.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +9,7 @@
 #include "analysis/manipulability.h"
 #include "analysis/sampling.h"
 #include "core/fk.h"
+#include "core/parallel.h"
 #include "core/spatial.h"
 
 /* ---- voxels --------------------------------------------------------------------------- */
@@ -213,22 +213,21 @@ void kg_workspace_free(kg_workspace *w) {
     memset(w, 0, sizeof *w);
 }
 
-/* Splits the samples over nt threads (one running here when nt is 1 or a
- * thread cannot start) and waits for them. The jobs, or NULL when out of memory. */
+static void run_job(void *jobs, int t) { run((job *)jobs + t); }
+
+/* Splits the samples into nt jobs, run on nt threads (kg_parallel_for: this
+ * one among them) and waits for them. The jobs, or NULL when out of memory. */
 static job *run_jobs(const kg_model *m, const kg_workspace_options *o, const kg_sample_coord *coords, int ncoord,
                      const int *cols, int ncol, int nt) {
     job *jobs = calloc((size_t)nt + 1, sizeof *jobs); /* the last one's failed is the shared stop flag */
-    pthread_t th[64];
     if (!jobs) return NULL;
     for (int t = 0; t < nt; t++) {
         memset(&jobs[t], 0, sizeof jobs[t]);
         jobs[t].m = m, jobs[t].o = o, jobs[t].coords = coords, jobs[t].ncoord = ncoord;
         jobs[t].cols = cols, jobs[t].ncol = ncol, jobs[t].stop = &jobs[nt].failed;
         jobs[t].from = o->samples * t / nt, jobs[t].to = o->samples * (t + 1) / nt;
-        if (nt == 1 || pthread_create(&th[t], NULL, run, &jobs[t]) != 0) run(&jobs[t]), th[t] = 0;
     }
-    for (int t = 0; t < nt; t++)
-        if (th[t]) pthread_join(th[t], NULL);
+    kg_parallel_for(nt, nt, run_job, jobs);
     return jobs;
 }
 
@@ -348,7 +347,7 @@ int kg_workspace_compute(const kg_model *m, const kg_workspace_options *o, kg_wo
     rc = KG_WORKSPACE_NOTHING;
     if (!ncoord || !(o->voxel > 0) || o->samples <= 0) goto fail;
     int nt = o->threads > 1 ? o->threads : 1;
-    if (nt > 64) nt = 64;
+    if (nt > KG_PARALLEL_MAX_THREADS) nt = KG_PARALLEL_MAX_THREADS;
     job *jobs = run_jobs(m, o, coords, ncoord, cols, ncol, nt);
     if (!jobs) {
         rc = KG_WORKSPACE_MEMORY;
