@@ -157,14 +157,9 @@ static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int t
     int count = 0;
     for (int g = 0; g < m->ngeom; g++) count += m->geom[g].role == KG_COLLISION;
     geom_job *job = calloc((size_t)count + 1, sizeof *job);
-    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
-    if (!job || !paths) return free(job), free(paths), NULL;
-    for (int g = 0; g < m->ngeom; g++)
-        if (m->geom[g].role == KG_COLLISION && m->geom[g].type == KG_GEOM_MESH && !m->geom[g].mesh_part)
-            paths[g] = m->geom[g].mesh_path;
+    if (!job) return NULL;
     /* out of memory there, the meshes are read when asked, which says so */
-    (void)kg_mesh_cache_preload(meshes, paths, m->ngeom, threads);
-    free(paths);
+    (void)kg_mesh_cache_preload_model(meshes, m, KG_COLLISION, threads);
     *n = 0;
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];

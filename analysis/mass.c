@@ -102,6 +102,7 @@ static int geom_solid(const kg_model *m, const kg_geom *G, kg_mesh_cache *meshes
 }
 
 int kg_link_solids(const kg_model *m, kg_mesh_cache *meshes, int prefer, kg_link_solid *out, kg_diags *d) {
+    if (meshes) (void)kg_mesh_cache_preload_model(meshes, m, prefer, 1); /* out of memory: read when asked */
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];
         kg_link_solid *ls = &out[i];

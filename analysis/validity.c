@@ -206,6 +206,7 @@ static double model_size(const kg_model *m, const kg_data *d) {
 
 static void check_meshes(const kg_model *m, const kg_data *pose, kg_mesh_cache *meshes, kg_diags *d) {
     double size = model_size(m, pose);
+    (void)kg_mesh_cache_preload_model(meshes, m, -1, 1); /* out of memory: read when asked, which says so */
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         if (G->type != KG_GEOM_MESH || !G->mesh_path) continue;

@@ -5,7 +5,6 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,12 @@
 #include "core/str.h"
 #include "formats/fileio.h"
 #include "formats/mesh.h"
+#include "formats/mesh_child.h"
 #include "formats/mesh_dae.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct scene_entry {
@@ -86,120 +84,10 @@ static int grow(void **a, int *cap, int n, size_t size) {
 #define IMPORT_FLAGS (aiProcess_Triangulate | aiProcess_SortByPType)
 #define IMPORT_SECONDS 60
 
-/* assimp crashes on some malformed files (5.2.5: the COLLADA skin of Khronos'
- * skin_4_influence.dae), and a crash in a library must not take kinegraph
- * down. So files whose readers are large (everything but STL, a flat list of
- * triangles) are read in a child process, which hands the scene back in
- * assimp's own binary dump (assbin: everything kept, quick to read); a child
- * that crashes, or takes more than IMPORT_SECONDS, only costs that file.
- * Returns the scene, or NULL with *error set. */
-static int write_all(int fd, const void *p, size_t n) {
-    for (const char *c = p; n;) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        c += k, n -= (size_t)k;
-    }
-    return 0;
-}
-
-/* assimp's C API keeps one error string for the whole process, written by every
- * read that fails: reads that may fail, and the reading of that string, hold
- * this lock (kg_mesh_get may be called on several threads: check --jobs). */
-static pthread_mutex_t assimp_errors = PTHREAD_MUTEX_INITIALIZER;
-
-/* path read in this process (the lock held); on failure *error says why. */
-static const struct aiScene *import_here(const char *path, char **error) {
-    pthread_mutex_lock(&assimp_errors);
-    const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
-    if ((!s || !s->mRootNode) && !*error) *error = str_dup(aiGetErrorString());
-    pthread_mutex_unlock(&assimp_errors);
-    return s;
-}
-
+/* path read in a child process (mesh_child.c): the scene, or NULL with *error set. */
 static const struct aiScene *import_isolated(const char *path, char **error) {
-    int fds[2];
-    fflush(NULL);
-    pid_t pid = pipe(fds) == 0 ? fork() : -1;
-    if (pid < 0) return import_here(path, error); /* cannot isolate it: read it here */
-    if (pid == 0) { /* the child: 'B' and the dump, or 'E' and why not */
-        close(fds[0]);
-        alarm(IMPORT_SECONDS);
-        const struct aiScene *s = aiImportFile(path, IMPORT_FLAGS);
-        const struct aiExportDataBlob *b = s && s->mRootNode ? aiExportSceneToBlob(s, "assbin", 0) : NULL;
-        if (b) { /* assbin (5.2.5) drops mesh names, which name COLLADA parts: they follow the dump */
-            uint64_t size = b->size;
-            int bad = write_all(fds[1], "B", 1) || write_all(fds[1], &size, sizeof size) ||
-                      write_all(fds[1], b->data, b->size);
-            for (unsigned i = 0; i < s->mNumMeshes && !bad; i++) {
-                uint32_t n = s->mMeshes[i]->mName.length;
-                bad = write_all(fds[1], &n, sizeof n) || write_all(fds[1], s->mMeshes[i]->mName.data, n);
-            }
-            /* released although _exit would: a leak checker following the fork (valgrind does)
-             * then finds the child clean too; after the alarm is off and the pipe closed, so the
-             * parent has its answer and a slow release is not taken for a hang */
-            alarm(0);
-            close(fds[1]);
-            aiReleaseExportBlob(b);
-            aiReleaseImport(s);
-            _exit(bad);
-        }
-        const char *why = s ? (s->mRootNode ? "assimp could not pass the scene on" : "the file has no scene")
-                            : aiGetErrorString();
-        write_all(fds[1], "E", 1);
-        write_all(fds[1], why, strlen(why));
-        if (s) aiReleaseImport(s);
-        _exit(1);
-    }
-    close(fds[1]);
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            char *t = realloc(buf, cap + 1);
-            if (!t) break;
-            buf = t;
-        }
-        ssize_t k = read(fds[0], buf + len, cap - len);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        len += (size_t)k;
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    const struct aiScene *s = NULL;
-    if (WIFSIGNALED(status))
-        *error = str_dup(WTERMSIG(status) == SIGALRM ? "assimp did not finish reading it in 60 s"
-                                                     : "assimp crashed reading it (a malformed file, or an assimp bug)");
-    else if (buf && len > 9 && buf[0] == 'B' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        uint64_t size;
-        memcpy(&size, buf + 1, sizeof size);
-        pthread_mutex_lock(&assimp_errors);
-        if (size <= len - 9) s = aiImportFileFromMemory(buf + 9, (unsigned)size, 0, "assbin");
-        if (!s) *error = str_dup(size <= len - 9 ? aiGetErrorString() : "assimp's reader gave a short answer");
-        pthread_mutex_unlock(&assimp_errors);
-        size_t at = 9 + (size_t)size;
-        for (unsigned i = 0; s && i < s->mNumMeshes; i++) { /* the names assbin dropped */
-            uint32_t n;
-            if (at + sizeof n > len) break;
-            memcpy(&n, buf + at, sizeof n);
-            at += sizeof n;
-            if (n >= MAXLEN || at + n > len) break;
-            struct aiString *name = &((struct aiMesh *)s->mMeshes[i])->mName; /* ours until released */
-            memcpy(name->data, buf + at, n);
-            name->data[n] = 0;
-            name->length = n;
-            at += n;
-        }
-    } else if (buf && len > 0 && buf[0] == 'E') {
-        buf[len] = 0;
-        *error = str_dup(buf + 1);
-    } else {
-        *error = str_dup("assimp's reader stopped without an answer");
-    }
-    free(buf);
+    const struct aiScene *s;
+    kg_mesh_read_isolated(&path, 1, IMPORT_FLAGS, IMPORT_SECONDS, &s, error);
     return s;
 }
 
@@ -228,23 +116,29 @@ static int is_stl(const char *path) {
     return dot && !strcasecmp(dot, ".stl");
 }
 
-static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
-    scene_entry *e = scene_find(c, path);
-    if (!e) e = scene_add(c, path);
-    if (!e || !e->pending) return e; /* out of memory, or read */
-    e->pending = 0;
-    /* Triangulate polygons; SortByPType splits points and lines off so they can
-     * be skipped whole. No degenerate removal: triangle counts stay the file's.
-     * (Vertices at the same place are joined here, by exact position: assimp's
-     * JoinIdenticalVertices compares every component and takes ten times as
-     * long as reading an STL.) */
-    if (is_stl(path)) e->scene = import_here(path, &e->error);
-    else e->scene = import_isolated(path, &e->error);
+/* e read (its scene, or NULL with why). */
+static void scene_read(scene_entry *e, const struct aiScene *s, char *error) {
+    e->pending = 0, e->scene = s, e->error = error;
     if (!e->scene || !e->scene->mRootNode) {
         if (!e->error) e->error = str_dup("assimp gave no scene");
         if (e->scene) aiReleaseImport(e->scene);
         e->scene = NULL;
     }
+}
+
+/* Triangulate polygons; SortByPType splits points and lines off so they can
+ * be skipped whole. No degenerate removal: triangle counts stay the file's.
+ * (Vertices at the same place are joined here, by exact position: assimp's
+ * JoinIdenticalVertices compares every component and takes ten times as
+ * long as reading an STL.) STL files are read here, the rest in a child
+ * process (mesh_child.c). */
+static scene_entry *scene_of(kg_mesh_cache *c, const char *path) {
+    scene_entry *e = scene_find(c, path);
+    if (!e) e = scene_add(c, path);
+    if (!e || !e->pending) return e; /* out of memory, or read */
+    char *error = NULL;
+    const struct aiScene *s = is_stl(path) ? kg_mesh_read_here(path, IMPORT_FLAGS, &error) : import_isolated(path, &error);
+    scene_read(e, s, error);
     return e;
 }
 
@@ -506,7 +400,7 @@ typedef struct preload_job {
 
 /* Whether path is a binary STL as assimp decides it (84 bytes of header and
  * count, then 50 a triangle, exactly): its reader cannot fail on it but for
- * memory, so it may run outside the lock (assimp_errors) beside others. */
+ * memory, so it may run outside the lock (kg_assimp_errors) beside others. */
 static int binary_stl(const char *path) {
     FILE *f = fopen(path, "rb");
     unsigned char h[84] = {0};
@@ -543,7 +437,30 @@ static int asked_before(const char *const *paths, int i) {
     return 0;
 }
 
+/* The files among paths[0 .. n) that are not STL and not read yet, read
+ * together by one child process (mesh_child.c: a fork per file cost more than
+ * the reading). 0, -1 when memory runs out (none read). */
+static int preload_isolated(kg_mesh_cache *c, const char *const *paths, int n) {
+    const char **batch = calloc((size_t)n + 1, sizeof *batch);
+    int *entry = malloc(((size_t)n + 1) * sizeof *entry), nb = 0, rc = 0;
+    const struct aiScene **scenes = malloc(((size_t)n + 1) * sizeof *scenes);
+    char **errors = malloc(((size_t)n + 1) * sizeof *errors);
+    if (!batch || !entry || !scenes || !errors) rc = -1;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (!paths[i] || is_stl(paths[i]) || scene_find(c, paths[i]) || asked_before(paths, i)) continue;
+        if (!scene_add(c, paths[i])) rc = -1;
+        else batch[nb] = paths[i], entry[nb++] = c->nscenes - 1;
+    }
+    if (rc == 0) {
+        kg_mesh_read_isolated(batch, nb, IMPORT_FLAGS, IMPORT_SECONDS, scenes, errors);
+        for (int k = 0; k < nb; k++) scene_read(&c->scenes[entry[k]], scenes[k], errors[k]);
+    }
+    free(batch), free(entry), free(scenes), free(errors);
+    return rc;
+}
+
 int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads) {
+    if (preload_isolated(c, paths, n) != 0) return -1;
     preload_job *job = calloc((size_t)n + 1, sizeof *job);
     if (!job) return -1;
     int nj = 0, rc = 0;
@@ -565,6 +482,16 @@ int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int
         }
     }
     free(job);
+    return rc;
+}
+
+int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads) {
+    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
+    if (!paths) return -1;
+    for (int g = 0; g < m->ngeom; g++)
+        if (m->geom[g].type == KG_GEOM_MESH && (role < 0 || (int)m->geom[g].role == role)) paths[g] = m->geom[g].mesh_path;
+    int rc = kg_mesh_cache_preload(c, paths, m->ngeom, threads);
+    free(paths);
     return rc;
 }
 

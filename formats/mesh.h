@@ -46,16 +46,21 @@ typedef struct kg_mesh {
 const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part, kg_diags *d,
                            const char *ref_file, int ref_line);
 
-/* Reads the binary STL files among paths[0 .. n) (NULL entries skipped) that
- * the cache has not read yet, on up to `threads` threads: assimp's reader of
- * one file on each. Only those: assimp's C API keeps one error string for the
- * process, which every failing read writes, and its binary STL reader fails
- * on nothing but memory; the rest (ASCII STL, other formats, files that did
- * not read) are read when kg_mesh_get asks, one at a time, so their warnings
- * come out where they always did. kg_mesh_get finds each file read as it
- * would have made it. Returns 0, -1 when memory runs out (the cache as it was
- * but for files read). */
+/* Reads the files among paths[0 .. n) (NULL entries skipped) that the cache
+ * has not read yet: those that are not STL together in one child process
+ * (as kg_mesh_get reads each: a crash costs its file only), then the binary
+ * STL files on up to `threads` threads, assimp's reader of one file on each.
+ * Only those on threads: assimp's C API keeps one error string for the
+ * process, which every failing read writes, and its binary STL reader fails on
+ * nothing but memory; ASCII STL files are read when kg_mesh_get asks. Warnings
+ * (files that did not read) come out when kg_mesh_get asks, where they always
+ * did, and it finds each file read as it would have made it. Returns 0, -1
+ * when memory runs out (the cache as it was but for files read). */
 int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads);
+
+/* kg_mesh_cache_preload of the mesh files of m's geoms of role `role` (-1:
+ * every geom): before a loop that asks for them one by one. */
+int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads);
 
 /* Writes the mesh as binary STL (atomically). 0, or -1 after an error diagnostic. */
 int kg_mesh_write_stl(const kg_mesh *m, const char *path, kg_diags *d);

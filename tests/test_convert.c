@@ -14,6 +14,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <ftw.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "exporters/exporters.h"
 #include "io/load.h"
 #include "formats/mesh.h"
+#include "formats/mesh_child.h"
 #include "io/save.h"
 
 static char *write_urdf(const kg_model *m, const kg_motion *mo, kg_ledger *l, size_t *len) {
@@ -1187,8 +1189,70 @@ static void test_velocity_names(void **state) {
     kg_diags_clear(&d);
 }
 
+/* Mesh files other than STL read by assimp in one child process
+ * (formats/mesh_child.c): each file answered in order; a file assimp cannot
+ * read gets its error and the next are read on; a file that hangs (a FIFO no
+ * one writes) costs that file only, named with the time allowed, and a fresh
+ * child reads the rest. Then the same files through kg_mesh_cache_preload (one
+ * child for all) and through kg_mesh_get alone (a child each): the same meshes
+ * and the same warnings. */
+static void test_meshes_in_child(void **state) {
+    (void)state;
+    char dir[] = "/tmp/kg_child_XXXXXX", p[4][300];
+    assert_non_null(mkdtemp(dir));
+    const char *name[4] = {"cube.obj", "bad.dae", "hang.obj", "tet.obj"};
+    for (int k = 0; k < 4; k++) snprintf(p[k], sizeof p[k], "%s/%s", dir, name[k]);
+    FILE *f = fopen(p[0], "w");
+    assert_non_null(f);
+    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+          "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n", f);
+    fclose(f);
+    assert_non_null(f = fopen(p[1], "w"));
+    fputs("this is not a mesh\n", f);
+    fclose(f);
+    assert_int_equal(mkfifo(p[2], 0600), 0);
+    assert_non_null(f = fopen(p[3], "w"));
+    fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+    fclose(f);
+    const char *paths[4] = {p[0], p[1], p[2], p[3]};
+    const struct aiScene *sc[4];
+    char *err[4];
+    kg_mesh_read_isolated(paths, 4, aiProcess_Triangulate | aiProcess_SortByPType, 1, sc, err);
+    assert_non_null(sc[0]), assert_null(err[0]);
+    assert_int_equal(sc[0]->mNumMeshes, 1), assert_int_equal(sc[0]->mMeshes[0]->mNumFaces, 12);
+    assert_null(sc[1]), assert_string_equal(err[1], "Unable to read file, malformed XML");
+    assert_null(sc[2]), assert_string_equal(err[2], "assimp did not finish reading it in 1 s");
+    assert_non_null(sc[3]), assert_null(err[3]);
+    assert_int_equal(sc[3]->mMeshes[0]->mNumFaces, 4);
+    for (int k = 0; k < 4; k++) {
+        if (sc[k]) aiReleaseImport(sc[k]);
+        free(err[k]);
+    }
+    /* without the FIFO: kg_mesh_get would wait for it the full minute */
+    const char *three[3] = {p[0], p[1], p[3]};
+    kg_mesh_cache *batch = kg_mesh_cache_new(), *alone = kg_mesh_cache_new();
+    kg_diags d1, d2;
+    kg_diags_init(&d1), kg_diags_init(&d2);
+    assert_int_equal(kg_mesh_cache_preload(batch, three, 3, 1), 0);
+    for (int k = 0; k < 3; k++) {
+        const kg_mesh *a = kg_mesh_get(batch, three[k], NULL, &d1, NULL, 0), *b = kg_mesh_get(alone, three[k], NULL, &d2, NULL, 0);
+        assert_int_equal(a != NULL, k != 1), assert_int_equal(b != NULL, k != 1);
+        if (!a) continue;
+        assert_int_equal(a->nvert, b->nvert), assert_int_equal(a->ntri, b->ntri);
+        assert_int_equal(a->ntri, k ? 4 : 12);
+        assert_memory_equal(a->vert, b->vert, 3 * (size_t)a->nvert * sizeof *a->vert);
+        assert_memory_equal(a->tri, b->tri, 3 * (size_t)a->ntri * sizeof *a->tri);
+    }
+    assert_int_equal(kg_test_count(&d1, "mesh.unreadable"), 1), assert_int_equal(kg_test_count(&d2, "mesh.unreadable"), 1);
+    assert_int_equal(d1.count, d2.count);
+    kg_mesh_cache_free(batch), kg_mesh_cache_free(alone);
+    kg_diags_clear(&d1), kg_diags_clear(&d2);
+    kg_test_remove_dir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_meshes_in_child),
         cmocka_unit_test(test_urdf_round_trip),
         cmocka_unit_test(test_bvh_to_urdf),
         cmocka_unit_test(test_loops_and_defaults_in_ledger),

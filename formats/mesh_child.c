@@ -1,0 +1,200 @@
+/* assimp crashes on some malformed files (5.2.5: the COLLADA skin of Khronos'
+ * skin_4_influence.dae), and a crash in a library must not take kinegraph
+ * down. So files whose readers are large (everything but STL, a flat list of
+ * triangles) are read in a child process, which hands each scene back in
+ * assimp's own binary dump (assbin: everything kept, quick to read).
+ *
+ * One child reads all the files asked for together, one after another: a
+ * child per file cost a fork of the whole process each (35 COLLADA meshes of a
+ * humanoid: 0.15 s read so, 0.04 s in the process itself). Before each file it
+ * says which it starts, so when it crashes, or takes more than the time
+ * allowed, the file it was reading is known: that file gets the error and a
+ * fresh child reads the rest. */
+#define _POSIX_C_SOURCE 200809L /* kill */
+#include "formats/mesh_child.h"
+
+#include <assimp/cexport.h>
+#include <assimp/cimport.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/str.h"
+
+pthread_mutex_t kg_assimp_errors = PTHREAD_MUTEX_INITIALIZER;
+
+/* What the child sends, each record a tag and its payload's length (uint64)
+ * first: START (no payload) before it reads a file; then DUMP (the dump's size,
+ * the dump, then each mesh's name as a uint32 length and its bytes: assbin
+ * 5.2.5 drops mesh names, which name COLLADA parts) or ERROR (why, as text). */
+enum { START = 'S', DUMP = 'B', ERROR = 'E' };
+
+static char *str_dup(const char *s) { return s ? kg_strdup(s) : NULL; }
+
+const struct aiScene *kg_mesh_read_here(const char *path, unsigned flags, char **error) {
+    pthread_mutex_lock(&kg_assimp_errors);
+    const struct aiScene *s = aiImportFile(path, flags);
+    if ((!s || !s->mRootNode) && !*error) *error = str_dup(aiGetErrorString());
+    pthread_mutex_unlock(&kg_assimp_errors);
+    return s;
+}
+
+static int write_all(int fd, const void *p, size_t n) {
+    for (const char *c = p; n;) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *p, size_t n) {
+    for (char *c = p; n;) {
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int header(int fd, char tag, uint64_t len) { return write_all(fd, &tag, 1) || write_all(fd, &len, sizeof len); }
+
+/* The child's record of scene s, dumped as b. */
+static int send_dump(int fd, const struct aiScene *s, const struct aiExportDataBlob *b) {
+    uint64_t size = b->size, len = sizeof size + size;
+    for (unsigned i = 0; i < s->mNumMeshes; i++) len += sizeof(uint32_t) + s->mMeshes[i]->mName.length;
+    int bad = header(fd, DUMP, len) || write_all(fd, &size, sizeof size) || write_all(fd, b->data, b->size);
+    for (unsigned i = 0; i < s->mNumMeshes && !bad; i++) {
+        uint32_t n = s->mMeshes[i]->mName.length;
+        bad = write_all(fd, &n, sizeof n) || write_all(fd, s->mMeshes[i]->mName.data, n);
+    }
+    return bad;
+}
+
+/* The child: paths[0 .. n) read in turn, a record each; then it exits. */
+static void child(int fd, const char *const *paths, int n, unsigned flags, unsigned seconds) {
+    for (int k = 0; k < n; k++) {
+        if (header(fd, START, 0)) _exit(1);
+        alarm(seconds);
+        const struct aiScene *s = aiImportFile(paths[k], flags);
+        const struct aiExportDataBlob *b = s && s->mRootNode ? aiExportSceneToBlob(s, "assbin", 0) : NULL;
+        const char *why = b ? NULL
+                        : s ? (s->mRootNode ? "assimp could not pass the scene on" : "the file has no scene")
+                            : aiGetErrorString();
+        int bad = b ? send_dump(fd, s, b) : header(fd, ERROR, strlen(why)) || write_all(fd, why, strlen(why));
+        /* released although _exit would: a leak checker following the fork (valgrind does)
+         * then finds the child clean too; with the alarm off, as the parent has its answer */
+        alarm(0);
+        if (b) aiReleaseExportBlob(b);
+        if (s) aiReleaseImport(s);
+        if (bad) _exit(1);
+    }
+    close(fd);
+    _exit(0);
+}
+
+/* The scene in a DUMP record's payload p[0 .. len), its mesh names put back;
+ * NULL with *error set. */
+static const struct aiScene *undump(const char *p, uint64_t len, char **error) {
+    uint64_t size;
+    if (len < sizeof size) return *error = str_dup("assimp's reader gave a short answer"), NULL;
+    memcpy(&size, p, sizeof size);
+    const struct aiScene *s = NULL;
+    pthread_mutex_lock(&kg_assimp_errors);
+    if (size <= len - sizeof size && size <= UINT32_MAX) s = aiImportFileFromMemory(p + sizeof size, (unsigned)size, 0, "assbin");
+    if (!s) *error = str_dup(size <= len - sizeof size ? aiGetErrorString() : "assimp's reader gave a short answer");
+    pthread_mutex_unlock(&kg_assimp_errors);
+    uint64_t at = sizeof size + size;
+    for (unsigned i = 0; s && i < s->mNumMeshes; i++) {
+        uint32_t n;
+        if (at + sizeof n > len) break;
+        memcpy(&n, p + at, sizeof n);
+        at += sizeof n;
+        if (n >= MAXLEN || at + n > len) break;
+        struct aiString *name = &((struct aiMesh *)s->mMeshes[i])->mName; /* ours until released */
+        memcpy(name->data, p + at, n);
+        name->data[n] = 0;
+        name->length = n;
+        at += n;
+    }
+    return s;
+}
+
+/* One record read into scenes[k] / errors[k]: 1 when it answered file k, 0 for
+ * START, -1 when the pipe ended or memory ran out (*oom). */
+static int take_record(int fd, const struct aiScene **scene, char **error, int *oom) {
+    char tag;
+    uint64_t len;
+    if (read_all(fd, &tag, 1) || read_all(fd, &len, sizeof len)) return -1;
+    if (tag == START) return 0;
+    char *p = len < SIZE_MAX ? malloc((size_t)len + 1) : NULL;
+    if (!p) return *oom = 1, -1;
+    if (read_all(fd, p, (size_t)len)) return free(p), -1;
+    if (tag == DUMP) *scene = undump(p, len, error);
+    else p[len] = 0, *error = str_dup(tag == ERROR ? p : "assimp's reader gave an answer it does not give");
+    free(p);
+    return 1;
+}
+
+/* Why a child that did not answer the file it started stopped. */
+static char *why_stopped(int status, unsigned seconds) {
+    char buf[96];
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        snprintf(buf, sizeof buf, "assimp did not finish reading it in %u s", seconds);
+    else if (WIFSIGNALED(status))
+        snprintf(buf, sizeof buf, "assimp crashed reading it (a malformed file, or an assimp bug)");
+    else
+        snprintf(buf, sizeof buf, "assimp's reader stopped without an answer");
+    return str_dup(buf);
+}
+
+/* A child reading paths[from .. n): returns the index of the first file it
+ * left without an answer (n when none), the file it stopped in given its error. */
+static int run_child(const char *const *paths, int from, int n, unsigned flags, unsigned seconds,
+                     const struct aiScene **scenes, char **errors) {
+    int fds[2];
+    fflush(NULL);
+    pid_t pid = pipe(fds) == 0 ? fork() : -1;
+    if (pid < 0) { /* cannot isolate them: read them here */
+        for (int k = from; k < n; k++) scenes[k] = kg_mesh_read_here(paths[k], flags, &errors[k]);
+        return n;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(fds[1], paths + from, n - from, flags, seconds);
+    }
+    close(fds[1]);
+    int k = from, started = -1, oom = 0, r;
+    while (k < n && (r = take_record(fds[0], &scenes[k], &errors[k], &oom)) >= 0) {
+        if (r == 0) started = k;
+        else started = -1, k++;
+    }
+    if (oom) kill(pid, SIGKILL); /* and read the rest in a fresh one */
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (oom) errors[k] = str_dup("out of memory reading it"), started = -1, k++;
+    else if (started >= 0) errors[started] = why_stopped(status, seconds), k = started + 1;
+    return k;
+}
+
+void kg_mesh_read_isolated(const char *const *paths, int n, unsigned flags, unsigned seconds,
+                           const struct aiScene **scenes, char **errors) {
+    for (int k = 0; k < n; k++) scenes[k] = NULL, errors[k] = NULL;
+    for (int from = 0; from < n;) {
+        int next = run_child(paths, from, n, flags, seconds, scenes, errors);
+        if (next <= from) { /* a child that started nothing: not tried again */
+            errors[from] = str_dup("assimp's reader stopped without an answer");
+            next = from + 1;
+        }
+        from = next;
+    }
+}
