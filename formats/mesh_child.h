@@ -17,8 +17,10 @@ const struct aiScene *kg_mesh_read_here(const char *path, unsigned flags, char *
 
 /* Reads paths[0 .. n) with assimp's flags `flags`, one after another in a child
  * process (a fresh one after a file that crashed it or took more than `seconds`):
- * scenes[k] the scene of paths[k], or NULL with errors[k] (malloc'd) saying why.
- * A file that crashes or hangs costs that file only. */
+ * scenes[k] the scene of paths[k] or NULL, errors[k] NULL or (malloc'd) why it
+ * could not be read (the scene may still be there without a root node when
+ * the files were read in this process, fork failing). A file that crashes or
+ * hangs costs that file only. */
 void kg_mesh_read_isolated(const char *const *paths, int n, unsigned flags, unsigned seconds,
                            const struct aiScene **scenes, char **errors);
 

@@ -1192,8 +1192,8 @@ static void test_velocity_names(void **state) {
 /* Mesh files other than STL read by assimp in one child process
  * (formats/mesh_child.c): each file answered in order; a file assimp cannot
  * read gets its error and the next are read on; a file that hangs (a FIFO no
- * one writes) costs that file only, named with the time allowed, and a fresh
- * child reads the rest. Then the same files through kg_mesh_cache_preload (one
+ * one writes) costs that file only, named with the time allowed (3 s), and a
+ * fresh child reads the rest. Then the same files through kg_mesh_cache_preload (one
  * child for all) and through kg_mesh_get alone (a child each): the same meshes
  * and the same warnings. */
 static void test_meshes_in_child(void **state) {
@@ -1217,11 +1217,11 @@ static void test_meshes_in_child(void **state) {
     const char *paths[4] = {p[0], p[1], p[2], p[3]};
     const struct aiScene *sc[4];
     char *err[4];
-    kg_mesh_read_isolated(paths, 4, aiProcess_Triangulate | aiProcess_SortByPType, 1, sc, err);
+    kg_mesh_read_isolated(paths, 4, aiProcess_Triangulate | aiProcess_SortByPType, 3, sc, err);
     assert_non_null(sc[0]), assert_null(err[0]);
     assert_int_equal(sc[0]->mNumMeshes, 1), assert_int_equal(sc[0]->mMeshes[0]->mNumFaces, 12);
     assert_null(sc[1]), assert_string_equal(err[1], "Unable to read file, malformed XML");
-    assert_null(sc[2]), assert_string_equal(err[2], "assimp did not finish reading it in 1 s");
+    assert_null(sc[2]), assert_string_equal(err[2], "assimp did not finish reading it in 3 s");
     assert_non_null(sc[3]), assert_null(err[3]);
     assert_int_equal(sc[3]->mMeshes[0]->mNumFaces, 4);
     for (int k = 0; k < 4; k++) {
