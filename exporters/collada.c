@@ -292,6 +292,7 @@ static void collect_geometry(cw *x) {
         x->oom = 1;
         return;
     }
+    if (!x->skip_meshes) (void)kg_mesh_cache_preload_model(x->meshes, m, -1, 1); /* out of memory: read when asked */
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         int k = 0;

@@ -562,6 +562,7 @@ int kg_export_gltf(const kg_model *m, const kg_motion *mo, const kg_export_optio
         kg_mesh_cache_free(own);
         return kg_export_oom(o, d);
     }
+    if (!x.skip_meshes) (void)kg_mesh_cache_preload_model(x.meshes, m, KG_VISUAL, 1); /* out of memory: read when asked */
     x.root = json_pack("{s:{s:s, s:s}}", "asset", "version", "2.0", "generator", "kinegraph");
     set(&x, x.root, "nodes", x.nodes = json_array());
     set(&x, x.root, "meshes", x.meshes_json = json_array());
