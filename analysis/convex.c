@@ -64,15 +64,18 @@ KG_AVX2_CLONE static int climb(const kg_convex *c, const double d[3], int best) 
 
 /* Fills the cube map: each cell's centre direction's support, climbed to from the
  * previous cell's (neighbouring directions have nearby supports, so each climb is
- * a few steps: scanning every vertex per cell took most of a G1's setup). */
+ * a few steps: scanning every vertex per cell took most of a G1's setup). The
+ * rows of a face are taken to and fro, so that the previous cell is always a
+ * neighbour within a face. */
 static int fill_start(kg_convex *c) {
     const int n = 6 * KG_CONVEX_GRID * KG_CONVEX_GRID;
     c->start = malloc((size_t)n * sizeof *c->start);
     if (!c->start) return -1;
     int best = 0;
-    for (int cell = 0; cell < n; cell++) {
-        int face = cell / (KG_CONVEX_GRID * KG_CONVEX_GRID), iu = cell / KG_CONVEX_GRID % KG_CONVEX_GRID,
-            iv = cell % KG_CONVEX_GRID;
+    for (int k = 0; k < n; k++) {
+        int face = k / (KG_CONVEX_GRID * KG_CONVEX_GRID), iu = k / KG_CONVEX_GRID % KG_CONVEX_GRID,
+            iv = iu % 2 ? KG_CONVEX_GRID - 1 - k % KG_CONVEX_GRID : k % KG_CONVEX_GRID;
+        int cell = (face * KG_CONVEX_GRID + iu) * KG_CONVEX_GRID + iv;
         double u = (iu + 0.5) * 2.0 / KG_CONVEX_GRID - 1, v = (iv + 0.5) * 2.0 / KG_CONVEX_GRID - 1, s = face % 2 ? -1 : 1, d[3];
         if (face < 2) d[0] = s, d[1] = u, d[2] = v;
         else if (face < 4) d[0] = u, d[1] = s, d[2] = v;

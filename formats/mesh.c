@@ -174,25 +174,32 @@ static uint64_t hash_vertex(const double *v) {
     return h;
 }
 
+/* Room in the vertex table for nvert vertices at most half full (rehashed
+ * when it grows). 0, -1 when out of memory. */
+static int reserve_slots(acc *a, size_t nvert) {
+    const kg_mesh *m = a->m;
+    if (nvert * 2 <= a->nslot) return 0;
+    size_t n = a->nslot ? 2 * a->nslot : 1024;
+    while (nvert * 2 > n) n *= 2;
+    int *t = malloc(n * sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < n; i++) t[i] = -1;
+    for (int i = 0; i < m->nvert; i++) {
+        size_t h = (size_t)hash_vertex(m->vert + 3 * i) & (n - 1);
+        while (t[h] >= 0) h = (h + 1) & (n - 1);
+        t[h] = i;
+    }
+    free(a->slot);
+    a->slot = t;
+    a->nslot = n;
+    return 0;
+}
+
 /* The index of the vertex at position v: an existing one at exactly that place,
  * or v appended. -1 when out of memory. */
 static int join_vertex(acc *a, const double v[3]) {
     kg_mesh *m = a->m;
-    if ((size_t)(m->nvert + 1) * 2 > a->nslot) { /* grow and rehash */
-        size_t n = a->nslot ? 2 * a->nslot : 1024;
-        while ((size_t)(m->nvert + 1) * 2 > n) n *= 2;
-        int *t = malloc(n * sizeof *t);
-        if (!t) return -1;
-        for (size_t i = 0; i < n; i++) t[i] = -1;
-        for (int i = 0; i < m->nvert; i++) {
-            size_t h = (size_t)hash_vertex(m->vert + 3 * i) & (n - 1);
-            while (t[h] >= 0) h = (h + 1) & (n - 1);
-            t[h] = i;
-        }
-        free(a->slot);
-        a->slot = t;
-        a->nslot = n;
-    }
+    if (reserve_slots(a, (size_t)m->nvert + 1) != 0) return -1;
     size_t h = (size_t)hash_vertex(v) & (a->nslot - 1);
     for (; a->slot[h] >= 0; h = (h + 1) & (a->nslot - 1)) {
         const double *w = m->vert + 3 * a->slot[h];
@@ -224,6 +231,9 @@ static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, c
         a->map = mp;
         a->capmap = am->mNumVertices;
     }
+    /* the table sized once for every vertex of this mesh being new (an STL's corners are
+     * three a triangle, most of them shared): rehashing as it grew cost a third of the joining */
+    if (reserve_slots(a, (size_t)m->nvert + am->mNumVertices) != 0) { a->failed = 1; return; }
     for (unsigned i = 0; i < am->mNumVertices; i++) {
         double x = am->mVertices[i].x, y = am->mVertices[i].y, z = am->mVertices[i].z, o[3];
         for (int k = 0; k < 3; k++) o[k] = r[3 * k] * x + r[3 * k + 1] * y + r[3 * k + 2] * z + p[k];
