@@ -150,9 +150,9 @@ static void make_shape(void *ctx, int i) {
     if (kg_trimesh_index(&j->t) != 0) j->rc = -1;
 }
 
-/* The collision geoms of m in link order, their meshes read (STL files on
- * `threads` threads first; warnings for those that cannot be had, in link
- * order); NULL when out of memory. */
+/* The collision geoms of m in link order, their meshes read (ahead: the files
+ * that are not STL by one child process, binary STL on `threads` threads;
+ * warnings for those that cannot be had, in link order); NULL when out of memory. */
 static geom_job *collision_geoms(const kg_model *m, kg_mesh_cache *meshes, int threads, int *n, kg_diags *d) {
     int count = 0;
     for (int g = 0; g < m->ngeom; g++) count += m->geom[g].role == KG_COLLISION;

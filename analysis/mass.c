@@ -101,19 +101,39 @@ static int geom_solid(const kg_model *m, const kg_geom *G, kg_mesh_cache *meshes
     return 0;
 }
 
+/* The geoms link i is made of: its `prefer` ones, else the others (-1: none, or a virtual link). */
+static int link_role(const kg_model *m, int i, int prefer) {
+    const kg_link *L = &m->link[i];
+    if (L->real >= 0) return -1; /* virtual links are not solid */
+    int has[2] = {0, 0};
+    for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) has[m->geom[g].role] = 1;
+    int other = prefer == KG_COLLISION ? KG_VISUAL : KG_COLLISION;
+    return has[prefer] ? prefer : has[other] ? other : -1;
+}
+
+/* The mesh files of the geoms the links are made of, read ahead (one child
+ * process for those that are not STL); out of memory, they are read when asked. */
+static void preload(const kg_model *m, kg_mesh_cache *meshes, int prefer) {
+    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
+    if (!paths) return;
+    for (int i = 0; i < m->nlink; i++) {
+        int role = link_role(m, i, prefer);
+        for (int g = m->link[i].geom_first; g < m->link[i].geom_first + m->link[i].geom_count; g++)
+            if ((int)m->geom[g].role == role && m->geom[g].type == KG_GEOM_MESH) paths[g] = m->geom[g].mesh_path;
+    }
+    (void)kg_mesh_cache_preload(meshes, paths, m->ngeom, 1);
+    free(paths);
+}
+
 int kg_link_solids(const kg_model *m, kg_mesh_cache *meshes, int prefer, kg_link_solid *out, kg_diags *d) {
-    if (meshes) (void)kg_mesh_cache_preload_model(meshes, m, prefer, 1); /* out of memory: read when asked */
+    if (meshes) preload(m, meshes, prefer);
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];
         kg_link_solid *ls = &out[i];
         memset(ls, 0, sizeof *ls);
-        ls->role = -1;
-        if (L->real >= 0) continue; /* virtual links are not solid */
-        int has[2] = {0, 0};
-        for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) has[m->geom[g].role] = 1;
-        int other = prefer == KG_COLLISION ? KG_VISUAL : KG_COLLISION;
-        int role = has[prefer] ? prefer : has[other] ? other : -1;
+        int role = link_role(m, i, prefer);
         ls->role = role;
+        if (role < 0) continue;
         for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++)
             if ((int)m->geom[g].role == role && geom_solid(m, &m->geom[g], meshes, ls, d) != 0) return -1;
     }

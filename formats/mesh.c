@@ -1,5 +1,4 @@
 /* Meshes through assimp (see mesh.h for the frame and unit policy). */
-#include <assimp/cexport.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -179,6 +178,7 @@ static uint64_t hash_vertex(const double *v) {
 static int reserve_slots(acc *a, size_t nvert) {
     const kg_mesh *m = a->m;
     if (nvert * 2 <= a->nslot) return 0;
+    if (nvert > SIZE_MAX / 4 / sizeof(int)) return -1;
     size_t n = a->nslot ? 2 * a->nslot : 1024;
     while (nvert * 2 > n) n *= 2;
     int *t = malloc(n * sizeof *t);
@@ -231,9 +231,11 @@ static void add_mesh(acc *a, const struct aiScene *s, const struct aiMesh *am, c
         a->map = mp;
         a->capmap = am->mNumVertices;
     }
-    /* the table sized once for every vertex of this mesh being new (an STL's corners are
-     * three a triangle, most of them shared): rehashing as it grew cost a third of the joining */
-    if (reserve_slots(a, (size_t)m->nvert + am->mNumVertices) != 0) { a->failed = 1; return; }
+    /* the table sized once for this mesh's new vertices: no more than its corners, nor (closed
+     * surfaces have about half as many vertices as triangles) than its triangles; rehashing as
+     * it grew took a fifth of reading G1's meshes */
+    size_t fresh = am->mNumVertices < (unsigned)ntri ? am->mNumVertices : (size_t)ntri;
+    if (reserve_slots(a, (size_t)m->nvert + fresh) != 0) { a->failed = 1; return; }
     for (unsigned i = 0; i < am->mNumVertices; i++) {
         double x = am->mVertices[i].x, y = am->mVertices[i].y, z = am->mVertices[i].z, o[3];
         for (int k = 0; k < 3; k++) o[k] = r[3 * k] * x + r[3 * k + 1] * y + r[3 * k + 2] * z + p[k];
@@ -324,7 +326,7 @@ static int add_dae_geometry(acc *a, const char *path, const char *part) {
     kg_mesh *m = a->m;
     int *map = malloc((size_t)g.nvert * sizeof *map);
     m->tri = malloc((size_t)g.ntri * 3 * sizeof *m->tri);
-    a->failed = !map || !m->tri;
+    a->failed = !map || !m->tri || reserve_slots(a, (size_t)m->nvert + (size_t)g.nvert) != 0;
     for (int i = 0; i < g.nvert && !a->failed; i++)
         if ((map[i] = join_vertex(a, g.vert + 3 * i)) < 0) a->failed = 1;
     for (int t = 0; t < 3 * g.ntri && !a->failed; t++) m->tri[t] = map[g.tri[t]];
@@ -440,11 +442,13 @@ static void preload_one(void *ctx, int i) {
     j->mesh = e;
 }
 
-/* Whether path is asked for in paths before index i (a file read once). */
-static int asked_before(const char *const *paths, int i) {
+/* Whether paths[i] is a file to read ahead: given, not read nor asked for
+ * before index i (a file read once), and STL or not as `stl` says. */
+static int to_preload(kg_mesh_cache *c, const char *const *paths, int i, int stl) {
+    if (!paths[i] || is_stl(paths[i]) != stl || scene_find(c, paths[i])) return 0;
     for (int k = 0; k < i; k++)
-        if (paths[k] && !strcmp(paths[k], paths[i])) return 1;
-    return 0;
+        if (paths[k] && !strcmp(paths[k], paths[i])) return 0;
+    return 1;
 }
 
 /* The files among paths[0 .. n) that are not STL and not read yet, read
@@ -457,7 +461,7 @@ static int preload_isolated(kg_mesh_cache *c, const char *const *paths, int n) {
     char **errors = malloc(((size_t)n + 1) * sizeof *errors);
     if (!batch || !entry || !scenes || !errors) rc = -1;
     for (int i = 0; i < n && rc == 0; i++) {
-        if (!paths[i] || is_stl(paths[i]) || scene_find(c, paths[i]) || asked_before(paths, i)) continue;
+        if (!to_preload(c, paths, i, 0)) continue;
         if (!scene_add(c, paths[i])) rc = -1;
         else batch[nb] = paths[i], entry[nb++] = c->nscenes - 1;
     }
@@ -475,7 +479,7 @@ int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int
     if (!job) return -1;
     int nj = 0, rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        if (!paths[i] || !is_stl(paths[i]) || scene_find(c, paths[i]) || asked_before(paths, i)) continue;
+        if (!to_preload(c, paths, i, 1)) continue;
         if (!scene_add(c, paths[i])) rc = -1;
         else job[nj++] = (preload_job){paths[i], c->nscenes - 1, NULL, NULL};
     }
@@ -498,8 +502,12 @@ int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int
 int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads) {
     const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
     if (!paths) return -1;
-    for (int g = 0; g < m->ngeom; g++)
-        if (m->geom[g].type == KG_GEOM_MESH && (role < 0 || (int)m->geom[g].role == role)) paths[g] = m->geom[g].mesh_path;
+    for (int g = 0; g < m->ngeom; g++) {
+        const kg_geom *G = &m->geom[g];
+        /* an STL file has no parts: one asked for by part is not made whole here */
+        if (G->type == KG_GEOM_MESH && (role < 0 || (int)G->role == role) && !(G->mesh_part && G->mesh_path && is_stl(G->mesh_path)))
+            paths[g] = G->mesh_path;
+    }
     int rc = kg_mesh_cache_preload(c, paths, m->ngeom, threads);
     free(paths);
     return rc;

@@ -1220,7 +1220,7 @@ static void test_meshes_in_child(void **state) {
     kg_mesh_read_isolated(paths, 4, aiProcess_Triangulate | aiProcess_SortByPType, 3, sc, err);
     assert_non_null(sc[0]), assert_null(err[0]);
     assert_int_equal(sc[0]->mNumMeshes, 1), assert_int_equal(sc[0]->mMeshes[0]->mNumFaces, 12);
-    assert_null(sc[1]), assert_string_equal(err[1], "Unable to read file, malformed XML");
+    assert_null(sc[1]), assert_non_null(err[1]); /* assimp 5.2.5: "Unable to read file, malformed XML" */
     assert_null(sc[2]), assert_string_equal(err[2], "assimp did not finish reading it in 3 s");
     assert_non_null(sc[3]), assert_null(err[3]);
     assert_int_equal(sc[3]->mMeshes[0]->mNumFaces, 4);
