@@ -340,6 +340,14 @@ static int write_embedded_meshes(writer *x) {
         snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base)), base);
         snprintf(dir, sizeof dir, "%.*s%s_meshes", slash ? (int)(slash - x->path + 1) : 0, x->path, stem);
     }
+    if (x->path && !x->skip_meshes) { /* the files of the parts, read ahead (one child process) */
+        const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
+        if (!paths) return -1;
+        for (int g = 0; g < m->ngeom; g++)
+            if (m->geom[g].type == KG_GEOM_MESH && m->geom[g].mesh_part) paths[g] = m->geom[g].mesh_path;
+        (void)kg_mesh_cache_preload(x->meshes, paths, m->ngeom, 1); /* out of memory: read when asked */
+        free(paths);
+    }
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         if (G->type != KG_GEOM_MESH || !G->mesh_part || !G->mesh_path) continue;
