@@ -111,22 +111,22 @@ static int link_role(const kg_model *m, int i, int prefer) {
     return has[prefer] ? prefer : has[other] ? other : -1;
 }
 
-/* The mesh files of the geoms the links are made of, read ahead (one child
- * process for those that are not STL); out of memory, they are read when asked. */
-static void preload(const kg_model *m, kg_mesh_cache *meshes, int prefer) {
-    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
-    if (!paths) return;
-    for (int i = 0; i < m->nlink; i++) {
-        int role = link_role(m, i, prefer);
-        for (int g = m->link[i].geom_first; g < m->link[i].geom_first + m->link[i].geom_count; g++)
-            if ((int)m->geom[g].role == role && m->geom[g].type == KG_GEOM_MESH) paths[g] = m->geom[g].mesh_path;
-    }
-    (void)kg_mesh_cache_preload(meshes, paths, m->ngeom, 1);
-    free(paths);
+typedef struct preferring {
+    const kg_model *m;
+    int prefer;
+} preferring;
+
+/* Is geom g one its link is made of? */
+static int makes_link(const void *ctx, int g) {
+    const preferring *p = ctx;
+    const kg_geom *G = &p->m->geom[g];
+    return (int)G->role == link_role(p->m, G->link, p->prefer);
 }
 
 int kg_link_solids(const kg_model *m, kg_mesh_cache *meshes, int prefer, kg_link_solid *out, kg_diags *d) {
-    if (meshes) preload(m, meshes, prefer);
+    const preferring p = {m, prefer};
+    /* read ahead (one child process for the files that are not STL); out of memory, when asked */
+    if (meshes) (void)kg_mesh_cache_preload_geoms(meshes, m, makes_link, &p, 1);
     for (int i = 0; i < m->nlink; i++) {
         const kg_link *L = &m->link[i];
         kg_link_solid *ls = &out[i];

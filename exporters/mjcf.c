@@ -187,20 +187,11 @@ static void plan_meshes(writer *x) {
     }
 }
 
-/* The files of the meshes MuJoCo cannot read, which write_stl() reads, read
- * ahead (one child process for those that are not STL); out of memory, they
- * are read when asked. */
-static void preload_rewritten(writer *x) {
-    const kg_model *m = x->m;
-    if (x->skip_meshes || !x->path) return;
-    const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
-    if (!paths) return;
-    for (int g = 0; g < m->ngeom; g++) {
-        const kg_geom *G = &m->geom[g];
-        if (x->mesh_asset[g] == g && G->mesh_path && (G->mesh_part || !mujoco_reads(G->mesh_path))) paths[g] = G->mesh_path;
-    }
-    (void)kg_mesh_cache_preload(x->meshes, paths, m->ngeom, 1);
-    free(paths);
+/* Is geom g's mesh one MuJoCo cannot read, which write_stl() reads? */
+static int rewritten(const void *ctx, int g) {
+    const writer *x = ctx;
+    const kg_geom *G = &x->m->geom[g];
+    return x->mesh_asset[g] == g && (G->mesh_part || !mujoco_reads(G->mesh_path));
 }
 
 /* The STL beside the MJCF for a mesh MuJoCo cannot read: "<dir>/<stem>_meshes/<name>.stl". */
@@ -268,7 +259,8 @@ static void assets(writer *x) {
             kg_ledger_add(x->l, KG_DROPPED, "texture", mat->texture, m->source, mat->line,
                           "the texture of material '%s' is not written (MuJoCo maps textures its own way)", mat->name);
     }
-    preload_rewritten(x);
+    /* read ahead (one child process for the files that are not STL); out of memory, when asked */
+    if (!x->skip_meshes && x->path) (void)kg_mesh_cache_preload_geoms(x->meshes, m, rewritten, x, 1);
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         if (x->mesh_asset[g] != g) continue;

@@ -328,6 +328,9 @@ static void compound_chain(writer *x, int j) {
     }
 }
 
+/* Is geom g's mesh a part of a file (ctx: the model)? */
+static int is_part(const void *ctx, int g) { return ((const kg_model *)ctx)->geom[g].mesh_part != NULL; }
+
 /* Meshes that live inside another file (mesh_part) become STL files beside the
  * URDF: "<dir>/<stem>_meshes/<part>.stl", one per distinct mesh. 0, or -1
  * when memory runs out (said) or a file beside it could not be recorded. */
@@ -340,14 +343,8 @@ static int write_embedded_meshes(writer *x) {
         snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base)), base);
         snprintf(dir, sizeof dir, "%.*s%s_meshes", slash ? (int)(slash - x->path + 1) : 0, x->path, stem);
     }
-    if (x->path && !x->skip_meshes) { /* the files of the parts, read ahead (one child process) */
-        const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
-        if (!paths) return -1;
-        for (int g = 0; g < m->ngeom; g++)
-            if (m->geom[g].type == KG_GEOM_MESH && m->geom[g].mesh_part) paths[g] = m->geom[g].mesh_path;
-        (void)kg_mesh_cache_preload(x->meshes, paths, m->ngeom, 1); /* out of memory: read when asked */
-        free(paths);
-    }
+    /* the files of the parts, read ahead (one child process); out of memory, when asked */
+    if (x->path && !x->skip_meshes) (void)kg_mesh_cache_preload_geoms(x->meshes, m, is_part, m, 1);
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         if (G->type != KG_GEOM_MESH || !G->mesh_part || !G->mesh_path) continue;

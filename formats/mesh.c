@@ -499,18 +499,34 @@ int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int
     return rc;
 }
 
-int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads) {
+int kg_mesh_cache_preload_geoms(kg_mesh_cache *c, const kg_model *m, int (*wanted)(const void *ctx, int g),
+                                const void *ctx, int threads) {
     const char **paths = calloc((size_t)m->ngeom + 1, sizeof *paths);
     if (!paths) return -1;
     for (int g = 0; g < m->ngeom; g++) {
         const kg_geom *G = &m->geom[g];
         /* an STL file has no parts: one asked for by part is not made whole here */
-        if (G->type == KG_GEOM_MESH && (role < 0 || (int)G->role == role) && !(G->mesh_part && G->mesh_path && is_stl(G->mesh_path)))
+        if (G->type == KG_GEOM_MESH && G->mesh_path && !(G->mesh_part && is_stl(G->mesh_path)) && wanted(ctx, g))
             paths[g] = G->mesh_path;
     }
     int rc = kg_mesh_cache_preload(c, paths, m->ngeom, threads);
     free(paths);
     return rc;
+}
+
+typedef struct role_of {
+    const kg_model *m;
+    int role;
+} role_of;
+
+static int has_role(const void *ctx, int g) {
+    const role_of *r = ctx;
+    return r->role < 0 || (int)r->m->geom[g].role == r->role;
+}
+
+int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads) {
+    const role_of r = {m, role};
+    return kg_mesh_cache_preload_geoms(c, m, has_role, &r, threads);
 }
 
 int kg_mesh_bounds(const kg_mesh *m, double lo[3], double hi[3]) {

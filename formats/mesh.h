@@ -58,8 +58,13 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
  * when memory runs out (the cache as it was but for files read). */
 int kg_mesh_cache_preload(kg_mesh_cache *c, const char *const *paths, int n, int threads);
 
-/* kg_mesh_cache_preload of the mesh files of m's geoms of role `role` (-1:
- * every geom): before a loop that asks for them one by one. */
+/* kg_mesh_cache_preload of the mesh files of m's mesh geoms g for which
+ * wanted(ctx, g) is non-zero (an STL file asked for by part is not read
+ * ahead: it has no parts): before a loop that asks for them one by one. */
+int kg_mesh_cache_preload_geoms(kg_mesh_cache *c, const kg_model *m, int (*wanted)(const void *ctx, int g),
+                                const void *ctx, int threads);
+
+/* The same for m's geoms of role `role` (-1: every geom). */
 int kg_mesh_cache_preload_model(kg_mesh_cache *c, const kg_model *m, int role, int threads);
 
 /* Writes the mesh as binary STL (atomically). 0, or -1 after an error diagnostic. */

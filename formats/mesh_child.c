@@ -43,12 +43,10 @@ static pthread_mutex_t forking = PTHREAD_MUTEX_INITIALIZER;
  * 5.2.5 drops mesh names, which name COLLADA parts) or ERROR (why, as text). */
 enum { START = 'S', DUMP = 'B', ERROR = 'E' };
 
-static char *str_dup(const char *s) { return s ? kg_strdup(s) : NULL; }
-
 const struct aiScene *kg_mesh_read_here(const char *path, unsigned flags, char **error) {
     pthread_mutex_lock(&kg_assimp_errors);
     const struct aiScene *s = aiImportFile(path, flags);
-    if ((!s || !s->mRootNode) && !*error) *error = str_dup(aiGetErrorString());
+    if ((!s || !s->mRootNode) && !*error) *error = kg_strdup(aiGetErrorString());
     pthread_mutex_unlock(&kg_assimp_errors);
     return s;
 }
@@ -119,12 +117,12 @@ static void child(int fd, const char *const *paths, int n, unsigned flags, unsig
  * NULL with *error set. */
 static const struct aiScene *undump(const char *p, uint64_t len, char **error) {
     uint64_t size;
-    if (len < sizeof size) return *error = str_dup("assimp's reader gave a short answer"), NULL;
+    if (len < sizeof size) return *error = kg_strdup("assimp's reader gave a short answer"), NULL;
     memcpy(&size, p, sizeof size);
     const struct aiScene *s = NULL;
     pthread_mutex_lock(&kg_assimp_errors);
     if (size <= len - sizeof size && size <= UINT32_MAX) s = aiImportFileFromMemory(p + sizeof size, (unsigned)size, 0, "assbin");
-    if (!s) *error = str_dup(size <= len - sizeof size ? aiGetErrorString() : "assimp's reader gave a short answer");
+    if (!s) *error = kg_strdup(size <= len - sizeof size ? aiGetErrorString() : "assimp's reader gave a short answer");
     pthread_mutex_unlock(&kg_assimp_errors);
     uint64_t at = sizeof size + size;
     for (unsigned i = 0; s && i < s->mNumMeshes; i++) {
@@ -153,7 +151,7 @@ static int take_record(int fd, const struct aiScene **scene, char **error, int *
     if (!p) return *oom = 1, -1;
     if (read_all(fd, p, (size_t)len)) return free(p), -1;
     if (tag == DUMP) *scene = undump(p, len, error);
-    else p[len] = 0, *error = str_dup(tag == ERROR ? p : "assimp's reader gave an answer it does not give");
+    else p[len] = 0, *error = kg_strdup(tag == ERROR ? p : "assimp's reader gave an answer it does not give");
     free(p);
     return 1;
 }
@@ -167,7 +165,7 @@ static char *why_stopped(int status, unsigned seconds) {
         snprintf(buf, sizeof buf, "assimp crashed reading it (a malformed file, or an assimp bug)");
     else
         snprintf(buf, sizeof buf, "assimp's reader stopped without an answer");
-    return str_dup(buf);
+    return kg_strdup(buf);
 }
 
 /* A child reading paths[from .. n): returns the index of the first file it
@@ -201,7 +199,7 @@ static int run_child(const char *const *paths, int from, int n, unsigned flags, 
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (oom) errors[k] = str_dup("out of memory reading it"), started = -1, k++;
+    if (oom) errors[k] = kg_strdup("out of memory reading it"), started = -1, k++;
     else if (started > from && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) k = started;
     else if (started >= 0) errors[started] = why_stopped(status, seconds), k = started + 1;
     return k;
@@ -213,7 +211,7 @@ void kg_mesh_read_isolated(const char *const *paths, int n, unsigned flags, unsi
     for (int from = 0; from < n;) {
         int next = run_child(paths, from, n, flags, seconds, scenes, errors);
         if (next <= from) { /* a child that started nothing: not tried again */
-            errors[from] = str_dup("assimp's reader stopped without an answer");
+            errors[from] = kg_strdup("assimp's reader stopped without an answer");
             next = from + 1;
         }
         from = next;

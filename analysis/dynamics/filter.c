@@ -665,14 +665,11 @@ int kg_dyn_filter(const kg_model *m, kg_motion *mo, const kg_feet *feet, const k
         for (size_t f = 0; f < n; f++) F.z0[f] = F.fr[f].com[2];
         const int p = passes(&F, &t, best_q, best_base, res, dg);
         rc = p == -1 ? -1 : 0, oom = p == -2;
-        if (p == -1) { /* a pass's measure failed (a frame not finite): the best motion until then */
-            memcpy(mo->q, best_q, n * nq * sizeof *best_q);
-            memcpy(mo->base, best_base, 7 * n * sizeof *best_base);
-        }
-    }
-    if (rc == 0) {
+        /* the best motion, also when a pass's measure failed (a frame not finite) or memory ran out */
         memcpy(mo->q, best_q, n * nq * sizeof *best_q);
         memcpy(mo->base, best_base, 7 * n * sizeof *best_base);
+    }
+    if (rc == 0) {
         kg_motion_torques_free(&t);
         final_figures(&F, base0, res);
     }
