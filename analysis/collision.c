@@ -361,6 +361,12 @@ static int boxes_overlap(const placed *a, const placed *b) {
     return 1;
 }
 
+/* The shapes (i, j) whose GJK measured a pair last, and where it ended. */
+typedef struct pair_seed {
+    int i, j;
+    kg_gjk_seed s;
+} pair_seed;
+
 struct kg_collision_work {
     placed *s;
     double *axis; /* [3 npair] per pair, the direction (world axes) that last separated
@@ -370,6 +376,7 @@ struct kg_collision_work {
     double *stamp; /* [12 nlink] the link pose (position, rotation) its shapes were last placed
                     * at: the pair queries of one pose place each link once (NaN: never) */
     double *normal; /* [3 npair] per pair, kg_pair_distance's last n, or zeros: GJK's first guess */
+    pair_seed *seed; /* [npair] per pair, the simplex its nearest shapes' last GJK ended with */
     double tol;     /* kg_pair_distance's absolute tolerance (m), 0 as made */
     int nlink;
 };
@@ -384,8 +391,9 @@ kg_collision_work *kg_collision_work_new(const kg_collision_model *cm) {
     w->box = malloc((6 * (size_t)nlink + 1) * sizeof *w->box);
     w->stamp = malloc((12 * (size_t)nlink + 1) * sizeof *w->stamp);
     w->normal = calloc(3 * (size_t)cm->npair + 1, sizeof *w->normal);
+    w->seed = calloc((size_t)cm->npair + 1, sizeof *w->seed); /* n = 0: none yet */
     w->nlink = nlink;
-    if (!w->s || !w->axis || !w->hint || !w->box || !w->stamp || !w->normal) {
+    if (!w->s || !w->axis || !w->hint || !w->box || !w->stamp || !w->normal || !w->seed) {
         kg_collision_work_free(w);
         return NULL;
     }
@@ -406,6 +414,7 @@ void kg_collision_work_free(kg_collision_work *w) {
     free(w->box);
     free(w->stamp);
     free(w->normal);
+    free(w->seed);
     free(w);
 }
 
@@ -653,10 +662,11 @@ static int beyond(double gap2, double bound) { return bound > 0 ? gap2 >= bound 
 /* The signed distance of shapes i and j, as kg_pair_distance states it: GJK
  * on their cores; where those meet, libccd's MPR penetration depth with pos
  * the midpoint of its witnesses (pa = pos + depth/2 n, pb = pos - depth/2 n). */
-static void shape_distance(kg_collision_work *w, int i, int j, const double guess[3], double bound, kg_gjk_result *r) {
+static void shape_distance(kg_collision_work *w, int i, int j, const double guess[3], double bound, kg_gjk_seed *seed,
+                           kg_gjk_result *r) {
     placed *a = &w->s[i], *b = &w->s[j];
     const kg_gjk_shape ga = {a->c, a->r, a->p, &a->hint}, gb = {b->c, b->r, b->p, &b->hint};
-    if (kg_gjk_distance(&ga, &gb, guess, bound, w->tol, r)) return; /* apart, or proven at least bound */
+    if (kg_gjk_distance_from(&ga, &gb, guess, bound, w->tol, seed, r)) return; /* apart, or proven at least bound */
     ccd_t ccd;
     mpr_setup(&ccd);
     ccd_real_t depth = 0;
@@ -691,6 +701,7 @@ KG_AVX2_CLONE static int pair_distance(const kg_collision_model *cm, const kg_da
     double *last = w->normal + 3 * p;
     int warm = last[0] != 0 || last[1] != 0 || last[2] != 0;
     kg_gjk_result best = {INFINITY, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0}, r;
+    pair_seed *ps = &w->seed[p], found = *ps;
     for (int i = cm->link_first[la]; i < cm->link_first[la] + cm->link_count[la]; i++)
         for (int j = cm->link_first[lb]; j < cm->link_first[lb] + cm->link_count[lb]; j++) {
             const placed *a = &w->s[i], *b = &w->s[j];
@@ -698,9 +709,12 @@ KG_AVX2_CLONE static int pair_distance(const kg_collision_model *cm, const kg_da
             if (beyond(box_gap2(a->lo, a->hi, b->lo, b->hi), bound)) continue;
             double guess[3]; /* from b towards a: the last answer's, else the boxes' centres' */
             for (int k = 0; k < 3; k++) guess[k] = warm ? -last[k] : a->center[k] - b->center[k];
-            shape_distance(w, i, j, guess, bound, &r);
-            if (r.dist < best.dist) best = r;
+            pair_seed seed = {i, j, {0}};
+            if (ps->i == i && ps->j == j) seed.s = ps->s; /* the shapes nearest last time */
+            shape_distance(w, i, j, guess, bound, &seed.s, &r);
+            if (r.dist < best.dist) best = r, found = seed;
         }
+    *ps = found;
     if (!(best.dist < max_dist)) {
         *dist = kg_fmax(max_dist, sqrt(gap2));
         return 0;

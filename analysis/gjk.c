@@ -181,22 +181,62 @@ static void finish(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *
     out->dist = dc - ma - mb;
 }
 
+/* A point given in shape s's frame, in the world. */
+static void placed_point(const kg_gjk_shape *s, const double l[3], double out[3]) {
+    kg_mat3_vec(out, s->r, l);
+    for (int k = 0; k < 3; k++) out[k] += s->p[k];
+}
+
+/* s from the seed's points placed at the shapes' poses, reduced to its face
+ * nearest the origin. Returns 0 (s unusable) when the seed is empty or its
+ * simplex holds the origin. */
+static int seeded(const kg_gjk_shape *a, const kg_gjk_shape *b, const kg_gjk_seed *seed, simplex *s) {
+    if (!seed || seed->n < 1 || seed->n > 4) return 0;
+    s->n = seed->n;
+    for (int i = 0; i < s->n; i++) {
+        vertex *x = &s->v[i];
+        placed_point(a, seed->a[i], x->a), placed_point(b, seed->b[i], x->b);
+        for (int k = 0; k < 3; k++) x->y[k] = x->a[k] - x->b[k];
+    }
+    s->lam[0] = 1;
+    return !reduce(s);
+}
+
+/* The simplex s into seed, its points in their shapes' frames. */
+static void keep_seed(const kg_gjk_shape *a, const kg_gjk_shape *b, const simplex *s, kg_gjk_seed *seed) {
+    seed->n = s->n;
+    for (int i = 0; i < s->n; i++) {
+        double d[3];
+        for (int k = 0; k < 3; k++) d[k] = s->v[i].a[k] - a->p[k];
+        kg_mat3_tvec(seed->a[i], a->r, d);
+        for (int k = 0; k < 3; k++) d[k] = s->v[i].b[k] - b->p[k];
+        kg_mat3_tvec(seed->b[i], b->r, d);
+    }
+}
+
 KG_AVX2_CLONE static int gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
-                    kg_gjk_result *out) {
+                                      kg_gjk_seed *seed, kg_gjk_result *out) {
     const double margins = kg_convex_margin(a->c) + kg_convex_margin(b->c);
     double v[3] = {1, 0, 0};
-    if (guess && (guess[0] != 0 || guess[1] != 0 || guess[2] != 0)) kg_vec3_copy(v, guess);
-    else if (a->p[0] != b->p[0] || a->p[1] != b->p[1] || a->p[2] != b->p[2])
-        for (int k = 0; k < 3; k++) v[k] = a->p[k] - b->p[k];
     /* the simplex and the candidate made from it and the new point, swapped when the
      * candidate is kept: copying whole simplices (four vertices whatever their number)
      * into and back from the candidate took a tenth of GJK's own instructions */
     simplex buf[2], *s = &buf[0], *t = &buf[1];
-    support(a, b, v, &s->v[0]);
-    s->n = 1, s->lam[0] = 1;
-    kg_vec3_copy(v, s->v[0].y);
+    int calls = 0;
+    if (seeded(a, b, seed, s)) {
+        tol *= KG_GJK_SEED_TOLERANCE;
+        combine(s, s->lam, v);
+    } else {
+        if (guess && (guess[0] != 0 || guess[1] != 0 || guess[2] != 0)) kg_vec3_copy(v, guess);
+        else if (a->p[0] != b->p[0] || a->p[1] != b->p[1] || a->p[2] != b->p[2])
+            for (int k = 0; k < 3; k++) v[k] = a->p[k] - b->p[k];
+        support(a, b, v, &s->v[0]);
+        s->n = 1, s->lam[0] = 1, calls = 1;
+        kg_vec3_copy(v, s->v[0].y);
+    }
     double vv = kg_vec3_dot(v, v), size2 = vv, lower = 0;
-    int calls = 1, inside = 0;
+    for (int i = 0; i < s->n; i++) size2 = kg_fmax(size2, kg_vec3_dot(s->v[i].y, s->v[i].y));
+    int inside = 0;
     while (calls < KG_GJK_MAX_ITERATIONS && !inside) {
         if (vv <= KG_GJK_TOUCH * KG_GJK_TOUCH * size2) break; /* touching */
         vertex w;
@@ -226,11 +266,20 @@ KG_AVX2_CLONE static int gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape 
     int apart = !inside && lower > 0 && vv > KG_GJK_TOUCH * KG_GJK_TOUCH * size2;
     out->iterations = calls;
     finish(a, b, s, out);
+    if (seed) {
+        if (apart) keep_seed(a, b, s, seed);
+        else seed->n = 0;
+    }
     return apart;
 }
 
-/* The exported function around its static clone (KG_AVX2_CLONE). */
+/* The exported functions around the static clone (KG_AVX2_CLONE). */
 int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                     kg_gjk_result *out) {
-    return gjk_distance(a, b, guess, beyond, tol, out);
+    return gjk_distance(a, b, guess, beyond, tol, NULL, out);
+}
+
+int kg_gjk_distance_from(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
+                         kg_gjk_seed *seed, kg_gjk_result *out) {
+    return gjk_distance(a, b, guess, beyond, tol, seed, out);
 }

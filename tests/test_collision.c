@@ -662,7 +662,25 @@ static double cloud_reach(const double *pts, int n, const double R[9], const dou
 typedef struct cloud_stats {
     int apart, meet;
     double worst, witness, shift; /* against cvxopt; witnesses off their planes; distance after a shift along n */
+    double seeded;                /* seeded GJK against cvxopt */
+    long cold_calls, seeded_calls; /* support queries, cold and seeded */
 } cloud_stats;
+
+/* kg_gjk_distance_from at the case's pose, seeded with the simplex GJK ended
+ * with at another pose (b moved 5 mm and turned 0.05 rad about its origin):
+ * a pair measured again after a step. Returns apart or not; r the result. */
+static int seeded_case(const kg_convex *A, const double Ra[9], const double pa[3], const kg_convex *B, const double Rb[9],
+                       const double pb[3], kg_gjk_result *r) {
+    double R[9], Rm[9], pm[3], axis[3] = {0.6, -0.48, 0.64};
+    kg_rot_axis_angle(R, axis, 0.05);
+    kg_mat3_mul(Rm, R, Rb);
+    for (int c = 0; c < 3; c++) pm[c] = pb[c] + 0.005 * axis[c];
+    int ha = 0, hb = 0;
+    kg_gjk_seed seed = {0};
+    kg_gjk_shape a = {A, Ra, pa, &ha}, bm = {B, Rm, pm, &hb}, b = {B, Rb, pb, &hb};
+    kg_gjk_distance_from(&a, &bm, NULL, INFINITY, 0, &seed, r);
+    return kg_gjk_distance_from(&a, &b, NULL, INFINITY, 0, &seed, r);
+}
 
 /* One case of the cloud reference: hulls with the vertices distance_reference.py
  * says (so they are the clouds' hulls: qhull's tolerance dropped no corner),
@@ -686,6 +704,11 @@ static void cloud_case(int k, int na, int nb, int ha, int hb, double want, const
         double err = fmax(fabs(r.dist - want), fabs(w.dist - want));
         if (err > 1e-7) fail_msg("case %d: GJK %.12g (warm %.12g), cvxopt %.12g", k, r.dist, w.dist, want);
         st->worst = fmax(st->worst, err);
+        kg_gjk_result sr;
+        if (!seeded_case(&A, Ra, pa, &B, Rb, pb, &sr) || fabs(sr.dist - want) > 1e-7)
+            fail_msg("case %d: seeded GJK %.12g, cvxopt %.12g", k, sr.dist, want);
+        st->seeded = fmax(st->seeded, fabs(sr.dist - want));
+        st->cold_calls += r.iterations, st->seeded_calls += sr.iterations;
         double m[3] = {-r.n[0], -r.n[1], -r.n[2]}, max_a = cloud_reach(a, na, Ra, pa, r.n), min_b = -cloud_reach(b, nb, Rb, pb, m);
         check_witnesses("cloud", &r, max_a, min_b, 1e-9);
         st->witness = fmax(st->witness, fmax(fabs(kg_vec3_dot(r.n, r.pa) - max_a), fabs(kg_vec3_dot(r.n, r.pb) - min_b)));
@@ -712,7 +735,7 @@ static void test_distance_clouds(void **state) {
     skip_comments(f);
     int k, na, nb, ha, hb;
     double want;
-    cloud_stats st = {0, 0, 0, 0, 0};
+    cloud_stats st = {0};
     while (fscanf(f, " case %d %d %d %d %d %lf", &k, &na, &nb, &ha, &hb, &want) == 6) {
         double *a = malloc(sizeof(double) * 3 * (size_t)na), *b = malloc(sizeof(double) * 3 * (size_t)nb);
         double Ra[9], pa[3], Rb[9], pb[3];
@@ -724,7 +747,8 @@ static void test_distance_clouds(void **state) {
     }
     fclose(f);
     printf("clouds: %d apart (worst %.3g m from cvxopt, witnesses %.3g m off their planes, a 1e-4 shift off by %.3g m), "
-           "%d meeting\n", st.apart, st.worst, st.witness, st.shift, st.meet);
+           "%d meeting; seeded from a pose 5 mm and 0.05 rad away: worst %.3g m, %ld support queries against %ld cold\n",
+           st.apart, st.worst, st.witness, st.shift, st.meet, st.seeded, st.seeded_calls, st.cold_calls);
     assert_true(st.apart >= 50 && st.meet >= 10);
 }
 

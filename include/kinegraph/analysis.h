@@ -325,8 +325,9 @@ KG_API int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collis
  * gap when larger: a caller that bounds how fast links move learns when to
  * ask again), n, pa and pb not written. Places the two links' shapes in w once per pose (their
  * poses in d are compared with the last placed), so asking every watched
- * pair of one pose places each link once; the pair's last n starts the next
- * GJK. Allocates nothing. */
+ * pair of one pose places each link once; the pair's last GJK simplex (of
+ * the shapes that were nearest), else its last n, starts the next GJK.
+ * Allocates nothing. */
 KG_API int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
                      double *dist, double n[3], double pa[3], double pb[3]);
 
