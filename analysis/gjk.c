@@ -198,7 +198,6 @@ static int seeded(const kg_gjk_shape *a, const kg_gjk_shape *b, const kg_gjk_see
         placed_point(a, seed->a[i], x->a), placed_point(b, seed->b[i], x->b);
         for (int k = 0; k < 3; k++) x->y[k] = x->a[k] - x->b[k];
     }
-    s->lam[0] = 1;
     return !reduce(s);
 }
 

@@ -23,7 +23,7 @@
                                    * a seed's simplex often meets tol at its first query, its points
                                    * still the last pose's nearest features (normals 0.05-0.12 rad off
                                    * a cold solve's on 82 of 120 000 Talos measures at 1; 16 at 0.3),
-                                   * and its distances then stay nearer than a cold solve's */
+                                   * and its distances then stay nearer the truth than a cold solve's */
 
 typedef struct kg_gjk_shape {
     const kg_convex *c;
@@ -69,9 +69,13 @@ int kg_gjk_distance(const kg_gjk_shape *a, const kg_gjk_shape *b, const double g
 /* kg_gjk_distance starting from seed's simplex, placed at the shapes' poses
  * now (guess then unused, tol taken times KG_GJK_SEED_TOLERANCE), when it has
  * one and it does not hold the origin; seed is then set to the final simplex
- * (n = 0 when the cores meet). A pair measured again after its shapes moved a
- * little starts next to its closest features and needs a query or two (from
- * the last normal alone, GJK builds its simplex again: 5-10 queries). */
+ * (n = 0 when the cores meet). The seed must come from the same shapes in the
+ * same order (a, b): its points must be points of their cores, or the distance
+ * is not bounded (it stays an upper bound within tol only then). A pair
+ * measured again after its shapes moved a little starts next to its closest
+ * features and needs a query or two (from the last normal alone, GJK builds
+ * its simplex again: 5-10 queries). The answer depends on the seed: two calls
+ * at one pose may differ, each within tol of the distance. */
 int kg_gjk_distance_from(const kg_gjk_shape *a, const kg_gjk_shape *b, const double guess[3], double beyond, double tol,
                          kg_gjk_seed *seed, kg_gjk_result *out);
 

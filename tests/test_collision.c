@@ -663,23 +663,27 @@ typedef struct cloud_stats {
     int apart, meet;
     double worst, witness, shift; /* against cvxopt; witnesses off their planes; distance after a shift along n */
     double seeded;                /* seeded GJK against cvxopt */
-    long cold_calls, seeded_calls; /* support queries, cold and seeded */
+    long cold_calls, seeded_calls; /* support queries, cold and seeded (tol 0) */
+    int seeds, meet_seeds;        /* seeded starts (apart cases; meeting ones, seeded from 1 m away) */
 } cloud_stats;
 
-/* kg_gjk_distance_from at the case's pose, seeded with the simplex GJK ended
- * with at another pose (b moved 5 mm and turned 0.05 rad about its origin):
- * a pair measured again after a step. Returns apart or not; r the result. */
+/* kg_gjk_distance_from at the case's pose (tolerance tol), seeded with the
+ * simplex GJK ended with at another pose: b moved `away` along a fixed
+ * direction and turned 0.05 rad about its origin (a pair measured again after
+ * a step; far enough, and shapes that meet are apart there). *used: the seed
+ * had a simplex (the other pose was apart). Returns apart or not; r the result. */
 static int seeded_case(const kg_convex *A, const double Ra[9], const double pa[3], const kg_convex *B, const double Rb[9],
-                       const double pb[3], kg_gjk_result *r) {
+                       const double pb[3], double away, double tol, kg_gjk_result *r, int *used) {
     double R[9], Rm[9], pm[3], axis[3] = {0.6, -0.48, 0.64};
     kg_rot_axis_angle(R, axis, 0.05);
     kg_mat3_mul(Rm, R, Rb);
-    for (int c = 0; c < 3; c++) pm[c] = pb[c] + 0.005 * axis[c];
+    for (int c = 0; c < 3; c++) pm[c] = pb[c] + away * axis[c];
     int ha = 0, hb = 0;
     kg_gjk_seed seed = {0};
     kg_gjk_shape a = {A, Ra, pa, &ha}, bm = {B, Rm, pm, &hb}, b = {B, Rb, pb, &hb};
-    kg_gjk_distance_from(&a, &bm, NULL, INFINITY, 0, &seed, r);
-    return kg_gjk_distance_from(&a, &b, NULL, INFINITY, 0, &seed, r);
+    kg_gjk_distance_from(&a, &bm, NULL, INFINITY, tol, &seed, r);
+    *used = seed.n > 0;
+    return kg_gjk_distance_from(&a, &b, NULL, INFINITY, tol, &seed, r);
 }
 
 /* One case of the cloud reference: hulls with the vertices distance_reference.py
@@ -698,6 +702,10 @@ static void cloud_case(int k, int na, int nb, int ha, int hb, double want, const
     int apart = gjk(&A, Ra, pa, &B, Rb, pb, NULL, &r), apart2 = gjk(&A, Ra, pa, &B, Rb, pb, warm, &w);
     if (want == 0) {
         if (apart || apart2) fail_msg("case %d: the hulls meet (cvxopt), GJK says %.3g apart", k, r.dist);
+        kg_gjk_result sr;
+        int used;
+        if (seeded_case(&A, Ra, pa, &B, Rb, pb, 1.0, 0, &sr, &used)) fail_msg("case %d: the hulls meet, seeded GJK says %.3g apart", k, sr.dist);
+        st->meet_seeds += used;
         st->meet++;
     } else {
         if (!apart || !apart2) fail_msg("case %d: GJK says the hulls meet, cvxopt %.9g apart", k, want);
@@ -705,10 +713,16 @@ static void cloud_case(int k, int na, int nb, int ha, int hb, double want, const
         if (err > 1e-7) fail_msg("case %d: GJK %.12g (warm %.12g), cvxopt %.12g", k, r.dist, w.dist, want);
         st->worst = fmax(st->worst, err);
         kg_gjk_result sr;
-        if (!seeded_case(&A, Ra, pa, &B, Rb, pb, &sr) || fabs(sr.dist - want) > 1e-7)
+        int used;
+        if (!seeded_case(&A, Ra, pa, &B, Rb, pb, 0.005, 0, &sr, &used) || fabs(sr.dist - want) > 1e-7)
             fail_msg("case %d: seeded GJK %.12g, cvxopt %.12g", k, sr.dist, want);
+        const double sm[3] = {-sr.n[0], -sr.n[1], -sr.n[2]};
+        check_witnesses("seeded cloud", &sr, cloud_reach(a, na, Ra, pa, sr.n), -cloud_reach(b, nb, Rb, pb, sm), 1e-9);
         st->seeded = fmax(st->seeded, fabs(sr.dist - want));
-        st->cold_calls += r.iterations, st->seeded_calls += sr.iterations;
+        st->cold_calls += r.iterations, st->seeded_calls += sr.iterations, st->seeds += used;
+        /* at a tolerance, an upper bound within it (the seeded start's own stop is tighter) */
+        if (!seeded_case(&A, Ra, pa, &B, Rb, pb, 0.005, 1e-4, &sr, &used) || sr.dist < want - 1e-7 || sr.dist > want + 1e-4)
+            fail_msg("case %d: seeded GJK to 1e-4: %.12g, cvxopt %.12g", k, sr.dist, want);
         double m[3] = {-r.n[0], -r.n[1], -r.n[2]}, max_a = cloud_reach(a, na, Ra, pa, r.n), min_b = -cloud_reach(b, nb, Rb, pb, m);
         check_witnesses("cloud", &r, max_a, min_b, 1e-9);
         st->witness = fmax(st->witness, fmax(fabs(kg_vec3_dot(r.n, r.pa) - max_a), fabs(kg_vec3_dot(r.n, r.pb) - min_b)));
@@ -747,9 +761,10 @@ static void test_distance_clouds(void **state) {
     }
     fclose(f);
     printf("clouds: %d apart (worst %.3g m from cvxopt, witnesses %.3g m off their planes, a 1e-4 shift off by %.3g m), "
-           "%d meeting; seeded from a pose 5 mm and 0.05 rad away: worst %.3g m, %ld support queries against %ld cold\n",
-           st.apart, st.worst, st.witness, st.shift, st.meet, st.seeded, st.seeded_calls, st.cold_calls);
-    assert_true(st.apart >= 50 && st.meet >= 10);
+           "%d meeting; seeded from a pose 5 mm and 0.05 rad away (%d of the apart ones had a seed): worst %.3g m, %ld "
+           "support queries against %ld cold; meeting ones seeded from 1 m away (%d): all meet\n",
+           st.apart, st.worst, st.witness, st.shift, st.meet, st.seeds, st.seeded, st.seeded_calls, st.cold_calls, st.meet_seeds);
+    assert_true(st.apart >= 50 && st.meet >= 10 && st.seeds >= st.apart - 5 && st.meet_seeds >= st.meet - 2);
 }
 
 /* kg_pair_gap_along on the slider's sphere and box: along GJK's normal the

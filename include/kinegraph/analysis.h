@@ -326,8 +326,9 @@ KG_API int kg_link_box(const kg_collision_model *cm, const kg_data *d, kg_collis
  * ask again), n, pa and pb not written. Places the two links' shapes in w once per pose (their
  * poses in d are compared with the last placed), so asking every watched
  * pair of one pose places each link once; the pair's last GJK simplex (of
- * the shapes that were nearest), else its last n, starts the next GJK.
- * Allocates nothing. */
+ * the shapes that were nearest), else its last n, starts the next GJK, so a
+ * distance depends on the pair's earlier calls by up to the tolerance
+ * (kg_collision_work_tolerance). Allocates nothing. */
 KG_API int kg_pair_distance(const kg_collision_model *cm, const kg_data *d, kg_collision_work *w, int p, double max_dist,
                      double *dist, double n[3], double pa[3], double pb[3]);
 
