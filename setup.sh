@@ -7,7 +7,8 @@
 #   (the modes below also install the test peers and build the tests and peer programs)
 #   ./setup.sh test      ... and run every test (ctest, all labels; the libFuzzer harnesses
 #                        are built with clang in build-fuzz/ and run 60 s each: label fuzz)
-#   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json)
+#   ./setup.sh bench     ... and run the benchmarks (results in build/bench/*.json; also installs
+#                        what bench/retarget_matrix.sh's checker needs: python3-numpy, python3-pykdl)
 #   ./setup.sh package   ... and make the .deb (cpack; build/kinegraph_VERSION_ARCH.deb)
 #   ./setup.sh references  regenerate tests/reference/ from the peer tools
 #   ./setup.sh fuzz [SECONDS]  build the libFuzzer harnesses (fuzz/, clang) in build-fuzz/ and run
@@ -30,6 +31,9 @@ PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev 
 # headless Chromium for test_view (kinegraph view's pages), and zsh for
 # test_cli_docs (the zsh completion, completed for real).
 TEST_PACKAGES=(slurm-wlm munge chromium zsh)
+# What the retargeting matrix's independent checker needs (bench/retarget_matrix.sh runs
+# ../shared/tools/retarget_quality.py under /usr/bin/python3): ./setup.sh bench installs them.
+BENCH_PACKAGES=(python3-numpy python3-pykdl)
 # The libFuzzer harnesses (fuzz/): clang and its runtime libraries (libFuzzer); only
 # build-fuzz/ uses them, the normal build uses gcc.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
@@ -107,6 +111,7 @@ test)
     ctest --test-dir build --output-on-failure -j"$(nproc)"
     ;;
 bench)
+    install_packages "${BENCH_PACKAGES[@]}" || echo "setup: could not install ${BENCH_PACKAGES[*]}; bench/retarget_matrix.sh will say so"
     build/bench/run_benchmarks.sh
     ;;
 package)

@@ -171,6 +171,9 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "frames_per_second", kg_json_num(r->seconds > 0 ? r->frames / r->seconds : 0));
     double solve = r->seconds - r->setup_seconds;
     json_object_set_new(o, "frames_per_second_without_setup", kg_json_num(solve > 0 ? r->frames / solve : 0));
+    json_object_set_new(o, "solve_cpu_seconds", kg_json_num(r->solve_cpu_seconds));
+    json_object_set_new(o, "frames_per_cpu_second_without_setup",
+                        kg_json_num(r->solve_cpu_seconds > 0 ? r->frames / r->solve_cpu_seconds : 0));
     return o;
 }
 

@@ -125,7 +125,8 @@ static void assert_same_text(const char *a, const char *b) {
 }
 
 static const char *const retarget_timings[] = {"seconds", "setup_seconds", "robot_seconds", "frames_per_second",
-                                               "frames_per_second_without_setup", NULL};
+                                               "frames_per_second_without_setup", "solve_cpu_seconds",
+                                               "frames_per_cpu_second_without_setup", NULL};
 static const char *const check_timings[] = {"seconds", NULL};
 
 static int setup(void **state) {

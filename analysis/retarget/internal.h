@@ -301,6 +301,8 @@ void rt_report(const kg_retarget_robot *rr, const rt_source *s, const kg_motion 
                const kg_retarget_options *o, kg_retarget_report *rep);
 
 double rt_now(void);
+/* The calling thread's CPU time (s), NaN where the system cannot tell. */
+double rt_cpu_now(void);
 
 /* A window of `seconds` in frames of dt (rounded; up with round_up), at least lo
  * and at most 2 n + 16 for a clip of n frames, so that the count fits an int

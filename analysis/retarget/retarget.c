@@ -467,6 +467,7 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         goto done;
     }
     rep->setup_seconds = rt_now() - t0;
+    double c0 = rt_cpu_now();
     for (int f = 0; f < n; f++) {
         rt_goal g;
         rt_step_result res;
@@ -481,6 +482,8 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     }
     rt_balance_replay(&R.bal, &R.s);
     rt_report(rr, &R.s, *out, R.log, &o, rep);
+    double c1 = rt_cpu_now();
+    rep->solve_cpu_seconds = isfinite(c1 - c0) ? c1 - c0 : 0;
     rc = 0;
 done:
     run_free(&R);

@@ -28,6 +28,12 @@ double rt_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+double rt_cpu_now(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return NAN;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static double dist3(const double *a, const double *b) {
     double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
     return kg_vec3_norm(d);

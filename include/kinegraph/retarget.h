@@ -401,6 +401,10 @@ typedef struct kg_retarget_report {
     int hips_low_frames;                       /* frames where that was more than 0.3 leg lengths: the
                                                 * robot fell or sank where the source did not (its feet
                                                 * may still be clean on the ground) */
+    double solve_cpu_seconds;                  /* the CPU time the calling thread spent after the setup
+                                                * (seconds - setup_seconds of it on a core of its own):
+                                                * what the solve costs one core, whatever else ran beside
+                                                * it; 0 where the system cannot tell */
 } kg_retarget_report;
 
 /* The segments of the pose figures: left thigh, shank, upper arm, forearm,

@@ -83,7 +83,7 @@ wait_jobs() {
 
 # The retarget reports without their timings (one key a line, as written).
 untimed() {
-    sed -E 's/"(seconds|setup_seconds|robot_seconds|frames_per_second|frames_per_second_without_setup)": [^,]*/"\1": T/' "$1"
+    sed -E 's/"(seconds|setup_seconds|robot_seconds|frames_per_second|frames_per_second_without_setup|solve_cpu_seconds|frames_per_cpu_second_without_setup)": [^,]*/"\1": T/' "$1"
 }
 
 # ---- retarget: one process, then the array of 3 parts and the merge ----
