@@ -283,12 +283,23 @@ static int hull(const double *pts, int n, double width, kg_convex *out) {
 
 int kg_convex_hull(const double *pts, int n, kg_convex *out) { return hull(pts, n, 0, out); }
 
+/* Where a climb along d starts on a hull with a vertex graph: the cube map's
+ * vertex for d, or vertex h (a hint, -1: none) when that is farther along d. */
+static int climb_start(const kg_convex *c, const double d[3], int h) {
+    const double *v = c->vert;
+    int best = c->start[cell_of(d)];
+    if (h >= 0 && h < c->nvert && v[3 * h] * d[0] + v[3 * h + 1] * d[1] + v[3 * h + 2] * d[2] >
+                                      v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2])
+        best = h;
+    return best;
+}
+
 /* The hull vertex farthest along d (without the margin): climbed to from
- * the cube map's start, or scanned for when the hull has no vertex graph. */
+ * climb_start(), or scanned for when the hull has no vertex graph. */
 KG_AVX2_CLONE static void hull_vertex(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     const double *v = c->vert;
     int best = c->start ? c->start[cell_of(d)] : 0;
-    if (c->adj_first) best = climb(c, d, best);
+    if (c->adj_first) best = climb(c, d, climb_start(c, d, *hint));
     else {
         double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];
         for (int u = 0; u < c->nvert; u++) {
@@ -368,13 +379,9 @@ KG_AVX2_CLONE static void convex_support_from(const kg_convex *c, const double d
         hull_vertex(c, d, hint, out);
         return;
     }
-    const double *v = c->vert;
-    int best = c->start[cell_of(d)], h = *hint;
-    if (h >= 0 && h < c->nvert && v[3 * h] * d[0] + v[3 * h + 1] * d[1] + v[3 * h + 2] * d[2] >
-                                      v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2])
-        best = h;
-    *hint = best = climb(c, d, best);
-    memcpy(out, v + 3 * best, 3 * sizeof *out);
+    int best = climb(c, d, climb_start(c, d, *hint));
+    *hint = best;
+    memcpy(out, c->vert + 3 * best, 3 * sizeof *out);
 }
 
 /* The exported function around its static clone (KG_AVX2_CLONE). */
