@@ -107,6 +107,8 @@ static void test_retarget_prepared(void **state) {
     kg_retarget_report r1, r2;
     kg_motion *one = run(WALK, SAMPLE, &o, &r1);
     assert_true(r1.robot_seconds > 0 && r1.robot_seconds <= r1.setup_seconds && r1.setup_seconds < r1.seconds);
+    /* the solve's CPU time: some, and no more than the clock saw pass (one thread; 1 ms for the clocks' steps) */
+    assert_true(r1.solve_cpu_seconds > 0 && r1.solve_cpu_seconds <= r1.seconds - r1.setup_seconds + 1e-3);
     kg_diags d;
     kg_diags_init(&d);
     kg_motion *clip = NULL, *turned = NULL;
