@@ -298,7 +298,7 @@ static int climb_start(const kg_convex *c, const double d[3], int h) {
  * climb_start(), or scanned for when the hull has no vertex graph. */
 KG_AVX2_CLONE static void hull_vertex(const kg_convex *c, const double d[3], int *hint, double out[3]) {
     const double *v = c->vert;
-    int best = c->start ? c->start[cell_of(d)] : 0;
+    int best = 0; /* (a hull without a vertex graph has no cube map either) */
     if (c->adj_first) best = climb(c, d, climb_start(c, d, *hint));
     else {
         double bd = v[3 * best] * d[0] + v[3 * best + 1] * d[1] + v[3 * best + 2] * d[2];

@@ -22,17 +22,16 @@
  * default_sole_* size (for a leg_reference-long leg, scaled to the robot's)
  * is assumed at the foot link's origin (a warning says so). */
 
-double rt_now(void) {
+/* Clock `id` in seconds, NaN where the system does not have it. */
+static double clock_seconds(clockid_t id) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (clock_gettime(id, &t) != 0) return NAN;
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-double rt_cpu_now(void) {
-    struct timespec t;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return NAN;
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+double rt_now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+double rt_cpu_now(void) { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
 
 static double dist3(const double *a, const double *b) {
     double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
