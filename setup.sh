@@ -32,8 +32,9 @@ PEER_PACKAGES=(libcmocka-dev liborocos-kdl-dev libkdl-parser-dev liburdfdom-dev 
 # test_cli_docs (the zsh completion, completed for real).
 TEST_PACKAGES=(slurm-wlm munge chromium zsh)
 # What the retargeting matrix's independent checker needs (bench/retarget_matrix.sh runs
-# ../shared/tools/retarget_quality.py under /usr/bin/python3): ./setup.sh bench installs them.
-BENCH_PACKAGES=(python3-numpy python3-pykdl)
+# ../shared/tools/retarget_quality.py under /usr/bin/python3; assimp's command line turns COLLADA
+# meshes into OBJ for it, bench/checker_meshes.py): ./setup.sh bench installs them.
+BENCH_PACKAGES=(python3-numpy python3-pykdl assimp-utils)
 # The libFuzzer harnesses (fuzz/): clang and its runtime libraries (libFuzzer); only
 # build-fuzz/ uses them, the normal build uses gcc.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)

@@ -32,7 +32,9 @@
 # A run the checker could not complete (it crashed, printed no line) gets a line with "status": "harness error".
 # A robot whose knees and elbows the checker cannot find by joint name (leg_left_4_joint, LKP) is measured on a copy
 # with those joints renamed from kinegraph's own body map (bench/checker_names.py; OUT/names/), kinegraph still
-# running on the original; its line says so ("checker_names").
+# running on the original; its line says so ("checker_names"). A robot with meshes the checker cannot read (COLLADA:
+# it would measure the foot link's origin as the sole) is measured on a copy with those meshes converted to OBJ by
+# assimp's command line (bench/checker_meshes.py; OUT/meshes/); its line says so ("checker_meshes").
 # Exit status: 0 when the matrix was written, whatever the runs found; 2 on a usage error.
 set -euo pipefail
 
@@ -143,7 +145,16 @@ done
 [ ${#sel_clips[@]} -gt 0 ] || die "no clip selected (filter '$clips_filter')"
 
 mkdir -p "$out/runs"
-rm -rf "$out/lines"; mkdir -p "$out/lines"
+rm -rf "$out/lines" "$out/meshes"; mkdir -p "$out/lines"
+# Robots with meshes the checker cannot read: their copies, made once before the runs (bench/checker_meshes.py).
+if command -v assimp > /dev/null; then
+    for r in "${sel_robots[@]}"; do
+        "$python" "$repo/bench/checker_meshes.py" "$r" "$out/meshes/$(stem "$r")" > /dev/null ||
+            echo "retarget_matrix.sh: warning: $(stem "$r"): meshes not converted; the checker measures it as it can" >&2
+    done
+else
+    echo "retarget_matrix.sh: warning: no assimp command (assimp-utils): COLLADA feet are measured at their link's origin" >&2
+fi
 rm -f "$out/results.jsonl" "$out/matrix.md"
 
 # The task list, in the fixed order robot x clip: index, clip, URDF (tab-separated).
@@ -157,24 +168,30 @@ done
 
 # One run: the checker with --keep OUT/runs, its line into OUT/lines/NNN.json. Never fails (a crash is a line).
 run_one() {
-    local idx clip urdf st line rc
+    local idx clip urdf st line rc measured run_robot=()
     IFS=$'\t' read -r idx clip urdf <<< "$1"
     st="$(stem "$clip")__$(stem "$urdf")"
     line="$out/lines/$idx.json"
     rm -f "$out/runs/$st".{csv,json,log}          # a refused run must not leave an older run's report behind
+    measured="$out/meshes/$(stem "$urdf")/$(basename "$urdf")"   # the copy with meshes the checker reads, if made
+    if [ -f "$measured" ]; then run_robot=(--run-robot "$urdf"); else measured="$urdf"; fi
     rc=0
-    "$python" "$checker" "$kinegraph" "$clip" "$urdf" --keep "$out/runs" > "$line.tmp" \
+    "$python" "$checker" "$kinegraph" "$clip" "$measured" "${run_robot[@]}" --keep "$out/runs" > "$line.tmp" \
         2> "$out/runs/$st.checker.log" || rc=$?
     # The checker finds knees and elbows by joint name; for robots named by number, again on a copy named
     # from kinegraph's own map (bench/checker_names.py), the run's line saying so.
     if [ "$rc" -eq 0 ] && grep -q '"harness_error": "ValueError: robot: no .* found by name' "$line.tmp"; then
         local named="$out/names/$(stem "$urdf")" copy
-        if copy=$("$python" "$repo/bench/checker_names.py" "$kinegraph" "$clip" "$urdf" "$named" 2>> "$out/runs/$st.checker.log"); then
+        if copy=$("$python" "$repo/bench/checker_names.py" "$kinegraph" "$clip" "$measured" "$named" 2>> "$out/runs/$st.checker.log"); then
             "$python" "$checker" "$kinegraph" "$clip" "$copy" --run-robot "$urdf" --names "$named/names.json" \
                 --keep "$out/runs" > "$line.tmp" 2>> "$out/runs/$st.checker.log" || rc=$?
             "$python" -c 'import json,sys; d=json.loads(sys.stdin.readline()); d["checker_names"]="kinegraph map: knees and elbows renamed (bench/checker_names.py)"; print(json.dumps(d))' \
                 < "$line.tmp" > "$line.named" && mv "$line.named" "$line.tmp"
         fi
+    fi
+    if [ "$rc" -eq 0 ] && [ "$measured" != "$urdf" ] && grep -q '^{' "$line.tmp"; then
+        "$python" -c 'import json,sys; d=json.loads(sys.stdin.readline()); d["checker_meshes"]="meshes converted to OBJ for the checker (bench/checker_meshes.py)"; print(json.dumps(d))' \
+            < "$line.tmp" > "$line.meshes" && mv "$line.meshes" "$line.tmp"
     fi
     if [ "$rc" -ne 0 ] || ! grep -q '^{' "$line.tmp"; then
         "$python" - "$clip" "$urdf" "$rc" "$out/runs/$st.checker.log" > "$line.tmp" <<'PY'
