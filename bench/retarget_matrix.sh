@@ -18,6 +18,7 @@
 #                      (g1_29dof_rev_1_0, talos_reduced, ...); the repository's sample is "humanoid"
 #   --clips a,b        only these clips: file stem (01_01, dataset-1_walk_normal_001, ...) or dataset folder
 #                      (cmu_cgspeed, bandai_namco, animated_drawings, ...)
+#   --robot-file PATH  also this URDF (a robot the corpus does not have; repeatable), beside the selected ones
 #   --quick            a small subset for trying: 3 robots x 3 short clips
 #   -h, --help         this text
 #
@@ -48,6 +49,7 @@ jobs="$(nproc)"
 robots_filter=""
 clips_filter=""
 quick=0
+extra_robots=()
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "retarget_matrix.sh: $*" >&2; exit 2; }
@@ -63,6 +65,8 @@ while [ $# -gt 0 ]; do
         --jobs|-j) [ $# -ge 2 ] || die "$1 needs a value"; jobs="$2"; shift 2 ;;
         --robots) [ $# -ge 2 ] || die "$1 needs a value"; robots_filter="$2"; shift 2 ;;
         --clips) [ $# -ge 2 ] || die "$1 needs a value"; clips_filter="$2"; shift 2 ;;
+        --robot-file) [ $# -ge 2 ] || die "$1 needs a value"; [ -f "$2" ] || die "no robot file $2"
+            extra_robots+=("$(abspath "$2")"); shift 2 ;;
         --quick) quick=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
@@ -135,6 +139,7 @@ for r in "${robots[@]}"; do
     [ -f "$path" ] || { echo "retarget_matrix.sh: warning: robot $id: no file $path; left out" >&2; continue; }
     sel_robots+=("$path")
 done
+for path in ${extra_robots[@]+"${extra_robots[@]}"}; do sel_robots+=("$path"); done
 for c in "${clips[@]}"; do
     path="$data/bvh/$c"
     wanted "$clips_filter" "$(stem "$path")" "${c%%/*}" "$(basename "$(dirname "$path")")" || continue
