@@ -997,6 +997,53 @@ static void test_no_ankle_roll(void **state) {
     free(text);
 }
 
+/* A planted foot its leg cannot roll rolls on its sole's side edge (up to
+ * sole_tilt): held flat, two such feet a stance narrower than the hips apart
+ * are stood on only with the pelvis turned, and no pose stands on them wider.
+ * The sample humanoid with its ankle roll joints fixed and its hips twice as
+ * wide (0.2 m each side) on the sample walk: flat, its stance takes slack
+ * (33 mm: the feet slide) and the pose suffers; rolled (as little as
+ * w_sole_tilt lets it), no slack, and the pose nearer the source's. */
+static void test_sole_tilt(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
+        assert_non_null(j);
+        memcpy(strstr(j, "\"revolute\""), "\"fixed\"   ", 10);
+        char *h = strstr(text, side ? "<joint name=\"r_hip_yaw\"" : "<joint name=\"l_hip_yaw\"");
+        assert_non_null(h);
+        char *y = strstr(h, side ? "xyz=\"0 -0.1 0\"" : "xyz=\"0 0.1 0\"");
+        assert_non_null(y);
+        y[side ? 10 : 9] = '2'; /* 0.1 -> 0.2 */
+    }
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL;
+    kg_model *src = kg_load_clip(WALK, NULL, &clip, &d), *robot = kg_load_buffer(SAMPLE, text, strlen(text), NULL, &d);
+    assert_non_null(src), assert_non_null(clip), assert_non_null(robot);
+    kg_retarget_report rolled, flat;
+    for (int k = 0; k < 2; k++) {
+        kg_retarget_options o;
+        kg_retarget_defaults(&o);
+        if (k) o.tune.sole_tilt = 0;
+        kg_motion *out = NULL;
+        assert_int_equal(kg_retarget(src, clip, robot, &o, &out, k ? &flat : &rolled, &d), 0);
+        kg_motion_free(out);
+    }
+    printf("  feet that cannot roll, hips 0.4 m apart: rolled: stance slack %.2f mm, slip %.2f mm, pose p95 %.1f; "
+           "flat: %.2f mm, %.2f mm, %.1f\n", 1e3 * rolled.slack_max[KG_SLACK_STANCE], rolled.slip_max_mm,
+           rolled.pose_p95_deg, 1e3 * flat.slack_max[KG_SLACK_STANCE], flat.slip_max_mm, flat.pose_p95_deg);
+    assert_true(rolled.slack_max[KG_SLACK_STANCE] <= 1e-3);
+    assert_true(rolled.slip_max_mm <= 1 && rolled.pose_p95_deg < flat.pose_p95_deg);
+    assert_true(flat.slack_max[KG_SLACK_STANCE] >= 0.01 && flat.pose_p95_deg >= 15);
+    kg_motion_free(clip);
+    kg_model_free(src), kg_model_free(robot);
+    kg_diags_clear(&d);
+    free(text);
+}
+
 /* tune.predict starts each frame's solve from the last pose moved on by the
  * last frame's change; a frame that then needs slack or the step cap starts
  * again from the last pose. Only the number of steps may change: the motion
@@ -1441,7 +1488,7 @@ int main(void) {
         cmocka_unit_test(test_dance_no_fall),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_elbow_twist),
-        cmocka_unit_test(test_no_ankle_roll),
+        cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
         cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns),
     };

@@ -120,6 +120,78 @@ static void pin_target(rt_step *w, int side, const rt_pin *pin) {
     for (int r = 0; r < 6; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
+/* May the robot's planted feet roll on their soles' side edges (sole_tilt)?
+ * Those its legs cannot roll (robot.c ankle_roll_check). */
+static int free_tilt(const rt_step *w) { return !w->rr->rolls_feet && w->t.sole_tilt > 0; }
+
+/* Does a planted foot stand by tilt_target? Planted where it is (not
+ * settling, pivoting or pushing off: their rows let it roll themselves). */
+static int tilts(const rt_step *w, const rt_pin *p) {
+    return p->down && !p->slide && !p->pivot && !p->roll && free_tilt(w);
+}
+
+/* A planted foot's roll d (rad, or the sine of one; a'x its change) within
+ * +-t, and pulled back to flat by w_sole_tilt: the rows alone let the legs
+ * lean as far as the bound allows wherever a cost leans them (a walk's feet
+ * stood rolled to the bound on most frames). Two rows of kind stance (w->row
+ * used) and a cost. */
+static void within(rt_step *w, const double *a, double d, double t) {
+    double e = -d;
+    if (!rt_merit_only(w, &e, 1, w->t.w_sole_tilt)) rt_add_row_cost(w, a, e, w->t.w_sole_tilt);
+    if (!w->eval)
+        for (int i = 0; i < w->nx; i++) w->row[i] = -a[i];
+    keep_above(w, KG_SLACK_STANCE, w->row, t - d, 1);
+    keep_above(w, KG_SLACK_STANCE, a, t + d, 1);
+}
+
+/* A planted foot its leg cannot roll: held as pin_target holds it - its
+ * sole's middle across the ground, its heading and pitch - but free to roll
+ * on its sole's side edge by up to sole_tilt, its lowest corner on the
+ * ground (ground_rows keep the others above). Held flat, such a leg's hip
+ * lies in the vertical plane along the foot, and two feet planted a width W
+ * apart are stood on only with the pelvis turned by acos(W / hips' width)
+ * (wider than the hips: not at all, and the stance took slack and slid): a
+ * humanoid whose hips are twice a person's stance apart stood turned 0.3-0.4
+ * rad. Rolled a little, the legs lean instead. */
+static void tilt_target(rt_step *w, int side, const rt_pin *pin) {
+    const kg_retarget_robot *rr = w->rr;
+    const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    const double *pl = w->d->link_pos + 3 * l, *Rl = w->d->link_rot + 9 * l, up[3] = {0, 0, 1};
+    double mid[3] = {0, 0, 0}, at[3], to[3], Re[9], er[3], f[3], sd[3], c[4][3];
+    for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) mid[a] += 0.25 * rr->sole[side][k][a];
+    kg_mat3_vec(at, Rl, mid), kg_mat3_vec(to, pin->R, mid);
+    for (int a = 0; a < 3; a++) at[a] += pl[a], to[a] += pin->pos[a];
+    kg_mat3_mul_bt(Re, pin->R, Rl);
+    kg_rot_log(Re, er);
+    kg_mat3_vec(f, pin->R, rr->rest_rot[foot]); /* the world's x at rest, in the foot's frame (a row), turned */
+    f[2] = 0;
+    rt_normalize(f);
+    kg_vec3_cross(sd, up, f);
+    rt_sole_at(rr, side, pl, Rl, c);
+    int low = 0;
+    for (int k = 1; k < 4; k++)
+        if (c[k][2] < c[low][2]) low = k;
+    const double t = w->t.sole_tilt, ef = kg_vec3_dot(er, f);
+    if (!w->eval) {
+        rt_point_jacobian(w, l, at, w->J, w->J + 3 * nx);
+        rt_point_jacobian(w, l, c[low], w->J2, NULL);
+        rt_clear_marks(w);
+        for (int i = 0; i < nx; i++) { /* rows 3..5: about the foot's side, its heading, up */
+            const double wx = w->J[3 * nx + i], wy = w->J[4 * nx + i], wz = w->J[5 * nx + i];
+            w->row[i] = sd[0] * wx + sd[1] * wy + sd[2] * wz;
+            w->J[4 * nx + i] = f[0] * wx + f[1] * wy + f[2] * wz;
+            w->J[3 * nx + i] = w->row[i];
+        }
+    }
+    approach(w, KG_SLACK_STANCE, w->J, to[0] - at[0]);
+    approach(w, KG_SLACK_STANCE, w->J + nx, to[1] - at[1]);
+    approach(w, KG_SLACK_STANCE, w->J2 + 2 * nx, -c[low][2]);
+    approach(w, KG_SLACK_STANCE, w->J + 3 * nx, kg_vec3_dot(er, sd));
+    approach(w, KG_SLACK_STANCE, w->J + 5 * nx, er[2]);
+    within(w, w->J + 4 * nx, -ef, t); /* the roll from the pin is -er.f, moved by f'omega */
+}
+
 /* A settling foot: its height and tilt held, flat on the ground (it slides
  * and turns on it as costs say). */
 static void slide_target(rt_step *w, int side, const rt_pin *pin) {
@@ -149,12 +221,25 @@ static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
     kg_mat3_vec(p, R, rr->sole_end[side][pin->pivot - 1]);
     for (int a = 0; a < 3; a++) p[a] += w->d->link_pos[3 * l + a], e[a] = pin->pivot_at[a] - p[a];
     kg_mat3_mul_bt(Rr, R, rr->rest_rot[foot]); /* flat, turned as it is: the tilt to undo */
-    rt_yaw_rot(Rf, rt_heading(Rr), rr->rest_rot[foot]);
+    const double h = rt_heading(Rr);
+    rt_yaw_rot(Rf, h, rr->rest_rot[foot]);
     kg_mat3_mul_bt(Re, Rf, R);
     kg_rot_log(Re, e + 3);
     if (!w->eval) {
         rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
         rt_clear_marks(w);
+    }
+    if (free_tilt(w)) { /* its pitch held, its roll on the sole's side edge within sole_tilt (tilt_target) */
+        const double f[2] = {cos(h), sin(h)}, ef = f[0] * e[3] + f[1] * e[4];
+        if (!w->eval)
+            for (int i = 0; i < nx; i++) {
+                const double wx = w->J[3 * nx + i], wy = w->J[4 * nx + i];
+                w->J[3 * nx + i] = -f[1] * wx + f[0] * wy, w->J[4 * nx + i] = f[0] * wx + f[1] * wy;
+            }
+        e[3] = -f[1] * e[3] + f[0] * e[4];
+        for (int r = 0; r < 4; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
+        within(w, w->J + 4 * nx, -ef, w->t.sole_tilt);
+        return;
     }
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
@@ -189,6 +274,27 @@ static void roll_target(rt_step *w, int side, const rt_pin *pin) {
         }
         memcpy(w->J + 3 * nx, w->J2, 2 * nx * sizeof *w->J2);
     }
+    if (free_tilt(w)) { /* the edge may tilt within sole_tilt, its lower end on the ground (tilt_target) */
+        double half = 0, end[3], q[3];
+        for (int k = 0; k < 4; k++) {
+            for (int a = 0; a < 3; a++) q[a] = rr->sole[side][k][a] - mid[a];
+            half = fmax(half, fabs(kg_vec3_dot(q, pin->roll_edge)));
+        }
+        const double sg = u[2] > 0 ? -1 : 1; /* towards the edge's lower end */
+        for (int a = 0; a < 3; a++) q[a] = mid[a] + sg * half * pin->roll_edge[a];
+        kg_mat3_vec(end, R, q);
+        for (int a = 0; a < 3; a++) end[a] += w->d->link_pos[3 * l + a];
+        if (!w->eval) {
+            rt_point_jacobian(w, l, end, w->J2, NULL);
+            rt_clear_marks(w);
+        }
+        approach(w, KG_SLACK_STANCE, w->J, e[0]);
+        approach(w, KG_SLACK_STANCE, w->J + nx, e[1]);
+        approach(w, KG_SLACK_STANCE, w->J2 + 2 * nx, -end[2]);
+        approach(w, KG_SLACK_STANCE, w->J + 3 * nx, e[3]);
+        within(w, w->J + 4 * nx, -e[4], sin(w->t.sole_tilt));
+        return;
+    }
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
@@ -208,7 +314,8 @@ static void stance_rows(rt_step *w, const rt_goal *g) {
             roll_target(w, side, &g->pin[side]);
             continue;
         }
-        pin_target(w, side, &g->pin[side]);
+        if (tilts(w, &g->pin[side])) tilt_target(w, side, &g->pin[side]);
+        else pin_target(w, side, &g->pin[side]);
     }
     for (int k = 0; k < w->m->nloop; k++)
         loop_target(w, w->m->loop[k].virtual_link, w->m->loop[k].real_link);
@@ -272,7 +379,8 @@ static void no_scuff(rt_step *w, const rt_goal *g, int l, int side, int k, const
 static void ground_rows(rt_step *w, const rt_goal *g) {
     const kg_retarget_robot *rr = w->rr;
     for (int side = 0; side < 2; side++) {
-        if (g->pin[side].down && !g->pin[side].roll) continue;
+        const int tilt = tilts(w, &g->pin[side]) || (g->pin[side].down && g->pin[side].pivot && free_tilt(w));
+        if (g->pin[side].down && !g->pin[side].roll && !tilt) continue;
         int l = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
         double c[4][3], low = INFINITY;
         rt_sole_at(rr, side, w->d->link_pos + 3 * l, w->d->link_rot + 9 * l, c);
@@ -282,7 +390,7 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
             if (w->have_prev && w->scuff[side] && !g->pin[side].down && w->t.scuff_time > 0)
                 no_scuff(w, g, l, side, k, c[k]);
         }
-        const double dip = g->pin[side].roll ? w->t.roll_depth : 0;
+        const double dip = g->pin[side].roll || tilt ? w->t.roll_depth : 0;
         for (int k = 0; k < rr->nfoot_shape[side]; k++) {
             double p[3];
             int s = rr->foot_shape[side][k];
@@ -291,7 +399,7 @@ static void ground_rows(rt_step *w, const rt_goal *g) {
              * lowest vertex (the swelled point raised by the margin: a point's row on its height
              * does not depend on that height) down to roll_depth */
             double z = rt_shape_lowest(&rr->coarse, w->d, s, p) + rr->coarse.shape[s].margin;
-            if (g->pin[side].roll) p[2] = z + dip;
+            if (g->pin[side].roll || tilt) p[2] = z + dip;
             if (z < low && p[2] < w->t.sole_watch) above_ground(w, rr->coarse.shape[s].link, p);
         }
         for (int k = 0; k < rr->nfoot_drawn[side]; k++) { /* its drawn shapes likewise */

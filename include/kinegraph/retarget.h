@@ -169,6 +169,13 @@ typedef struct kg_retarget_tuning {
                                  * sole held at a point of its surface dips a fraction of a mm as it
                                  * rolls; a toe curving up ahead of a flat sole went centimetres in
                                  * (0.001) */
+    double sole_tilt;           /* rad: a planted foot its leg cannot roll (no ankle roll) may roll on its
+                                 * sole's side edge by this much, so that its leg leans: held flat, two
+                                 * such feet planted narrower than the hips were stood on only with the
+                                 * pelvis turned (0.3-0.4 rad), wider not at all (0.1; 0: held flat) */
+    double w_sole_tilt;         /* such a foot's roll (rad) is pulled back to flat with this weight (a
+                                 * limb direction's is w_segment): rolled only as far as it buys; with
+                                 * the bound alone a walk's feet stood rolled to it on most frames (100) */
     double default_sole_back, default_sole_front, default_sole_half_width;
                                 /* m: without collision or visual geometry under the ankle, a sole reaching
                                  * this far behind, in front of and to each side of the foot link's origin
