@@ -997,15 +997,10 @@ static void test_no_ankle_roll(void **state) {
     free(text);
 }
 
-/* A planted foot its leg cannot roll rolls on its sole's side edge (up to
- * sole_tilt): held flat, two such feet a stance narrower than the hips apart
- * are stood on only with the pelvis turned, and no pose stands on them wider.
- * The sample humanoid with its ankle roll joints fixed and its hips twice as
- * wide (0.2 m each side) on the sample walk: flat, its stance takes slack
- * (33 mm: the feet slide) and the pose suffers; rolled (as little as
- * w_sole_tilt lets it), no slack, and the pose nearer the source's. */
-static void test_sole_tilt(void **state) {
-    (void)state;
+/* The sample humanoid with its ankle roll joints fixed (its legs cannot roll
+ * its feet) and its hips twice as wide (0.2 m each side): a stance a person
+ * makes is half its hips' width. */
+static char *stiff_wide_sample(void) {
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
     for (int side = 0; side < 2; side++) {
@@ -1018,30 +1013,63 @@ static void test_sole_tilt(void **state) {
         assert_non_null(y);
         y[side ? 10 : 9] = '2'; /* 0.1 -> 0.2 */
     }
+    return text;
+}
+
+/* clip onto the stiff wide sample, its feet rolling (the defaults) and held
+ * flat (sole_tilt 0): the two reports. */
+static void rolled_and_flat(const char *clip_path, kg_retarget_report *rolled, kg_retarget_report *flat) {
+    char *text = stiff_wide_sample();
     kg_diags d;
     kg_diags_init(&d);
     kg_motion *clip = NULL;
-    kg_model *src = kg_load_clip(WALK, NULL, &clip, &d), *robot = kg_load_buffer(SAMPLE, text, strlen(text), NULL, &d);
+    kg_model *src = kg_load_clip(clip_path, NULL, &clip, &d), *robot = kg_load_buffer(SAMPLE, text, strlen(text), NULL, &d);
     assert_non_null(src), assert_non_null(clip), assert_non_null(robot);
-    kg_retarget_report rolled, flat;
     for (int k = 0; k < 2; k++) {
         kg_retarget_options o;
         kg_retarget_defaults(&o);
         if (k) o.tune.sole_tilt = 0;
         kg_motion *out = NULL;
-        assert_int_equal(kg_retarget(src, clip, robot, &o, &out, k ? &flat : &rolled, &d), 0);
+        assert_int_equal(kg_retarget(src, clip, robot, &o, &out, k ? flat : rolled, &d), 0);
         kg_motion_free(out);
     }
     printf("  feet that cannot roll, hips 0.4 m apart: rolled: stance slack %.2f mm, slip %.2f mm, pose p95 %.1f; "
-           "flat: %.2f mm, %.2f mm, %.1f\n", 1e3 * rolled.slack_max[KG_SLACK_STANCE], rolled.slip_max_mm,
-           rolled.pose_p95_deg, 1e3 * flat.slack_max[KG_SLACK_STANCE], flat.slip_max_mm, flat.pose_p95_deg);
-    assert_true(rolled.slack_max[KG_SLACK_STANCE] <= 1e-3);
-    assert_true(rolled.slip_max_mm <= 1 && rolled.pose_p95_deg < flat.pose_p95_deg);
-    assert_true(flat.slack_max[KG_SLACK_STANCE] >= 0.01 && flat.pose_p95_deg >= 15);
+           "flat: %.2f mm, %.2f mm, %.1f\n", 1e3 * rolled->slack_max[KG_SLACK_STANCE], rolled->slip_max_mm,
+           rolled->pose_p95_deg, 1e3 * flat->slack_max[KG_SLACK_STANCE], flat->slip_max_mm, flat->pose_p95_deg);
     kg_motion_free(clip);
     kg_model_free(src), kg_model_free(robot);
     kg_diags_clear(&d);
     free(text);
+}
+
+/* A planted foot its leg cannot roll rolls on its sole's side edge (up to
+ * sole_tilt): held flat, two such feet a stance narrower than the hips apart
+ * are stood on only with the pelvis turned, and no pose stands on them wider.
+ * The stiff wide sample on the sample walk: flat, its stance takes slack
+ * (33 mm: the feet slide) and the pose suffers; rolled (as little as
+ * w_sole_tilt lets it), no slack, and the pose nearer the source's. */
+static void test_sole_tilt(void **state) {
+    (void)state;
+    kg_retarget_report rolled, flat;
+    rolled_and_flat(WALK, &rolled, &flat);
+    assert_true(rolled.slack_max[KG_SLACK_STANCE] <= 1e-3);
+    assert_true(rolled.slip_max_mm <= 1 && rolled.pose_p95_deg < flat.pose_p95_deg);
+    assert_true(flat.slack_max[KG_SLACK_STANCE] >= 0.01 && flat.pose_p95_deg >= 15);
+}
+
+/* ... and on a CMU clip that turns on its feet (pivots: a pivoting foot of
+ * such a leg may roll down onto its pivot's side): held flat, the feet slid
+ * 50 mm. */
+static void test_sole_tilt_turns(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char cp[4096];
+    snprintf(cp, sizeof cp, "%s/bvh/cmu_iclone/005_02.bvh", data);
+    kg_retarget_report rolled, flat;
+    rolled_and_flat(cp, &rolled, &flat);
+    assert_true(rolled.slack_max[KG_SLACK_STANCE] <= 1e-3 && rolled.slack_max[KG_SLACK_GROUND] <= 1e-3);
+    assert_true(rolled.slip_max_mm <= 5);
+    assert_true(flat.slip_max_mm >= 10);
 }
 
 /* tune.predict starts each frame's solve from the last pose moved on by the
@@ -1488,7 +1516,7 @@ int main(void) {
         cmocka_unit_test(test_dance_no_fall),
         cmocka_unit_test(test_forearm_one_link),
         cmocka_unit_test(test_elbow_twist),
-        cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt),
+        cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
         cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns),
     };

@@ -120,6 +120,10 @@ static void pin_target(rt_step *w, int side, const rt_pin *pin) {
     for (int r = 0; r < 6; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
 }
 
+/* A foot rolled less than this (rad) lies flat: which edge it rolls down to is
+ * the way its leg leans (lean_side). */
+#define ROLL_TIE 1e-3
+
 /* May the robot's planted feet roll on their soles' side edges (sole_tilt)?
  * Those its legs cannot roll (robot.c ankle_roll_check). */
 static int free_tilt(const rt_step *w) { return !w->rr->rolls_feet && w->t.sole_tilt > 0; }
@@ -131,17 +135,35 @@ static int tilts(const rt_step *w, const rt_pin *p) {
 }
 
 /* A planted foot's roll d (rad, or the sine of one; a'x its change) within
- * +-t, and pulled back to flat by w_sole_tilt: the rows alone let the legs
- * lean as far as the bound allows wherever a cost leans them (a walk's feet
- * stood rolled to the bound on most frames). Two rows of kind stance (w->row
- * used) and a cost. */
-static void within(rt_step *w, const double *a, double d, double t) {
+ * [lo, hi], and pulled back to flat by w_sole_tilt: the rows alone let the
+ * legs lean as far as the bound allows wherever a cost leans them (a walk's
+ * feet stood rolled to the bound on most frames). Two rows of kind stance
+ * (w->row used) and a cost. */
+static void within(rt_step *w, const double *a, double d, double lo, double hi) {
     double e = -d;
     if (!rt_merit_only(w, &e, 1, w->t.w_sole_tilt)) rt_add_row_cost(w, a, e, w->t.w_sole_tilt);
     if (!w->eval)
         for (int i = 0; i < w->nx; i++) w->row[i] = -a[i];
-    keep_above(w, KG_SLACK_STANCE, w->row, t - d, 1);
-    keep_above(w, KG_SLACK_STANCE, a, t + d, 1);
+    keep_above(w, KG_SLACK_STANCE, w->row, hi - d, 1);
+    keep_above(w, KG_SLACK_STANCE, a, d - lo, 1);
+}
+
+/* The side (+1 along sd, the foot's left, or -1) a planted foot of side
+ * `side` rolls down to, its sole's middle at mid: the way its hip stands off
+ * the foot beyond where it stands at rest (a leg whose top is pushed left
+ * leans left and puts its foot's left edge down). For a foot lying flat,
+ * whose lowest corner is a tie: held on the wrong edge, it could roll back to
+ * flat but never past it (a landing foot stood flat while the pelvis turned
+ * 20 degrees). */
+static int lean_side(rt_step *w, int side, const double mid[3], const double sd[3]) {
+    const kg_retarget_robot *rr = w->rr;
+    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, hip = side ? KG_PART_HIP_R : KG_PART_HIP_L;
+    double h[3], m0[3];
+    if (rt_part_point(w, hip, h) < 0) return 1;
+    kg_mat3_vec(m0, rr->rest_rot[foot], rr->sole_mid[side]);
+    const double at_rest = rr->rest_pos[hip][1] - rr->rest_pos[foot][1] - m0[1]; /* facing +x: left is +y */
+    const double now = (h[0] - mid[0]) * sd[0] + (h[1] - mid[1]) * sd[1] + (h[2] - mid[2]) * sd[2];
+    return now >= at_rest ? 1 : -1;
 }
 
 /* A planted foot its leg cannot roll: held as pin_target holds it - its
@@ -152,14 +174,15 @@ static void within(rt_step *w, const double *a, double d, double t) {
  * apart are stood on only with the pelvis turned by acos(W / hips' width)
  * (wider than the hips: not at all, and the stance took slack and slid): a
  * humanoid whose hips are twice a person's stance apart stood turned 0.3-0.4
- * rad. Rolled a little, the legs lean instead. */
+ * rad. Rolled a little, the legs lean a little: with w_sole_tilt's pull the
+ * turn is about halved (the sample with hips twice as wide: 19 degrees on
+ * average against 34) and the stance takes no slack. */
 static void tilt_target(rt_step *w, int side, const rt_pin *pin) {
     const kg_retarget_robot *rr = w->rr;
     const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
     const double *pl = w->d->link_pos + 3 * l, *Rl = w->d->link_rot + 9 * l, up[3] = {0, 0, 1};
-    double mid[3] = {0, 0, 0}, at[3], to[3], Re[9], er[3], f[3], sd[3], c[4][3];
-    for (int k = 0; k < 4; k++)
-        for (int a = 0; a < 3; a++) mid[a] += 0.25 * rr->sole[side][k][a];
+    const double *mid = rr->sole_mid[side];
+    double at[3], to[3], Re[9], er[3], f[3], sd[3], c[4][3];
     kg_mat3_vec(at, Rl, mid), kg_mat3_vec(to, pin->R, mid);
     for (int a = 0; a < 3; a++) at[a] += pl[a], to[a] += pin->pos[a];
     kg_mat3_mul_bt(Re, pin->R, Rl);
@@ -169,10 +192,16 @@ static void tilt_target(rt_step *w, int side, const rt_pin *pin) {
     rt_normalize(f);
     kg_vec3_cross(sd, up, f);
     rt_sole_at(rr, side, pl, Rl, c);
-    int low = 0;
-    for (int k = 1; k < 4; k++)
-        if (c[k][2] < c[low][2]) low = k;
     const double t = w->t.sole_tilt, ef = kg_vec3_dot(er, f);
+    /* the lowest corner; lying flat (within ROLL_TIE), the lowest on the side it leans to */
+    const int lean = fabs(ef) < ROLL_TIE ? lean_side(w, side, at, sd) : 0;
+    int low = -1;
+    for (int k = 0; k < 4; k++) {
+        double off = (c[k][0] - at[0]) * sd[0] + (c[k][1] - at[1]) * sd[1] + (c[k][2] - at[2]) * sd[2];
+        if (lean && off * lean <= 0) continue;
+        if (low < 0 || c[k][2] < c[low][2]) low = k;
+    }
+    if (low < 0) low = 0;
     if (!w->eval) {
         rt_point_jacobian(w, l, at, w->J, w->J + 3 * nx);
         rt_point_jacobian(w, l, c[low], w->J2, NULL);
@@ -189,7 +218,7 @@ static void tilt_target(rt_step *w, int side, const rt_pin *pin) {
     approach(w, KG_SLACK_STANCE, w->J2 + 2 * nx, -c[low][2]);
     approach(w, KG_SLACK_STANCE, w->J + 3 * nx, kg_vec3_dot(er, sd));
     approach(w, KG_SLACK_STANCE, w->J + 5 * nx, er[2]);
-    within(w, w->J + 4 * nx, -ef, t); /* the roll from the pin is -er.f, moved by f'omega */
+    within(w, w->J + 4 * nx, -ef, -t, t); /* the roll from the pin is -er.f, moved by f'omega */
 }
 
 /* A settling foot: its height and tilt held, flat on the ground (it slides
@@ -229,8 +258,13 @@ static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
         rt_point_jacobian(w, l, p, w->J, w->J + 3 * nx);
         rt_clear_marks(w);
     }
-    if (free_tilt(w)) { /* its pitch held, its roll on the sole's side edge within sole_tilt (tilt_target) */
+    if (free_tilt(w)) { /* its pitch held; it may roll down onto its pivot's side within sole_tilt (tilt_target):
+                          * the pivot held on the ground, a roll the other way puts its far corners in it */
         const double f[2] = {cos(h), sin(h)}, ef = f[0] * e[3] + f[1] * e[4];
+        const double off = -f[1] * (p[0] - w->d->link_pos[3 * l]) + f[0] * (p[1] - w->d->link_pos[3 * l + 1]);
+        double o[3];
+        kg_mat3_vec(o, R, rr->sole_mid[side]);
+        const int pivot_left = off > -f[1] * o[0] + f[0] * o[1]; /* the pivot left of the sole's middle */
         if (!w->eval)
             for (int i = 0; i < nx; i++) {
                 const double wx = w->J[3 * nx + i], wy = w->J[4 * nx + i];
@@ -238,7 +272,8 @@ static void pivot_target(rt_step *w, int side, const rt_pin *pin) {
             }
         e[3] = -f[1] * e[3] + f[0] * e[4];
         for (int r = 0; r < 4; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
-        within(w, w->J + 4 * nx, -ef, w->t.sole_tilt);
+        /* a roll about the heading by +a raises the left edge: the pivot's edge down is a < 0 when it is left */
+        within(w, w->J + 4 * nx, -ef, pivot_left ? -w->t.sole_tilt : 0, pivot_left ? 0 : w->t.sole_tilt);
         return;
     }
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);
@@ -280,7 +315,17 @@ static void roll_target(rt_step *w, int side, const rt_pin *pin) {
             for (int a = 0; a < 3; a++) q[a] = rr->sole[side][k][a] - mid[a];
             half = fmax(half, fabs(kg_vec3_dot(q, pin->roll_edge)));
         }
-        const double sg = u[2] > 0 ? -1 : 1; /* towards the edge's lower end */
+        double sg = u[2] > 0 ? -1 : 1; /* towards the edge's lower end; level, the end the leg leans to */
+        if (fabs(u[2]) < ROLL_TIE) {
+            double fw[3], sd[3], m[3];
+            kg_mat3_vec(fw, R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]); /* its heading (tilt_target) */
+            fw[2] = 0;
+            rt_normalize(fw);
+            kg_vec3_cross(sd, up, fw);
+            kg_mat3_vec(m, R, rr->sole_mid[side]);
+            for (int a = 0; a < 3; a++) m[a] += w->d->link_pos[3 * l + a];
+            sg = lean_side(w, side, m, sd) * kg_vec3_dot(u, sd) > 0 ? 1 : -1;
+        }
         for (int a = 0; a < 3; a++) q[a] = mid[a] + sg * half * pin->roll_edge[a];
         kg_mat3_vec(end, R, q);
         for (int a = 0; a < 3; a++) end[a] += w->d->link_pos[3 * l + a];
@@ -292,7 +337,7 @@ static void roll_target(rt_step *w, int side, const rt_pin *pin) {
         approach(w, KG_SLACK_STANCE, w->J + nx, e[1]);
         approach(w, KG_SLACK_STANCE, w->J2 + 2 * nx, -end[2]);
         approach(w, KG_SLACK_STANCE, w->J + 3 * nx, e[3]);
-        within(w, w->J + 4 * nx, -e[4], sin(w->t.sole_tilt));
+        within(w, w->J + 4 * nx, -e[4], -sin(w->t.sole_tilt), sin(w->t.sole_tilt));
         return;
     }
     for (int r = 0; r < 5; r++) approach(w, KG_SLACK_STANCE, w->J + r * nx, e[r]);

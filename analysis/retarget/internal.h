@@ -30,6 +30,7 @@ struct kg_retarget_robot {
                                    * step: a hand's fingers doubled a step's unknowns) */
     double leg, arm;              /* hip-knee-ankle and shoulder-elbow-wrist lengths at rest (mean of sides) */
     double sole[2][4][3];         /* each sole's rectangle corners in its foot link's frame */
+    double sole_mid[2][3];        /* ... and its middle */
     double sole_end[2][2][3];     /* each sole's inner front and back corner (RT_PIVOT_* - 1), foot frame */
     double foot_h[2];             /* the foot link's origin above its sole plane at rest */
     double ankle_h;               /* the ankles above the sole plane at rest */

@@ -236,6 +236,7 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, 
             rr->sole[s][k][1] = k & 2 ? hi[1] : lo[1];
             rr->sole[s][k][2] = zmin;
         }
+        rr->sole_mid[s][0] = 0.5 * (lo[0] + hi[0]), rr->sole_mid[s][1] = 0.5 * (lo[1] + hi[1]), rr->sole_mid[s][2] = zmin;
         /* the inner corners of the front and the back of the sole (forward: the world's x at rest;
          * inner: towards the other foot): a foot turns on its ball's corner or its heel's */
         double fwd[3], lat[3], x[3] = {1, 0, 0}, y[3] = {0, s ? 1 : -1, 0};
