@@ -21,7 +21,8 @@ void kg_fuzz_export_all(const kg_model *m, const kg_motion *mo);
 void kg_fuzz_map(const uint8_t *data, size_t size);
 /* The bytes as a BVH clip, its first KG_FUZZ_RETARGET_FRAMES frames (a few
  * steps: each frame is a constrained solve, slow under the sanitizers)
- * retargeted onto the sample humanoid: a clip the retargeting takes comes out
+ * retargeted onto the sample humanoid (inputs of odd sizes: the sample with
+ * its ankle roll joints fixed, whose planted feet tilt on their edges): a clip the retargeting takes comes out
  * finite and inside the robot's joint limits, as its report says; one it
  * refuses says why. Aborts otherwise (a finding). Returns 1 when the clip was
  * retargeted, 0 when the retargeting refused it, -1 when it is no BVH clip. */
