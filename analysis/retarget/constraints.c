@@ -527,12 +527,21 @@ static int measure_along(rt_step *w, rt_pair *s, int p, double moved, double saf
 }
 
 /* When links la and lb's capsules are collision_influence apart, their gap
- * becomes the pair's bound (it is not near) and 1 is returned. */
+ * becomes the pair's bound (it is not near) and 1 is returned. The gap of the
+ * spheres around them first, a lower bound (three roots against a segment
+ * distance): most pairs woken are that far apart, and a bound the pair sleeps
+ * on need not be tight (an earlier wake only tests again). */
 static int bound(rt_step *w, rt_pair *s, int la, int lb, double moved) {
     const double *ca = w->capsule + 6 * la, *cb = w->capsule + 6 * lb;
     double ra = w->rr->capsule[7 * la + 6], rb = w->rr->capsule[7 * lb + 6];
     if (ra < 0 || rb < 0) return 0;
-    double gap = rt_segment_distance(ca, ca + 3, cb, cb + 3) - ra - rb;
+    double m[3], ha = 0, hb = 0;
+    for (int a = 0; a < 3; a++) {
+        m[a] = 0.5 * (ca[a] + ca[3 + a] - cb[a] - cb[3 + a]);
+        ha += (ca[3 + a] - ca[a]) * (ca[3 + a] - ca[a]), hb += (cb[3 + a] - cb[a]) * (cb[3 + a] - cb[a]);
+    }
+    double gap = sqrt(kg_vec3_dot(m, m)) - 0.5 * (sqrt(ha) + sqrt(hb)) - ra - rb;
+    if (!(gap >= w->t.collision_influence)) gap = rt_segment_distance(ca, ca + 3, cb, cb + 3) - ra - rb;
     if (!(gap >= w->t.collision_influence)) return 0;
     s->frame = w->frame, s->near = 0, s->dist = gap, s->moved = moved;
     set_wake(w, s);
