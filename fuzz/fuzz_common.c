@@ -9,6 +9,7 @@
 #include "cli/retarget_json.h"
 #include "exporters/exporters.h"
 #include "io/load.h"
+#include "formats/fileio.h"
 #include "formats/zae.h"
 #include "kinegraph/retarget.h"
 
@@ -155,12 +156,9 @@ static kg_retarget_robot *fuzz_robot(int stiff, const kg_retarget_options *o, kg
     kg_diags d;
     kg_diags_init(&d);
     const char *path = KG_SOURCE_DIR "/samples/humanoid.urdf";
-    FILE *f = fopen(path, "rb");
-    char *text = f ? malloc(1 << 20) : NULL;
-    size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    if (f) fclose(f);
-    if (!text || n == 0) abort();
-    text[n] = 0;
+    size_t n = 0;
+    char *text = kg_read_file(path, &n, &d);
+    if (!text) abort();
     for (int side = 0; side < 2 && stiff; side++) {
         char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
         if (!j) abort();

@@ -971,6 +971,15 @@ static void test_forearm_one_link(void **state) {
     assert_true(rep.pose_p95_deg <= 15);
 }
 
+/* The sample's text with its ankle roll joints made fixed, in place. */
+static void fix_ankle_rolls(char *text) {
+    for (int side = 0; side < 2; side++) {
+        char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
+        assert_non_null(j);
+        memcpy(strstr(j, "\"revolute\""), "\"fixed\"   ", 10); /* type="fixed"   > */
+    }
+}
+
 /* A robot whose legs cannot roll their feet is told so (a planted foot holds
  * its leg upright sideways: balance then bends the trunk): the sample
  * humanoid with its ankle roll joints fixed; the sample as it is is not. */
@@ -982,11 +991,7 @@ static void test_no_ankle_roll(void **state) {
     kg_diags_init(&d0), kg_diags_init(&d1);
     kg_model *m0, *m1;
     kg_retarget_robot *full = prepare(text, &d0, &m0);
-    for (int side = 0; side < 2; side++) {
-        char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
-        assert_non_null(j);
-        memcpy(strstr(j, "\"revolute\""), "\"fixed\"   ", 10); /* type="fixed"   > */
-    }
+    fix_ankle_rolls(text);
     kg_retarget_robot *stiff = prepare(text, &d1, &m1);
     assert_non_null(full), assert_non_null(stiff);
     assert_int_equal(diag_count(&d0, "retarget.no_ankle_roll"), 0);
@@ -1003,10 +1008,8 @@ static void test_no_ankle_roll(void **state) {
 static char *stiff_wide_sample(void) {
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
+    fix_ankle_rolls(text);
     for (int side = 0; side < 2; side++) {
-        char *j = strstr(text, side ? "<joint name=\"r_ankle_roll\" type=\"revolute\">" : "<joint name=\"l_ankle_roll\" type=\"revolute\">");
-        assert_non_null(j);
-        memcpy(strstr(j, "\"revolute\""), "\"fixed\"   ", 10);
         char *h = strstr(text, side ? "<joint name=\"r_hip_yaw\"" : "<joint name=\"l_hip_yaw\"");
         assert_non_null(h);
         char *y = strstr(h, side ? "xyz=\"0 -0.1 0\"" : "xyz=\"0 0.1 0\"");

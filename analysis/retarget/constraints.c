@@ -148,6 +148,16 @@ static void within(rt_step *w, const double *a, double d, double lo, double hi) 
     keep_above(w, KG_SLACK_STANCE, a, d - lo, 1);
 }
 
+/* A foot turned by R (its rest turn rest): its heading f and its left sd,
+ * both level (the world's x at rest is rest's first row, in the foot's frame). */
+static void level_axes(const double R[9], const double rest[9], double f[3], double sd[3]) {
+    static const double up[3] = {0, 0, 1};
+    kg_mat3_vec(f, R, rest);
+    f[2] = 0;
+    rt_normalize(f);
+    kg_vec3_cross(sd, up, f);
+}
+
 /* The side (+1 along sd, the foot's left, or -1) a planted foot of side
  * `side` rolls down to, its sole's middle at mid: the way its hip stands off
  * the foot beyond where it stands at rest (a leg whose top is pushed left
@@ -180,17 +190,14 @@ static int lean_side(rt_step *w, int side, const double mid[3], const double sd[
 static void tilt_target(rt_step *w, int side, const rt_pin *pin) {
     const kg_retarget_robot *rr = w->rr;
     const int nx = w->nx, foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
-    const double *pl = w->d->link_pos + 3 * l, *Rl = w->d->link_rot + 9 * l, up[3] = {0, 0, 1};
+    const double *pl = w->d->link_pos + 3 * l, *Rl = w->d->link_rot + 9 * l;
     const double *mid = rr->sole_mid[side];
     double at[3], to[3], Re[9], er[3], f[3], sd[3], c[4][3];
     kg_mat3_vec(at, Rl, mid), kg_mat3_vec(to, pin->R, mid);
     for (int a = 0; a < 3; a++) at[a] += pl[a], to[a] += pin->pos[a];
     kg_mat3_mul_bt(Re, pin->R, Rl);
     kg_rot_log(Re, er);
-    kg_mat3_vec(f, pin->R, rr->rest_rot[foot]); /* the world's x at rest, in the foot's frame (a row), turned */
-    f[2] = 0;
-    rt_normalize(f);
-    kg_vec3_cross(sd, up, f);
+    level_axes(pin->R, rr->rest_rot[foot], f, sd);
     rt_sole_at(rr, side, pl, Rl, c);
     const double t = w->t.sole_tilt, ef = kg_vec3_dot(er, f);
     /* the lowest corner; lying flat (within ROLL_TIE), the lowest on the side it leans to */
@@ -318,10 +325,7 @@ static void roll_target(rt_step *w, int side, const rt_pin *pin) {
         double sg = u[2] > 0 ? -1 : 1; /* towards the edge's lower end; level, the end the leg leans to */
         if (fabs(u[2]) < ROLL_TIE) {
             double fw[3], sd[3], m[3];
-            kg_mat3_vec(fw, R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]); /* its heading (tilt_target) */
-            fw[2] = 0;
-            rt_normalize(fw);
-            kg_vec3_cross(sd, up, fw);
+            level_axes(R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], fw, sd);
             kg_mat3_vec(m, R, rr->sole_mid[side]);
             for (int a = 0; a < 3; a++) m[a] += w->d->link_pos[3 * l + a];
             sg = lean_side(w, side, m, sd) * kg_vec3_dot(u, sd) > 0 ? 1 : -1;
