@@ -354,7 +354,7 @@ static void test_known_answers(void **state) {
         {"nao/nao_robot/nao_description/urdf/naoV50_generated_urdf/nao.urdf",
          {"torso", "torso", "Head", "LHip", "LTibia", "LAnklePitch", "l_sole", "LShoulder", "LForeArm", "l_wrist"}},
         {"jvrc1/jvrc_description/urdf/jvrc1.urdf",
-         {"PELVIS_S", "WAIST_R_S", "NECK_P_S", "L_HIP_P_S", "L_KNEE_S", "L_ANKLE_R_S", "lfsensor", "L_SHOULDER_P_S",
+         {"PELVIS_S", "WAIST_R_S", "NECK_P_S", "L_HIP_P_S", "L_KNEE_S", "L_ANKLE_R_S", "L_ANKLE_P_S", "L_SHOULDER_P_S",
           "L_ELBOW_P_S", "L_WRIST_R_S"}},
         {"drchubo/drchubo.urdf",
          {"Body_TSY", "Body_Torso", "Body_NK1", "Body_LHR", "Body_LKP", "Body_LAP", "Body_LAR", "Body_LSR", "Body_LEP",
@@ -373,6 +373,59 @@ static void test_known_answers(void **state) {
         map_at(m, NULL, &map, 1);
         expect_parts(m, &map, i == 0 ? g1 : corpus[i].parts);
         assert_string_equal(map.family, "robot");
+        kg_model_free(m);
+    }
+}
+
+/* The sample humanoid with `extra` inserted before each side's sole frame
+ * (its joint and link come after it in the file), printed with the side's
+ * letter for each %c. */
+static kg_model *sample_with(const char *extra) {
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        char add[2048], c = side ? 'r' : 'l';
+        snprintf(add, sizeof add, extra, c, c, c, c, c, c, c, c);
+        char *at = strstr(text, side ? "<joint name=\"r_sole_fixed\"" : "<joint name=\"l_sole_fixed\"");
+        assert_non_null(at);
+        size_t head = (size_t)(at - text), n = strlen(text) + strlen(add) + 1;
+        char *out = malloc(n);
+        assert_non_null(out);
+        memcpy(out, text, head);
+        snprintf(out + head, n - head, "%s%s", add, at);
+        free(text);
+        text = out;
+    }
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
+    assert_non_null(m);
+    kg_diags_clear(&d);
+    free(text);
+    return m;
+}
+
+/* The foot is the deepest link below the ankle; of equally deep ones the
+ * nearest the ankle (the sole's frame under it, not a sensor's frame at the
+ * toes, first in the file), and where the deepest are as near - a linkage's
+ * anchors either side of the foot - the link that holds them. */
+static void test_foot_frames(void **state) {
+    (void)state;
+    static const char *const sensor =
+        "<link name='%cfsr_front'/><joint name='%cfsr_front_fixed' type='fixed'><parent link='%c_foot'/>"
+        "<child link='%cfsr_front'/><origin xyz='0.12 0.03 -0.05'/></joint>";
+    static const char *const anchors = /* on the sole's frame: then the deepest, mirror images */
+        "<link name='%c_anchor_a'/><joint name='%c_anchor_a_fixed' type='fixed'><parent link='%c_sole'/>"
+        "<child link='%c_anchor_a'/><origin xyz='0.02 0.014 0.01'/></joint>"
+        "<link name='%c_anchor_b'/><joint name='%c_anchor_b_fixed' type='fixed'><parent link='%c_sole'/>"
+        "<child link='%c_anchor_b'/><origin xyz='0.02 -0.014 0.01'/></joint>";
+    const char *const *cases[2] = {&sensor, &anchors};
+    for (int k = 0; k < 2; k++) {
+        kg_model *m = sample_with(*cases[k]);
+        kg_body_map map;
+        map_at(m, NULL, &map, 1);
+        expect(m, &map, KG_PART_FOOT_L, "l_sole");
+        expect(m, &map, KG_PART_FOOT_R, "r_sole");
         kg_model_free(m);
     }
 }
@@ -496,6 +549,7 @@ int main(void) {
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
+        cmocka_unit_test(test_foot_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

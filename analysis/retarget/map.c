@@ -481,11 +481,23 @@ static int end_of(const body *b, const limb *L, int knee) {
     return settle(b, L, best, knee + 1, L->n);
 }
 
-/* The deepest link below i (the first of equals). */
-static int deepest_below(const kg_model *m, int i) {
+/* The deepest link below i (the ankle); of equally deep ones, the nearest i
+ * (a sole's frame under the ankle, not the sensors' frames at the toes and
+ * edges); where the nearest are as near (within b->same), the link that holds
+ * them all: two anchors of an ankle's linkage fixed either side of the foot
+ * link (the first of them made the foot, its assumed sole 14 mm to one side). */
+static int deepest_below(const body *b, int i) {
+    const kg_model *m = b->m;
     int best = i, bd = depth(m, i);
-    for (int c = i + 1; c < m->nlink; c++)
-        if (is_real(m, c) && is_below(m, c, i) && depth(m, c) > bd) best = c, bd = depth(m, c);
+    double near = INFINITY;
+    for (int c = i + 1; c < m->nlink; c++) {
+        if (!is_real(m, c) || !is_below(m, c, i)) continue;
+        int dc = depth(m, c);
+        double r = dist(pos(b, c), pos(b, i));
+        if (dc > bd || (dc == bd && r < near - b->same)) best = c, bd = dc, near = r;
+        else if (dc == bd && r <= near + b->same)
+            while (!is_below(m, c, best)) best = m->link[best].parent;
+    }
     return best;
 }
 
@@ -504,7 +516,7 @@ static void foot_end(const body *b, limb *L) {
             return;
         }
     }
-    L->foot = deepest_below(b->m, L->path[L->end]), L->ball = 0;
+    L->foot = deepest_below(b, L->path[L->end]), L->ball = 0;
 }
 
 /* Knee first (the middle of the whole limb), then ankle and hip from it, then
@@ -905,7 +917,7 @@ static const char *const why_knee[3] = SIDED("the bend nearest the middle of hip
 static const char *const why_ankle[3] = SIDED("the end of the shank's long segment");
 static const char *const why_leg_tip[3] = SIDED("the far end of the leg's last link (no ankle link)");
 static const char *const why_ball[3] = SIDED("the toe joint (the ball of the foot)");
-static const char *const why_sole[3] = SIDED("the deepest link of the foot");
+static const char *const why_sole[3] = SIDED("the deepest link of the foot (of equally deep ones, the nearest the ankle)");
 static const char *const why_shoulder[3] = SIDED("the last joint across the upper arm at its top");
 static const char *const why_elbow[3] = SIDED("the bend nearest the middle of shoulder and wrist");
 static const char *const why_wrist[3] = SIDED("the end of the forearm's long segment");
