@@ -659,6 +659,68 @@ static void test_first_frame_pins(void **state) {
     kg_motion_free(m);
 }
 
+/* The sample walk with a frame before it - its first frame with each upper
+ * arm turned forward (its X rotation -90 degrees) and its forearm bent up
+ * (Y 120) - into a new file at path (a mkstemp template). */
+static void walk_after_pose(char path[]) {
+    static const struct { int channel; const char *value; } pose[] = {{22, "-90"}, {34, "-90"}, {25, "120"}, {37, "120"}};
+    FILE *in = fopen(WALK, "r"), *out = temp_file(path);
+    assert_non_null(in);
+    char line[8192];
+    int motion = 0;
+    while (fgets(line, sizeof line, in)) {
+        int n;
+        if (sscanf(line, "Frames: %d", &n) == 1) {
+            fprintf(out, "Frames: %d\n", n + 1), motion = 1;
+            continue;
+        }
+        if (motion == 2) { /* the first frame: the pose, then the frame itself */
+            char copy[8192], *tok[512], *save = NULL;
+            int k = 0;
+            snprintf(copy, sizeof copy, "%s", line);
+            for (char *t = strtok_r(copy, " \t\r\n", &save); t && k < 512; t = strtok_r(NULL, " \t\r\n", &save)) tok[k++] = t;
+            for (size_t i = 0; i < sizeof pose / sizeof *pose; i++) tok[pose[i].channel] = (char *)pose[i].value;
+            for (int i = 0; i < k; i++) fprintf(out, "%s%s", i ? " " : "", tok[i]);
+            fputc('\n', out);
+            motion = 3;
+        }
+        if (motion == 1 && strstr(line, "Frame Time")) motion = 2;
+        fputs(line, out);
+    }
+    fclose(in), fclose(out);
+}
+
+/* A cut (the source's limbs turned more than cut_angle in a frame: a pose
+ * before the take) is caught up: the sample walk after a frame with its arms
+ * forward and its forearms up. Followed at the joints' speeds from there, the
+ * left arm went the long way round onto its limits and stayed there (its
+ * upper arm 65 degrees off on average over the clip); solved afresh at the
+ * cut, the robot is pulled onto that pose for a few frames and the clip's
+ * pose error is within a few degrees of the walk's own. */
+static void test_cut_catch_up(void **state) {
+    (void)state;
+    char path[] = "/tmp/kg_walk_after_pose_XXXXXX";
+    walk_after_pose(path);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report plain, caught, greedy; /* pose_segment_mean_deg[2]: the left upper arm's */
+    kg_motion_free(run(WALK, SAMPLE, &o, &plain));
+    kg_motion_free(run(path, SAMPLE, &o, &caught));
+    o.tune.cut_angle = 0;
+    kg_motion_free(run(path, SAMPLE, &o, &greedy));
+    remove(path);
+    printf("  pose p95 / left upper arm mean: the walk %.1f / %.1f, after the pose %.1f / %.1f (cuts %d, caught up over "
+           "%d frames), without cuts %.1f / %.1f (cuts %d)\n", plain.pose_p95_deg,
+           plain.pose_segment_mean_deg[2], caught.pose_p95_deg,
+           caught.pose_segment_mean_deg[2], caught.source_cuts, caught.catch_up_frames,
+           greedy.pose_p95_deg, greedy.pose_segment_mean_deg[2], greedy.source_cuts);
+    assert_int_equal(caught.source_cuts, 1), assert_int_equal(greedy.source_cuts, 0), assert_int_equal(plain.source_cuts, 0);
+    assert_true(caught.catch_up_frames > 0 && caught.catch_up_frames <= (int)(o.tune.cut_time * 30 + 1));
+    assert_true(caught.pose_p95_deg <= plain.pose_p95_deg + 5);
+    assert_true(caught.pose_segment_mean_deg[2] <= 10);
+    assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
+}
+
 /* Scales every length of line (an <origin>'s xyz, a box's size, a radius, a
  * length) by k, into out. */
 static void scale_line(const char *line, double k, FILE *out) {
@@ -1512,6 +1574,7 @@ int main(void) {
         cmocka_unit_test(test_no_scuff),
         cmocka_unit_test(test_first_frame_pins),
         cmocka_unit_test(test_contacts_scale_free),
+        cmocka_unit_test(test_cut_catch_up),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_undriven_held),

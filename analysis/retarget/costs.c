@@ -9,7 +9,7 @@
  * scale, the COM onto the source's estimate without balance (with it, a row:
  * constraints.c), the pelvis rising and sinking
  * as the source's does, a pull to the previous frame and to the neutral
- * pose, and a little damping. */
+ * pose, a little damping, and after a cut the pull onto the catch-up's pose. */
 #include <math.h>
 #include <string.h>
 
@@ -279,6 +279,21 @@ static void regularize(rt_step *w) {
     }
 }
 
+/* Each driven joint pulled onto g->pull (the catch-up after a cut). */
+static void pull_task(rt_step *w, const rt_goal *g) {
+    const kg_retarget_robot *rr = w->rr;
+    const double k = g->pull_weight;
+    if (!g->pull || !(k > 0)) return;
+    for (int c = 0; c < w->m->dof; c++) {
+        int i = rr->xcol[c], qi = rr->qidx[c];
+        if (i < 0 || qi < 0 || !rr->driven[c]) continue;
+        double e = w->d->q[qi] - g->pull[qi];
+        w->merit += 0.5 * k * e * e;
+        if (w->eval) continue;
+        w->H[i * w->nx + i] += k, w->g[i] += k * e;
+    }
+}
+
 void rt_costs(rt_step *w, const rt_goal *g) {
     segment_tasks(w, g->src);
     trunk_task(w, g->src);
@@ -287,4 +302,5 @@ void rt_costs(rt_step *w, const rt_goal *g) {
     feet_com_tasks(w, g);
     height_task(w, g);
     regularize(w);
+    pull_task(w, g);
 }

@@ -109,6 +109,7 @@ typedef struct rt_frame_source {
                                    * report's hover reference) */
     unsigned char seated;         /* the pelvis near the floor (seat_height): sitting or lying on it */
     unsigned char slid[2];        /* a slide along the floor taken out of a contact (slide_length) */
+    unsigned char cut;            /* a limb segment turned more than cut_angle since the frame before */
     double pin[2][4];             /* a down foot's planned pin: x, y, yaw of its link on the ground */
     double com_est[2];            /* the COM the source implies (x, y) */
     double com_ref[2];            /* the balance's COM reference (x, y) */
@@ -201,6 +202,9 @@ typedef struct rt_goal {
                                    * foot aims at the source's plus this */
     int first;                    /* the first frame: no previous one, more iterations (from the neutral
                                    * pose when nothing was solved before) */
+    const double *pull;           /* joint positions (nq) each driven joint is pulled to with pull_weight
+                                   * (the catch-up after a cut: retarget.c); NULL: none */
+    double pull_weight;
 } rt_goal;
 
 typedef struct rt_step_result {
@@ -225,6 +229,9 @@ void rt_step_sole_span(const rt_step *w, int side, double *low, double *high);
 /* Solves one frame from the state the last one left (or the neutral pose at
  * the source's pelvis for the first). */
 void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);
+void rt_step_seed(rt_step *w, const rt_step *from, int neutral);
+double rt_step_merit(const rt_step *w);
+double rt_step_joint_gap(const rt_step *a, const rt_step *b);
 
 /* ---- balance (balance.c) --------------------------------------------------------------- */
 
@@ -294,6 +301,7 @@ typedef struct rt_frame_log {
     int failed;
     int iterations, capped;       /* the solve's steps; stopped by the cap, not converged */
     int collision_capped;         /* near pairs left out of a step (more than collision_rows) */
+    int catching;                 /* pulled onto the catch-up's pose (retarget.c catch_up) */
 } rt_frame_log;
 
 /* The figures of the whole clip from the output motion, the source and the

@@ -338,6 +338,7 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         rep->contact_frames += F->contact[0] || F->contact[1];
         rep->double_support_frames += F->contact[0] && F->contact[1];
         rep->seated_frames += F->seated;
+        rep->source_cuts += F->cut;
         if (F->seated) flag(A, f, KG_FRAME_SEATED);
         flag(A, f, (F->contact[0] ? KG_FRAME_CONTACT_LEFT : 0) | (F->contact[1] ? KG_FRAME_CONTACT_RIGHT : 0));
         if (!log) continue;
@@ -353,6 +354,7 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         rep->iterations_mean += (double)L->iterations / n;
         rep->capped_frames += L->capped;
         rep->collision_capped_frames += L->collision_capped;
+        rep->catch_up_frames += L->catching;
     }
 }
 

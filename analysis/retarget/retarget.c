@@ -36,6 +36,8 @@ typedef struct run {
     rt_frame_log *log;
     kg_collision_work *cw;
     unsigned char *check, *hit;
+    rt_step *shadow, *other; /* the catch-up's solves (catch_up()), when the source has a cut */
+    int catch_end;           /* the frame the running catch-up ends at the latest (-1: none) */
 } run;
 
 /* Where a planted foot stands now, flat (pos, R): its pin, or, turning on
@@ -315,6 +317,40 @@ static void goal_at(run *R, int f, rt_goal *g) {
     }
 }
 
+/* The catch-up after a cut (source.c cuts()): the cut's frame is solved
+ * twice more, free of the frame before, from the neutral pose and from the
+ * robot's; where the first ends better (its merit), that solve follows the
+ * source from there and the robot's joints are pulled onto its pose (w_cut)
+ * while they are more than cut_tolerance from it, for cut_time at most.
+ * Followed at its joints' speeds from where it was, a robot's arm swung the
+ * long way round from a T-pose frame onto its limits and stayed there for 15
+ * s of a walk; pulled onto the neutral start's pose where that was no better,
+ * another robot's arm was taken into a worse branch for 3 s. */
+static void catch_up(run *R, int f, rt_goal *g) {
+    const kg_retarget_tuning *t = &R->o->tune;
+    rt_goal sg = *g;
+    rt_step_result res;
+    if (!R->shadow) return;
+    if (f > 0 && R->s.f[f].cut) {
+        sg.first = 1;
+        rt_step_seed(R->shadow, R->step, 1), rt_step_seed(R->other, R->step, 0);
+        rt_step_frame(R->shadow, &sg, &res), rt_step_frame(R->other, &sg, &res);
+        R->catch_end = -1;
+        if (rt_step_merit(R->shadow) < rt_step_merit(R->other))
+            R->catch_end = f + rt_window(t->cut_time, R->s.dt, R->s.nframes, 1, 0);
+    } else if (R->catch_end >= 0) {
+        rt_step_frame(R->shadow, &sg, &res);
+    }
+    if (R->catch_end >= 0) g->pull = rt_step_data(R->shadow)->q, g->pull_weight = t->w_cut;
+}
+
+/* The catch-up ends once the robot is near the second solve's pose. */
+static void caught_up(run *R, int f) {
+    if (R->catch_end < 0) return;
+    R->log[f].catching = 1;
+    if (f >= R->catch_end || rt_step_joint_gap(R->step, R->shadow) <= R->o->tune.cut_tolerance) R->catch_end = -1;
+}
+
 /* The first frame's pose, before its feet are pinned: from the neutral pose
  * under the source's pelvis, the feet the source has down stand flat on the
  * ground, free to slide and turn on it, pulled onto their planned footholds
@@ -430,6 +466,7 @@ static void run_free(run *R) {
     rt_source_free(&R->s);
     rt_balance_free(&R->bal);
     rt_step_free(R->step);
+    rt_step_free(R->shadow), rt_step_free(R->other);
     free(R->com), free(R->down), free(R->feet), free(R->log), free(R->check), free(R->hit);
     kg_collision_work_free(R->cw);
 }
@@ -461,8 +498,12 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, &R.bal, dg) != 0) goto done;
     R.H = rt_window(o.tune.zmp_step, R.s.dt, n, 1, 0), R.K = rt_window(o.tune.landing_time, R.s.dt, n, 1, 0);
     R.step = rt_step_new(rr, &o, R.s.dt);
+    R.catch_end = -1;
+    int cuts = 0;
+    for (int f = 1; f < n; f++) cuts += R.s.f[f].cut;
+    if (cuts) R.shadow = rt_step_new(rr, &o, R.s.dt), R.other = rt_step_new(rr, &o, R.s.dt);
     *out = kg_motion_new(rr->model->nq, R.s.dt, (size_t)n);
-    if (!R.step || !*out || run_alloc(&R, n) != 0 || !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
+    if (!R.step || (cuts && (!R.shadow || !R.other)) || !*out || run_alloc(&R, n) != 0 || !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }
@@ -473,7 +514,9 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
         rt_step_result res;
         if (f == 0) settle(&R);
         goal_at(&R, f, &g);
+        catch_up(&R, f, &g);
         rt_step_frame(R.step, &g, &res);
+        caught_up(&R, f);
         if (record(&R, f, *out, &res) != 0) {
             kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
             goto done;

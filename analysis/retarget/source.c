@@ -55,6 +55,31 @@ static int head_top_link(const kg_model *m, const kg_motion *clip, kg_data *d, c
     return best;
 }
 
+/* Cuts: frames where a limb segment of the source (thigh, shank, upper arm,
+ * forearm) turned more than cut_angle since the frame before - a T-pose
+ * frame before the take, two takes spliced. The robot cannot follow such a
+ * jump within its joints' speeds; tracked greedily from where it was, an arm
+ * swung the long way round onto its limits and stayed there for seconds (the
+ * frame loop's catch-up). */
+static void cuts(rt_source *s, const kg_retarget_tuning *t) {
+    static const int SEG[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},           {KG_PART_KNEE_L, KG_PART_ANKLE_L},
+                                  {KG_PART_HIP_R, KG_PART_KNEE_R},           {KG_PART_KNEE_R, KG_PART_ANKLE_R},
+                                  {KG_PART_SHOULDER_L, KG_PART_ELBOW_L},     {KG_PART_ELBOW_L, KG_PART_WRIST_L},
+                                  {KG_PART_SHOULDER_R, KG_PART_ELBOW_R},     {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
+    if (!(t->cut_angle > 0)) return;
+    for (int f = 1; f < s->nframes; f++)
+        for (int k = 0; k < 8 && !s->f[f].cut; k++) {
+            const double *a0 = s->f[f - 1].kp[SEG[k][0]], *b0 = s->f[f - 1].kp[SEG[k][1]];
+            const double *a1 = s->f[f].kp[SEG[k][0]], *b1 = s->f[f].kp[SEG[k][1]];
+            double u[3], v[3];
+            for (int c = 0; c < 3; c++) u[c] = b0[c] - a0[c], v[c] = b1[c] - a1[c];
+            double nu = kg_vec3_norm(u), nv = kg_vec3_norm(v);
+            if (!(nu > 0) || !(nv > 0)) continue;
+            double c = kg_vec3_dot(u, v) / (nu * nv);
+            s->f[f].cut = acos(c > 1 ? 1 : c < -1 ? -1 : c) > t->cut_angle;
+        }
+}
+
 /* Part positions at frame f relative to the origin in aligned axes (source
  * units), the ankle links' aligned rotations, and the head's end. */
 static void pose_at(const kg_model *m, const kg_motion *clip, kg_data *d, const rt_source *s, int head_end, int f,
@@ -552,6 +577,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
         goto done;
     }
     contacts(s, &o->tune, rr, floor);
+    cuts(s, &o->tune);
     if (seats(s, &o->tune, rr) != 0) goto done;
     calibrate_feet(s, m, ankle_R, floor, &o->tune, rr);
     for (int f = 0; f < n; f++) {

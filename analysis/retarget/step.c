@@ -454,6 +454,30 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res) {
     w->have_prev = 1;
 }
 
+/* Starts w over at `from`'s body pose, its joints at the neutral pose or at
+ * from's: its next frame (a goal with `first` set) is solved from there, free
+ * of the frames before (the catch-up after a cut: retarget.c). */
+void rt_step_seed(rt_step *w, const rt_step *from, int neutral) {
+    memcpy(w->d->q, neutral ? w->rr->neutral : from->d->q, (size_t)w->m->nq * sizeof *w->d->q);
+    kg_vec3_copy(w->d->base_pos, from->d->base_pos);
+    kg_mat3_copy(w->d->base_rot, from->d->base_rot);
+    if (w->frame == 0) w->frame = 1; /* not the clip's first frame: no start_pose() */
+}
+
+/* The merit (costs and weighted violations) at the last frame's pose. */
+double rt_step_merit(const rt_step *w) { return w->merit; }
+
+/* The largest difference of a driven joint between a and b (rad, m). */
+double rt_step_joint_gap(const rt_step *a, const rt_step *b) {
+    const kg_retarget_robot *rr = a->rr;
+    double most = 0;
+    for (int c = 0; c < a->m->dof; c++) {
+        int qi = rr->qidx[c];
+        if (qi >= 0 && rr->driven[c]) most = fmax(most, fabs(a->d->q[qi] - b->d->q[qi]));
+    }
+    return most;
+}
+
 kg_data *rt_step_data(rt_step *w) { return w->d; }
 
 const double *rt_step_com(const rt_step *w) { return w->com; }

@@ -88,6 +88,19 @@ typedef struct kg_retarget_tuning {
     double heading_tilt;        /* rad: a source foot tilted more than this from flat has no heading
                                  * of its own (its axes' ground projections disagree): it keeps the
                                  * one it had when flatter (1.05, 60 degrees) */
+    double cut_angle;           /* rad: a source limb segment (thigh, shank, upper arm, forearm) turning
+                                 * more than this from one frame to the next is a cut (a T-pose frame
+                                 * before the take, spliced takes): from there a second solve, from the
+                                 * neutral pose and free of the last frame, finds the pose the robot
+                                 * would take there, and the robot's joints are pulled to it (w_cut)
+                                 * until each is within cut_tolerance (rad, m; 0.05) of it, or for
+                                 * cut_time (s; 1) at most: followed greedily at its joints' speeds, an
+                                 * arm swung the long way round onto its limits and stayed (1.2; the
+                                 * corpus's fastest turn is 0.92 rad in a frame, a 30/s dance; 0: no
+                                 * cuts) */
+    double w_cut;               /* the pull's weight per joint (1) */
+    double cut_tolerance;
+    double cut_time;
     /* -- balance -- */
     double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
                                  * polygon, or at its centre when narrower (0.09: a single sole's middle) */
@@ -376,6 +389,10 @@ typedef struct kg_retarget_report {
                                                 * before they converged (step_tolerance) */
     int collision_capped_frames;               /* frames where a step had more watched pairs near than
                                                 * tune.collision_rows: the others were not kept apart */
+    int source_cuts;                           /* frames where the source jumps (a segment turning more
+                                                * than tune.cut_angle since the frame before) */
+    int catch_up_frames;                       /* frames the robot was pulled onto the pose a solve
+                                                * started afresh at a cut takes (tune.w_cut) */
     double seconds;                            /* in all */
     double setup_seconds;                      /* of which: the robot's preparation and the source's
                                                 * clip-level stages */
