@@ -1,4 +1,5 @@
 /* kinegraph: convert, check and analyse robot models and motion. */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,10 +8,20 @@
 #include "kinegraph/version.h"
 
 /* OpenBLAS (cblas.h): kinegraph's matrices are tiny (3x3 inertias, 6xn
- * Jacobians), where splitting work over threads only costs. (The worker
- * OpenBLAS starts when it is loaded still spins for a while; only
- * OPENBLAS_NUM_THREADS=1 in the environment avoids it.) */
+ * Jacobians), where splitting work over threads only costs. */
 void openblas_set_num_threads(int n);
+
+/* One thread for BLAS, and the workers OpenBLAS's threaded build started when
+ * it was loaded stopped: they spin (sched_yield) for about 0.1 s before they
+ * sleep, 50-80 ms of CPU a run (a quarter of a robot's preparation, taken
+ * from its threads and from the runs beside it). A build without threads has
+ * no such workers and no blas_thread_shutdown_. */
+static void one_blas_thread(void) {
+    openblas_set_num_threads(1);
+    int (*shutdown)(void);
+    *(void **)&shutdown = dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+    if (shutdown) shutdown();
+}
 
 static void usage(FILE *f) {
     fprintf(f, "usage: kinegraph COMMAND [arguments]   (kinegraph COMMAND --help for details)\n"
@@ -22,7 +33,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-    openblas_set_num_threads(1);
+    one_blas_thread();
     /* past a file size limit (ulimit -f) a write fails with EFBIG and is
      * reported, and the temporary file removed, instead of the process being
      * killed with the half-written file left behind */
