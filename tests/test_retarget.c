@@ -721,6 +721,60 @@ static void test_cut_catch_up(void **state) {
     assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
 }
 
+/* Replaces the first `from` after `at` in text (reallocated) by `to`. */
+static char *replace_after(char *text, const char *at, const char *from, const char *to) {
+    char *a = strstr(text, at), *f = a ? strstr(a, from) : NULL;
+    assert_non_null(f);
+    size_t head = (size_t)(f - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    memcpy(out, text, head);
+    snprintf(out + head, n - head, "%s%s", to, f + strlen(from));
+    free(text);
+    return out;
+}
+
+/* A foot link's own axes do not matter: the sample humanoid with each foot's
+ * link (and the sole frame fixed to it) turned a quarter turn about y - x up,
+ * z back, its joint axis, shapes and sole frame expressed in the turned axes:
+ * the same robot - retargets the sample walk as the sample does. The sole was
+ * found along the link's z and the feet's headings from its x: 80 mm into the
+ * ground, joints up to 0.3 rad apart. */
+static void test_foot_frame_turned(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE), path[] = "/tmp/kg_turned_feet_XXXXXX";
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        char roll[64], foot[64], sole[64];
+        snprintf(roll, sizeof roll, "<joint name=\"%c_ankle_roll\"", side ? 'r' : 'l');
+        snprintf(foot, sizeof foot, "<link name=\"%c_foot\">", side ? 'r' : 'l');
+        snprintf(sole, sizeof sole, "<joint name=\"%c_sole_fixed\"", side ? 'r' : 'l');
+        text = replace_after(text, roll, "rpy=\"0 0 0\"", "rpy=\"0 -1.5707963267948966 0\"");
+        text = replace_after(text, roll, "<axis xyz=\"1 0 0\"/>", "<axis xyz=\"0 0 -1\"/>");
+        for (int k = 0; k < 3; k++) /* inertial, visual, collision */
+            text = replace_after(text, foot, "<origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
+                                 "<origin xyz=\"-0.04 0 -0.03\" rpy=\"0 1.5707963267948966 0\"/>");
+        text = replace_after(text, sole, "xyz=\"0 0 -0.05\"", "xyz=\"-0.05 0 0\"");
+    }
+    FILE *f = temp_file(path);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report a, b;
+    kg_motion *ma = run(WALK, SAMPLE, &o, &a), *mb = run(WALK, path, &o, &b);
+    remove(path);
+    double most = 0;
+    assert_int_equal(ma->nframes, mb->nframes);
+    for (size_t i = 0; i < (size_t)ma->nframes * (size_t)ma->nq; i++) most = fmax(most, fabs(ma->q[i] - mb->q[i]));
+    for (size_t i = 0; i < (size_t)ma->nframes * 7; i++) most = fmax(most, fabs(ma->base[i] - mb->base[i]));
+    printf("  feet's links turned: joints and root at most %.2e apart; penetration %.2f / %.2f mm, pose p95 %.1f / %.1f\n",
+           most, a.penetration_max_mm, b.penetration_max_mm, a.pose_p95_deg, b.pose_p95_deg);
+    assert_true(most <= 1e-6);
+    kg_motion_free(ma), kg_motion_free(mb);
+}
+
 /* Scales every length of line (an <origin>'s xyz, a box's size, a radius, a
  * length) by k, into out. */
 static void scale_line(const char *line, double k, FILE *out) {
@@ -1575,6 +1629,7 @@ int main(void) {
         cmocka_unit_test(test_first_frame_pins),
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_cut_catch_up),
+        cmocka_unit_test(test_foot_frame_turned),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_undriven_held),

@@ -169,9 +169,13 @@ int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const do
     double a[4][3], b[4][3], best = INFINITY, move[2] = {0, 0};
     rt_sole_at(rr, side, pos, R, a);
     rt_sole_at(rr, !side, opos, oR, b);
-    /* the sole rectangles' edges as separating axes (their projections on the ground) */
+    /* the sole rectangles' edges as separating axes (their projections on the ground): the
+     * world's x and y at rest, turned as each foot is turned from its rest */
+    double Ra[9], Rb[9];
+    kg_mat3_mul_bt(Ra, R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
+    kg_mat3_mul_bt(Rb, oR, rr->rest_rot[side ? KG_PART_FOOT_L : KG_PART_FOOT_R]);
     for (int k = 0; k < 4; k++) {
-        const double *Rk = k < 2 ? R : oR;
+        const double *Rk = k < 2 ? Ra : Rb;
         double u[2] = {Rk[k % 2], Rk[3 + k % 2]}, n = hypot(u[0], u[1]), alo, ahi, blo, bhi;
         if (!(n > 1e-9)) continue;
         u[0] /= n, u[1] /= n;

@@ -97,9 +97,9 @@ typedef struct rt_frame_source {
                                    * shoulders by the arm ratio; heights from the local floor */
     double pelvis_R[9], chest_R[9]; /* body frames (x forward, y left, z up) */
     double foot_R[2][9];          /* each foot's frame (x along the foot, z up when flat) */
-    double foot_yaw[2];           /* each foot's heading as the robot's foot link takes it (rt_heading of
-                                   * foot_R times the link's rest turn); held while the foot is tilted
-                                   * more than heading_tilt from flat */
+    double foot_yaw[2];           /* each foot's heading as the robot's foot link's are taken: its turn
+                                   * from the link's rest turn (rt_heading of foot_R); held while the
+                                   * foot is tilted more than heading_tilt from flat */
     double head_up[3];            /* unit: neck towards the top of the head (zero: no head) */
     unsigned char contact[2];     /* the foot is down (heel or toe, filtered) */
     unsigned char pivot[2];       /* a down foot turning on the ground: RT_PIVOT_* */

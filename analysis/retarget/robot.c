@@ -45,23 +45,22 @@ static int is_below(const kg_model *m, int l, int anc) {
 }
 
 /* Convex c's lowest points (straight down and tilted by lean towards the
- * four horizontal diagonals) on link l, in the frame of the link at Rf, pf:
- * five to pts. */
-static void lowest_points(const kg_convex *c, const kg_data *d, int l, const double *Rf, const double *pf, double lean,
+ * four horizontal diagonals) on link l, relative to pf in the world's axes
+ * (standing: the foot's level frame, whatever its link's axes): five to pts. */
+static void lowest_points(const kg_convex *c, const kg_data *d, int l, const double *pf, double lean,
                           double (*pts)[3]) {
     static const double diag[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
     double Rs[9];
     kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
     for (int dir = 0; dir < 5; dir++) {
-        double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3], dw[3];
+        double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3];
         int hint = -1;
         kg_mat3_tvec(ds, Rs, down);
         kg_convex_support(c, ds, &hint, v);
         kg_mat3_vec(vl, c->rot, v);
         for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
         kg_mat3_vec(w, d->link_rot + 9 * l, vl);
-        for (int a = 0; a < 3; a++) dw[a] = w[a] + d->link_pos[3 * l + a] - pf[a];
-        kg_mat3_tvec(pts[dir], Rf, dw);
+        for (int a = 0; a < 3; a++) pts[dir][a] = w[a] + d->link_pos[3 * l + a] - pf[a];
     }
 }
 
@@ -80,7 +79,7 @@ static int visual_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-    const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
+    const double *pf = d->link_pos + 3 * foot;
     int np = 0, body = rigid_root(r, foot);
     for (int l = ankle; l < r->nlink; l++) {
         if (!is_below(r, l, ankle) || (body_only && rigid_root(r, l) != body)) continue;
@@ -88,7 +87,7 @@ static int visual_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_
         for (int g = Lk->geom_first; g < Lk->geom_first + Lk->geom_count && np + 5 <= max; g++) {
             kg_convex c;
             if (r->geom[g].role != KG_VISUAL || kg_geom_convex(r, g, mc, &c, NULL, NULL) != 0) continue;
-            lowest_points(&c, d, l, Rf, pf, lean, pts + np), np += 5;
+            lowest_points(&c, d, l, pf, lean, pts + np), np += 5;
             kg_convex_free(&c);
         }
     }
@@ -109,7 +108,7 @@ static double lowest_z(const double (*pts)[3], int n) {
     return z;
 }
 
-/* The lowest points (lowest_points), in the foot link's frame, of the collision
+/* The lowest points (lowest_points), in the foot's level frame, of the collision
  * shapes of every link below the ankle: pts gets up to max of them. A foot
  * without collision geometry stands on its visual geometry's (a file that
  * draws a foot but gives it no collision shape still says where its sole is):
@@ -126,13 +125,13 @@ static int foot_points(const kg_retarget_robot *rr, const kg_data *d, kg_mesh_ca
     const kg_model *r = rr->model;
     const int *L = rr->map.link;
     int ankle = L[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], foot = L[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-    const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
+    const double *pf = d->link_pos + 3 * foot;
     int np = 0;
     *visual = 0;
     for (int l = ankle; rr->have_cm && l < r->nlink; l++) {
         if (!is_below(r, l, ankle)) continue;
         for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l] && np + 5 <= max; k++)
-            lowest_points(&rr->cm.shape[k], d, l, Rf, pf, lean, pts + np), np += 5;
+            lowest_points(&rr->cm.shape[k], d, l, pf, lean, pts + np), np += 5;
     }
     if (np == 0) {
         np = visual_points(rr, d, mc, side, 0, lean, pts, max);
@@ -199,7 +198,11 @@ static int foot_shapes(kg_retarget_robot *rr) {
 }
 
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
- * heights and offsets; returns the sole plane's height at rest. */
+ * heights and offsets; returns the sole plane's height at rest. The sole is
+ * found in the foot's level frame (the world's axes, standing: x forward, z
+ * up) and kept in its link's frame, whatever way that points (a robot whose
+ * ankle link has x up and z forward stood on a sole found along its link's
+ * z: its feet planned backwards, slip 180-250 mm). */
 static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, const kg_retarget_tuning *t, kg_diags *dg) {
     const kg_model *r = rr->model;
     /* the assumed sole is a person-sized foot's on a leg_reference-long leg: scaled to the robot's */
@@ -231,31 +234,30 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, 
                                     : "no collision shape on its own links, and is drawn lower than the ones under "
                                       "its ankle");
         }
+        const double *Rf = d->link_rot + 9 * foot; /* level frame -> the link's: its transpose */
+        double c[4][3], mid[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), zmin};
         for (int k = 0; k < 4; k++) {
-            rr->sole[s][k][0] = k & 1 ? hi[0] : lo[0];
-            rr->sole[s][k][1] = k & 2 ? hi[1] : lo[1];
-            rr->sole[s][k][2] = zmin;
+            c[k][0] = k & 1 ? hi[0] : lo[0], c[k][1] = k & 2 ? hi[1] : lo[1], c[k][2] = zmin;
+            kg_mat3_tvec(rr->sole[s][k], Rf, c[k]);
         }
-        rr->sole_mid[s][0] = 0.5 * (lo[0] + hi[0]), rr->sole_mid[s][1] = 0.5 * (lo[1] + hi[1]), rr->sole_mid[s][2] = zmin;
-        /* the inner corners of the front and the back of the sole (forward: the world's x at rest;
-         * inner: towards the other foot): a foot turns on its ball's corner or its heel's */
-        double fwd[3], lat[3], x[3] = {1, 0, 0}, y[3] = {0, s ? 1 : -1, 0};
-        kg_mat3_tvec(fwd, d->link_rot + 9 * foot, x);
-        kg_mat3_tvec(lat, d->link_rot + 9 * foot, y);
+        kg_mat3_tvec(rr->sole_mid[s], Rf, mid);
+        /* the inner corners of the front and the back of the sole (forward: x; inner: towards the
+         * other foot, y on the right, -y on the left): a foot turns on its ball's corner or its heel's */
         for (int e = 0; e < 2; e++) { /* a point it stands on: of the face's, or the rectangle's corners */
-            double best = -INFINITY;
+            double best = -INFINITY, end[3] = {0, 0, 0};
             for (int k = 0; k < (np > 0 ? np : 4); k++) {
-                const double *pk = np > 0 ? pts[k] : rr->sole[s][k];
+                const double *pk = np > 0 ? pts[k] : c[k];
                 if (np > 0 && pts[k][2] > zmin + t->sole_face) continue;
-                double v = (e ? -1 : 1) * kg_vec3_dot(pk, fwd) + 1e-3 * kg_vec3_dot(pk, lat);
-                if (v > best) best = v, kg_vec3_copy(rr->sole_end[s][e], pk), rr->sole_end[s][e][2] = zmin;
+                double v = (e ? -pk[0] : pk[0]) + 1e-3 * (s ? pk[1] : -pk[1]);
+                if (v > best) best = v, end[0] = pk[0], end[1] = pk[1], end[2] = zmin;
             }
             /* an assumed sole's ends are guesses: a foot turns on the one point the file gives,
              * its link's origin */
-            if (np == 0) memset(rr->sole_end[s][e], 0, sizeof rr->sole_end[s][e]);
+            if (np == 0) memset(end, 0, sizeof end);
+            kg_mat3_tvec(rr->sole_end[s][e], Rf, end);
         }
         const double *pf = d->link_pos + 3 * foot;
-        rr->foot_h[s] = -zmin; /* at rest the foot link is level (robots stand on flat feet) */
+        rr->foot_h[s] = -zmin; /* the link's origin above its flat sole */
         sole_z = fmin(sole_z, pf[2] + zmin);
         double da[3];
         for (int a = 0; a < 3; a++) da[a] = pf[a] - d->link_pos[3 * ankle + a];

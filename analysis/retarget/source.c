@@ -414,18 +414,15 @@ static double path_length(const rt_source *s, int k, int a, int b) {
  * places (a kneeling foot read as a pivot: the robot's planted foot turned to
  * and fro on its edge and slid 4 cm). It keeps the heading it had when last
  * flat enough; before any such frame, the first one's. */
-static void foot_yaws(rt_source *s, const kg_retarget_robot *rr, const kg_retarget_tuning *t) {
+static void foot_yaws(rt_source *s, const kg_retarget_tuning *t) {
     const double up = cos(t->heading_tilt);
     for (int side = 0; side < 2; side++) {
-        const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
         int first = -1;
         double held = 0;
         for (int f = 0; f < s->nframes; f++) {
             rt_frame_source *F = &s->f[f];
-            double R[9];
-            kg_mat3_mul(R, F->foot_R[side], rr->rest_rot[foot]);
             if (F->foot_R[side][8] >= up || (first < 0 && f + 1 == s->nframes)) {
-                held = rt_heading(R);
+                held = rt_heading(F->foot_R[side]); /* the link's turn from its rest, as the robot's are taken */
                 if (first < 0) first = f;
             }
             F->foot_yaw[side] = held;
@@ -584,7 +581,7 @@ int rt_source_build(rt_source *s, const kg_model *m, const kg_motion *clip, cons
         body_frames(&s->f[f], rr);
         for (int side = 0; side < 2; side++) foot_frame(s, &s->f[f], side, ankle_R[f][side], s->f[f].foot_R[side]);
     }
-    foot_yaws(s, rr, &o->tune);
+    foot_yaws(s, &o->tune);
     plan_pins(s, &o->tune, rr);
     pivots(s, &o->tune);
     turn_pivot_pins(s, rr);
