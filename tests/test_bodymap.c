@@ -377,6 +377,19 @@ static void test_known_answers(void **state) {
     }
 }
 
+/* Replaces the first `from` after `at` in text (reallocated) by `to`. */
+static char *replace_after(char *text, const char *at, const char *from, const char *to) {
+    char *a = strstr(text, at), *f = a ? strstr(a, from) : NULL;
+    assert_non_null(f);
+    size_t head = (size_t)(f - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    memcpy(out, text, head);
+    snprintf(out + head, n - head, "%s%s", to, f + strlen(from));
+    free(text);
+    return out;
+}
+
 /* The sample humanoid with `extra` inserted before each side's sole frame
  * (its joint and link come after it in the file), printed with the side's
  * letter for each %c. */
@@ -428,6 +441,47 @@ static void test_foot_frames(void **state) {
         expect(m, &map, KG_PART_FOOT_R, "r_sole");
         kg_model_free(m);
     }
+}
+
+/* A massless, shapeless frame fixed partway down a robot's forearm (a
+ * kinematic convention's) is no finger: the sample humanoid with a forearm
+ * roll link 5 cm below each elbow, the hand fixed 17 cm below that, and a
+ * frame fixed to the roll link 10 cm down: the wrist is still the hand's
+ * link (the frame made the roll link a hand). */
+static void test_forearm_frame(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        const char c = side ? 'r' : 'l';
+        char at[64], from[64], to[64], add[1024];
+        snprintf(at, sizeof at, "<joint name=\"%c_wrist_fixed\"", c);
+        snprintf(from, sizeof from, "<parent link=\"%c_forearm\"/>", c);
+        snprintf(to, sizeof to, "<parent link=\"%c_forearm_roll\"/>", c);
+        text = replace_after(text, at, from, to);
+        text = replace_after(text, at, "xyz=\"0 0 -0.22\"", "xyz=\"0 0 -0.17\"");
+        snprintf(add, sizeof add,
+                 "<link name='%c_forearm_roll'><inertial><mass value='0.5'/>"
+                 "<inertia ixx='1e-3' iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+                 "<joint name='%c_forearm_roll_joint' type='revolute'><parent link='%c_forearm'/>"
+                 "<child link='%c_forearm_roll'/><origin xyz='0 0 -0.05'/><axis xyz='0 0 1'/>"
+                 "<limit lower='-1' upper='1' effort='10' velocity='5'/></joint>"
+                 "<link name='%c_forearm_frame'/><joint name='%c_forearm_frame_fixed' type='fixed'>"
+                 "<parent link='%c_forearm_roll'/><child link='%c_forearm_frame'/><origin xyz='0 0 -0.1'/></joint>"
+                 "</robot>", c, c, c, c, c, c, c, c);
+        text = replace_after(text, "<robot", "</robot>", add);
+    }
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
+    assert_non_null(m);
+    kg_body_map map;
+    map_at(m, NULL, &map, 1);
+    expect(m, &map, KG_PART_WRIST_L, "l_hand");
+    expect(m, &map, KG_PART_WRIST_R, "r_hand");
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
 }
 
 /* An upper body (a torso with two arms of a shoulder, an elbow and a hand,
@@ -549,7 +603,7 @@ int main(void) {
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
-        cmocka_unit_test(test_foot_frames),
+        cmocka_unit_test(test_foot_frames),    cmocka_unit_test(test_forearm_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,12 +301,17 @@ static int body_init(body *b, const kg_model *m, const double *q) {
 
 static double branch_len(const body *b, int i) { return b->bone[i] + b->reach[i]; }
 
-/* Does link i fork like a hand into fingers or a foot into toes? */
+/* Does link i fork like a hand into fingers or a foot into toes? A massless
+ * branch on a model with masses is a frame (a sensor's, a kinematic
+ * convention's), not a finger: one fixed 10 cm down a robot's forearm made
+ * the forearm's link its hand, the wrist 10 cm short. */
 static int forks(const body *b, int i) {
     double longest = b->reach[i];
     int big = 0;
     for (int c = i + 1; c < b->m->nlink; c++)
-        if (b->m->link[c].parent == i && is_real(b->m, c) && branch_len(b, c) >= FORK_SHARE * longest) big++;
+        if (b->m->link[c].parent == i && is_real(b->m, c) && branch_len(b, c) >= FORK_SHARE * longest &&
+            !(b->mass[0] > 0 && !(b->mass[c] > 0)))
+            big++;
     return big >= 2;
 }
 
