@@ -377,19 +377,6 @@ static void test_known_answers(void **state) {
     }
 }
 
-/* Replaces the first `from` after `at` in text (reallocated) by `to`. */
-static char *replace_after(char *text, const char *at, const char *from, const char *to) {
-    char *a = strstr(text, at), *f = a ? strstr(a, from) : NULL;
-    assert_non_null(f);
-    size_t head = (size_t)(f - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
-    char *out = malloc(n);
-    assert_non_null(out);
-    memcpy(out, text, head);
-    snprintf(out + head, n - head, "%s%s", to, f + strlen(from));
-    free(text);
-    return out;
-}
-
 /* The sample humanoid with `extra` inserted before each side's sole frame
  * (its joint and link come after it in the file), printed with the side's
  * letter for each %c. */
@@ -458,8 +445,8 @@ static void test_forearm_frame(void **state) {
         snprintf(at, sizeof at, "<joint name=\"%c_wrist_fixed\"", c);
         snprintf(from, sizeof from, "<parent link=\"%c_forearm\"/>", c);
         snprintf(to, sizeof to, "<parent link=\"%c_forearm_roll\"/>", c);
-        text = replace_after(text, at, from, to);
-        text = replace_after(text, at, "xyz=\"0 0 -0.22\"", "xyz=\"0 0 -0.17\"");
+        text = kg_test_replace_after(text, at, from, to);
+        text = kg_test_replace_after(text, at, "xyz=\"0 0 -0.22\"", "xyz=\"0 0 -0.17\"");
         snprintf(add, sizeof add,
                  "<link name='%c_forearm_roll'><inertial><mass value='0.5'/>"
                  "<inertia ixx='1e-3' iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
@@ -469,7 +456,7 @@ static void test_forearm_frame(void **state) {
                  "<link name='%c_forearm_frame'/><joint name='%c_forearm_frame_fixed' type='fixed'>"
                  "<parent link='%c_forearm_roll'/><child link='%c_forearm_frame'/><origin xyz='0 0 -0.1'/></joint>"
                  "</robot>", c, c, c, c, c, c, c, c);
-        text = replace_after(text, "<robot", "</robot>", add);
+        text = kg_test_replace_after(text, "<robot", "</robot>", add);
     }
     kg_diags d;
     kg_diags_init(&d);

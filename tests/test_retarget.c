@@ -721,19 +721,6 @@ static void test_cut_catch_up(void **state) {
     assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
 }
 
-/* Replaces the first `from` after `at` in text (reallocated) by `to`. */
-static char *replace_after(char *text, const char *at, const char *from, const char *to) {
-    char *a = strstr(text, at), *f = a ? strstr(a, from) : NULL;
-    assert_non_null(f);
-    size_t head = (size_t)(f - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
-    char *out = malloc(n);
-    assert_non_null(out);
-    memcpy(out, text, head);
-    snprintf(out + head, n - head, "%s%s", to, f + strlen(from));
-    free(text);
-    return out;
-}
-
 /* A foot link's own axes do not matter: the sample humanoid with each foot's
  * link (and the sole frame fixed to it) turned a quarter turn about y - x up,
  * z back, its joint axis, shapes and sole frame expressed in the turned axes:
@@ -744,18 +731,7 @@ static void test_foot_frame_turned(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE), path[] = "/tmp/kg_turned_feet_XXXXXX";
     assert_non_null(text);
-    for (int side = 0; side < 2; side++) {
-        char roll[64], foot[64], sole[64];
-        snprintf(roll, sizeof roll, "<joint name=\"%c_ankle_roll\"", side ? 'r' : 'l');
-        snprintf(foot, sizeof foot, "<link name=\"%c_foot\">", side ? 'r' : 'l');
-        snprintf(sole, sizeof sole, "<joint name=\"%c_sole_fixed\"", side ? 'r' : 'l');
-        text = replace_after(text, roll, "rpy=\"0 0 0\"", "rpy=\"0 -1.5707963267948966 0\"");
-        text = replace_after(text, roll, "<axis xyz=\"1 0 0\"/>", "<axis xyz=\"0 0 -1\"/>");
-        for (int k = 0; k < 3; k++) /* inertial, visual, collision */
-            text = replace_after(text, foot, "<origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
-                                 "<origin xyz=\"-0.04 0 -0.03\" rpy=\"0 1.5707963267948966 0\"/>");
-        text = replace_after(text, sole, "xyz=\"0 0 -0.05\"", "xyz=\"-0.05 0 0\"");
-    }
+    text = kg_test_turn_sample_feet(text);
     FILE *f = temp_file(path);
     fputs(text, f);
     fclose(f);

@@ -346,6 +346,39 @@ static void test_standing(void **state) {
     kg_model_free(m);
 }
 
+/* A foot link's own axes do not matter: the sample with each foot's link
+ * (and its sole frame) turned a quarter turn about y has the same soles in
+ * the world at rest, corner by corner, and stands as the sample does (found
+ * in the link's axes, the sole was the foot box's side: 0.2 x 0.02 m, 6 cm
+ * to one side of the sole frame). */
+static void test_turned_feet(void **state) {
+    (void)state;
+    kg_diags dg;
+    kg_diags_init(&dg);
+    char *text = kg_test_turn_sample_feet(kg_test_slurp(SAMPLE));
+    kg_model *a = kg_test_load(SAMPLE), *b = kg_test_load_string("humanoid.urdf", text, &dg);
+    assert_non_null(b);
+    kg_feet fa, fb;
+    assert_int_equal(kg_feet_find(a, &fa, &dg), 0);
+    assert_int_equal(kg_feet_find(b, &fb, &dg), 0);
+    kg_data *da = kg_data_new(a), *db = kg_data_new(b);
+    kg_fk(a, da), kg_fk(b, db);
+    double most = 0;
+    for (int s = 0; s < KG_NFOOT; s++) {
+        double ca[KG_SOLE_CORNERS][3], cb[KG_SOLE_CORNERS][3];
+        kg_feet_corners(&fa, da, s, ca), kg_feet_corners(&fb, db, s, cb);
+        for (int k = 0; k < KG_SOLE_CORNERS; k++)
+            for (int c = 0; c < 3; c++) most = fmax(most, fabs(ca[k][c] - cb[k][c]));
+    }
+    printf("  feet's links turned: sole corners at rest at most %.2e m from the sample's\n", most);
+    assert_true(most <= 1e-12);
+    check_standing(b, &fb, NULL, 0);
+    kg_data_free(da), kg_data_free(db);
+    kg_model_free(a), kg_model_free(b);
+    kg_diags_clear(&dg);
+    free(text);
+}
+
 /* Standing, the whole robot accelerating forwards at a (its joints still, the
  * feet flagged down): the ground must push M a forwards. Within friction
  * (a = 0.05 g, the ZMP 4 cm ahead of the COM) the contacts make it exactly;
@@ -633,7 +666,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floating_root), cmocka_unit_test(test_rates),   cmocka_unit_test(test_standing),
         cmocka_unit_test(test_pushed),        cmocka_unit_test(test_pendulum), cmocka_unit_test(test_read_csv),
-        cmocka_unit_test(test_momentum),
+        cmocka_unit_test(test_momentum),      cmocka_unit_test(test_turned_feet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,34 @@ char *kg_test_slurp(const char *path) {
     return s;
 }
 
+char *kg_test_replace_after(char *text, const char *at, const char *from, const char *to) {
+    char *a = strstr(text, at), *f = a ? strstr(a, from) : NULL;
+    if (!f) fail_msg("'%s' after '%s' not found", from, at);
+    size_t head = (size_t)(f - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    memcpy(out, text, head);
+    snprintf(out + head, n - head, "%s%s", to, f + strlen(from));
+    free(text);
+    return out;
+}
+
+char *kg_test_turn_sample_feet(char *text) {
+    for (int side = 0; side < 2; side++) {
+        char roll[64], foot[64], sole[64];
+        snprintf(roll, sizeof roll, "<joint name=\"%c_ankle_roll\"", side ? 'r' : 'l');
+        snprintf(foot, sizeof foot, "<link name=\"%c_foot\">", side ? 'r' : 'l');
+        snprintf(sole, sizeof sole, "<joint name=\"%c_sole_fixed\"", side ? 'r' : 'l');
+        text = kg_test_replace_after(text, roll, "rpy=\"0 0 0\"", "rpy=\"0 -1.5707963267948966 0\"");
+        text = kg_test_replace_after(text, roll, "<axis xyz=\"1 0 0\"/>", "<axis xyz=\"0 0 -1\"/>");
+        for (int k = 0; k < 3; k++) /* inertial, visual, collision */
+            text = kg_test_replace_after(text, foot, "<origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
+                                         "<origin xyz=\"-0.04 0 -0.03\" rpy=\"0 1.5707963267948966 0\"/>");
+        text = kg_test_replace_after(text, sole, "xyz=\"0 0 -0.05\"", "xyz=\"-0.05 0 0\"");
+    }
+    return text;
+}
+
 int kg_test_run_kinegraph(const char *dir, const char *args) {
     size_t n = strlen(args) + 3 * strlen(dir) + sizeof KG_BINARY_DIR + 64;
     char *cmd = malloc(n);

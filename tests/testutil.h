@@ -64,6 +64,12 @@ int kg_test_run_captured(const char *dir, const char *args, char **out, char **e
 int kg_test_remove_dir(const char *dir);
 /* A whole file as a malloc'd string ("" when it cannot be read). */
 char *kg_test_slurp(const char *path);
+/* text (reallocated) with the first `from` after `at` replaced by `to`; fails the test when there is none. */
+char *kg_test_replace_after(char *text, const char *at, const char *from, const char *to);
+/* The sample humanoid's text (reallocated) with each foot's link, and the sole frame fixed to it, turned
+ * a quarter turn about y (x up, z back): its joint axis, shapes and sole frame in the turned axes - the
+ * same robot. */
+char *kg_test_turn_sample_feet(char *text);
 /* Prints all diagnostics (for failing tests). */
 void kg_test_print_diags(const kg_diags *d);
 

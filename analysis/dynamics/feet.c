@@ -67,11 +67,11 @@ static int is_below(const kg_model *m, int l, int anc) {
     return 0;
 }
 
-/* The points of the shapes of role `role` on the links from the ankle down, in
- * the foot link's frame at d's pose. */
+/* The points of the shapes of role `role` on the links from the ankle down,
+ * relative to the foot link's origin in the world's axes at d's pose. */
 static int foot_points(const kg_model *m, const kg_data *d, int ankle, int foot, int role, kg_mesh_cache *mc,
                        kg_diags *dg, double (*pts)[3]) {
-    const double *Rf = d->link_rot + 9 * foot, *pf = d->link_pos + 3 * foot;
+    const double *pf = d->link_pos + 3 * foot;
     int np = 0;
     for (int gi = 0; gi < m->ngeom; gi++) {
         const kg_geom *g = &m->geom[gi];
@@ -82,12 +82,12 @@ static int foot_points(const kg_model *m, const kg_data *d, int ankle, int foot,
         kg_mat3_tvec(down, Rg, wdown);
         int n = shape_points(m, g, down, mc, dg, p);
         for (int k = 0; k < n; k++) {
-            double a[3], b[3], w[3];
+            double a[3], b[3];
             kg_mat3_vec(a, g->rot, p[k]);
             for (int e = 0; e < 3; e++) a[e] += g->pos[e];
             kg_mat3_vec(b, Rl, a);
-            for (int e = 0; e < 3; e++) w[e] = b[e] + pl[e] - pf[e];
-            kg_mat3_tvec(pts[np++], Rf, w);
+            for (int e = 0; e < 3; e++) pts[np][e] = b[e] + pl[e] - pf[e];
+            np++;
         }
     }
     return np;
@@ -112,19 +112,15 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
         int np = foot_points(m, d, ankle, foot, KG_COLLISION, mc, dg, pts);
         if (np == 0) np = foot_points(m, d, ankle, foot, KG_VISUAL, mc, dg, pts);
         if (kg_diags_count(dg, KG_ERROR) > errors) goto out_of_memory; /* a mesh's mesh.memory: said */
-        /* the lowest points in the world (the foot link need not be level), in the foot's frame */
+        /* the lowest points in the world's axes at rest (the foot link's own axes may point any
+         * way: a link with x up and z forward has the same sole), the rectangle turned into the
+         * link's frame below */
         const double *Rf = d->link_rot + 9 * foot;
         double zmin = INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, zf = 0;
-        for (int k = 0; k < np; k++) {
-            double w[3];
-            kg_mat3_vec(w, Rf, pts[k]);
-            zmin = fmin(zmin, w[2]);
-        }
+        for (int k = 0; k < np; k++) zmin = fmin(zmin, pts[k][2]);
         int nface = 0;
         for (int k = 0; k < np; k++) {
-            double w[3];
-            kg_mat3_vec(w, Rf, pts[k]);
-            if (w[2] > zmin + 0.001) continue;
+            if (pts[k][2] > zmin + 0.001) continue;
             for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[k][a]), hi[a] = fmax(hi[a], pts[k][a]);
             zf += pts[k][2], nface++;
         }
@@ -137,12 +133,12 @@ int kg_feet_find(const kg_model *m, kg_feet *feet, kg_diags *dg) {
                         s ? "right" : "left", m->link[foot].name);
         }
         for (int k = 0; k < KG_SOLE_CORNERS; k++) {
-            feet->corner[s][k][0] = k & 1 ? hi[0] : lo[0];
-            feet->corner[s][k][1] = k & 2 ? hi[1] : lo[1];
-            feet->corner[s][k][2] = zf;
+            double c[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], zf};
+            kg_mat3_tvec(feet->corner[s][k], Rf, c);
         }
         kg_diag_add(dg, KG_INFO, "dynamics.sole", m->source, 0, NULL,
-                    "the %s sole: on '%s', x %.4g to %.4g, y %.4g to %.4g, z %.4g m in its frame (%s)",
+                    "the %s sole: on '%s', x %.4g to %.4g, y %.4g to %.4g, z %.4g m from its origin in the "
+                    "model's axes at rest (%s)",
                     s ? "right" : "left", m->link[foot].name, lo[0], hi[0], lo[1], hi[1], zf,
                     feet->from_geometry[s] ? "from its shapes" : "assumed");
     }

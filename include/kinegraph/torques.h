@@ -68,8 +68,9 @@ typedef struct kg_feet {
 } kg_feet;
 
 /* The feet of a humanoid: its body map's foot links (the link of the foot
- * end, KG_PART_FOOT_*) and a sole under each. A sole is the rectangle, in the
- * foot link's axes, around the lowest points of the collision shapes (or
+ * end, KG_PART_FOOT_*) and a sole under each. A sole is the rectangle, along
+ * the model's x and y at rest (kept in the foot link's frame, whichever way
+ * that link's axes point), around the lowest points of the collision shapes (or
  * visual ones when there are none) on the links from the ankle down, at the
  * rest pose: boxes' corners, meshes' bounding boxes' corners, the points
  * spheres and capsules stand on, cylinders' lowest rim points; the points
