@@ -751,6 +751,46 @@ static void test_foot_frame_turned(void **state) {
     kg_motion_free(ma), kg_motion_free(mb);
 }
 
+/* A map's points are used: a point given for a source part moves it (the
+ * same map with the point at zero: the same output as no map); one given for
+ * a robot's foot, which stands on its sole, is said to be unused. */
+static void test_map_points(void **state) {
+    (void)state;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_motion *clip = NULL;
+    kg_model *src = kg_load_clip(WALK, NULL, &clip, &d), *robot = kg_load(SAMPLE, NULL, &d);
+    assert_non_null(src), assert_non_null(robot), assert_non_null(clip);
+    kg_body_map smap, rmap;
+    for (int k = 0; k < KG_NPART; k++) smap.link[k] = rmap.link[k] = -1;
+    assert_int_equal(kg_body_map_find_clip(src, clip, &smap, &d), 0);
+    assert_int_equal(kg_body_map_find(robot, &rmap, &d), 0);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report r;
+    kg_motion *plain = NULL, *zero = NULL, *moved = NULL;
+    assert_int_equal(kg_retarget(src, clip, robot, &o, &plain, &r, &d), 0);
+    o.source_map = &smap;
+    assert_int_equal(kg_retarget(src, clip, robot, &o, &zero, &r, &d), 0);
+    smap.point[KG_PART_WRIST_L][0] = 10, smap.how[KG_PART_WRIST_L] = "map"; /* given: 10 cm (the file's unit) across the forearm */
+    assert_int_equal(kg_retarget(src, clip, robot, &o, &moved, &r, &d), 0);
+    assert_same_motion(plain, zero);
+    double most = 0;
+    for (size_t i = 0; i < (size_t)plain->nframes * (size_t)plain->nq; i++) most = fmax(most, fabs(plain->q[i] - moved->q[i]));
+    printf("  a source wrist's point moved: joints up to %.3f rad from the plain run's\n", most);
+    assert_true(most > 0.01);
+    kg_diags_clear(&d);
+    rmap.point[KG_PART_FOOT_L][0] = 0.1, rmap.how[KG_PART_FOOT_L] = "map";
+    o.source_map = NULL, o.robot_map = &rmap;
+    kg_motion_free(plain);
+    assert_int_equal(kg_retarget(src, clip, robot, &o, &plain, &r, &d), 0);
+    assert_int_equal(diag_count(&d, "retarget.point_unused"), 1);
+    kg_motion_free(plain), kg_motion_free(zero), kg_motion_free(moved);
+    kg_motion_free(clip);
+    kg_model_free(src), kg_model_free(robot);
+    kg_diags_clear(&d);
+}
+
 /* Scales every length of line (an <origin>'s xyz, a box's size, a radius, a
  * length) by k, into out. */
 static void scale_line(const char *line, double k, FILE *out) {
@@ -1606,6 +1646,7 @@ int main(void) {
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_cut_catch_up),
         cmocka_unit_test(test_foot_frame_turned),
+        cmocka_unit_test(test_map_points),
         cmocka_unit_test(test_toe_joint),
         cmocka_unit_test(test_model_turned),
         cmocka_unit_test(test_undriven_held),

@@ -721,6 +721,13 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     for (int k = 0; k < KG_NPART; k++) rr->map.link[k] = -1;
     if (map) rr->map = *map;
     if (kg_body_map_find(r, &rr->map, dg) != 0) return -1;
+    for (int side = 0; side < 2 && map; side++) { /* a foot stands on its sole: a point for it is not used */
+        const int k = side ? KG_PART_FOOT_R : KG_PART_FOOT_L;
+        if (map->link[k] >= 0 && (map->point[k][0] != 0 || map->point[k][1] != 0 || map->point[k][2] != 0))
+            kg_diag_add(dg, KG_WARNING, "retarget.point_unused", r->source, 0, NULL,
+                        "the map's point for the robot's %s is not used: a foot stands on its sole, found from the "
+                        "shapes below its ankle", kg_part_name(k));
+    }
     plant_feet(rr);
     size_t n = (size_t)r->dof + 1;
     rr->lower = malloc(n * sizeof *rr->lower), rr->upper = malloc(n * sizeof *rr->upper);

@@ -81,16 +81,20 @@ static void cuts(rt_source *s, const kg_retarget_tuning *t) {
 }
 
 /* Part positions at frame f relative to the origin in aligned axes (source
- * units), the ankle links' aligned rotations, and the head's end. */
+ * units): each part's link's origin moved by the map's point for it (zero
+ * unless a given map says otherwise); the ankle links' aligned rotations,
+ * and the head's end. */
 static void pose_at(const kg_model *m, const kg_motion *clip, kg_data *d, const rt_source *s, int head_end, int f,
                     double out[KG_NPART][3], double ankle_R[2][9], double head_top[3]) {
     kg_motion_pose(clip, f, d);
     kg_fk(m, d);
     for (int k = 0; k < KG_NPART; k++) {
         int l = s->map.link[k];
-        double v[3] = {0, 0, 0};
-        if (l >= 0)
-            for (int a = 0; a < 3; a++) v[a] = d->link_pos[3 * l + a] - s->origin[a];
+        double v[3] = {0, 0, 0}, off[3];
+        if (l >= 0) {
+            kg_mat3_vec(off, d->link_rot + 9 * l, s->map.point[k]);
+            for (int a = 0; a < 3; a++) v[a] = d->link_pos[3 * l + a] + off[a] - s->origin[a];
+        }
         kg_mat3_vec(out[k], s->align, v);
     }
     for (int side = 0; side < 2 && ankle_R; side++)
