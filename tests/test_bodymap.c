@@ -471,6 +471,27 @@ static void test_forearm_frame(void **state) {
     free(text);
 }
 
+/* A head lies above the shoulders: the sample humanoid with its neck moved
+ * down the torso, below them (as a chest's IMU is on a humanoid without a
+ * head), has none (a warning, not an error: the head is optional). */
+static void test_head_above_shoulders(void **state) {
+    (void)state;
+    char *text = kg_test_replace_after(kg_test_slurp(SAMPLE), "<joint name=\"neck_yaw\"", "xyz=\"0 0 0.38\"",
+                                       "xyz=\"0 0 0.05\"");
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
+    assert_non_null(m);
+    kg_body_map map;
+    for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
+    assert_int_equal(kg_body_map_find(m, &map, &d), 0);
+    assert_int_equal(map.link[KG_PART_HEAD], -1);
+    assert_int_equal(kg_test_count(&d, "retarget.part_missing"), 1);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
+}
+
 /* An upper body (a torso with two arms of a shoulder, an elbow and a hand,
  * no legs) is refused, naming the one pair of mirror limbs it has. */
 static void test_upper_body_refused(void **state) {
@@ -591,6 +612,7 @@ int main(void) {
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
         cmocka_unit_test(test_foot_frames),    cmocka_unit_test(test_forearm_frame),
+        cmocka_unit_test(test_head_above_shoulders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -960,6 +960,21 @@ static void put_limb(kg_body_map *map, const limb *L, int first, int leg, int si
     if (leg) put(map, first + 3, L->foot, NULL, how, (L->ball ? why_ball : why_sole)[w]);
 }
 
+/* Whether link h (its centre of mass; a skeleton's: its origin) lies above the
+ * shoulders' middle, up being from the hips' middle to the shoulders': a
+ * head does, an IMU fixed to the chest below them (a humanoid without a head)
+ * does not. */
+static int above_shoulders(const body *b, int h, const limb *leg, const limb *arm) {
+    double c[3], up[3], s[3];
+    kg_mat3_vec(c, b->d->link_rot + 9 * h, b->m->link[h].mass > 0 ? b->m->link[h].com : (double[3]){0, 0, 0});
+    for (int a = 0; a < 3; a++) {
+        s[a] = 0.5 * (pos(b, arm[0].path[arm[0].top])[a] + pos(b, arm[1].path[arm[1].top])[a]);
+        up[a] = s[a] - 0.5 * (pos(b, leg[0].path[leg[0].top])[a] + pos(b, leg[1].path[leg[1].top])[a]);
+        c[a] += pos(b, h)[a] - s[a];
+    }
+    return kg_vec3_dot(c, up) > 0;
+}
+
 static void fill(const body *b, kg_body_map *map, kg_diags *dg, const limb *leg, const limb *arm, int legs_by) {
     double left[3] = {0, 0, 0};
     int pose_ok = body_left(b, leg, arm, left) && legs_by == BY_POSE, leg_by, arm_by;
@@ -975,6 +990,7 @@ static void fill(const body *b, kg_body_map *map, kg_diags *dg, const limb *leg,
     put(map, KG_PART_CHEST, arm[0].branch, NULL, how, why_chest[w]);
     const limb all[4] = {leg[0], leg[1], arm[0], arm[1]};
     int heaviest = 0, head = find_head(b, arm[0].branch, leg[0].branch, all, &heaviest);
+    if (head >= 0 && !above_shoulders(b, head, leg, arm)) head = -1;
     put(map, KG_PART_HEAD, head, NULL, "structure", why_head[heaviest]);
     if (leg_by == BY_GUESS || arm_by == BY_GUESS)
         kg_diag_add(dg, KG_WARNING, "retarget.side_guessed", b->m->source, 0, NULL,
