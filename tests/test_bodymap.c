@@ -377,6 +377,17 @@ static void test_known_answers(void **state) {
     }
 }
 
+/* The model of a changed sample humanoid's text (freed), its diagnostics dropped. */
+static kg_model *loaded(char *text) {
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
+    assert_non_null(m);
+    kg_diags_clear(&d);
+    free(text);
+    return m;
+}
+
 /* The sample humanoid with `extra` inserted before each side's sole frame
  * (its joint and link come after it in the file), printed with the side's
  * letter for each %c. */
@@ -396,13 +407,7 @@ static kg_model *sample_with(const char *extra) {
         free(text);
         text = out;
     }
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
-    assert_non_null(m);
-    kg_diags_clear(&d);
-    free(text);
-    return m;
+    return loaded(text);
 }
 
 /* The foot is the deepest link below the ankle; of equally deep ones the
@@ -458,17 +463,12 @@ static void test_forearm_frame(void **state) {
                  "</robot>", c, c, c, c, c, c, c, c);
         text = kg_test_replace_after(text, "<robot", "</robot>", add);
     }
-    kg_diags d;
-    kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
-    assert_non_null(m);
+    kg_model *m = loaded(text);
     kg_body_map map;
     map_at(m, NULL, &map, 1);
     expect(m, &map, KG_PART_WRIST_L, "l_hand");
     expect(m, &map, KG_PART_WRIST_R, "r_hand");
     kg_model_free(m);
-    kg_diags_clear(&d);
-    free(text);
 }
 
 /* A head lies above the shoulders: the sample humanoid with its neck moved
@@ -478,10 +478,9 @@ static void test_head_above_shoulders(void **state) {
     (void)state;
     char *text = kg_test_replace_after(kg_test_slurp(SAMPLE), "<joint name=\"neck_yaw\"", "xyz=\"0 0 0.38\"",
                                        "xyz=\"0 0 0.05\"");
+    kg_model *m = loaded(text);
     kg_diags d;
     kg_diags_init(&d);
-    kg_model *m = kg_test_load_string("humanoid.urdf", text, &d);
-    assert_non_null(m);
     kg_body_map map;
     for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
     assert_int_equal(kg_body_map_find(m, &map, &d), 0);
@@ -489,7 +488,6 @@ static void test_head_above_shoulders(void **state) {
     assert_int_equal(kg_test_count(&d, "retarget.part_missing"), 1);
     kg_model_free(m);
     kg_diags_clear(&d);
-    free(text);
 }
 
 /* An upper body (a torso with two arms of a shoulder, an elbow and a hand,

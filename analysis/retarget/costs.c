@@ -110,10 +110,7 @@ static void swing_target(const rt_step *w, const rt_goal *g, int side, double po
 
 /* The limbs' and the trunk's directions. */
 static void segment_tasks(rt_step *w, const rt_frame_source *F) {
-    static const int seg[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},           {KG_PART_KNEE_L, KG_PART_ANKLE_L},
-                                  {KG_PART_SHOULDER_L, KG_PART_ELBOW_L},     {KG_PART_ELBOW_L, KG_PART_WRIST_L},
-                                  {KG_PART_HIP_R, KG_PART_KNEE_R},           {KG_PART_KNEE_R, KG_PART_ANKLE_R},
-                                  {KG_PART_SHOULDER_R, KG_PART_ELBOW_R},     {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
+    const int (*seg)[2] = rt_limb_segment;
     for (int k = 0; k < 8; k++) {
         double a[3], b[3], ut[3];
         int la = rt_part_point(w, seg[k][0], a), lb = rt_part_point(w, seg[k][1], b);

@@ -43,6 +43,11 @@ void rt_yaw_rot(double R[9], double yaw, const double R0[9]) {
     kg_mat3_mul(R, Y, R0);
 }
 
+const int rt_limb_segment[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},       {KG_PART_KNEE_L, KG_PART_ANKLE_L},
+                                   {KG_PART_SHOULDER_L, KG_PART_ELBOW_L}, {KG_PART_ELBOW_L, KG_PART_WRIST_L},
+                                   {KG_PART_HIP_R, KG_PART_KNEE_R},       {KG_PART_KNEE_R, KG_PART_ANKLE_R},
+                                   {KG_PART_SHOULDER_R, KG_PART_ELBOW_R}, {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
+
 double rt_heading(const double R[9]) {
     return hypot(R[0], R[3]) >= hypot(R[1], R[4]) ? atan2(R[3], R[0]) : atan2(-R[1], R[4]);
 }

@@ -268,6 +268,11 @@ void rt_balance_free(rt_balancer *b);
 
 /* ---- geometry shared by the stages ------------------------------------------------------ */
 
+/* The limbs' segments, each from its upper part to its lower, in the report's
+ * segment order (kg_retarget_segment_name): left thigh, shank, upper arm,
+ * forearm, then the right's. */
+extern const int rt_limb_segment[8][2];
+
 void rt_normalize(double v[3]);
 /* A rotation from an x direction and a z hint (x kept, z made orthogonal). */
 void rt_frame_xz(double R[9], const double x[3], const double z[3]);

@@ -301,16 +301,19 @@ static int body_init(body *b, const kg_model *m, const double *q) {
 
 static double branch_len(const body *b, int i) { return b->bone[i] + b->reach[i]; }
 
-/* Does link i fork like a hand into fingers or a foot into toes? A massless
- * branch on a model with masses is a frame (a sensor's, a kinematic
- * convention's), not a finger: one fixed 10 cm down a robot's forearm made
+/* A branch without mass on a model with masses: a frame (a sensor's, a
+ * kinematic convention's), not a body part. */
+static int frame_only(const body *b, int c) { return b->mass[0] > 0 && !(b->mass[c] > 0); }
+
+/* Does link i fork like a hand into fingers or a foot into toes? A frame
+ * (frame_only) is not a finger: one fixed 10 cm down a robot's forearm made
  * the forearm's link its hand, the wrist 10 cm short. */
 static int forks(const body *b, int i) {
     double longest = b->reach[i];
     int big = 0;
     for (int c = i + 1; c < b->m->nlink; c++)
         if (b->m->link[c].parent == i && is_real(b->m, c) && branch_len(b, c) >= FORK_SHARE * longest &&
-            !(b->mass[0] > 0 && !(b->mass[c] > 0)))
+            !frame_only(b, c))
             big++;
     return big >= 2;
 }
@@ -874,7 +877,7 @@ static int head_branch(const body *b, int chest, int pelvis, const limb *L) {
         int limb_root = 0;
         for (int i = 0; i < 4; i++) limb_root |= c == L[i].path[0];
         if (limb_root || (!(branch_len(b, c) > 0) && !(b->mass[c] > 0))) continue;
-        if (b->mass[0] > 0 && !(b->mass[c] > 0)) continue; /* a massless frame on a robot with masses: a sensor */
+        if (frame_only(b, c)) continue; /* a sensor's, an IMU's */
         if (best < 0 || b->mass[c] > b->mass[best] ||
             (b->mass[c] == b->mass[best] && branch_len(b, c) > branch_len(b, best)))
             best = c;

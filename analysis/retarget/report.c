@@ -44,10 +44,7 @@ const char *kg_retarget_segment_name(int k) {
     return k >= 0 && k < KG_NSEGMENT ? names[k] : NULL;
 }
 
-static const int SEG[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},       {KG_PART_KNEE_L, KG_PART_ANKLE_L},
-                              {KG_PART_SHOULDER_L, KG_PART_ELBOW_L}, {KG_PART_ELBOW_L, KG_PART_WRIST_L},
-                              {KG_PART_HIP_R, KG_PART_KNEE_R},       {KG_PART_KNEE_R, KG_PART_ANKLE_R},
-                              {KG_PART_SHOULDER_R, KG_PART_ELBOW_R}, {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
+static const int (*const SEG)[2] = rt_limb_segment; /* the limbs' segments, in the report's order */
 
 typedef struct acc {
     double prev_root[3];

@@ -503,7 +503,8 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     for (int f = 1; f < n; f++) cuts += R.s.f[f].cut;
     if (cuts) R.shadow = rt_step_new(rr, &o, R.s.dt), R.other = rt_step_new(rr, &o, R.s.dt);
     *out = kg_motion_new(rr->model->nq, R.s.dt, (size_t)n);
-    if (!R.step || (cuts && (!R.shadow || !R.other)) || !*out || run_alloc(&R, n) != 0 || !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
+    if (!R.step || (cuts && (!R.shadow || !R.other)) || !*out || run_alloc(&R, n) != 0 ||
+        !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;
     }

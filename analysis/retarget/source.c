@@ -62,10 +62,7 @@ static int head_top_link(const kg_model *m, const kg_motion *clip, kg_data *d, c
  * swung the long way round onto its limits and stayed there for seconds (the
  * frame loop's catch-up). */
 static void cuts(rt_source *s, const kg_retarget_tuning *t) {
-    static const int SEG[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},           {KG_PART_KNEE_L, KG_PART_ANKLE_L},
-                                  {KG_PART_HIP_R, KG_PART_KNEE_R},           {KG_PART_KNEE_R, KG_PART_ANKLE_R},
-                                  {KG_PART_SHOULDER_L, KG_PART_ELBOW_L},     {KG_PART_ELBOW_L, KG_PART_WRIST_L},
-                                  {KG_PART_SHOULDER_R, KG_PART_ELBOW_R},     {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
+    const int (*SEG)[2] = rt_limb_segment;
     if (!(t->cut_angle > 0)) return;
     for (int f = 1; f < s->nframes; f++)
         for (int k = 0; k < 8 && !s->f[f].cut; k++) {
