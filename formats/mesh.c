@@ -49,10 +49,17 @@ static void mesh_release(kg_mesh *m) {
     free(m->group);
 }
 
+/* A scene given back to assimp (in it, as for a read: kg_assimp_enter). */
+static void release_scene(const struct aiScene *s) {
+    kg_assimp_enter();
+    aiReleaseImport(s);
+    kg_assimp_leave();
+}
+
 void kg_mesh_cache_free(kg_mesh_cache *c) {
     if (!c) return;
     for (int i = 0; i < c->nscenes; i++) {
-        if (c->scenes[i].scene) aiReleaseImport(c->scenes[i].scene);
+        if (c->scenes[i].scene) release_scene(c->scenes[i].scene);
         free(c->scenes[i].path);
         free(c->scenes[i].error);
     }
@@ -120,7 +127,7 @@ static void scene_read(scene_entry *e, const struct aiScene *s, char *error) {
     e->pending = 0, e->scene = s, e->error = error;
     if (!e->scene || !e->scene->mRootNode) {
         if (!e->error) e->error = str_dup("assimp gave no scene");
-        if (e->scene) aiReleaseImport(e->scene);
+        if (e->scene) release_scene(e->scene);
         e->scene = NULL;
     }
 }
@@ -426,8 +433,10 @@ static int binary_stl(const char *path) {
 static void preload_one(void *ctx, int i) {
     preload_job *j = (preload_job *)ctx + i;
     if (!binary_stl(j->path)) return; /* read when asked, under the lock */
+    kg_assimp_enter();
     const struct aiScene *s = aiImportFile(j->path, IMPORT_FLAGS);
-    if (s && !s->mRootNode) aiReleaseImport(s), s = NULL;
+    kg_assimp_leave();
+    if (s && !s->mRootNode) release_scene(s), s = NULL;
     if (!(j->read = s)) return;
     mesh_entry *e = calloc(1, sizeof *e);
     if (!e || !(e->path = str_dup(j->path))) {

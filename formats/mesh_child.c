@@ -37,6 +37,17 @@ pthread_mutex_t kg_assimp_errors = PTHREAD_MUTEX_INITIALIZER;
  * this lock, so each child holds its own pipe only. */
 static pthread_mutex_t forking = PTHREAD_MUTEX_INITIALIZER;
 
+/* A fork copies the memory of a thread caught inside assimp, with whatever
+ * lock it holds there (a C++ static's guard, a logger's mutex): the child,
+ * reading a file, waits for it forever (its alarm ends it, and the file is
+ * reported unreadable). Calls into assimp in this process hold this lock
+ * shared; a fork holds it alone. */
+static pthread_rwlock_t inside = PTHREAD_RWLOCK_INITIALIZER;
+
+void kg_assimp_enter(void) { pthread_rwlock_rdlock(&inside); }
+
+void kg_assimp_leave(void) { pthread_rwlock_unlock(&inside); }
+
 /* What the child sends, each record a tag and its payload's length (uint64)
  * first: START (no payload) before it reads a file; then DUMP (the dump's size,
  * the dump, then each mesh's name as a uint32 length and its bytes: assbin
@@ -45,8 +56,10 @@ enum { START = 'S', DUMP = 'B', ERROR = 'E' };
 
 const struct aiScene *kg_mesh_read_here(const char *path, unsigned flags, char **error) {
     pthread_mutex_lock(&kg_assimp_errors);
+    kg_assimp_enter();
     const struct aiScene *s = aiImportFile(path, flags);
     if ((!s || !s->mRootNode) && !*error) *error = kg_strdup(aiGetErrorString());
+    kg_assimp_leave();
     pthread_mutex_unlock(&kg_assimp_errors);
     return s;
 }
@@ -121,8 +134,10 @@ static const struct aiScene *undump(const char *p, uint64_t len, char **error) {
     memcpy(&size, p, sizeof size);
     const struct aiScene *s = NULL;
     pthread_mutex_lock(&kg_assimp_errors);
+    kg_assimp_enter();
     if (size <= len - sizeof size && size <= UINT32_MAX) s = aiImportFileFromMemory(p + sizeof size, (unsigned)size, 0, "assbin");
     if (!s) *error = kg_strdup(size <= len - sizeof size ? aiGetErrorString() : "assimp's reader gave a short answer");
+    kg_assimp_leave();
     pthread_mutex_unlock(&kg_assimp_errors);
     uint64_t at = sizeof size + size;
     for (unsigned i = 0; s && i < s->mNumMeshes; i++) {
@@ -177,6 +192,7 @@ static int run_child(const char *const *paths, int from, int n, unsigned flags, 
                      const struct aiScene **scenes, char **errors) {
     int fds[2] = {-1, -1};
     pthread_mutex_lock(&forking);
+    pthread_rwlock_wrlock(&inside);
     fflush(NULL);
     pid_t pid = pipe(fds) == 0 ? fork() : -1;
     if (pid == 0) {
@@ -184,6 +200,7 @@ static int run_child(const char *const *paths, int from, int n, unsigned flags, 
         child(fds[1], paths + from, n - from, flags, seconds);
     }
     if (fds[1] >= 0) close(fds[1]);
+    pthread_rwlock_unlock(&inside);
     pthread_mutex_unlock(&forking);
     if (pid < 0) { /* cannot isolate them: read them here */
         if (fds[0] >= 0) close(fds[0]);

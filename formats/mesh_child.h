@@ -11,6 +11,11 @@ struct aiScene;
  * this lock (meshes may be read on several threads: check --jobs). */
 extern pthread_mutex_t kg_assimp_errors;
 
+/* Around every call into assimp in this process (reading, releasing a scene):
+ * a fork for a child reader waits until none is inside (see mesh_child.c). */
+void kg_assimp_enter(void);
+void kg_assimp_leave(void);
+
 /* path read by assimp in this process, the lock held: the scene, or NULL with
  * *error set (when it was not yet). */
 const struct aiScene *kg_mesh_read_here(const char *path, unsigned flags, char **error);

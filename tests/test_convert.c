@@ -14,6 +14,8 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -1250,9 +1252,67 @@ static void test_meshes_in_child(void **state) {
     kg_test_remove_dir(dir);
 }
 
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct inside_assimp {
+    pthread_mutex_t lock;
+    pthread_cond_t entered_cond;
+    int entered;
+    double left; /* when it left assimp */
+} inside_assimp;
+
+static void *stay_inside(void *arg) {
+    inside_assimp *a = arg;
+    kg_assimp_enter();
+    pthread_mutex_lock(&a->lock);
+    a->entered = 1;
+    pthread_cond_signal(&a->entered_cond);
+    pthread_mutex_unlock(&a->lock);
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    a->left = now();
+    kg_assimp_leave();
+    return NULL;
+}
+
+/* A child reader is not forked while another thread is inside assimp (a fork
+ * then copies the locks that thread holds, and the child can wait on them for
+ * ever): the read waits until the thread has left, then reads the file. */
+static void test_fork_waits_for_assimp(void **state) {
+    (void)state;
+    char dir[] = "/tmp/kg_fork_XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/tet.obj", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+    fclose(f);
+    inside_assimp a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, stay_inside, &a), 0);
+    pthread_mutex_lock(&a.lock);
+    while (!a.entered) pthread_cond_wait(&a.entered_cond, &a.lock);
+    pthread_mutex_unlock(&a.lock);
+    const char *paths[1] = {path};
+    const struct aiScene *sc[1];
+    char *err[1];
+    kg_mesh_read_isolated(paths, 1, aiProcess_Triangulate, 3, sc, err);
+    double done = now();
+    pthread_join(t, NULL);
+    assert_true(done >= a.left && a.left > 0);
+    assert_non_null(sc[0]), assert_null(err[0]);
+    assert_int_equal(sc[0]->mMeshes[0]->mNumFaces, 4);
+    aiReleaseImport(sc[0]);
+    kg_test_remove_dir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_meshes_in_child),
+        cmocka_unit_test(test_fork_waits_for_assimp),
         cmocka_unit_test(test_urdf_round_trip),
         cmocka_unit_test(test_bvh_to_urdf),
         cmocka_unit_test(test_loops_and_defaults_in_ledger),
