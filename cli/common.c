@@ -51,10 +51,12 @@ void kg_cli_print_diags(const kg_cli *c, FILE *out, kg_severity min_level) {
 
 void kg_cli_print_diags_from(const kg_cli *c, FILE *out, kg_severity min_level, size_t first) {
     size_t hidden = 0;
+    const char *about = NULL; /* the file the hidden warnings are about, when it is one */
     for (size_t i = first; i < c->diags.count; i++) {
         const kg_diag *g = &c->diags.items[i];
         if (g->severity < min_level) {
-            if (g->severity == KG_WARNING) hidden++;
+            if (g->severity == KG_WARNING && hidden++ == 0) about = g->file;
+            else if (g->severity == KG_WARNING && about && (!g->file || strcmp(about, g->file))) about = NULL;
             continue;
         }
         if (g->file && g->line) fprintf(out, "%s:%d: ", g->file, g->line);
@@ -63,9 +65,9 @@ void kg_cli_print_diags_from(const kg_cli *c, FILE *out, kg_severity min_level, 
     }
     if (c->diags.dropped)
         fprintf(out, "kinegraph: %zu more diagnostics not shown\n", c->diags.dropped);
-    if (hidden)
-        fprintf(out, "kinegraph: %zu warning%s about the model (see 'kinegraph info' or --verbose)\n",
-                hidden, hidden == 1 ? "" : "s");
+    if (hidden) /* a clip's as well as a robot's: name the file */
+        fprintf(out, "kinegraph: %zu warning%s about %s (see 'kinegraph info' or --verbose)\n", hidden,
+                hidden == 1 ? "" : "s", about ? about : "the input");
 }
 
 kg_load_options kg_cli_load_options(const kg_cli *c) {

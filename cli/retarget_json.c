@@ -159,6 +159,8 @@ json_t *kg_retarget_report_json(const kg_retarget_report *r, const char *clip, c
     json_object_set_new(o, "collision_capped_frames", json_integer(r->collision_capped_frames));
     json_object_set_new(o, "source_cuts", json_integer(r->source_cuts));
     json_object_set_new(o, "catch_up_frames", json_integer(r->catch_up_frames));
+    json_object_set_new(o, "stuck_limbs", json_integer(r->stuck_limbs));
+    json_object_set_new(o, "stuck_catch_ups", json_integer(r->stuck_catch_ups));
     json_object_set_new(o, "com_margin_min_mm", kg_json_num(r->com_margin_min_mm));
     json_object_set_new(o, "com_outside_percent", kg_json_num(r->com_outside_percent));
     json_object_set_new(o, "com_outside_double_support_percent", kg_json_num(r->com_outside_double_percent));

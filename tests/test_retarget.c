@@ -659,11 +659,12 @@ static void test_first_frame_pins(void **state) {
     kg_motion_free(m);
 }
 
-/* The sample walk with a frame before it - its first frame with each upper
+/* The sample walk with frames before it - its first frame with each upper
  * arm turned forward (its X rotation -90 degrees) and its forearm bent up
- * (Y 120) - into a new file at path (a mkstemp template). */
-static void walk_after_pose(char path[]) {
-    static const struct { int channel; const char *value; } pose[] = {{22, "-90"}, {34, "-90"}, {25, "120"}, {37, "120"}};
+ * (Y 120), then `ramp` frames going over from that pose to the walk's first
+ * frame, channel by channel - into a new file at path (a mkstemp template). */
+static void walk_after_pose(char path[], int ramp) {
+    static const struct { int channel; double value; } pose[] = {{22, -90}, {34, -90}, {25, 120}, {37, 120}};
     FILE *in = fopen(WALK, "r"), *out = temp_file(path);
     assert_non_null(in);
     char line[8192];
@@ -671,17 +672,24 @@ static void walk_after_pose(char path[]) {
     while (fgets(line, sizeof line, in)) {
         int n;
         if (sscanf(line, "Frames: %d", &n) == 1) {
-            fprintf(out, "Frames: %d\n", n + 1), motion = 1;
+            fprintf(out, "Frames: %d\n", n + 1 + ramp), motion = 1;
             continue;
         }
-        if (motion == 2) { /* the first frame: the pose, then the frame itself */
+        if (motion == 2) { /* the first frame: the pose, the ramp, then the frame itself */
             char copy[8192], *tok[512], *save = NULL;
             int k = 0;
             snprintf(copy, sizeof copy, "%s", line);
             for (char *t = strtok_r(copy, " \t\r\n", &save); t && k < 512; t = strtok_r(NULL, " \t\r\n", &save)) tok[k++] = t;
-            for (size_t i = 0; i < sizeof pose / sizeof *pose; i++) tok[pose[i].channel] = (char *)pose[i].value;
-            for (int i = 0; i < k; i++) fprintf(out, "%s%s", i ? " " : "", tok[i]);
-            fputc('\n', out);
+            for (int r = 0; r <= ramp; r++) {
+                double u = (double)r / (ramp + 1);
+                for (int i = 0; i < k; i++) {
+                    double v = strtod(tok[i], NULL);
+                    for (size_t p = 0; p < sizeof pose / sizeof *pose; p++)
+                        if (pose[p].channel == i) v = pose[p].value + u * (v - pose[p].value);
+                    fprintf(out, "%s%.17g", i ? " " : "", v);
+                }
+                fputc('\n', out);
+            }
             motion = 3;
         }
         if (motion == 1 && strstr(line, "Frame Time")) motion = 2;
@@ -700,13 +708,13 @@ static void walk_after_pose(char path[]) {
 static void test_cut_catch_up(void **state) {
     (void)state;
     char path[] = "/tmp/kg_walk_after_pose_XXXXXX";
-    walk_after_pose(path);
+    walk_after_pose(path, 0);
     kg_retarget_options o;
     kg_retarget_defaults(&o);
     kg_retarget_report plain, caught, greedy; /* pose_segment_mean_deg[2]: the left upper arm's */
     kg_motion_free(run(WALK, SAMPLE, &o, &plain));
     kg_motion_free(run(path, SAMPLE, &o, &caught));
-    o.tune.cut_angle = 0;
+    o.tune.cut_angle = 0, o.tune.stuck_angle = 0;
     kg_motion_free(run(path, SAMPLE, &o, &greedy));
     remove(path);
     printf("  pose p95 / left upper arm mean: the walk %.1f / %.1f, after the pose %.1f / %.1f (cuts %d, caught up over "
@@ -718,6 +726,39 @@ static void test_cut_catch_up(void **state) {
     assert_true(caught.catch_up_frames > 0 && caught.catch_up_frames <= (int)(o.tune.cut_time * 30 + 1));
     assert_true(caught.pose_p95_deg <= plain.pose_p95_deg + 5);
     assert_true(caught.pose_segment_mean_deg[2] <= 10);
+    assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
+}
+
+/* A limb stuck without a cut is caught up: the sample walk after the pose of
+ * test_cut_catch_up, going over to the walk in RAMP frames (9 degrees a frame
+ * at most: no cut). Followed frame by frame, the left arm ends on its limits
+ * as after the cut and stays there (its upper arm 64 degrees off on average);
+ * stuck for stuck_time, the frame solved afresh finds the walk's pose, and
+ * the robot is pulled onto it: the arm is off for that half second of the
+ * clip's four. */
+static void test_stuck_limb(void **state) {
+    (void)state;
+    enum { RAMP = 9 };
+    char path[] = "/tmp/kg_walk_after_ramp_XXXXXX";
+    walk_after_pose(path, RAMP);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report plain, caught, greedy;
+    kg_motion_free(run(WALK, SAMPLE, &o, &plain));
+    kg_motion_free(run(path, SAMPLE, &o, &caught));
+    o.tune.stuck_angle = 0;
+    kg_motion_free(run(path, SAMPLE, &o, &greedy));
+    remove(path);
+    printf("  pose p95 / left upper arm mean: the walk %.1f / %.1f, after the ramp %.1f / %.1f (cuts %d, stuck %d, "
+           "caught up %d, over %d frames), not solved afresh %.1f / %.1f\n", plain.pose_p95_deg,
+           plain.pose_segment_mean_deg[2], caught.pose_p95_deg, caught.pose_segment_mean_deg[2], caught.source_cuts,
+           caught.stuck_limbs, caught.stuck_catch_ups, caught.catch_up_frames, greedy.pose_p95_deg,
+           greedy.pose_segment_mean_deg[2]);
+    assert_int_equal(caught.source_cuts, 0);
+    assert_true(caught.stuck_catch_ups >= 1 && caught.stuck_limbs >= caught.stuck_catch_ups);
+    assert_int_equal(greedy.stuck_limbs, 0);
+    assert_true(caught.pose_p95_deg <= plain.pose_p95_deg + 20 && greedy.pose_p95_deg >= plain.pose_p95_deg + 40);
+    assert_true(caught.pose_segment_mean_deg[2] <= 20 && greedy.pose_segment_mean_deg[2] >= 50);
     assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
 }
 
@@ -1645,6 +1686,7 @@ int main(void) {
         cmocka_unit_test(test_first_frame_pins),
         cmocka_unit_test(test_contacts_scale_free),
         cmocka_unit_test(test_cut_catch_up),
+        cmocka_unit_test(test_stuck_limb),
         cmocka_unit_test(test_foot_frame_turned),
         cmocka_unit_test(test_map_points),
         cmocka_unit_test(test_toe_joint),

@@ -48,6 +48,14 @@ const int rt_limb_segment[8][2] = {{KG_PART_HIP_L, KG_PART_KNEE_L},       {KG_PA
                                    {KG_PART_HIP_R, KG_PART_KNEE_R},       {KG_PART_KNEE_R, KG_PART_ANKLE_R},
                                    {KG_PART_SHOULDER_R, KG_PART_ELBOW_R}, {KG_PART_ELBOW_R, KG_PART_WRIST_R}};
 
+int rt_at_limit(const kg_retarget_robot *rr, const double *q, int l) {
+    for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) {
+        int c = rr->path[rr->path_first[l] + e].col - 6, qi = c >= 0 ? rr->qidx[c] : -1;
+        if (qi >= 0 && (q[qi] <= rr->lower[c] + RT_AT_LIMIT || q[qi] >= rr->upper[c] - RT_AT_LIMIT)) return 1;
+    }
+    return 0;
+}
+
 double rt_heading(const double R[9]) {
     return hypot(R[0], R[3]) >= hypot(R[1], R[4]) ? atan2(R[3], R[0]) : atan2(-R[1], R[4]);
 }

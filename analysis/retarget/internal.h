@@ -232,6 +232,10 @@ void rt_step_frame(rt_step *w, const rt_goal *g, rt_step_result *res);
 void rt_step_seed(rt_step *w, const rt_step *from, int neutral);
 double rt_step_merit(const rt_step *w);
 double rt_step_joint_gap(const rt_step *a, const rt_step *b);
+/* Whether a limb is stuck after the last frame: a thigh, shank, upper arm or
+ * forearm more than `angle` (rad) off the source's direction in F while a joint
+ * between the root and its lower end is at a position limit. */
+int rt_step_stuck(const rt_step *w, const rt_frame_source *F, double angle);
 
 /* ---- balance (balance.c) --------------------------------------------------------------- */
 
@@ -273,6 +277,12 @@ void rt_balance_free(rt_balancer *b);
  * forearm, then the right's. */
 extern const int rt_limb_segment[8][2];
 
+/* A joint this near a position limit is at it (rad, m): the solver meets its
+ * bounds to rounding, so a joint held by one is within this. */
+#define RT_AT_LIMIT 1e-3
+/* Whether a driven joint between the root and link l is at a position limit in q. */
+int rt_at_limit(const kg_retarget_robot *rr, const double *q, int l);
+
 void rt_normalize(double v[3]);
 /* A rotation from an x direction and a z hint (x kept, z made orthogonal). */
 void rt_frame_xz(double R[9], const double x[3], const double z[3]);
@@ -307,6 +317,7 @@ typedef struct rt_frame_log {
     int iterations, capped;       /* the solve's steps; stopped by the cap, not converged */
     int collision_capped;         /* near pairs left out of a step (more than collision_rows) */
     int catching;                 /* pulled onto the catch-up's pose (retarget.c catch_up) */
+    int stuck;                    /* a stuck limb had a fresh solve tried here (1), which won (2) */
 } rt_frame_log;
 
 /* The figures of the whole clip from the output motion, the source and the

@@ -19,9 +19,9 @@
 #define NEAR_GROUND 0.02    /* m: hover: no sole this near the ground while the source stands */
 #define DEEP_COLLISION 0.005 /* m: an overlap deeper than this */
 #define LIMIT_TOL 1e-9      /* rad, m, relative for speeds: rounding */
-#define POSE_OFF 20.0       /* deg: a segment this far off its source's direction is "off" ... */
-#define AT_LIMIT 1e-3       /* rad, m: ... and held by a limit when a joint between the pelvis and it
-                             * is this near one of its position limits */
+#define POSE_OFF 20.0       /* deg: a segment this far off its source's direction is "off", and held
+                             * by a limit when a joint between the pelvis and it is at one of its
+                             * position limits (RT_AT_LIMIT) ... */
 #define AT_SPEED 1e-2       /* ... or held by its speed when such a joint moved over the frame within
                              * this fraction of its velocity limit (none at a position limit) */
 #define SLIP_SPEED 0.02     /* m/s: a sole on the ground moving faster marks its frame (KG_FRAME_SLIP) */
@@ -89,21 +89,19 @@ static double angle_deg(const double a[3], const double b[3]) {
 }
 
 /* Is a joint on the way from the root to link l (its path's columns) within
- * AT_LIMIT of a position limit (1), or else, with the frame before's pose qp,
+ * RT_AT_LIMIT of a position limit (1), or else, with the frame before's pose qp,
  * moving within AT_SPEED of its velocity limit (2)? 0: neither. (Joints above
  * the pelvis turn the whole body, which the heading frames leave out; they are
  * rarely at a limit.) */
 static int held_by(const kg_retarget_robot *rr, const kg_data *d, const double *qp, double vdefault, double dt,
                          int l) {
-    int slow = 0;
-    for (int e = 0; l >= 0 && e < rr->path_count[l]; e++) {
+    if (rt_at_limit(rr, d->q, l)) return 1;
+    for (int e = 0; qp && l >= 0 && e < rr->path_count[l]; e++) {
         int c = rr->path[rr->path_first[l] + e].col - 6, qi = c >= 0 ? rr->qidx[c] : -1;
-        if (qi < 0) continue;
-        double q = d->q[qi], vm = rr->vmax[c] > 0 ? rr->vmax[c] : vdefault;
-        if (q <= rr->lower[c] + AT_LIMIT || q >= rr->upper[c] - AT_LIMIT) return 1;
-        slow |= qp && isfinite(vm) && fabs(q - qp[qi]) >= (1 - AT_SPEED) * vm * dt;
+        double vm = c >= 0 && rr->vmax[c] > 0 ? rr->vmax[c] : vdefault;
+        if (qi >= 0 && isfinite(vm) && fabs(d->q[qi] - qp[qi]) >= (1 - AT_SPEED) * vm * dt) return 2;
     }
-    return slow ? 2 : 0;
+    return 0;
 }
 
 /* The link whose joints above it turn segment k: its distal part's (the trunk: both shoulders'). */
@@ -352,6 +350,7 @@ static void summaries(const rt_source *s, const rt_frame_log *log, double slack_
         rep->capped_frames += L->capped;
         rep->collision_capped_frames += L->collision_capped;
         rep->catch_up_frames += L->catching;
+        rep->stuck_limbs += L->stuck > 0, rep->stuck_catch_ups += L->stuck == 2;
     }
 }
 

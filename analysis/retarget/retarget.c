@@ -36,8 +36,10 @@ typedef struct run {
     rt_frame_log *log;
     kg_collision_work *cw;
     unsigned char *check, *hit;
-    rt_step *shadow, *other; /* the catch-up's solves (catch_up()), when the source has a cut */
+    rt_step *shadow, *other; /* the catch-up's solves (catch_up()) */
     int catch_end;           /* the frame the running catch-up ends at the latest (-1: none) */
+    int stuck_next;          /* the first frame a stuck limb may be solved afresh again */
+    int stuck_from;          /* the first frame of the limbs' present stuck run (-1: none stuck) */
 } run;
 
 /* Where a planted foot stands now, flat (pos, R): its pin, or, turning on
@@ -317,27 +319,41 @@ static void goal_at(run *R, int f, rt_goal *g) {
     }
 }
 
-/* The catch-up after a cut (source.c cuts()): the cut's frame is solved
- * twice more, free of the frame before, from the neutral pose and from the
- * robot's; where the first ends better (its merit), that solve follows the
- * source from there and the robot's joints are pulled onto its pose (w_cut)
- * while they are more than cut_tolerance from it, for cut_time at most.
- * Followed at its joints' speeds from where it was, a robot's arm swung the
- * long way round from a T-pose frame onto its limits and stayed there for 15
- * s of a walk; pulled onto the neutral start's pose where that was no better,
- * another robot's arm was taken into a worse branch for 3 s. */
+/* The catch-up after a cut (source.c cuts()) or at a stuck limb
+ * (rt_step_stuck): the frame is solved twice more, free of the frame before,
+ * from the neutral pose and from the robot's; where the first ends better
+ * (its merit; at a stuck limb, at most stuck_gain of the other's: taken at
+ * near ties too, the dances' limbs at their limits were pulled about for
+ * nothing, ZMP met on 4 runs fewer), that solve follows the source from there and the robot's
+ * joints are pulled onto its pose (w_cut) while they are more than
+ * cut_tolerance from it, for cut_time at most. Followed at its joints' speeds
+ * from where it was, a robot's arm swung the long way round from a T-pose
+ * frame onto its limits and stayed there for 15 s of a walk (a cut), another's
+ * rolled onto two shoulder limits as the source's arms came forward from a
+ * T-pose within half a second (no cut) and stayed there for 10 s; pulled onto
+ * the neutral start's pose where that was no better, another robot's arm was
+ * taken into a worse branch for 3 s. */
 static void catch_up(run *R, int f, rt_goal *g) {
     const kg_retarget_tuning *t = &R->o->tune;
     rt_goal sg = *g;
     rt_step_result res;
-    if (!R->shadow) return;
-    if (f > 0 && R->s.f[f].cut) {
+    if (!R->shadow || f == 0) return;
+    const int window = rt_window(t->stuck_time, R->s.dt, R->s.nframes, 1, 0);
+    if (t->stuck_angle > 0 && rt_step_stuck(R->step, &R->s.f[f - 1], t->stuck_angle)) {
+        if (R->stuck_from < 0) R->stuck_from = f - 1;
+    } else {
+        R->stuck_from = -1;
+    }
+    int stuck = !R->s.f[f].cut && R->catch_end < 0 && R->stuck_from >= 0 && f - R->stuck_from >= window &&
+                f >= R->stuck_next;
+    if (stuck) R->stuck_next = f + window, R->log[f].stuck = 1;
+    if (R->s.f[f].cut || stuck) {
         sg.first = 1;
         rt_step_seed(R->shadow, R->step, 1), rt_step_seed(R->other, R->step, 0);
         rt_step_frame(R->shadow, &sg, &res), rt_step_frame(R->other, &sg, &res);
         R->catch_end = -1;
-        if (rt_step_merit(R->shadow) < rt_step_merit(R->other))
-            R->catch_end = f + rt_window(t->cut_time, R->s.dt, R->s.nframes, 1, 0);
+        if (rt_step_merit(R->shadow) < (stuck ? t->stuck_gain : 1) * rt_step_merit(R->other))
+            R->catch_end = f + rt_window(t->cut_time, R->s.dt, R->s.nframes, 1, 0), R->log[f].stuck *= 2;
     } else if (R->catch_end >= 0) {
         rt_step_frame(R->shadow, &sg, &res);
     }
@@ -498,12 +514,12 @@ int kg_retarget_prepared(const kg_retarget_robot *rr, const kg_model *src, const
     if (rt_source_build(&R.s, src, clip, &o, rr, dg) != 0 || rt_balance(&R.s, rr, &o, &R.bal, dg) != 0) goto done;
     R.H = rt_window(o.tune.zmp_step, R.s.dt, n, 1, 0), R.K = rt_window(o.tune.landing_time, R.s.dt, n, 1, 0);
     R.step = rt_step_new(rr, &o, R.s.dt);
-    R.catch_end = -1;
-    int cuts = 0;
-    for (int f = 1; f < n; f++) cuts += R.s.f[f].cut;
-    if (cuts) R.shadow = rt_step_new(rr, &o, R.s.dt), R.other = rt_step_new(rr, &o, R.s.dt);
+    R.catch_end = -1, R.stuck_from = -1;
+    int fresh = o.tune.stuck_angle > 0; /* frames may be solved afresh (catch_up()) */
+    for (int f = 1; f < n; f++) fresh += R.s.f[f].cut;
+    if (fresh) R.shadow = rt_step_new(rr, &o, R.s.dt), R.other = rt_step_new(rr, &o, R.s.dt);
     *out = kg_motion_new(rr->model->nq, R.s.dt, (size_t)n);
-    if (!R.step || (cuts && (!R.shadow || !R.other)) || !*out || run_alloc(&R, n) != 0 ||
+    if (!R.step || (fresh && (!R.shadow || !R.other)) || !*out || run_alloc(&R, n) != 0 ||
         !((*out)->base = malloc((size_t)n * 7 * sizeof(double)))) {
         kg_diag_add(dg, KG_ERROR, "retarget.memory", src->source, 0, NULL, "out of memory");
         goto done;

@@ -478,6 +478,19 @@ double rt_step_joint_gap(const rt_step *a, const rt_step *b) {
     return most;
 }
 
+int rt_step_stuck(const rt_step *w, const rt_frame_source *F, double angle) {
+    for (int k = 0; k < 8; k++) {
+        const int *seg = rt_limb_segment[k];
+        double a[3], b[3], u[3], ut[3];
+        if (rt_part_point(w, seg[0], a) < 0 || rt_part_point(w, seg[1], b) < 0) continue;
+        for (int c = 0; c < 3; c++) u[c] = b[c] - a[c], ut[c] = F->kp[seg[1]][c] - F->kp[seg[0]][c];
+        double nu = kg_vec3_norm(u), nt = kg_vec3_norm(ut);
+        if (!(nu > 1e-9 && nt > 1e-9) || kg_vec3_dot(u, ut) >= cos(angle) * nu * nt) continue;
+        if (rt_at_limit(w->rr, w->d->q, w->rr->map.link[seg[1]])) return 1;
+    }
+    return 0;
+}
+
 kg_data *rt_step_data(rt_step *w) { return w->d; }
 
 const double *rt_step_com(const rt_step *w) { return w->com; }

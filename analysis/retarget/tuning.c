@@ -43,6 +43,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->pin_height = 0.01, t->pin_speed = 0.45, t->pin_height_max = 0.02;
     t->leg_reference = 0.6;
     t->cut_angle = 1.2, t->w_cut = 1, t->cut_tolerance = 0.05, t->cut_time = 1;
+    t->stuck_angle = 0.5, t->stuck_time = 0.5, t->stuck_gain = 0.5;
 }
 
 #define D(f, u) {#f, offsetof(kg_retarget_tuning, f), 0, u}
@@ -53,7 +54,7 @@ static const kg_tuning_field fields[] = {
     D(contact_speed, "m/s"), D(contact_speed_off, "m/s"), D(slide_speed, "m/s"), D(slide_length, "m"),
     D(slide_clearance, "m"), D(leg_reference, "m"), D(min_contact_time, "s"), D(speed_window, "s"),
     D(pivot_turn, "rad"), D(pivot_catch_up, "s"), D(heading_tilt, "rad"), D(cut_angle, "rad"), D(w_cut, "1"), D(cut_tolerance, "rad, m"),
-    D(cut_time, "s"), D(zmp_margin, "m"), D(zmp_step, "s"),
+    D(cut_time, "s"), D(stuck_angle, "rad"), D(stuck_time, "s"), D(stuck_gain, "1"), D(zmp_margin, "m"), D(zmp_step, "s"),
     D(zmp_replan, "m"), D(preview_time, "s"), D(preview_r, "1"), D(zmp_inside, "m"), I(iterations, "1"),
     I(first_iterations, "1"), D(step_tolerance, "rad, m"), D(trust_shrink, "1"), D(predict, "1"),
     D(trust_angle, "rad"), D(trust_length, "m"), D(w_segment, "1"), D(w_body, "1"), D(w_head, "1"), D(w_swing, "1"),

@@ -101,6 +101,16 @@ typedef struct kg_retarget_tuning {
     double w_cut;               /* the pull's weight per joint (1) */
     double cut_tolerance;
     double cut_time;
+    double stuck_angle;         /* rad: a limb (thigh, shank, upper arm, forearm) more than this off the
+                                 * source's direction with a joint above it at a position limit is
+                                 * stuck: the frame is then solved afresh as at a cut, and where that
+                                 * does better the robot is pulled there as after a cut (followed frame
+                                 * by frame from a T-pose, an arm rolled onto two shoulder limits
+                                 * and stayed there for 10 s). 0: never (0.5) */
+    double stuck_time;          /* s: a limb is stuck once it has been so for this long, and is solved
+                                 * afresh at most once in this (0.5) */
+    double stuck_gain;          /* a stuck limb's fresh solve is taken when its merit is at most this
+                                 * fraction of the robot's start's (a tie is no way out) (0.5) */
     /* -- balance -- */
     double zmp_margin;          /* m: the ZMP reference is kept this far inside the planned support
                                  * polygon, or at its centre when narrower (0.09: a single sole's middle) */
@@ -392,7 +402,12 @@ typedef struct kg_retarget_report {
     int source_cuts;                           /* frames where the source jumps (a segment turning more
                                                 * than tune.cut_angle since the frame before) */
     int catch_up_frames;                       /* frames the robot was pulled onto the pose a solve
-                                                * started afresh at a cut takes (tune.w_cut) */
+                                                * started afresh at a cut or a stuck limb takes
+                                                * (tune.w_cut) */
+    int stuck_limbs;                           /* frames where a stuck limb (tune.stuck_angle) had
+                                                * the frame solved afresh ... */
+    int stuck_catch_ups;                       /* ... and of them, where that did better (a
+                                                * catch-up began) */
     double seconds;                            /* in all */
     double setup_seconds;                      /* of which: the robot's preparation and the source's
                                                 * clip-level stages */
