@@ -601,6 +601,40 @@ static void test_odd_rest_pose(void **state) {
     kg_model_free(m);
 }
 
+/* A small servo robot's ankle (ROBOTIS OP3's): its knees bend both ways (no
+ * forward from their limits), its ankle roll axis 24 mm behind the pitch axis
+ * and the pitch motor's mass 21 mm behind, its foot's mass, sole and sole frame
+ * centred under the ankle. Those joint places and that motor are not toes:
+ * the pose shows no forward, the names tell the sides (read as toes behind,
+ * the robot was turned round, its left leg mapped as the right). */
+static void test_ankle_behind(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        const char c = side ? 'r' : 'l';
+        char at[64];
+        snprintf(at, sizeof at, "<joint name=\"%c_knee\"", c);
+        text = kg_test_replace_after(text, at, "lower=\"0\" upper=\"2.6\"", "lower=\"-2.6\" upper=\"2.6\"");
+        snprintf(at, sizeof at, "<link name=\"%c_ankle_link\"", c);
+        text = kg_test_replace_after(text, at, "xyz=\"0 0 0\"", "xyz=\"-0.021 0 0\"");
+        snprintf(at, sizeof at, "<joint name=\"%c_ankle_roll\"", c);
+        text = kg_test_replace_after(text, at, "xyz=\"0 0 0\"", "xyz=\"-0.024 0 0\"");
+        snprintf(at, sizeof at, "<link name=\"%c_foot\"", c);
+        for (int k = 0; k < 3; k++) text = kg_test_replace_after(text, at, "xyz=\"0.03 0 -0.04\"", "xyz=\"0.024 0 -0.04\"");
+        snprintf(at, sizeof at, "<joint name=\"%c_sole_fixed\"", c);
+        text = kg_test_replace_after(text, at, "xyz=\"0 0 -0.05\"", "xyz=\"0.024 0 -0.05\"");
+    }
+    kg_model *m = loaded(text);
+    kg_body_map map;
+    map_at(m, NULL, &map, 1);
+    expect(m, &map, KG_PART_KNEE_L, "l_shank");
+    expect(m, &map, KG_PART_KNEE_R, "r_shank");
+    expect(m, &map, KG_PART_ELBOW_L, "l_forearm");
+    assert_non_null(strstr(map.why[KG_PART_KNEE_L], "side by name"));
+    kg_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clips),          cmocka_unit_test(test_robots),
@@ -610,7 +644,7 @@ int main(void) {
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
         cmocka_unit_test(test_foot_frames),    cmocka_unit_test(test_forearm_frame),
-        cmocka_unit_test(test_head_above_shoulders),
+        cmocka_unit_test(test_head_above_shoulders), cmocka_unit_test(test_ankle_behind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,6 +335,20 @@ static void test_visual_sole(void **state) {
     assert_float_equal(half->sole[1][0][0], -2 * o.tune.default_sole_back, 1e-12);
     assert_float_equal(half->sole[1][3][1] - half->sole[1][0][1], 4 * o.tune.default_sole_half_width, 1e-12);
     kg_retarget_robot_free(half), kg_model_free(m3);
+    /* a foot whose collision box is pitched 0.3 rad at rest has no face down: the assumed sole,
+     * and the warning says why (not "no geometry") */
+    char *tilt_text = kg_test_replace_after(strdup(text), "<link name=\"r_foot\">",
+                                            "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
+                                            "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0.3 0\"/>");
+    kg_diags d3;
+    kg_diags_init(&d3);
+    kg_model *mt;
+    kg_retarget_robot *tilted = prepare(tilt_text, &d3, &mt);
+    assert_non_null(tilted);
+    assert_int_equal(diag_count(&d3, "retarget.no_sole"), 1);
+    for (size_t i = 0; i < d3.count; i++)
+        if (!strcmp(d3.items[i].code, "retarget.no_sole")) assert_non_null(strstr(d3.items[i].message, "no face"));
+    kg_retarget_robot_free(tilted), kg_model_free(mt), kg_diags_clear(&d3), free(tilt_text);
     /* a pivot turns a foot on its sole's inner toe or heel corner; on an assumed sole (corners
      * the file does not give), on its link's origin */
     for (int e = 0; e < 2; e++)

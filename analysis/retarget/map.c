@@ -777,8 +777,14 @@ static void ahead(const double pa[3], const double x[3], const double up[3], dou
 }
 
 /* Toes, and a robot foot's mass, reach ahead of the ankle: the offset across
- * up of the point of the foot farthest ahead (the links below the ankle, their
- * centres of mass, the limb's far end), when it is well ahead; else zero. */
+ * up of the point of the foot farthest ahead (the links below the ankle
+ * without mass by their origins, the foot's links with mass by their centres
+ * of mass, the limb's far end when it is more than its last link's origin),
+ * when it is well ahead; else zero. A link's origin is where its joint is, and
+ * an ankle link's mass its motor's, not how far the foot reaches: a small
+ * robot's ankle roll axis 24 mm behind the pitch axis and its pitch motor 21
+ * mm behind, its foot's mass and sole centred under the ankle, read as toes
+ * behind and turned the robot round (left and right swapped). */
 static void foot_ahead(const body *b, const limb *L, const double up[3], double v[3]) {
     const kg_model *m = b->m;
     v[0] = v[1] = v[2] = 0;
@@ -786,11 +792,15 @@ static void foot_ahead(const body *b, const limb *L, const double up[3], double 
     int ankle = L->path[L->end];
     const double *pa = pos(b, ankle);
     double best = 0;
-    ahead(pa, L->tip, up, &best, v);
+    if (kg_vec3_norm(L->tip_local) > 0 || !(m->link[L->path[L->n - 1]].mass > 0)) /* not just a joint's place */
+        ahead(pa, L->tip, up, &best, v);
     for (int i = ankle; i < m->nlink; i++) {
         if (!is_real(m, i) || !is_below(m, i, ankle)) continue;
-        if (i != ankle) ahead(pa, pos(b, i), up, &best, v);
-        if (!(m->link[i].mass > 0)) continue;
+        if (!(m->link[i].mass > 0)) {
+            if (i != ankle) ahead(pa, pos(b, i), up, &best, v);
+            continue;
+        }
+        if (L->foot < 0 || !is_below(m, i, L->foot)) continue; /* the ankle's own mass: its motor's */
         double c[3];
         kg_mat3_vec(c, b->d->link_rot + 9 * i, m->link[i].com);
         for (int k = 0; k < 3; k++) c[k] += pos(b, i)[k];

@@ -221,8 +221,11 @@ static double soles(kg_retarget_robot *rr, const kg_data *d, kg_mesh_cache *mc, 
                 for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], pts[i][a]), hi[a] = fmax(hi[a], pts[i][a]);
         if (np == 0 || !(hi[0] > lo[0]) || !(hi[1] > lo[1])) {
             kg_diag_add(dg, KG_WARNING, "retarget.no_sole", r->source, 0, NULL,
-                        "the %s foot of '%s' has no collision or visual geometry: a %.0f x %.0f cm sole at its link's origin "
-                        "is assumed", s ? "right" : "left", r->name ? r->name : "",
+                        "the %s foot of '%s' has %s: a %.0f x %.0f cm sole at its link's origin is assumed",
+                        s ? "right" : "left", r->name ? r->name : "",
+                        np == 0 ? "no collision or visual geometry"
+                                : "no face of its geometry facing the ground at the rest pose (its lowest points are "
+                                  "a point or a line: a foot tilted more than sole_lean there)",
                         100 * (dflt[1] - dflt[0]), 100 * (dflt[3] - dflt[2]));
             lo[0] = dflt[0], hi[0] = dflt[1], lo[1] = dflt[2], hi[1] = dflt[3];
             zmin = 0, np = 0; /* the rectangle's corners are its points */
