@@ -79,8 +79,13 @@ static void position_task(rt_step *w, int lb, const double pb[3], int la, const 
 }
 
 /* The pose a swinging foot's link aims at: from the source's ankle (its
- * position relative to the pelvis, its height) and foot frame, coming down
- * onto the ground flat, at its landing pose's height and turn, as it lands. */
+ * position relative to the pelvis, its height) and foot frame, passing a
+ * planted foot on its own side, coming down onto the ground flat, at its
+ * landing pose's height and turn, as it lands. A person's ankles pass a
+ * centimetre or two apart; aimed there, a robot's wider foot met the standing
+ * one and stopped behind it, the collision rows holding it there (a walk's
+ * step lost, the ZMP out on 60 % of frames; the corpus's worst walk, ZMP out
+ * 43 %, was the same). */
 static void swing_target(const rt_step *w, const rt_goal *g, int side, double pos[3], double R[9]) {
     const kg_retarget_robot *rr = w->rr;
     const rt_frame_source *F = g->src;
@@ -93,6 +98,7 @@ static void swing_target(const rt_step *w, const rt_goal *g, int side, double po
         rt_yaw_rot(R, F->foot_yaw[side], rr->rest_rot[foot]);
         pos[2] = fmax(pos[2], rr->foot_h[side] + w->t.slide_clearance);
     }
+    if (g->pin[!side].down) rt_sole_beside(rr, side, pos, R, g->pin[!side].pos, g->pin[!side].R, w->t.sole_gap);
     double u = g->landing[side];
     if (u <= 0) return;
     double Rd[9], wv[3], Ru[9], R0[9];

@@ -203,6 +203,26 @@ int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const do
     return 1;
 }
 
+int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
+                   const double oR[9], double gap) {
+    double a[4][3], b[4][3], Rb[9], alo, ahi, blo, bhi;
+    rt_sole_at(rr, side, pos, R, a);
+    rt_sole_at(rr, !side, opos, oR, b);
+    /* the other foot's heading: the world's x and y at rest, turned as it is turned from its rest */
+    kg_mat3_mul_bt(Rb, oR, rr->rest_rot[side ? KG_PART_FOOT_L : KG_PART_FOOT_R]);
+    double fwd[2] = {Rb[0], Rb[3]}, lat[2] = {Rb[1], Rb[4]}, nf = hypot(fwd[0], fwd[1]), nl = hypot(lat[0], lat[1]);
+    if (!(nf > 1e-9) || !(nl > 1e-9)) return 0;
+    fwd[0] /= nf, fwd[1] /= nf, lat[0] /= nl, lat[1] /= nl;
+    extent((const double(*)[3])a, 4, fwd, &alo, &ahi);
+    extent((const double(*)[3])b, 4, fwd, &blo, &bhi);
+    if (ahi + gap <= blo || bhi + gap <= alo) return 0; /* ahead of it or behind */
+    extent((const double(*)[3])a, 4, lat, &alo, &ahi);
+    extent((const double(*)[3])b, 4, lat, &blo, &bhi);
+    double move = side ? fmin(0, blo - gap - ahi) : fmax(0, bhi + gap - alo); /* the left foot on the left */
+    pos[0] += move * lat[0], pos[1] += move * lat[1];
+    return move != 0;
+}
+
 void rt_pivot_pose(const kg_retarget_robot *rr, int side, int pivot, const double at[3], double yaw, double pose[4]) {
     double R[9], e[3];
     rt_yaw_rot(R, yaw, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);

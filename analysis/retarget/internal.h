@@ -304,6 +304,12 @@ void rt_drop_short_runs(unsigned char *v, int n, int L);
  * leaves its sole gap or more from the other foot's (at opos, oR) on the
  * ground: the soles' rectangles overlap as the soles of feet set down there
  * would. Returns 1 when it moved it. */
+/* Moves side's foot at pos (turned by R) across the other foot's heading to
+ * its own side of that foot's sole (at opos, turned by oR: the left foot to
+ * its left), gap clear, when the two are beside each other (their extents
+ * along that heading overlap by more than -gap). Returns 1 when it moved it. */
+int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
+                   const double oR[9], double gap);
 int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
                   const double oR[9], double gap);
 

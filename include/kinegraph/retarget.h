@@ -259,8 +259,8 @@ typedef struct kg_retarget_tuning {
     double pin_height_max;      /* m: the most pin_speed's distance can be (a foot pinned far up is
                                  * dragged down by its pin's rows and slides) (0.02) */
     double sole_gap;            /* m: a foot set down is moved this far clear of the other's sole,
-                                 * when the source's feet land nearer than the robot's soles allow
-                                 * (0.01) */
+                                 * when the source's feet land nearer than the robot's soles allow;
+                                 * a swinging foot passes a planted one this far to its side (0.01) */
     double leg_reference;       /* m: the leg (hip-knee-ankle) the person-sized lengths are given for:
                                  * contact_height, contact_speed and their _off values (the source is
                                  * scaled to this leg to find its contacts, so a clip has the same
