@@ -286,8 +286,9 @@ static kg_retarget_robot *prepare(const char *t, kg_diags *d, kg_model **robot) 
  * it, sole_gap clear (the sample's soles: 0.2 x 0.1 m, their middle 3 cm ahead
  * of the foot link): the left foot's target over the right sole is moved
  * left until its sole's right edge is 1 cm left of the right sole's left
- * edge; ahead of that sole, or already clear, it stays; the right foot's goes
- * right; and so turned a quarter turn with the planted foot. */
+ * edge; ahead of that sole, already clear, or crossing over (its middle past
+ * the right sole's), it stays; the right foot's goes right; and so turned a
+ * quarter turn with the planted foot. */
 static void test_sole_beside(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE);
@@ -308,9 +309,12 @@ static void test_sole_beside(void **state) {
     assert_int_equal(rt_sole_beside(rr, 0, clear, R[0], right, R[1], gap), 0);
     KG_ASSERT_NEAR(ahead[1], -0.1, 0);
     KG_ASSERT_NEAR(clear[1], 0.02, 0);
-    double q[3] = {-0.05, 0.12, 0}; /* the right foot over the left sole, y in [0.07, 0.17] */
+    double cross[3] = {0.05, -0.12, 0}; /* its middle right of the right sole's: a crossing step, left alone */
+    assert_int_equal(rt_sole_beside(rr, 0, cross, R[0], right, R[1], gap), 0);
+    KG_ASSERT_NEAR(cross[1], -0.12, 0);
+    double q[3] = {-0.05, 0.08, 0}; /* the right foot over the left sole, y in [0.03, 0.13] */
     assert_int_equal(rt_sole_beside(rr, 1, q, R[1], left, R[0], gap), 1);
-    KG_ASSERT_NEAR(q[1], 0.12 - (0.17 - 0.04), 1e-12);
+    KG_ASSERT_NEAR(q[1], 0.08 - (0.13 - 0.04), 1e-12);
     /* both turned a quarter turn left: the left foot's side is -x */
     double turn[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, T[2][9], right_t[3] = {0.1, 0, 0}, pt[3] = {0.05, -0.05, 0};
     for (int s = 0; s < 2; s++) kg_mat3_mul(T[s], turn, R[s]);
@@ -937,6 +941,71 @@ static void test_contacts_scale_free(void **state) {
     assert_int_equal(small.contact_frames, big.contact_frames);
     assert_int_equal(small.double_support_frames, big.double_support_frames);
     assert_true(robot_scale.double_support_frames > big.double_support_frames);
+}
+
+/* An ankle of three hinges through one point (yaw, pitch, roll), the ankle
+ * part on the first one's link: the hinges below it at the ankle's point are
+ * the ankle's, not a toe joint. The sample humanoid with an ankle yaw added
+ * above its pitch, the map's ankles on the yaw links: its feet are planted by
+ * their sole frames and every ankle hinge moves on the walk (taken for a toe
+ * joint, the roll was held at 0 throughout). */
+static void test_ankle_hinges_at_one_point(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    for (int side = 0; side < 2; side++) {
+        const char c = side ? 'r' : 'l';
+        char at[64], from[128], to[512];
+        snprintf(at, sizeof at, "<joint name=\"%c_ankle_pitch\"", c);
+        snprintf(from, sizeof from, "<parent link=\"%c_shank\"/>", c);
+        snprintf(to, sizeof to, "<parent link=\"%c_ankle_yaw_link\"/>", c);
+        text = kg_test_replace_after(text, at, from, to);
+        text = kg_test_replace_after(text, at, "<origin xyz=\"0 0 -0.3\" rpy=\"0 0 0\"/>", "<origin xyz=\"0 0 0\"/>");
+        snprintf(to, sizeof to,
+                 "<link name=\"%c_ankle_yaw_link\"/><joint name=\"%c_ankle_yaw\" type=\"revolute\">"
+                 "<parent link=\"%c_shank\"/><child link=\"%c_ankle_yaw_link\"/><origin xyz=\"0 0 -0.3\"/>"
+                 "<axis xyz=\"0 0 1\"/><limit lower=\"-0.5\" upper=\"0.5\" effort=\"50\" velocity=\"6\"/></joint></robot>",
+                 c, c, c, c);
+        text = kg_test_replace_after(text, "<robot", "</robot>", to);
+    }
+    char path[] = "/tmp/kg_ankle3_XXXXXX";
+    FILE *out = temp_file(path);
+    fputs(text, out);
+    fclose(out);
+    free(text);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *robot = kg_load(path, NULL, &d);
+    assert_non_null(robot);
+    kg_body_map map;
+    memset(&map, 0, sizeof map);
+    for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
+    map.link[KG_PART_ANKLE_L] = kg_model_link(robot, "l_ankle_yaw_link"), map.how[KG_PART_ANKLE_L] = "map";
+    map.link[KG_PART_ANKLE_R] = kg_model_link(robot, "r_ankle_yaw_link"), map.how[KG_PART_ANKLE_R] = "map";
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    o.robot_map = &map;
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, &o, &d);
+    assert_non_null(rr);
+    assert_string_equal(robot->link[rr->map.link[KG_PART_FOOT_L]].name, "l_sole");
+    assert_string_equal(robot->link[rr->map.link[KG_PART_FOOT_R]].name, "r_sole");
+    kg_retarget_robot_free(rr);
+    kg_retarget_report rep;
+    kg_motion *m = run(WALK, path, &o, &rep);
+    remove(path);
+    const char *names[3] = {"l_ankle_yaw", "l_ankle_pitch", "l_ankle_roll"};
+    for (int k = 0; k < 3; k++) {
+        int j = kg_model_joint(robot, names[k]);
+        assert_true(j >= 0);
+        double most = 0;
+        for (int f = 0; f < m->nframes; f++) most = fmax(most, fabs(m->q[(size_t)f * (size_t)m->nq + (size_t)robot->joint[j].qadr]));
+        printf("  %s moves up to %.3f rad\n", names[k], most);
+        assert_true(most > 0.01);
+    }
+    assert_true(rep.pose_p95_deg <= 15);
+    kg_motion_free(m);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
 }
 
 /* A foot with a toe joint is planted by its body (the link above the toe
@@ -1741,6 +1810,7 @@ int main(void) {
         cmocka_unit_test(test_cut_catch_up),
         cmocka_unit_test(test_stuck_limb),
         cmocka_unit_test(test_sole_beside),
+        cmocka_unit_test(test_ankle_hinges_at_one_point),
         cmocka_unit_test(test_foot_frame_turned),
         cmocka_unit_test(test_map_points),
         cmocka_unit_test(test_toe_joint),

@@ -98,7 +98,11 @@ static void swing_target(const rt_step *w, const rt_goal *g, int side, double po
         rt_yaw_rot(R, F->foot_yaw[side], rr->rest_rot[foot]);
         pos[2] = fmax(pos[2], rr->foot_h[side] + w->t.slide_clearance);
     }
-    if (g->pin[!side].down) rt_sole_beside(rr, side, pos, R, g->pin[!side].pos, g->pin[!side].R, w->t.sole_gap);
+    if (g->pin[!side].down) {
+        double opos[3], oR[9];
+        rt_standing_pose(rr, w->d, &g->pin[!side], !side, opos, oR);
+        rt_sole_beside(rr, side, pos, R, opos, oR, w->t.sole_gap);
+    }
     double u = g->landing[side];
     if (u <= 0) return;
     double Rd[9], wv[3], Ru[9], R0[9];

@@ -203,6 +203,18 @@ int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const do
     return 1;
 }
 
+void rt_standing_pose(const kg_retarget_robot *rr, const kg_data *d, const rt_pin *p, int side, double pos[3],
+                      double Rf[9]) {
+    kg_vec3_copy(pos, p->pos);
+    memcpy(Rf, p->R, 9 * sizeof *Rf);
+    if (!p->pivot) return;
+    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = rr->map.link[foot];
+    double Rr[9];
+    kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, rr->rest_rot[foot]);
+    pos[0] = d->link_pos[3 * l], pos[1] = d->link_pos[3 * l + 1];
+    rt_yaw_rot(Rf, rt_heading(Rr), rr->rest_rot[foot]);
+}
+
 int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
                    const double oR[9], double gap) {
     double a[4][3], b[4][3], Rb[9], alo, ahi, blo, bhi;
@@ -218,6 +230,7 @@ int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const d
     if (ahi + gap <= blo || bhi + gap <= alo) return 0; /* ahead of it or behind */
     extent((const double(*)[3])a, 4, lat, &alo, &ahi);
     extent((const double(*)[3])b, 4, lat, &blo, &bhi);
+    if (side ? alo + ahi > blo + bhi : alo + ahi < blo + bhi) return 0; /* crossing over: its middle past */
     double move = side ? fmin(0, blo - gap - ahi) : fmax(0, bhi + gap - alo); /* the left foot on the left */
     pos[0] += move * lat[0], pos[1] += move * lat[1];
     return move != 0;

@@ -187,6 +187,12 @@ typedef struct rt_pin {           /* its fields but down mean nothing while it i
  * source's foot turns, the difference it was set down with closing with time
  * constant pivot_catch_up. */
 double rt_pivot_yaw(const rt_pin *p, const rt_source *s, int side, int j, const kg_retarget_tuning *t);
+/* Where planted foot p (side's) stands now, flat (pos, R): its pin, or, turning
+ * on it, the foot as d has it - a pivoting foot's pin keeps the pose it was set
+ * down in, and a foot cleared of that one was moved off a sole no longer
+ * there (by centimetres, then slid onto its pin). */
+void rt_standing_pose(const kg_retarget_robot *rr, const kg_data *d, const rt_pin *p, int side, double pos[3],
+                      double R[9]);
 
 /* What a frame asks of the robot. */
 typedef struct rt_goal {
@@ -304,14 +310,16 @@ void rt_drop_short_runs(unsigned char *v, int n, int L);
  * leaves its sole gap or more from the other foot's (at opos, oR) on the
  * ground: the soles' rectangles overlap as the soles of feet set down there
  * would. Returns 1 when it moved it. */
+int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
+                  const double oR[9], double gap);
 /* Moves side's foot at pos (turned by R) across the other foot's heading to
  * its own side of that foot's sole (at opos, turned by oR: the left foot to
  * its left), gap clear, when the two are beside each other (their extents
- * along that heading overlap by more than -gap). Returns 1 when it moved it. */
+ * along that heading overlap by more than -gap) and its middle is not past
+ * the other's (a crossing step is left to the collision rows). Returns 1 when
+ * it moved it. */
 int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
                    const double oR[9], double gap);
-int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
-                  const double oR[9], double gap);
 
 /* ---- the report (report.c) ---------------------------------------------------------------- */
 

@@ -778,8 +778,8 @@ static void ahead(const double pa[3], const double x[3], const double up[3], dou
 
 /* Toes, and a robot foot's mass, reach ahead of the ankle: the offset across
  * up of the point of the foot farthest ahead (the links below the ankle
- * without mass by their origins, the foot's links with mass by their centres
- * of mass, the limb's far end when it is more than its last link's origin),
+ * without mass by their origins, those with mass by their centres of mass,
+ * the limb's far end when it is more than its last link's origin),
  * when it is well ahead; else zero. A link's origin is where its joint is, and
  * an ankle link's mass its motor's, not how far the foot reaches: a small
  * robot's ankle roll axis 24 mm behind the pitch axis and its pitch motor 21
@@ -800,7 +800,7 @@ static void foot_ahead(const body *b, const limb *L, const double up[3], double 
             if (i != ankle) ahead(pa, pos(b, i), up, &best, v);
             continue;
         }
-        if (L->foot < 0 || !is_below(m, i, L->foot)) continue; /* the ankle's own mass: its motor's */
+        if (i == ankle) continue; /* the ankle link's own mass: its motor's */
         double c[3];
         kg_mat3_vec(c, b->d->link_rot + 9 * i, m->link[i].com);
         for (int k = 0; k < 3; k++) c[k] += pos(b, i)[k];

@@ -42,22 +42,8 @@ typedef struct run {
     int stuck_from;          /* the first frame of the limbs' present stuck run (-1: none stuck) */
 } run;
 
-/* Where a planted foot stands now, flat (pos, R): its pin, or, turning on
- * it, the robot's foot as the frame before left it - a pivoting foot's pin
- * keeps the pose it was set down in, and a foot cleared of that one was
- * moved off a sole no longer there (by centimetres, then slid onto its
- * pin). */
 static void standing_pose(const run *R, int side, double pos[3], double Rf[9]) {
-    const rt_pin *p = &R->pin[side];
-    kg_vec3_copy(pos, p->pos);
-    memcpy(Rf, p->R, 9 * sizeof *Rf);
-    if (!p->pivot) return;
-    const int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, l = R->rr->map.link[foot];
-    const kg_data *d = rt_step_data(R->step);
-    double Rr[9];
-    kg_mat3_mul_bt(Rr, d->link_rot + 9 * l, R->rr->rest_rot[foot]);
-    pos[0] = d->link_pos[3 * l], pos[1] = d->link_pos[3 * l + 1];
-    rt_yaw_rot(Rf, rt_heading(Rr), R->rr->rest_rot[foot]);
+    rt_standing_pose(R->rr, rt_step_data(R->step), &R->pin[side], side, pos, Rf);
 }
 
 /* Moves side's foot at pos (turned by Rf) off the other foot's sole, gap
@@ -352,7 +338,8 @@ static void catch_up(run *R, int f, rt_goal *g) {
         rt_step_seed(R->shadow, R->step, 1), rt_step_seed(R->other, R->step, 0);
         rt_step_frame(R->shadow, &sg, &res), rt_step_frame(R->other, &sg, &res);
         R->catch_end = -1;
-        if (rt_step_merit(R->shadow) < (stuck ? t->stuck_gain : 1) * rt_step_merit(R->other))
+        double ms = rt_step_merit(R->shadow), mo = rt_step_merit(R->other);
+        if (stuck ? ms <= t->stuck_gain * mo : ms < mo)
             R->catch_end = f + rt_window(t->cut_time, R->s.dt, R->s.nframes, 1, 0), R->log[f].stuck *= 2;
     } else if (R->catch_end >= 0) {
         rt_step_frame(R->shadow, &sg, &res);

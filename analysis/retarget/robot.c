@@ -616,29 +616,38 @@ static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
     for (int a = 0; a < 3; a++) rr->com_off[a] = com[a] - P[3 * L[KG_PART_PELVIS] + a];
 }
 
-/* The foot the retargeting plants: the body below the ankle up to its next
- * moving joint. The body map's foot part is the foot's far end, a toe link
- * when the foot has a toe joint; planted by its toe link, such a foot's heel
- * (the link above the toe joint, carrying most of the sole) turned freely
- * about the toe joint, through the ground (17-41 mm on a copy of the sample
- * humanoid with toe joints). The toe joint is then on no part's path, so it
- * is held at its neutral pose and the foot is one rigid sole. */
+/* The foot the retargeting plants: the body below the ankle down to its toe
+ * joint (a moving joint below the ankle away from the ankle's point: more
+ * than TOE_AWAY of the hip-to-ankle length). The body map's foot part is the
+ * foot's far end, a toe link when the foot has a toe joint; planted by its
+ * toe link, such a foot's heel (the link above the toe joint, carrying most of
+ * the sole) turned freely about the toe joint, through the ground (17-41 mm on
+ * a copy of the sample humanoid with toe joints). The toe joint is then on no
+ * part's path, so it is held at its neutral pose and the foot is one rigid
+ * sole. Joints at the ankle's point are the ankle's: taken for a toe joint, an
+ * ankle of three hinges through one point (yaw first) was planted by its
+ * middle link and its last hinge held still (pose p95 7 -> 85 degrees). */
+#define TOE_AWAY 0.05
 static void plant_feet(kg_retarget_robot *rr) {
     const kg_model *r = rr->model;
+    kg_data *d = kg_data_new(r);
+    if (!d) return; /* setup fails on its next allocation */
+    kg_fk(r, d);
     for (int side = 0; side < 2; side++) {
-        int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L, l = rr->map.link[foot];
-        int a = rr->map.link[ankle], body = -1;
-        if (l < 0 || a < 0) continue;
-        for (int k = l; k >= 0 && k != a; k = r->link[k].parent) /* the highest moving joint's child below a */
-            if (r->link[k].joint >= 0 && r->joint[r->link[k].joint].type != KG_JOINT_FIXED) body = k;
-        if (body < 0 || body == l) continue;
-        int moving = 0; /* moving joints between body and l */
-        for (int k = l; k != body; k = r->link[k].parent)
-            moving += r->link[k].joint >= 0 && r->joint[r->link[k].joint].type != KG_JOINT_FIXED;
-        if (moving == 0) continue;
+        int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L;
+        int l = rr->map.link[foot], a = rr->map.link[ankle], hip = rr->map.link[side ? KG_PART_HIP_R : KG_PART_HIP_L];
+        if (l < 0 || a < 0 || hip < 0) continue;
+        const double *pa = d->link_pos + 3 * a, away = TOE_AWAY * dist3(d->link_pos + 3 * hip, pa);
+        int body = -1;
+        for (int k = l; k >= 0 && k != a; k = r->link[k].parent) /* the highest toe joint's parent */
+            if (r->link[k].joint >= 0 && r->joint[r->link[k].joint].type != KG_JOINT_FIXED &&
+                dist3(d->link_pos + 3 * k, pa) > away)
+                body = r->link[k].parent;
+        if (body < 0 || body == a) continue;
         rr->map.link[foot] = body;
         for (int c = 0; c < 3; c++) rr->map.point[foot][c] = 0;
     }
+    kg_data_free(d);
 }
 
 /* The unit coordinate axis nearest v (none among those where skip is set). */
