@@ -444,25 +444,18 @@ static void test_forearm_frame(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
-    for (int side = 0; side < 2; side++) {
-        const char c = side ? 'r' : 'l';
-        char at[64], from[64], to[64], add[1024];
-        snprintf(at, sizeof at, "<joint name=\"%c_wrist_fixed\"", c);
-        snprintf(from, sizeof from, "<parent link=\"%c_forearm\"/>", c);
-        snprintf(to, sizeof to, "<parent link=\"%c_forearm_roll\"/>", c);
-        text = kg_test_replace_after(text, at, from, to);
-        text = kg_test_replace_after(text, at, "xyz=\"0 0 -0.22\"", "xyz=\"0 0 -0.17\"");
-        snprintf(add, sizeof add,
-                 "<link name='%c_forearm_roll'><inertial><mass value='0.5'/>"
-                 "<inertia ixx='1e-3' iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
-                 "<joint name='%c_forearm_roll_joint' type='revolute'><parent link='%c_forearm'/>"
-                 "<child link='%c_forearm_roll'/><origin xyz='0 0 -0.05'/><axis xyz='0 0 1'/>"
-                 "<limit lower='-1' upper='1' effort='10' velocity='5'/></joint>"
-                 "<link name='%c_forearm_frame'/><joint name='%c_forearm_frame_fixed' type='fixed'>"
-                 "<parent link='%c_forearm_roll'/><child link='%c_forearm_frame'/><origin xyz='0 0 -0.1'/></joint>"
-                 "</robot>", c, c, c, c, c, c, c, c);
-        text = kg_test_replace_after(text, "<robot", "</robot>", add);
-    }
+    text = kg_test_replace_sides(text, "<joint name=\"%c_wrist_fixed\"", "<parent link=\"%c_forearm\"/>",
+                                 "<parent link=\"%c_forearm_roll\"/>");
+    text = kg_test_replace_sides(text, "<joint name=\"%c_wrist_fixed\"", "xyz=\"0 0 -0.22\"", "xyz=\"0 0 -0.17\"");
+    text = kg_test_replace_sides(text, "<robot", "</robot>",
+                                 "<link name='%c_forearm_roll'><inertial><mass value='0.5'/>"
+                                 "<inertia ixx='1e-3' iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+                                 "<joint name='%c_forearm_roll_joint' type='revolute'><parent link='%c_forearm'/>"
+                                 "<child link='%c_forearm_roll'/><origin xyz='0 0 -0.05'/><axis xyz='0 0 1'/>"
+                                 "<limit lower='-1' upper='1' effort='10' velocity='5'/></joint>"
+                                 "<link name='%c_forearm_frame'/><joint name='%c_forearm_frame_fixed' type='fixed'>"
+                                 "<parent link='%c_forearm_roll'/><child link='%c_forearm_frame'/>"
+                                 "<origin xyz='0 0 -0.1'/></joint></robot>");
     kg_model *m = loaded(text);
     kg_body_map map;
     map_at(m, NULL, &map, 1);
@@ -611,20 +604,12 @@ static void test_ankle_behind(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
-    for (int side = 0; side < 2; side++) {
-        const char c = side ? 'r' : 'l';
-        char at[64];
-        snprintf(at, sizeof at, "<joint name=\"%c_knee\"", c);
-        text = kg_test_replace_after(text, at, "lower=\"0\" upper=\"2.6\"", "lower=\"-2.6\" upper=\"2.6\"");
-        snprintf(at, sizeof at, "<link name=\"%c_ankle_link\"", c);
-        text = kg_test_replace_after(text, at, "xyz=\"0 0 0\"", "xyz=\"-0.021 0 0\"");
-        snprintf(at, sizeof at, "<joint name=\"%c_ankle_roll\"", c);
-        text = kg_test_replace_after(text, at, "xyz=\"0 0 0\"", "xyz=\"-0.024 0 0\"");
-        snprintf(at, sizeof at, "<link name=\"%c_foot\"", c);
-        for (int k = 0; k < 3; k++) text = kg_test_replace_after(text, at, "xyz=\"0.03 0 -0.04\"", "xyz=\"0.024 0 -0.04\"");
-        snprintf(at, sizeof at, "<joint name=\"%c_sole_fixed\"", c);
-        text = kg_test_replace_after(text, at, "xyz=\"0 0 -0.05\"", "xyz=\"0.024 0 -0.05\"");
-    }
+    text = kg_test_replace_sides(text, "<joint name=\"%c_knee\"", "lower=\"0\" upper=\"2.6\"", "lower=\"-2.6\" upper=\"2.6\"");
+    text = kg_test_replace_sides(text, "<link name=\"%c_ankle_link\"", "xyz=\"0 0 0\"", "xyz=\"-0.021 0 0\"");
+    text = kg_test_replace_sides(text, "<joint name=\"%c_ankle_roll\"", "xyz=\"0 0 0\"", "xyz=\"-0.024 0 0\"");
+    for (int k = 0; k < 3; k++) /* its inertial, visual and collision origins */
+        text = kg_test_replace_sides(text, "<link name=\"%c_foot\"", "xyz=\"0.03 0 -0.04\"", "xyz=\"0.024 0 -0.04\"");
+    text = kg_test_replace_sides(text, "<joint name=\"%c_sole_fixed\"", "xyz=\"0 0 -0.05\"", "xyz=\"0.024 0 -0.05\"");
     kg_model *m = loaded(text);
     kg_body_map map;
     map_at(m, NULL, &map, 1);

@@ -953,21 +953,15 @@ static void test_ankle_hinges_at_one_point(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE);
     assert_non_null(text);
-    for (int side = 0; side < 2; side++) {
-        const char c = side ? 'r' : 'l';
-        char at[64], from[128], to[512];
-        snprintf(at, sizeof at, "<joint name=\"%c_ankle_pitch\"", c);
-        snprintf(from, sizeof from, "<parent link=\"%c_shank\"/>", c);
-        snprintf(to, sizeof to, "<parent link=\"%c_ankle_yaw_link\"/>", c);
-        text = kg_test_replace_after(text, at, from, to);
-        text = kg_test_replace_after(text, at, "<origin xyz=\"0 0 -0.3\" rpy=\"0 0 0\"/>", "<origin xyz=\"0 0 0\"/>");
-        snprintf(to, sizeof to,
-                 "<link name=\"%c_ankle_yaw_link\"/><joint name=\"%c_ankle_yaw\" type=\"revolute\">"
-                 "<parent link=\"%c_shank\"/><child link=\"%c_ankle_yaw_link\"/><origin xyz=\"0 0 -0.3\"/>"
-                 "<axis xyz=\"0 0 1\"/><limit lower=\"-0.5\" upper=\"0.5\" effort=\"50\" velocity=\"6\"/></joint></robot>",
-                 c, c, c, c);
-        text = kg_test_replace_after(text, "<robot", "</robot>", to);
-    }
+    text = kg_test_replace_sides(text, "<joint name=\"%c_ankle_pitch\"", "<parent link=\"%c_shank\"/>",
+                                 "<parent link=\"%c_ankle_yaw_link\"/>");
+    text = kg_test_replace_sides(text, "<joint name=\"%c_ankle_pitch\"", "<origin xyz=\"0 0 -0.3\" rpy=\"0 0 0\"/>",
+                                 "<origin xyz=\"0 0 0\"/>");
+    text = kg_test_replace_sides(text, "<robot", "</robot>",
+                                 "<link name=\"%c_ankle_yaw_link\"/><joint name=\"%c_ankle_yaw\" type=\"revolute\">"
+                                 "<parent link=\"%c_shank\"/><child link=\"%c_ankle_yaw_link\"/><origin xyz=\"0 0 -0.3\"/>"
+                                 "<axis xyz=\"0 0 1\"/><limit lower=\"-0.5\" upper=\"0.5\" effort=\"50\" velocity=\"6\"/>"
+                                 "</joint></robot>");
     char path[] = "/tmp/kg_ankle3_XXXXXX";
     FILE *out = temp_file(path);
     fputs(text, out);

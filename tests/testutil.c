@@ -148,6 +148,25 @@ char *kg_test_replace_after(char *text, const char *at, const char *from, const 
     return out;
 }
 
+/* fmt with every %c (at most 8) the letter c, malloc'd. */
+static char *sided(const char *fmt, char c) {
+    int n = snprintf(NULL, 0, fmt, c, c, c, c, c, c, c, c);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    assert_non_null(s);
+    snprintf(s, (size_t)n + 1, fmt, c, c, c, c, c, c, c, c);
+    return s;
+}
+
+char *kg_test_replace_sides(char *text, const char *at, const char *from, const char *to) {
+    for (int side = 0; side < 2; side++) {
+        const char c = side ? 'r' : 'l';
+        char *a = sided(at, c), *f = sided(from, c), *t = sided(to, c);
+        text = kg_test_replace_after(text, a, f, t);
+        free(a), free(f), free(t);
+    }
+    return text;
+}
+
 char *kg_test_turn_sample_feet(char *text) {
     for (int side = 0; side < 2; side++) {
         char roll[64], foot[64], sole[64];

@@ -66,6 +66,9 @@ int kg_test_remove_dir(const char *dir);
 char *kg_test_slurp(const char *path);
 /* text (reallocated) with the first `from` after `at` replaced by `to`; fails the test when there is none. */
 char *kg_test_replace_after(char *text, const char *at, const char *from, const char *to);
+/* The same for each side of a humanoid, left then right: each %c in at, from and to stands for the side's
+ * letter ('l', 'r'; at most 8 of them). */
+char *kg_test_replace_sides(char *text, const char *at, const char *from, const char *to);
 /* The sample humanoid's text (reallocated) with each foot's link, and the sole frame fixed to it, turned
  * a quarter turn about y (x up, z back): its joint axis, shapes and sole frame in the turned axes - the
  * same robot. */

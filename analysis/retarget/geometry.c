@@ -177,6 +177,15 @@ static void extent(const double (*p)[3], int n, const double u[2], double *lo, d
     }
 }
 
+/* Column col of turn Rt (its x or y axis) on the ground, unit: 0 when it is
+ * vertical. */
+static int ground_axis(const double Rt[9], int col, double u[2]) {
+    double n = hypot(Rt[col], Rt[3 + col]);
+    if (!(n > 1e-9)) return 0;
+    u[0] = Rt[col] / n, u[1] = Rt[3 + col] / n;
+    return 1;
+}
+
 int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const double R[9], const double opos[3],
                   const double oR[9], double gap) {
     double a[4][3], b[4][3], best = INFINITY, move[2] = {0, 0};
@@ -188,10 +197,8 @@ int rt_sole_clear(const kg_retarget_robot *rr, int side, double pos[3], const do
     kg_mat3_mul_bt(Ra, R, rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
     kg_mat3_mul_bt(Rb, oR, rr->rest_rot[side ? KG_PART_FOOT_L : KG_PART_FOOT_R]);
     for (int k = 0; k < 4; k++) {
-        const double *Rk = k < 2 ? Ra : Rb;
-        double u[2] = {Rk[k % 2], Rk[3 + k % 2]}, n = hypot(u[0], u[1]), alo, ahi, blo, bhi;
-        if (!(n > 1e-9)) continue;
-        u[0] /= n, u[1] /= n;
+        double u[2], alo, ahi, blo, bhi;
+        if (!ground_axis(k < 2 ? Ra : Rb, k % 2, u)) continue;
         extent((const double(*)[3])a, 4, u, &alo, &ahi);
         extent((const double(*)[3])b, 4, u, &blo, &bhi);
         double up = bhi + gap - alo, down = ahi + gap - blo; /* moves along +u, -u that clear */
@@ -222,9 +229,8 @@ int rt_sole_beside(const kg_retarget_robot *rr, int side, double pos[3], const d
     rt_sole_at(rr, !side, opos, oR, b);
     /* the other foot's heading: the world's x and y at rest, turned as it is turned from its rest */
     kg_mat3_mul_bt(Rb, oR, rr->rest_rot[side ? KG_PART_FOOT_L : KG_PART_FOOT_R]);
-    double fwd[2] = {Rb[0], Rb[3]}, lat[2] = {Rb[1], Rb[4]}, nf = hypot(fwd[0], fwd[1]), nl = hypot(lat[0], lat[1]);
-    if (!(nf > 1e-9) || !(nl > 1e-9)) return 0;
-    fwd[0] /= nf, fwd[1] /= nf, lat[0] /= nl, lat[1] /= nl;
+    double fwd[2], lat[2];
+    if (!ground_axis(Rb, 0, fwd) || !ground_axis(Rb, 1, lat)) return 0;
     extent((const double(*)[3])a, 4, fwd, &alo, &ahi);
     extent((const double(*)[3])b, 4, fwd, &blo, &bhi);
     if (ahi + gap <= blo || bhi + gap <= alo) return 0; /* ahead of it or behind */

@@ -628,11 +628,8 @@ static void measures(kg_retarget_robot *rr, kg_data *d, double sole_z) {
  * ankle of three hinges through one point (yaw first) was planted by its
  * middle link and its last hinge held still (pose p95 7 -> 85 degrees). */
 #define TOE_AWAY 0.05
-static void plant_feet(kg_retarget_robot *rr) {
+static void plant_feet(kg_retarget_robot *rr, const kg_data *d) {
     const kg_model *r = rr->model;
-    kg_data *d = kg_data_new(r);
-    if (!d) return; /* setup fails on its next allocation */
-    kg_fk(r, d);
     for (int side = 0; side < 2; side++) {
         int foot = side ? KG_PART_FOOT_R : KG_PART_FOOT_L, ankle = side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L;
         int l = rr->map.link[foot], a = rr->map.link[ankle], hip = rr->map.link[side ? KG_PART_HIP_R : KG_PART_HIP_L];
@@ -647,7 +644,6 @@ static void plant_feet(kg_retarget_robot *rr) {
         rr->map.link[foot] = body;
         for (int c = 0; c < 3; c++) rr->map.point[foot][c] = 0;
     }
-    kg_data_free(d);
 }
 
 /* The unit coordinate axis nearest v (none among those where skip is set). */
@@ -740,7 +736,6 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
                         "the map's point for the robot's %s is not used: a foot stands on its sole, found from the "
                         "shapes below its ankle", kg_part_name(k));
     }
-    plant_feet(rr);
     size_t n = (size_t)r->dof + 1;
     rr->lower = malloc(n * sizeof *rr->lower), rr->upper = malloc(n * sizeof *rr->upper);
     rr->vmax = malloc(n * sizeof *rr->vmax), rr->qidx = malloc(n * sizeof *rr->qidx);
@@ -749,6 +744,7 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     if (!rr->lower || !rr->upper || !rr->vmax || !rr->qidx || !rr->neutral || !d || paths(rr) != 0) goto oom;
     column_limits(rr);
     kg_fk(r, d);
+    plant_feet(rr, d);
     stand_turn(rr, d, rr->stand); /* then everything at rest is measured standing so */
     kg_mat3_copy(d->base_rot, rr->stand);
     kg_fk(r, d);
