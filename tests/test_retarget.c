@@ -755,12 +755,14 @@ static void walk_after_pose(char path[], int ramp) {
 }
 
 /* A cut (the source's limbs turned more than cut_angle in a frame: a pose
- * before the take) is caught up: the sample walk after a frame with its arms
- * forward and its forearms up. Followed at the joints' speeds from there, the
- * left arm went the long way round onto its limits and stayed there (its
- * upper arm 65 degrees off on average over the clip); solved afresh at the
- * cut, the robot is pulled onto that pose for a few frames and the clip's
- * pose error is within a few degrees of the walk's own. */
+ * before the take): the sample walk after a frame with its arms forward and
+ * its forearms up. The frame is solved afresh and the robot pulled onto that
+ * solve for at most cut_time where it ends better than the robot's own start;
+ * either way the clip's pose error stays within a few degrees of the walk's
+ * own and no worse than followed greedily. (Before headings were read
+ * continuously, the greedy run's left arm went the long way round onto its
+ * limits and stayed there, 65 degrees off on average; test_stuck_limb keeps
+ * a limb that does.) */
 static void test_cut_catch_up(void **state) {
     (void)state;
     char path[] = "/tmp/kg_walk_after_pose_XXXXXX";
@@ -779,8 +781,9 @@ static void test_cut_catch_up(void **state) {
            caught.pose_segment_mean_deg[2], caught.source_cuts, caught.catch_up_frames,
            greedy.pose_p95_deg, greedy.pose_segment_mean_deg[2], greedy.source_cuts);
     assert_int_equal(caught.source_cuts, 1), assert_int_equal(greedy.source_cuts, 0), assert_int_equal(plain.source_cuts, 0);
-    assert_true(caught.catch_up_frames > 0 && caught.catch_up_frames <= (int)(o.tune.cut_time * 30 + 1));
+    assert_true(caught.catch_up_frames <= (int)(o.tune.cut_time * 30 + 1));
     assert_true(caught.pose_p95_deg <= plain.pose_p95_deg + 5);
+    assert_true(caught.pose_p95_deg <= greedy.pose_p95_deg + 0.5);
     assert_true(caught.pose_segment_mean_deg[2] <= 10);
     assert_int_equal(caught.limit_violations, 0), assert_int_equal(caught.velocity_violations, 0);
 }
@@ -1414,6 +1417,31 @@ static void test_pivot_weight(void **state) {
 }
 
 /* ... and on a CMU clip that turns on its feet, w_pivot changes the output. */
+/* rt_heading: a frame turned by yaw, then pitched and rolled. Pitched or
+ * rolled alone it reads the yaw exactly; pitched and rolled together it moves
+ * smoothly as the pitch grows to nearly vertical (reading whichever axis lies
+ * nearer the ground jumped 0.3-0.6 rad where the two axes' ground shadows
+ * crossed). */
+static void test_heading_continuous(void **state) {
+    (void)state;
+    const double yaw = -1.9, roll = 0.35, z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0};
+    double Z[9], P[9], X[9], ZP[9], R[9], prev = NAN;
+    kg_rot_axis_angle(Z, z, yaw);
+    for (int deg = 0; deg <= 85; deg++) {
+        kg_rot_axis_angle(P, y, deg * KG_PI / 180);
+        kg_mat3_mul(ZP, Z, P);
+        KG_ASSERT_NEAR(rt_heading(ZP), yaw, 1e-12); /* pitched only */
+        kg_rot_axis_angle(X, x, deg * KG_PI / 180);
+        kg_mat3_mul(R, Z, X);
+        KG_ASSERT_NEAR(rt_heading(R), yaw, 1e-12); /* rolled only */
+        kg_rot_axis_angle(X, x, roll);
+        kg_mat3_mul(R, ZP, X);
+        double h = rt_heading(R);
+        if (deg > 0) assert_true(fabs(remainder(h - prev, 2 * KG_PI)) < 0.02); /* under 1.2 deg per degree of pitch */
+        prev = h;
+    }
+}
+
 static void test_pivot_weight_turns(void **state) {
     (void)state;
     KG_REQUIRE_DATA(data);
@@ -1816,7 +1844,7 @@ int main(void) {
         cmocka_unit_test(test_elbow_twist),
         cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
-        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns),
+        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

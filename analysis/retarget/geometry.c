@@ -56,9 +56,14 @@ int rt_at_limit(const kg_retarget_robot *rr, const double *q, int l) {
     return 0;
 }
 
-double rt_heading(const double R[9]) {
-    return hypot(R[0], R[3]) >= hypot(R[1], R[4]) ? atan2(R[3], R[0]) : atan2(-R[1], R[4]);
-}
+/* The turn about z of the nearest pure turn about z: the x and y axes'
+ * ground projections, the y one turned back by 90 degrees, added. Exact for
+ * a frame pitched or rolled only, and continuous as a frame tilts: taking
+ * whichever single axis lies nearer the ground switched between two readings
+ * of a pitched and rolled foot (a source foot on its toes read 0.58 rad
+ * apart in consecutive frames, and the pivoting robot foot turned with it in
+ * one frame, 7 cm at its origin). */
+double rt_heading(const double R[9]) { return atan2(R[3] - R[1], R[0] + R[4]); }
 
 void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], const double R[9], double out[4][3]) {
     for (int k = 0; k < 4; k++) {

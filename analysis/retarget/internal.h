@@ -296,8 +296,8 @@ void rt_frame_xz(double R[9], const double x[3], const double z[3]);
 void rt_frame_yz(double R[9], const double y[3], const double z[3]);
 /* The rotation about z by yaw, times R0. */
 void rt_yaw_rot(double R[9], double yaw, const double R0[9]);
-/* The heading (rad) of a frame's x axis, or of its y axis less 90 degrees when that
- * one is nearer the horizontal. */
+/* The heading (rad) of a frame: the turn about z of the pure turn about z
+ * nearest it (continuous as the frame tilts; exact when it only pitches or rolls). */
 double rt_heading(const double R[9]);
 /* The corners of side's sole in the world, its foot link at pos turned by R. */
 void rt_sole_at(const kg_retarget_robot *rr, int side, const double pos[3], const double R[9], double out[4][3]);
