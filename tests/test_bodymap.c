@@ -306,6 +306,33 @@ static void test_roll_bones(void **state) {
     kg_model_free(m);
 }
 
+/* The same rig with the left foot 3 cm longer (its toe's end): the roll bone
+ * halfway down the left shank is then nearer the middle of the whole leg
+ * than the knee, as in a rig whose limbs are cut into segment bones of equal
+ * length (thigh, thigh.001, shin, shin.001) and whose legs differ by a little.
+ * That leg's hip and knee were its knee and shank roll bone; a roll bone
+ * stays in line over the clip, the knee bends: it is the knee. */
+static void test_segment_bones_uneven(void **state) {
+    (void)state;
+    static const char *const want[KG_NPART] = {
+        "Hips", "Chest", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftToeBase", "LeftArm", "LeftForeArm",
+        "LeftHand", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase", "RightArm", "RightForeArm", "RightHand"};
+    char *text = kg_test_replace_after(kg_test_slurp(ROLL_BONES), "JOINT LeftToeBase", "OFFSET 0 0 6", "OFFSET 0 0 9");
+    kg_motion *mo = NULL;
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load_clip_buffer("uneven_roll_bones.bvh", text, strlen(text), NULL, &mo, &d);
+    assert_non_null(m);
+    kg_body_map map;
+    for (int k = 0; k < KG_NPART; k++) map.link[k] = -1;
+    assert_int_equal(kg_body_map_find_clip(m, mo, &map, &d), 0);
+    expect_parts(m, &map, want);
+    kg_diags_clear(&d);
+    kg_motion_free(mo);
+    kg_model_free(m);
+    free(text);
+}
+
 /* Arms that end at the elbow's link: the wrist is the far end of the forearm's
  * cylinder, 0.22 m down its axis. */
 static void test_no_hands(void **state) {
@@ -624,7 +651,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clips),          cmocka_unit_test(test_robots),
         cmocka_unit_test(test_poser),
-        cmocka_unit_test(test_roll_bones),          cmocka_unit_test(test_no_hands),
+        cmocka_unit_test(test_roll_bones),     cmocka_unit_test(test_segment_bones_uneven),
+        cmocka_unit_test(test_no_hands),
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),

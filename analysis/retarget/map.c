@@ -73,6 +73,9 @@
  * segment's true end. Only there: a knee or elbow held straight over a short
  * clip is in line too. STILL_FRAMES frames are sampled. */
 #define STILL_COS 0.99966
+/* Knee candidates whose distances from the limb's middle differ by at most
+ * this share of the limb are equally near (middle). */
+#define MIDDLE_TIE 0.1
 #define STILL_FRAMES 200
 /* Knee, hip and ankle depend on each other; they settle in a round or two. */
 #define JOINT_ROUNDS 4
@@ -433,9 +436,15 @@ static int settle(const body *b, const limb *L, int k, int lo, int to) {
 }
 
 /* The knee (elbow): the bending link strictly between path indices lo and hi
- * whose arc position is nearest their middle (the first of equals). */
+ * whose arc position is nearest their middle (the first of equals); of a
+ * skeleton's links about as near (MIDDLE_TIE), one that bends over the clip
+ * rather than one in line throughout (find_still). A rig's limb cut into
+ * segment bones of equal length (thigh, thigh.001, shin, shin.001) has a
+ * segment joint as near the middle as the knee: the legs' slightly different
+ * lengths took the knee on one side and the shin's segment joint on the
+ * other. */
 static int middle(const body *b, const limb *L, int lo, int hi) {
-    double want = 0.5 * (L->s[lo] + L->s[hi]);
+    double want = 0.5 * (L->s[lo] + L->s[hi]), tie = MIDDLE_TIE * (L->s[hi] - L->s[lo]);
     int best = -1, any = -1;
     double bd = INFINITY, ad = INFINITY;
     for (int k = lo + 1; k < hi && k < L->n; k++) {
@@ -443,21 +452,27 @@ static int middle(const body *b, const limb *L, int lo, int hi) {
         if (dd < ad) ad = dd, any = k;
         if (dd < bd && bends(b, L, k, hi)) bd = dd, best = k;
     }
-    return best >= 0 ? best : any;
+    if (best < 0) return any;
+    for (int k = lo + 1; b->still && b->still[L->path[best]] && k < hi && k < L->n; k++)
+        if (!b->still[L->path[k]] && fabs(L->s[k] - want) <= bd + tie && bends(b, L, k, hi)) return k;
+    return best;
 }
 
 /* The hip (shoulder): the last bending link above the knee at least HIP_TOP of
- * the shank (the arc from knee to ankle) above it, settled to the first bending
- * link at its point; a clavicle before it does not count, being farther up. */
+ * the shank (the arc from knee to ankle) above it (of a skeleton's, the last
+ * that bends over the clip when any does), settled to the first bending link
+ * at its point; a clavicle before it does not count, being farther up. */
 static int top(const body *b, const limb *L, int knee, int ankle) {
     double shank = L->s[ankle] - L->s[knee];
-    int best = -1, any = 0;
+    int best = -1, moving = -1, any = 0;
     for (int k = 0; k < knee; k++) {
         if (L->s[knee] - L->s[k] < HIP_TOP * shank) continue;
         any = k;
-        if (bends(b, L, k, knee)) best = k;
+        if (!bends(b, L, k, knee)) continue;
+        best = k;
+        if (!(b->still && b->still[L->path[k]])) moving = k; /* not a segment bone partway down (middle) */
     }
-    return settle(b, L, best >= 0 ? best : any, 0, knee);
+    return settle(b, L, moving >= 0 ? moving : best >= 0 ? best : any, 0, knee);
 }
 
 /* The ankle (wrist): the end of the longest segment from the knee to the first
