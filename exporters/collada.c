@@ -20,10 +20,12 @@
  *   velocity, acceleration  the motion system's speed and acceleration
  *   effort, damping, friction, safety controller, calibration
  *                     <joint><extra type="kinegraph"> (SI units), not <acceleration>
- *   inertial          rigid body: mass, mass_frame (the COM, principal axes), inertia
- *                     (principal moments); a diagonal declared tensor keeps its frame
+ *   inertial          rigid body: mass, mass_frame (the COM, principal axes) in the
+ *                     root link's frame at zero joint values (as OpenRAVE and ROS write
+ *                     and read it; instance_physics_model's parent is the root's node),
+ *                     inertia (principal moments); a diagonal declared tensor keeps its frame
  *   collision boxes, spheres, cylinders, capsules
- *                     rigid-body shapes (exact)
+ *                     rigid-body shapes (exact), placed like mass_frame
  *   URDF extras (transmission, gazebo, ...)
  *                     <kinematics_model><extra type=KIND><technique profile="URDF">
  *   visual geometry   a node under its link's node instancing a <geometry>;
@@ -1106,10 +1108,13 @@ static void visual_nodes(cw *x) {
 }
 
 /* Collision geometry as rigid-body shapes: primitives as such, meshes instancing
- * their <geometry>. */
-static void shapes(cw *x, int i) {
+ * their <geometry>; placed where the mass frame is (mass_frame): in the root
+ * link's frame with the joints at zero, as OpenRAVE writes them. zero: the
+ * links' poses there (zero_poses). */
+static void shapes(cw *x, int i, const double *zero) {
     const kg_model *m = x->m;
     const kg_link *L = &m->link[i];
+    const double *at = zero + 12 * i;
     for (int g = L->geom_first; g < L->geom_first + L->geom_count; g++) {
         const kg_geom *G = &m->geom[g];
         if (G->role != KG_COLLISION) continue;
@@ -1142,7 +1147,9 @@ static void shapes(cw *x, int i) {
             end(x);
             break;
         }
-        pose_elements(x, G->pos, G->rot);
+        double r[9], p[3];
+        kg_pose_mul(r, p, at, at + 9, G->rot, G->pos);
+        pose_elements(x, p, r);
         if (G->name) {
             start(x, "extra");
             attr(x, "type", "kinegraph");
@@ -1197,8 +1204,44 @@ static int find_placeholder(const cw *x) {
     return -1;
 }
 
+/* Each link's pose at the zero joint values in the root link's frame (9
+ * rotation then 3 position values per link), or NULL when memory runs out
+ * (marked). Every joint's motion is the identity there (mimic offsets too:
+ * the COLLADA reader places links from the attachments alone). */
+static double *zero_poses(cw *x) {
+    const kg_model *m = x->m;
+    double *z = malloc((size_t)m->nlink * 12 * sizeof *z);
+    if (!z) {
+        x->oom = 1;
+        return NULL;
+    }
+    kg_mat3_identity(z);
+    z[9] = z[10] = z[11] = 0;
+    for (int i = 1; i < m->nlink; i++) { /* parents come before their children */
+        const kg_joint *J = &m->joint[m->link[i].joint];
+        const double *up = z + 12 * m->link[i].parent;
+        kg_pose_mul(z + 12 * i, z + 12 * i + 9, up, up + 9, J->rot, J->pos);
+    }
+    return z;
+}
+
+/* <mass_frame>: the COM and the axes `rot` (in link i's frame) in the frame of
+ * the node instance_physics_model names as its parent, the root link's, with
+ * the joints at zero. That is where OpenRAVE's and ROS's writers put it and
+ * where their readers (and kinegraph's) look for it, not in the link's frame. */
+static void mass_frame(cw *x, const double *zero, int i, const double rot[9]) {
+    const double *at = zero + 12 * i;
+    double r[9], p[3];
+    kg_pose_mul(r, p, at, at + 9, rot, x->m->link[i].com);
+    start(x, "mass_frame");
+    pose_elements(x, p, r);
+    end(x);
+}
+
 static void library_physics(cw *x) {
     const kg_model *m = x->m;
+    double *zero = zero_poses(x);
+    if (!zero) return;
     start(x, "library_physics_models");
     start(x, "physics_model");
     attr(x, "id", "pmodel");
@@ -1212,7 +1255,7 @@ static void library_physics(cw *x) {
         start(x, "technique_common");
         if (!L->has_inertial) { /* only collision shapes */
             text(x, "dynamic", "false");
-            shapes(x, i);
+            shapes(x, i, zero);
             end(x);
             end(x);
             continue;
@@ -1231,11 +1274,9 @@ static void library_physics(cw *x) {
             memset(moments, 0, sizeof moments);
             kg_mat3_identity(rot);
         }
-        start(x, "mass_frame");
-        pose_elements(x, L->com, rot);
-        end(x);
+        mass_frame(x, zero, i, rot);
         nums(x, "inertia", moments, 3);
-        shapes(x, i);
+        shapes(x, i, zero);
         if (!has_collision(m, i)) placeholder_shape(x);
         end(x);
         end(x);
@@ -1248,7 +1289,7 @@ static void library_physics(cw *x) {
     start(x, "instance_physics_model");
     attr(x, "url", "#pmodel");
     attr(x, "sid", "ipm");
-    attr(x, "parent", "#n0");
+    attr(x, "parent", "#n0"); /* the root link's node, which the kinematics model is bound to: mass frames are in it */
     for (int i = 0; i < m->nlink; i++) {
         if (!has_body(m, i)) continue;
         char b[32], t[32];
@@ -1268,6 +1309,7 @@ static void library_physics(cw *x) {
     end(x);
     end(x);
     end(x);
+    free(zero);
 }
 
 /* ---- animation ------------------------------------------------------------------------ */

@@ -31,7 +31,15 @@
  *     COLLADA units), is a mimic coupling (converted to SI). Others are
  *     evaluated to tell and reported; the joint is then left independent.
  *   - <up_axis> does not change kinematics (frames are relative); it is
- *     reported. */
+ *     reported.
+ *   - A rigid body's mass_frame and shapes are given, as the robotics tools
+ *     write and read them, in the frame of the node instance_physics_model's
+ *     `parent` names (taken as the kinematics model's frame; see
+ *     physics_frame) with every joint at zero, not in its link's frame: the
+ *     link's inertial is inverse(link at zero) * mass_frame, its collision
+ *     geometry inverse(link at zero) * shape.
+ *   - A joint whose axes are all zero (urdf_to_collada's URDF fixed joints) is
+ *     fixed, with a warning (collada.axis_zero_fixed). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,13 +253,22 @@ static void read_joint_extra(cd *c, xmlNodePtr def, kg_joint *kj) {
     }
 }
 
+/* Does the joint have axes, all of them zero? ROS's urdf_to_collada writes each
+ * URDF fixed joint so (a revolute axis 0 0 0, limits 0..0), and ROS's reader
+ * reads them as fixed: so does this one, saying so. */
+static int zero_axes(const cjoint *def) {
+    for (int k = 0; k < def->naxis; k++)
+        if (def->axis[k].dir[0] != 0 || def->axis[k].dir[1] != 0 || def->axis[k].dir[2] != 0) return 0;
+    return def->naxis > 0;
+}
+
 /* Builds the joint of an attachment, from parent to child; line: where it is. */
 static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, const pose *origin, int line) {
     const cjoint *def = j->def;
-    kg_joint_type type = KG_JOINT_FIXED;
-    if (def->naxis == 1)
+    kg_joint_type type = KG_JOINT_FIXED; /* also for zero axes */
+    if (def->naxis == 1 && !zero_axes(def))
         type = def->axis[0].prismatic ? KG_JOINT_PRISMATIC : def->axis[0].has_limit ? KG_JOINT_REVOLUTE : KG_JOINT_CONTINUOUS;
-    else if (def->naxis > 1)
+    else if (def->naxis > 1 && !zero_axes(def))
         type = KG_JOINT_COMPOUND;
     const char *name = j->name;
     if (j->uses++) {
@@ -261,11 +278,20 @@ static kg_joint *attach(cd *c, jinst *j, const char *parent, const char *child, 
         kg_diag_add(c->d, KG_WARNING, "collada.joint_reused", c->file, line, "joint",
                     "joint '%s' is attached more than once; this use is '%s'", j->name, name);
     }
+    if (zero_axes(def)) { /* said at the axis, where the zero is */
+        xmlNodePtr a = kg_xml_first(def->node);
+        while (a && !kg_xml_is(a, "revolute") && !kg_xml_is(a, "prismatic")) a = kg_xml_next(a);
+        kg_diag_add(c->d, KG_WARNING, "collada.axis_zero_fixed", c->file, cd_line_of(a), cd_tag(a),
+                    "joint '%s' has a zero axis; it is read as a fixed joint (urdf_to_collada writes URDF fixed joints so)",
+                    name);
+    }
     kg_joint *kj = kg_builder_add_joint(c->b, name, type, parent, child, line);
     kg_vec3_copy(kj->pos, origin->p);
     kg_mat3_copy(kj->rot, origin->r); /* exact; rpy only describes it (ill-conditioned near pitch +-90 deg) */
     kg_rot_to_rpy(origin->r, kj->rpy);
-    if (def->naxis == 1) {
+    if (type == KG_JOINT_FIXED) {
+        /* no axis, no limits: nothing moves */
+    } else if (def->naxis == 1) {
         kg_vec3_copy(kj->axis, def->axis[0].dir);
         if (def->axis[0].has_limit) {
             kj->has_limit = 1;
@@ -288,6 +314,7 @@ static int commutes(const cjoint *def, const pose *L) {
     double id[9];
     kg_mat3_identity(id);
     if (!memcmp(L->r, id, sizeof id) && !L->p[0] && !L->p[1] && !L->p[2]) return 1; /* no transform of its own */
+    if (zero_axes(def)) return 1; /* read as fixed */
     if (def->naxis != 1) return def->naxis == 0;
     if (def->axis[0].prismatic) return 1;
     const double *a = def->axis[0].dir, *p = L->p;
@@ -296,10 +323,32 @@ static int commutes(const cjoint *def, const pose *L) {
     return sqrt(off) <= 1e-12 * fmax(1, kg_vec3_norm(p));
 }
 
+/* Each link's pose at the zero joint values, in the kinematics model's frame,
+ * indexed as c->links: rigid bodies give their mass frames and shapes in the
+ * model's frame (physics_frame), and this takes them to the link's. */
+typedef struct zeros {
+    pose *at;
+    int n, cap;
+} zeros;
+
+/* Link `self` at zero: its parent's pose (up; -1: the model's origin), the
+ * attachment's transform (the joint's motion is the identity at zero; NULL for
+ * a root), then the link's own transform. */
+static void place_at_zero(cd *c, zeros *z, int self, int up, const pose *attachment, const pose *own) {
+    if (self != z->n || cd_grow(c, (void **)&z->at, self, &z->cap, sizeof *z->at) != 0) return;
+    pose p;
+    if (up >= 0) p = z->at[up];
+    else cd_pose_identity(&p);
+    if (attachment) cd_pose_mul(&p, &p, attachment);
+    cd_pose_mul(&z->at[self], &p, own);
+    z->n++;
+}
+
 /* Adds <link> `link` (joined to `parent` by `via` at `origin`; the root when
- * via is NULL) to the model; returns its index in c->links, or -1 when memory
- * runs out (marked). */
-static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin, xmlNodePtr at) {
+ * via is NULL) to the model and its pose at zero to z; returns its index in
+ * c->links, or -1 when memory runs out (marked). */
+static int enter_link(cd *c, zeros *z, xmlNodePtr link, const char *parent, int up, jinst *via, const pose *origin,
+                      xmlNodePtr at) {
     const char *name = link_name(c, link);
     pose own_t;
     cd_read_pose(c, link, &own_t);
@@ -328,7 +377,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
         pose o;
         cd_pose_mul(&o, origin, &own_t);
         kg_joint *kj = attach(c, via, parent, name, &o, cd_line_of(at));
-        if (via->def->naxis == 1) { /* the axis, seen from the moved frame: R_L^T a */
+        if (via->def->naxis == 1 && kj->type != KG_JOINT_FIXED) { /* the axis, seen from the moved frame: R_L^T a */
             double a[3];
             kg_mat3_tvec(a, own_t.r, via->def->axis[0].dir);
             kg_vec3_copy(kj->axis, a);
@@ -351,6 +400,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
     c->links[c->nlinks].drawn = 0;
     int self = c->nlinks;
     cd_put(c, &c->link_names, name, c->nlinks++);
+    place_at_zero(c, z, self, up, via ? origin : NULL, &own_t);
     return self;
 }
 
@@ -358,7 +408,7 @@ static int enter_link(cd *c, xmlNodePtr link, const char *parent, int up, jinst 
  * stack of its own (a chain of 10^5 links must not need 10^5 C stack frames):
  * attachment_full children are entered, attachment_start and attachment_end
  * mark the ends of loops. Deeper than KG_LIMIT_DEPTH is an error. */
-static void walk_link(cd *c, xmlNodePtr root) {
+static void walk_link(cd *c, zeros *z, xmlNodePtr root) {
     typedef struct { xmlNodePtr k; int self; } frame; /* k: the next child element to look at */
     int top = 0, cap = 64;
     frame *st = malloc(64 * sizeof *st);
@@ -366,7 +416,7 @@ static void walk_link(cd *c, xmlNodePtr root) {
         cd_oom(c);
         return;
     }
-    st[top++] = (frame){kg_xml_first(root), enter_link(c, root, NULL, -1, NULL, NULL, NULL)};
+    st[top++] = (frame){kg_xml_first(root), enter_link(c, z, root, NULL, -1, NULL, NULL, NULL)};
     if (st[0].self < 0) top = 0; /* out of memory */
     while (top > 0) {
         frame *t = &st[top - 1];
@@ -413,7 +463,7 @@ static void walk_link(cd *c, xmlNodePtr root) {
                 break;
             }
             st = grown;
-            st[top] = (frame){kg_xml_first(child), enter_link(c, child, name, up, j, &o, k)};
+            st[top] = (frame){kg_xml_first(child), enter_link(c, z, child, name, up, j, &o, k)};
             if (st[top].self < 0) break; /* out of memory */
             top++;
         }
@@ -600,6 +650,7 @@ static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
         return;
     }
     j->kaxis_sid = kg_xml_attr(&c->x, ai, "sid");
+    if (zero_axes(j->def)) return; /* read as fixed: no limits, nothing locked */
     double v;
     xmlNodePtr n;
     if ((n = kg_xml_child(ai, "active")) && scalar(c, n, &v) == 0) j->active = v != 0;
@@ -629,7 +680,9 @@ static void kinematics_axis_info(cd *c, xmlNodePtr ai) {
     }
 }
 
-static void motion_axis_info(cd *c, xmlNodePtr ai) {
+/* ros: the file is ROS urdf_to_collada's (ros_writer): its speed is URDF's
+ * velocity, in rad/s or m/s, and its acceleration URDF's effort. */
+static void motion_axis_info(cd *c, xmlNodePtr ai, int ros) {
     const char *ref = kg_xml_attr(&c->x, ai, "axis");
     const char *last = ref ? strrchr(ref, '/') : NULL;
     last = last ? last + 1 : ref;
@@ -640,10 +693,15 @@ static void motion_axis_info(cd *c, xmlNodePtr ai) {
         cd_diag(c, KG_WARNING, "collada.bad_ref", ai, "motion axis_info axis '%s' names no kinematics axis_info; ignored%s", ref, NULL);
         return;
     }
+    if (zero_axes(j->def)) return; /* read as fixed: no speed */
     double v, s = joint_scale(c, j);
+    if (ros) s = j->made->type == KG_JOINT_PRISMATIC ? c->unit : 1;
     xmlNodePtr n;
     if ((n = kg_xml_child(ai, "speed")) && scalar(c, n, &v) == 0) j->made->velocity = v * s;
-    if ((n = kg_xml_child(ai, "acceleration")) && scalar(c, n, &v) == 0) j->made->acceleration = v * s;
+    if ((n = kg_xml_child(ai, "acceleration")) && scalar(c, n, &v) == 0) {
+        if (ros) j->made->effort = v;
+        else j->made->acceleration = v * s;
+    }
 }
 
 /* ---- physics ------------------------------------------------------------------------ */
@@ -681,8 +739,9 @@ static const char *shape_name(cd *c, xmlNodePtr sh) {
 }
 
 /* The shapes of a rigid body are collision geometry of its link: analytic ones
- * (box, sphere, cylinder, capsule) and instanced geometries. */
-static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
+ * (box, sphere, cylinder, capsule) and instanced geometries. Their transforms
+ * are given where mass frames are: place takes them to the link's frame. */
+static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L, const pose *place) {
     for (xmlNodePtr sh = kg_xml_first(tc); sh; sh = kg_xml_next(sh)) {
         if (!kg_xml_is(sh, "shape")) continue;
         /* kinegraph's stand-in for "no geometry" in a body with a mass (the schema
@@ -692,6 +751,7 @@ static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
         if (ig) {
             pose at;
             cd_read_pose(c, sh, &at);
+            cd_pose_mul(&at, place, &at); /* at keeps its scale, on the right */
             cd_add_geometry(c, kg_xml_attr(&c->x, ig, "url"), ig, L, KG_COLLISION, &at, shape_name(c, sh));
             continue;
         }
@@ -720,6 +780,7 @@ static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
         }
         pose t;
         cd_read_pose(c, sh, &t);
+        cd_pose_mul(&t, place, &t);
         kg_geom *g = kg_builder_add_geom(c->b, L, KG_COLLISION, type, NULL, cd_line_of(sh));
         g->name = shape_name(c, sh) ? kg_builder_strdup(c->b, shape_name(c, sh)) : NULL;
         memcpy(g->size, size, sizeof size);
@@ -729,7 +790,20 @@ static void read_shapes(cd *c, xmlNodePtr tc, kg_link *L) {
     }
 }
 
-static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
+/* Where link i's body places its mass frame and shapes, given in `frame` (in
+ * the model's frame), in the link's frame: inverse(link i at zero) * frame. */
+static void body_place(const zeros *z, int i, const pose *frame, pose *out) {
+    pose link;
+    if (i < z->n) link = z->at[i];
+    else cd_pose_identity(&link); /* memory ran out placing it: the import fails anyway */
+    kg_mat3_mul_at(out->r, link.r, frame->r);
+    double d[3] = {frame->p[0] - link.p[0], frame->p[1] - link.p[1], frame->p[2] - link.p[2]};
+    kg_mat3_tvec(out->p, link.r, d);
+}
+
+/* One rigid body of an instance_physics_model (instance; NULL when read from the
+ * library), its mass frame given in `frame`. */
+static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance, const zeros *z, const pose *frame) {
     xmlNodePtr tc = kg_xml_child(rb, "technique_common");
     if (!tc) return;
     int i = body_link(c, rb, instance);
@@ -743,15 +817,20 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     kg_inertial *in = &L->inertial;
     xmlNodePtr mass = kg_xml_child(tc, "mass"), inertia = kg_xml_child(tc, "inertia"), mf = kg_xml_child(tc, "mass_frame");
     double I[3] = {0, 0, 0};
+    pose place;
+    body_place(z, i, frame, &place);
     if (!mass) { /* a body of collision shapes only */
-        read_shapes(c, tc, L);
+        read_shapes(c, tc, L, &place);
         return;
     }
     if (cd_numbers(c, mass, &in->mass, 1) != 0) return;
     if (inertia && cd_numbers(c, inertia, I, 3) != 0) return;
-    pose t;
-    if (mf) cd_read_pose(c, mf, &t);
-    else cd_pose_identity(&t);
+    pose t; /* no mass_frame: the COM at the link's origin, as the schema's default and ROS's reader have it */
+    cd_pose_identity(&t);
+    if (mf) {
+        cd_read_pose(c, mf, &t);
+        cd_pose_mul(&t, &place, &t);
+    }
     kg_vec3_copy(in->pos, t.p);
     kg_mat3_copy(in->rot, t.r);
     kg_rot_to_rpy(t.r, in->rpy);
@@ -760,29 +839,70 @@ static void read_body(cd *c, xmlNodePtr rb, xmlNodePtr instance) {
     in->inertia[3] = I[1] * u2;
     in->inertia[5] = I[2] * u2;
     L->has_inertial = 1;
-    read_shapes(c, tc, L);
+    read_shapes(c, tc, L, &place);
     if (!inertia)
         cd_diag(c, KG_WARNING, "collada.no_inertia", tc, "rigid body '%s' has a mass but no inertia; zero inertia is used%s",
              kg_xml_attr(&c->x, rb, "sid"), NULL);
 }
 
-/* Rigid bodies of the physics models the scene instantiates (else of all). */
-static void read_physics(cd *c, xmlNodePtr root) {
+static xmlNodePtr bound_node(cd *c, xmlNodePtr root);
+
+/* The frame, in the model's, that the mass frames and shapes of an
+ * instance_physics_model's bodies (ipm; NULL when read from the library) are
+ * given in. The schema puts them in their body's own frame, but the robotics
+ * writers and readers of COLLADA 1.5 (OpenRAVE, ROS collada_urdf and
+ * collada_parser, OpenHRP) give mass frames in the frame of the node
+ * instance_physics_model's `parent` names, with the robot at its zero joint
+ * values, and OpenRAVE's writer its shapes too (wam.dae: wam1's shape sits at
+ * 0.22 0.14 0.346 turned -90 deg about x, where wam1 is). That node is the one
+ * the kinematics model is bound to (OpenRAVE, kinegraph) or one holding it
+ * (ROS, whose link nodes carry the visual origin, so their transforms are not
+ * the kinematics'; OpenRAVE's man1 and katana, whose mass frames are the
+ * model's all the same): both are the model's frame. Without a parent,
+ * OpenRAVE's and ROS's readers take the (first) root link's frame. Any other
+ * node is reported and read as the model's. */
+static void physics_frame(cd *c, xmlNodePtr root, xmlNodePtr ipm, const zeros *z, pose *frame) {
+    const char *url = ipm ? kg_xml_attr(&c->x, ipm, "parent") : NULL;
+    cd_pose_identity(frame);
+    if (!url) {
+        if (z->n) *frame = z->at[0];
+        return;
+    }
+    xmlNodePtr parent = cd_by_url(c, url), bound = bound_node(c, root);
+    if (!parent || !kg_xml_is(parent, "node")) {
+        cd_diag(c, KG_WARNING, "collada.bad_ref", ipm, "instance_physics_model parent '%s' names no node; its bodies' mass "
+                "frames and shapes are read in the kinematics model's frame%s", url, NULL);
+        return;
+    }
+    for (xmlNodePtr n = bound; n; n = n->parent)
+        if (n == parent) return;
+    if (bound)
+        cd_diag(c, KG_WARNING, "collada.physics_parent", ipm, "instance_physics_model parent '%s' is not the node the "
+                "kinematics model is bound to, nor one holding it; its bodies' mass frames and shapes are read in the "
+                "model's frame%s", url, NULL);
+}
+
+/* Rigid bodies of the physics models the scene instantiates (else of all). z:
+ * the links at zero, where mass frames are given. */
+static void read_physics(cd *c, xmlNodePtr root, const zeros *z) {
     xmlNodePtr scene = kg_xml_child(root, "scene");
     xmlNodePtr ips = scene ? kg_xml_child(scene, "instance_physics_scene") : NULL;
     xmlNodePtr ps = ips ? cd_by_url(c, kg_xml_attr(&c->x, ips, "url")) : NULL;
     int n = 0;
+    pose frame;
     for (xmlNodePtr ipm = ps ? kg_xml_first(ps) : NULL; ipm; ipm = kg_xml_next(ipm)) {
         if (!kg_xml_is(ipm, "instance_physics_model")) continue;
         xmlNodePtr pm = cd_by_url(c, kg_xml_attr(&c->x, ipm, "url"));
+        physics_frame(c, root, ipm, z, &frame);
         for (xmlNodePtr rb = pm ? kg_xml_first(pm) : NULL; rb; rb = kg_xml_next(rb))
-            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, ipm), n++;
+            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, ipm, z, &frame), n++;
     }
     if (n) return;
     xmlNodePtr lib = kg_xml_child(root, "library_physics_models");
+    physics_frame(c, root, NULL, z, &frame);
     for (xmlNodePtr pm = lib ? kg_xml_first(lib) : NULL; pm; pm = kg_xml_next(pm))
         for (xmlNodePtr rb = kg_xml_first(pm); rb; rb = kg_xml_next(rb))
-            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, NULL);
+            if (kg_xml_is(rb, "rigid_body")) read_body(c, rb, NULL, z, &frame);
 }
 
 /* ---- the whole file ------------------------------------------------------------------- */
@@ -961,14 +1081,19 @@ static jinst *param_joint(cd *c, const char *param, int *axis) {
     return resolve_joint(c, ref, axis);
 }
 
+/* The node the scene binds the kinematics model to (the first
+ * bind_kinematics_model's), or NULL. */
+static xmlNodePtr bound_node(cd *c, xmlNodePtr root) {
+    xmlNodePtr scene = kg_xml_child(root, "scene"), iks = scene ? kg_xml_child(scene, "instance_kinematics_scene") : NULL;
+    xmlNodePtr b = iks ? kg_xml_child(iks, "bind_kinematics_model") : NULL;
+    return b ? by_path(c, kg_xml_attr(&c->x, b, "node")) : NULL;
+}
+
 static void scene_bindings(cd *c, xmlNodePtr root, bindings *bd) {
     memset(bd, 0, sizeof *bd);
+    bd->root_node = bound_node(c, root);
     xmlNodePtr scene = kg_xml_child(root, "scene"), iks = scene ? kg_xml_child(scene, "instance_kinematics_scene") : NULL;
     for (xmlNodePtr b = iks ? kg_xml_first(iks) : NULL; b; b = kg_xml_next(b)) {
-        if (kg_xml_is(b, "bind_kinematics_model") && !bd->root_node) {
-            bd->root_node = by_path(c, kg_xml_attr(&c->x, b, "node"));
-            continue;
-        }
         if (!kg_xml_is(b, "bind_joint_axis")) continue;
         xmlNodePtr el = by_path(c, kg_xml_attr(&c->x, b, "target")), ax = kg_xml_child(b, "axis");
         xmlNodePtr p = ax ? kg_xml_child(ax, "param") : NULL;
@@ -1060,6 +1185,19 @@ static kg_motion *kinematics_motion(cd *c, xmlNodePtr root, const kg_model *m, c
     return mo;
 }
 
+/* Is the file ROS collada_urdf's (urdf_to_collada: authoring tool "URDF Collada
+ * Writer")? That writer puts URDF's velocity (rad/s, m/s) in <speed>, which
+ * COLLADA has in degrees, and URDF's effort in <acceleration>; ROS's reader
+ * (collada_parser) reads them back so, and so does this one (read as degrees,
+ * the G1's 20 rad/s knee became 0.35 rad/s). A note says so. */
+static int ros_writer(cd *c, xmlNodePtr asset) {
+    xmlNodePtr who = asset ? kg_xml_child(asset, "contributor") : NULL, tool = who ? kg_xml_child(who, "authoring_tool") : NULL;
+    if (!tool || strncmp(cd_text(c, tool), "URDF Collada Writer", 19)) return 0;
+    cd_diag(c, KG_INFO, "collada.ros_writer", tool, "written by ROS urdf_to_collada: <speed> is read as URDF's velocity "
+            "(rad/s, m/s) and <acceleration> as its effort, as that writer means them%s%s", NULL, NULL);
+    return 1;
+}
+
 static kg_model *import_doc(cd *c, kg_motion **motion) {
     xmlNodePtr root = xmlDocGetRootElement(c->x.doc);
     if (!kg_xml_is(root, "COLLADA")) {
@@ -1085,6 +1223,7 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
     if (up && strcmp(cd_text(c, up), "Z_UP") != 0)
         cd_diag(c, KG_INFO, "collada.up_axis", up, "the file is %s; kinematics are kept in its axes (the root link is placed at "
              "the identity)%s", cd_text(c, up), NULL);
+    int ros = ros_writer(c, asset);
     xmlNodePtr tc = kg_xml_child(ch.kmodel, "technique_common");
     if (!tc) {
         cd_diag(c, KG_ERROR, "collada.syntax", ch.kmodel, "kinematics model without technique_common%s%s", NULL, NULL);
@@ -1107,8 +1246,9 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
         cd_diag(c, KG_INFO, "collada.several_roots", tc, "the kinematics model has %s root <link>s; each is fixed "
                 "to a static world link%s", n, NULL);
     }
+    zeros z = {0};
     for (xmlNodePtr l = kg_xml_first(tc); l; l = kg_xml_next(l))
-        if (kg_xml_is(l, "link")) walk_link(c, l);
+        if (kg_xml_is(l, "link")) walk_link(c, &z, l);
     close_loops(c);
     read_formulas(c, tc);
     if (ch.ksystem) {
@@ -1120,12 +1260,13 @@ static kg_model *import_doc(cd *c, kg_motion **motion) {
     if (ch.msystem) {
         xmlNodePtr t = kg_xml_child(ch.msystem, "technique_common");
         for (xmlNodePtr ai = t ? kg_xml_first(t) : NULL; ai; ai = kg_xml_next(ai))
-            if (kg_xml_is(ai, "axis_info")) motion_axis_info(c, ai);
+            if (kg_xml_is(ai, "axis_info")) motion_axis_info(c, ai, ros);
         keep_extras(c, ch.msystem->parent, "articulated_system");
     }
     keep_extras(c, ch.kmodel, "kinematics_model");
     cd_read_visual_scene(c, root);
-    read_physics(c, root);
+    read_physics(c, root, &z);
+    free(z.at);
     kg_strmap_free(&c->link_names);
     bindings bd;
     if (motion) scene_bindings(c, root, &bd);

@@ -147,10 +147,13 @@ static void test_units_limits_speed(void **state) {
     assert_true(j2->mimic >= 0);
     KG_ASSERT_NEAR(m->mimic[j2->mimic].multiplier, 1, 0);
     KG_ASSERT_NEAR(m->mimic[j2->mimic].offset, 0, 0);
-    /* rigid bodies: 0.1 kg each; RClaw's mass frame at z 0.1 */
+    /* rigid bodies: 0.1 kg each. RClaw's mass frame, translate 0 0 0.1 (line 619), is in
+     * the model's frame (instance_physics_model parent="#v1.node0", the bound node), where
+     * RClaw is at zero: 0.1 up, its attachment's 90 deg about x undone by its own -90 deg
+     * (lines 305-309). So its COM is at its own origin. */
     const kg_link *claw = &m->link[kg_model_link(m, "RClaw")];
     KG_ASSERT_NEAR(claw->mass, 0.1, 0);
-    KG_ASSERT_NEAR(claw->com[2], 0.1, 1e-15);
+    for (int k = 0; k < 3; k++) KG_ASSERT_NEAR(claw->com[k], 0, 1e-15);
     kg_model_free(m);
     kg_diags_clear(&d);
 

@@ -501,6 +501,9 @@ static void test_collada_peers(void **state) {
         const kg_link *la = &a->link[i], *lb = &b->link[kg_model_link(b, la->name)];
         KG_ASSERT_NEAR(lb->mass, la->mass, 1e-12);
         for (int k = 0; k < 9; k++) KG_ASSERT_NEAR(lb->inertia[k], la->inertia[k], 1e-9);
+        /* the COM (its inertial origin): our mass_frame is in the root link's frame at zero,
+         * where collada_parser reads it (it once came back with r_foot's at 0.03 0.1 0.56) */
+        for (int k = 0; k < 3; k++) KG_ASSERT_NEAR(lb->com[k], la->com[k], 1e-6);
     }
     kg_model_free(a);
     kg_model_free(b);
@@ -969,6 +972,244 @@ static void test_collada_mass_only_body(void **state) {
     kg_diags_clear(&d2);
 }
 
+/* OpenRAVE's wam.dae gives each rigid body's mass_frame in the frame of the node
+ * its instance_physics_model names as parent (line 1297: parent="#v1.node0", the
+ * node the kinematics model is bound to), with the arm at zero: the translations
+ * rise along the arm to z 1.25 m. Each link's COM in its own frame is
+ * inverse(link at zero) * mass_frame, worked out here from the file's numbers:
+ *   the links at zero (kinematics model, lines 609-653): wam0 at the identity;
+ *   attachment to wam1 translate 0.22 0.14 0.346, wam1's own rotate -1 0 0 90;
+ *   wam2's own rotate 1 0 0 90 (undoing wam1's); wam3's own translate 0.045 0
+ *   0.55 then rotate -1 0 0 90; wam4's own translate -0.045 0 0 then rotate 1 0
+ *   0 90. So wam3 is at (0.265, 0.14, 0.896) turned -90 deg about x, and wam4 at
+ *   (0.22, 0.14, 0.896) unturned.
+ *   mass frames (library_physics_models): wam3 translate 0.226741 0.140033
+ *   0.6884919999999998 (line 1367), wam4 translate 0.224985 0.139771 1.02872
+ *   (line 1383), wam0 translate 0.199823 0.14 0.07995289999999999 (line 1319).
+ *   wam4: (0.224985 - 0.22, 0.139771 - 0.14, 1.02872 - 0.896).
+ *   wam3: Rx(90) (0.226741 - 0.265, 0.140033 - 0.14, 0.688492 - 0.896), Rx(90)
+ *   taking (x, y, z) to (x, -z, y).
+ * Read in each link's own frame instead, the COMs once climbed to z 1.92 (wam4)
+ * and 2.42 m (wam6) on a 1.3 m arm. The bodies' shapes are placed the same way:
+ * wam3's at translate 0.265 0.14 0.896 rotate -1 0 0 90 (lines 1373-1374) and
+ * wam4's at translate 0.22 0.14 0.896 (line 1389), where the links are: each
+ * link's collision mesh (the geometry its visual node draws) at its origin. */
+static void test_collada_mass_frames_openrave(void **state) {
+    (void)state;
+    KG_REQUIRE_DATA(data);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/collada/pycollada/wam.dae", data);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_load(path, NULL, &d);
+    assert_non_null(m);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    const kg_link *w0 = &m->link[kg_model_link(m, "wam0")], *w3 = &m->link[kg_model_link(m, "wam3")],
+                  *w4 = &m->link[kg_model_link(m, "wam4")];
+    const double c0[3] = {0.199823, 0.14, 0.07995289999999999};
+    const double c3[3] = {0.226741 - 0.265, -(0.6884919999999998 - 0.896), 0.140033 - 0.14};
+    const double c4[3] = {0.224985 - 0.22, 0.139771 - 0.14, 1.02872 - 0.896};
+    for (int k = 0; k < 3; k++) {
+        KG_ASSERT_NEAR(w0->com[k], c0[k], 1e-12);
+        KG_ASSERT_NEAR(w3->com[k], c3[k], 1e-12);
+        KG_ASSERT_NEAR(w4->com[k], c4[k], 1e-12);
+    }
+    for (int k = 0; k < 2; k++) {
+        const kg_link *L = k ? w4 : w3;
+        int g = L->geom_first;
+        while (g < L->geom_first + L->geom_count && m->geom[g].role != KG_COLLISION) g++;
+        assert_true(g < L->geom_first + L->geom_count);
+        for (int c = 0; c < 3; c++) KG_ASSERT_NEAR(m->geom[g].pos[c], 0, 1e-12);
+        for (int c = 0; c < 9; c++) KG_ASSERT_NEAR(m->geom[g].rot[c], c % 4 == 0, 1e-12);
+    }
+    /* and where the arm holds them at zero: the file's translations (wam6's 1.22068, line 1415) */
+    kg_data *kd = kg_data_new(m);
+    for (int k = 0; k < m->nq; k++) kd->q[k] = 0;
+    kg_fk(m, kd);
+    int w6 = kg_model_link(m, "wam6");
+    double at[3];
+    kg_mat3_vec(at, kd->link_rot + 9 * w6, m->link[w6].com);
+    KG_ASSERT_NEAR(kd->link_pos[3 * w6 + 2] + at[2], 1.22068, 1e-12);
+    kg_data_free(kd);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
+/* urdf_to_collada's file of the URDF at `urdf` (written as DIR/NAME.dae), read
+ * by kinegraph, against the URDF: the same links and joints, each joint of the
+ * same type (fixed stays fixed: urdf_to_collada writes it as a revolute axis 0 0
+ * 0, read back with a warning each), limits, velocity and effort (which it
+ * writes, unconverted, in <speed> and <acceleration>), masses, COMs (its mass
+ * frames are in the root link's frame: the parent node "#visual0" holds the node
+ * the model is bound to, whose transform is the root's visual origin, not
+ * kinematics) and inertia tensors. */
+static void check_urdf_to_collada(const char *urdf, const char *dir, const char *name) {
+    char dae[600], cmd[2400];
+    snprintf(dae, sizeof dae, "%s/%s.dae", dir, name);
+    snprintf(cmd, sizeof cmd, "/usr/lib/collada_urdf/urdf_to_collada '%s' '%s' >/dev/null 2>&1", urdf, dae);
+    assert_int_equal(system(cmd), 0);
+    kg_diags d, d2;
+    kg_diags_init(&d);
+    kg_diags_init(&d2);
+    kg_model *a = kg_load(urdf, NULL, &d), *b = kg_load(dae, NULL, &d2);
+    assert_non_null(a);
+    assert_non_null(b);
+    if (kg_diags_count(&d2, KG_ERROR)) kg_test_print_diags(&d2);
+    assert_int_equal(kg_diags_count(&d2, KG_ERROR), 0);
+    assert_int_equal(kg_test_count(&d2, "collada.ros_writer"), 1);
+    assert_int_equal(b->nlink, a->nlink);
+    assert_int_equal(b->njoint, a->njoint);
+    int fixed = 0;
+    for (int j = 0; j < a->njoint; j++) {
+        const kg_joint *ja = &a->joint[j];
+        int k = kg_model_joint(b, ja->name);
+        if (k < 0) fail_msg("%s: joint %s lost", name, ja->name);
+        const kg_joint *jb = &b->joint[k];
+        if (ja->type != jb->type)
+            fail_msg("%s: joint %s: %s became %s", name, ja->name, kg_joint_type_name(ja->type), kg_joint_type_name(jb->type));
+        assert_string_equal(a->link[ja->parent].name, b->link[jb->parent].name);
+        fixed += ja->type == KG_JOINT_FIXED;
+        if (ja->type == KG_JOINT_FIXED) continue;
+        assert_int_equal(kg_joint_is_limited(jb), kg_joint_is_limited(ja));
+        if (kg_joint_is_limited(ja)) {
+            KG_ASSERT_NEAR(jb->lower, ja->lower, 1e-12);
+            KG_ASSERT_NEAR(jb->upper, ja->upper, 1e-12);
+        }
+        KG_ASSERT_NEAR(jb->velocity, ja->velocity, 0);
+        KG_ASSERT_NEAR(jb->effort, ja->effort, 0);
+    }
+    assert_int_equal(kg_test_count(&d2, "collada.axis_zero_fixed"), fixed);
+    for (int i = 0; i < a->nlink; i++) {
+        const kg_link *la = &a->link[i];
+        int k = kg_model_link(b, la->name);
+        if (k < 0) fail_msg("%s: link %s lost", name, la->name);
+        const kg_link *lb = &b->link[k];
+        KG_ASSERT_NEAR(lb->mass, la->mass, 1e-12);
+        for (int c = 0; c < 3; c++)
+            if (fabs(lb->com[c] - la->com[c]) > 1e-9)
+                fail_msg("%s: link %s: COM[%d] %.17g, the URDF's %.17g", name, la->name, c, lb->com[c], la->com[c]);
+        for (int c = 0; c < 9; c++)
+            if (fabs(lb->inertia[c] - la->inertia[c]) > 1e-9)
+                fail_msg("%s: link %s: inertia[%d] %.17g, the URDF's %.17g", name, la->name, c, lb->inertia[c], la->inertia[c]);
+    }
+    kg_model_free(a);
+    kg_model_free(b);
+    kg_diags_clear(&d);
+    kg_diags_clear(&d2);
+}
+
+/* The sample humanoid (four fixed joints), and a small arm of tilted links and
+ * inertial frames (a prismatic joint, a fixed one with an offset, a continuous
+ * one). Inertias are diagonal in their frames: urdf_to_collada writes the
+ * principal axes of a tensor with products transposed (its eigenvectors as
+ * rows), which no reader can undo in general (README, "Reading COLLADA"). */
+static void test_urdf_to_collada_file(void **state) {
+    (void)state;
+    if (system("test -x /usr/lib/collada_urdf/urdf_to_collada") != 0) {
+        printf("SKIPPED: /usr/lib/collada_urdf/urdf_to_collada is not installed (./setup.sh test installs it)\n");
+        skip();
+    }
+    char dir[] = "/tmp/kg_u2c_XXXXXX", arm[600];
+    assert_non_null(mkdtemp(dir));
+    check_urdf_to_collada(KG_SOURCE_DIR "/samples/humanoid.urdf", dir, "humanoid");
+    snprintf(arm, sizeof arm, "%s/arm.urdf", dir);
+    FILE *f = fopen(arm, "w");
+    assert_non_null(f);
+    fputs("<robot name='arm'>\n"
+          " <link name='base'><inertial><origin xyz='0.01 0.02 0.03' rpy='0.1 0.2 0.3'/><mass value='3'/>"
+          "<inertia ixx='0.05' ixy='0' ixz='0' iyy='0.04' iyz='0' izz='0.03'/></inertial></link>\n"
+          " <link name='upper'><inertial><origin xyz='0.1 -0.02 0.25' rpy='-0.4 0.1 0.7'/><mass value='2'/>"
+          "<inertia ixx='0.02' ixy='0' ixz='0' iyy='0.025' iyz='0' izz='0.01'/></inertial></link>\n"
+          " <link name='slider'><inertial><origin xyz='0 0.05 0.1' rpy='1.2 0 0'/><mass value='1'/>"
+          "<inertia ixx='0.003' ixy='0' ixz='0' iyy='0.002' iyz='0' izz='0.004'/></inertial></link>\n"
+          " <link name='tool'><inertial><origin xyz='0.03 0 0.01' rpy='0 0.5 0'/><mass value='0.5'/>"
+          "<inertia ixx='0.001' ixy='0' ixz='0' iyy='0.0012' iyz='0' izz='0.0008'/></inertial></link>\n"
+          " <link name='wheel'><inertial><mass value='0.2'/>"
+          "<inertia ixx='0.0001' ixy='0' ixz='0' iyy='0.0001' iyz='0' izz='0.0002'/></inertial></link>\n"
+          " <joint name='shoulder' type='revolute'><parent link='base'/><child link='upper'/>"
+          "<origin xyz='0 0 0.2' rpy='0.3 -0.2 0.5'/><axis xyz='0 1 0'/>"
+          "<limit lower='-1.5' upper='2' effort='30' velocity='3'/></joint>\n"
+          " <joint name='slide' type='prismatic'><parent link='upper'/><child link='slider'/>"
+          "<origin xyz='0 0 0.5' rpy='0 0.4 0'/><axis xyz='0 0 1'/>"
+          "<limit lower='0' upper='0.3' effort='200' velocity='0.5'/></joint>\n"
+          " <joint name='mount' type='fixed'><parent link='slider'/><child link='tool'/>"
+          "<origin xyz='0.05 0 0.2' rpy='0 0 1.2'/></joint>\n"
+          " <joint name='spin' type='continuous'><parent link='tool'/><child link='wheel'/>"
+          "<origin xyz='0 0.1 0' rpy='0.7 0 0'/><axis xyz='1 0 0'/><limit effort='2' velocity='10'/></joint>\n"
+          "</robot>\n",
+          f);
+    fclose(f);
+    check_urdf_to_collada(arm, dir, "arm");
+    assert_int_equal(kg_test_remove_dir(dir), 0);
+}
+
+/* A revolute and a prismatic joint whose axis is 0 0 0 are fixed joints, each
+ * with a warning at its axis (line and joint named); URDF keeps refusing a zero
+ * axis. */
+static void test_collada_zero_axis_fixed(void **state) {
+    (void)state;
+    const char *doc = "<?xml version=\"1.0\"?>\n"                                                     /* 1 */
+                      "<COLLADA xmlns=\"http://www.collada.org/2008/03/COLLADASchema\" version=\"1.5.0\">\n" /* 2 */
+                      " <library_kinematics_models>\n"                                                /* 3 */
+                      "  <kinematics_model id=\"k\" name=\"k\">\n"                                    /* 4 */
+                      "   <technique_common>\n"                                                       /* 5 */
+                      "    <joint sid=\"weld\" name=\"weld\">\n"                                       /* 6 */
+                      "     <revolute sid=\"a\"><axis>0 0 0</axis>"                                    /* 7 */
+                      "<limits><min>0</min><max>0</max></limits></revolute>\n"
+                      "    </joint>\n"                                                                /* 8 */
+                      "    <joint sid=\"slide\" name=\"slide\">\n"                                     /* 9 */
+                      "     <prismatic sid=\"a\"><axis>0 0 0</axis></prismatic>\n"                    /* 10 */
+                      "    </joint>\n"
+                      "    <link sid=\"base\" name=\"base\">\n"
+                      "     <attachment_full joint=\"k/weld\"><translate>0 0 1</translate>\n"
+                      "      <link sid=\"tip\" name=\"tip\">\n"
+                      "       <attachment_full joint=\"k/slide\"><translate>0 2 0</translate>"
+                      "<link sid=\"end\" name=\"end\"/></attachment_full>\n"
+                      "      </link>\n"
+                      "     </attachment_full>\n"
+                      "    </link>\n"
+                      "   </technique_common>\n"
+                      "  </kinematics_model>\n"
+                      " </library_kinematics_models>\n"
+                      "</COLLADA>\n";
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_load_options o = {0};
+    o.format = "collada";
+    kg_model *m = kg_load_buffer("zero_axis.dae", doc, strlen(doc), &o, &d);
+    assert_non_null(m);
+    if (kg_diags_count(&d, KG_ERROR)) kg_test_print_diags(&d);
+    assert_int_equal(kg_diags_count(&d, KG_ERROR), 0);
+    assert_int_equal(m->joint[kg_model_joint(m, "weld")].type, KG_JOINT_FIXED);
+    assert_int_equal(m->joint[kg_model_joint(m, "slide")].type, KG_JOINT_FIXED);
+    assert_int_equal(m->nq, 0);
+    assert_int_equal(kg_test_count(&d, "collada.axis_zero_fixed"), 2);
+    const kg_diag *g = kg_test_find(&d, "collada.axis_zero_fixed");
+    assert_int_equal(g->severity, KG_WARNING);
+    assert_int_equal(g->line, 7);
+    assert_string_equal(g->file, "zero_axis.dae");
+    assert_non_null(strstr(g->message, "'weld'"));
+    kg_data *kd = kg_data_new(m);
+    kg_fk(m, kd);
+    int end = kg_model_link(m, "end");
+    KG_ASSERT_NEAR(kd->link_pos[3 * end + 1], 2, 0);
+    KG_ASSERT_NEAR(kd->link_pos[3 * end + 2], 1, 0);
+    kg_data_free(kd);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    /* URDF: the same joint is an error there */
+    kg_diags_init(&d);
+    m = kg_test_load_string("zero_axis.urdf",
+                            "<robot name='z'><link name='base'/><link name='tip'/><joint name='weld' type='revolute'>"
+                            "<parent link='base'/><child link='tip'/><axis xyz='0 0 0'/>"
+                            "<limit lower='0' upper='0' effort='1' velocity='1'/></joint></robot>",
+                            &d);
+    assert_int_equal(kg_test_count(&d, "joint.axis_zero"), 1);
+    assert_int_equal(kg_test_find(&d, "joint.axis_zero")->severity, KG_ERROR);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+}
+
 static void test_trajectory_ledger(void **state) {
     (void)state;
     /* a URDF has nothing a BVH-style motion file can hold but the skeleton */
@@ -1323,6 +1564,9 @@ int main(void) {
         cmocka_unit_test(test_collada_round_trip),
         cmocka_unit_test(test_collada_peers),
         cmocka_unit_test(test_collada_mass_only_body),
+        cmocka_unit_test(test_collada_mass_frames_openrave),
+        cmocka_unit_test(test_urdf_to_collada_file),
+        cmocka_unit_test(test_collada_zero_axis_fixed),
         cmocka_unit_test(test_collada_loops),
         cmocka_unit_test(test_collada_meshes_in_assimp),
         cmocka_unit_test(test_embedded_meshes_to_urdf),
