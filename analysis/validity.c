@@ -147,7 +147,13 @@ static void check_geometry(const kg_model *m, kg_diags *d) {
         int bad = 0;
         switch (G->type) {
         case KG_GEOM_BOX: bad = !(G->size[0] > 0 && G->size[1] > 0 && G->size[2] > 0); break;
-        case KG_GEOM_SPHERE: bad = !(G->size[0] > 0); break;
+        case KG_GEOM_SPHERE:
+            bad = !(G->size[0] >= 0);
+            if (G->size[0] == 0) /* a point: Drake's files mark a foot's contact points so */
+                kg_diag_add(d, KG_INFO, "geometry.point", F, G->line, "sphere",
+                            "sphere of link '%s' (%s) has radius 0: a point, with no volume to collide or draw", link,
+                            kg_geom_role_name(G->role));
+            break;
         case KG_GEOM_CYLINDER: bad = !(G->size[0] > 0 && G->size[1] > 0); break;
         case KG_GEOM_CAPSULE: bad = !(G->size[0] > 0 && G->size[1] >= 0); break;
         case KG_GEOM_MESH:

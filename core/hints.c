@@ -29,6 +29,7 @@ static const hint hints[] = {
     {"conversion.dropped", "the target format cannot hold it; keep the source file, or carry it in a side file"},
     {"geometry.extra_shape", "put each shape in its own <visual> or <collision>"},
     {"geometry.missing", "add a <geometry> with one shape"},
+    {"geometry.point", "a contact point is fine as it is; give the sphere a radius if it should collide"},
     {"geometry.scale_negative", "use a positive scale and a mirrored mesh file, or flip the triangles"},
     {"geometry.scale_zero", "give every mesh scale component a non-zero value (1 1 1 keeps the file's size)"},
     {"geometry.size_invalid", "give the shape positive dimensions (metres)"},

@@ -177,6 +177,14 @@ static void test_geometry_and_collision(void **state) {
     expect(HEAD BASE "<link name=\"arm\"><visual><geometry><sphere radius=\"-1\"/></geometry></visual></link>\n"
            HINGE(LIMIT) "</robot>\n",
            "geometry.size_invalid", KG_ERROR, 4);
+    /* radius 0 is a point (Drake's contact points), not an error */
+    expect(HEAD BASE "<link name=\"arm\"><collision><geometry><sphere radius=\"0\"/></geometry></collision></link>\n"
+           HINGE(LIMIT) "</robot>\n",
+           "geometry.point", KG_INFO, 4);
+    kg_diags pt = check_text(HEAD BASE "<link name=\"arm\"><collision><geometry><sphere radius=\"0\"/></geometry>"
+                             "</collision></link>\n" HINGE(LIMIT) "</robot>\n");
+    assert_int_equal(kg_test_count(&pt, "geometry.size_invalid"), 0);
+    kg_diags_clear(&pt);
     expect(HEAD BASE
            "<link name=\"arm\"><visual><geometry><mesh filename=\"x.stl\" scale=\"1 0 1\"/></geometry></visual></link>\n"
            HINGE(LIMIT) "</robot>\n",
