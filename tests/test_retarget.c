@@ -377,20 +377,32 @@ static void test_visual_sole(void **state) {
     assert_float_equal(half->sole[1][0][0], -2 * o.tune.default_sole_back, 1e-12);
     assert_float_equal(half->sole[1][3][1] - half->sole[1][0][1], 4 * o.tune.default_sole_half_width, 1e-12);
     kg_retarget_robot_free(half), kg_model_free(m3);
-    /* a foot whose collision box is pitched 0.3 rad at rest has no face down: the assumed sole,
-     * and the warning says why (not "no geometry") */
-    char *tilt_text = kg_test_replace_after(strdup(text), "<link name=\"r_foot\">",
-                                            "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
-                                            "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0.3 0\"/>");
-    kg_diags d3;
-    kg_diags_init(&d3);
-    kg_model *mt;
-    kg_retarget_robot *tilted = prepare(tilt_text, &d3, &mt);
-    assert_non_null(tilted);
-    assert_int_equal(diag_count(&d3, "retarget.no_sole"), 1);
-    for (size_t i = 0; i < d3.count; i++)
-        if (!strcmp(d3.items[i].code, "retarget.no_sole")) assert_non_null(strstr(d3.items[i].message, "no face"));
-    kg_retarget_robot_free(tilted), kg_model_free(mt), kg_diags_clear(&d3), free(tilt_text);
+    /* a foot whose collision box is pitched 0.3 rad at rest is levelled (its ankle turned: the box's
+     * face down, its 0.2 x 0.1 sole found); pitched 0.9 rad (farther than the levelling's cone) it has no
+     * face down: the assumed sole, and the warning says why (not "no geometry") */
+    for (int k = 0; k < 2; k++) {
+        char *tilt_text = kg_test_replace_after(strdup(text), "<link name=\"r_foot\">",
+                                                "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0 0\"/>",
+                                                k ? "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0.9 0\"/>"
+                                                  : "<collision>\n      <origin xyz=\"0.03 0 -0.04\" rpy=\"0 0.3 0\"/>");
+        kg_diags d3;
+        kg_diags_init(&d3);
+        kg_model *mt;
+        kg_retarget_robot *tilted = prepare(tilt_text, &d3, &mt);
+        assert_non_null(tilted);
+        assert_int_equal(diag_count(&d3, "retarget.foot_levelled"), !k);
+        assert_int_equal(diag_count(&d3, "retarget.no_sole"), k);
+        for (size_t i = 0; i < d3.count; i++)
+            if (!strcmp(d3.items[i].code, "retarget.no_sole")) assert_non_null(strstr(d3.items[i].message, "no face"));
+        if (!k) {
+            double along[3], across[3]; /* corners k: bit 0 front, bit 1 left (in the foot link's frame) */
+            for (int a = 0; a < 3; a++)
+                along[a] = tilted->sole[1][1][a] - tilted->sole[1][0][a], across[a] = tilted->sole[1][2][a] - tilted->sole[1][0][a];
+            KG_ASSERT_NEAR(kg_vec3_norm(along), 0.2, 1e-6);
+            KG_ASSERT_NEAR(kg_vec3_norm(across), 0.1, 1e-6);
+        }
+        kg_retarget_robot_free(tilted), kg_model_free(mt), kg_diags_clear(&d3), free(tilt_text);
+    }
     /* a pivot turns a foot on its sole's inner toe or heel corner; on an assumed sole (corners
      * the file does not give), on its link's origin */
     for (int e = 0; e < 2; e++)
@@ -1001,6 +1013,60 @@ static void test_ankle_hinges_at_one_point(void **state) {
     }
     assert_true(rep.pose_p95_deg <= 15);
     kg_motion_free(m);
+    kg_model_free(robot);
+    kg_diags_clear(&d);
+}
+
+/* Feet pitched at the rest pose: the sample humanoid with each ankle pitch's
+ * origin turned 0.26 rad (15 degrees), so that at zero its soles face the
+ * ground toe down. The feet are levelled (the ankles turned back by 0.26 rad
+ * in the robot's rest and neutral pose, a note says so), and the walk stands
+ * on flat soles; without levelling (sole_level 0) the planted feet keep their
+ * rest tilt, on the edge of a sole found only partly. */
+static void test_feet_levelled(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(SAMPLE);
+    assert_non_null(text);
+    text = kg_test_replace_sides(text, "<joint name=\"%c_ankle_pitch\"", "<origin xyz=\"0 0 -0.3\" rpy=\"0 0 0\"/>",
+                                 "<origin xyz=\"0 0 -0.3\" rpy=\"0 0.26 0\"/>");
+    char path[] = "/tmp/kg_pitched_feet_XXXXXX";
+    FILE *out = temp_file(path);
+    fputs(text, out);
+    fclose(out);
+    free(text);
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *robot = kg_load(path, NULL, &d);
+    assert_non_null(robot);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_robot *rr = kg_retarget_robot_new(robot, &o, &d);
+    assert_non_null(rr);
+    assert_int_equal(diag_count(&d, "retarget.foot_levelled"), 2);
+    for (int side = 0; side < 2; side++) { /* the neutral pose turns each ankle pitch back */
+        int j = kg_model_joint(robot, side ? "r_ankle_pitch" : "l_ankle_pitch");
+        KG_ASSERT_NEAR(rr->neutral[robot->joint[j].qadr], -0.26, 1e-6);
+    }
+    kg_retarget_robot_free(rr);
+    kg_retarget_report level, tilted;
+    double tilt[2]; /* the left foot link's tilt at frame 0, both feet planted (its sole box is along its axes) */
+    for (int k = 0; k < 2; k++) {
+        if (k) o.tune.sole_level = 0;
+        kg_motion *m = run(WALK, path, &o, k ? &tilted : &level);
+        kg_data *kd = kg_data_new(robot);
+        kg_motion_pose(m, 0, kd);
+        kg_fk(robot, kd);
+        tilt[k] = acos(fmin(1, kd->link_rot[9 * kg_model_link(robot, "l_foot") + 8]));
+        kg_data_free(kd);
+        kg_motion_free(m);
+    }
+    remove(path);
+    printf("  feet pitched 15 degrees at rest: levelled: planted %.4f rad off flat, pose p95 %.1f, ZMP outside %.1f %%; "
+           "as they are: %.4f rad, %.1f, %.1f %%\n", tilt[0], level.pose_p95_deg, level.zmp_outside_percent, tilt[1],
+           tilted.pose_p95_deg, tilted.zmp_outside_percent);
+    assert_bars(&level);
+    assert_true(tilt[0] < 0.01);
+    assert_true(tilt[1] > 0.2);
     kg_model_free(robot);
     kg_diags_clear(&d);
 }
@@ -1844,7 +1910,7 @@ int main(void) {
         cmocka_unit_test(test_elbow_twist),
         cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
-        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous),
+        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,200 @@ static int foot_shapes(kg_retarget_robot *rr) {
     return 0;
 }
 
+/* ---- level feet ------------------------------------------------------------------------ */
+
+/* A foot whose sole faces the ground tilted at the robot's rest pose (its
+ * zero pose pitches the foot: a kid-size robot's 15 degrees, a simulation
+ * model's 10) was planted as it is at rest: tilted, on its heel's edge, its
+ * sole rectangle the part within sole_face of the lowest point (ZMP outside
+ * the soles on 76-89 % of a walk's frames). The sole's face is the largest
+ * face of the foot's shapes facing down within LEVEL_MAX (rad) of straight
+ * down: the points of the shapes' supports along directions in that cone
+ * (LEVEL_RINGS rings of LEVEL_AZIMUTHS), searched on a grid of LEVEL_STEP
+ * (rad) for the direction whose points within LEVEL_BAND (m) of the lowest
+ * span the largest rectangle (at least LEVEL_SPAN (m) both ways), then
+ * fitted by a plane. Tilted more than the
+ * tuning's sole_level, the foot is levelled (level_foot) before anything of
+ * the robot is measured, and the robot starts so. */
+#define LEVEL_MAX 0.6
+#define LEVEL_RINGS 6
+#define LEVEL_AZIMUTHS 12
+#define LEVEL_STEP 0.01
+#define LEVEL_BAND 0.002
+#define LEVEL_SPAN 0.02
+#define LEVEL_POINTS 4096
+/* Gauss-Newton steps turning the ankle's joints, and the numeric Jacobian's step (rad). */
+#define LEVEL_ITERATIONS 20
+#define LEVEL_DELTA 1e-6
+
+/* The world points of the supports of side's foot shapes (those of the links
+ * below the ankle) along the cone's directions; returns how many. */
+static int foot_cloud(const kg_retarget_robot *rr, const kg_data *d, int side, double (*pts)[3], int max) {
+    const kg_model *r = rr->model;
+    int ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L], np = 0;
+    for (int l = ankle; rr->have_cm && ankle >= 0 && l < r->nlink; l++) {
+        if (!is_below(r, l, ankle)) continue;
+        for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l]; k++) {
+            const kg_convex *c = &rr->cm.shape[k];
+            double Rs[9];
+            kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
+            for (int i = 0; i <= LEVEL_RINGS; i++)
+                for (int j = 0; j < (i ? LEVEL_AZIMUTHS : 1) && np < max; j++) {
+                    double t = LEVEL_MAX * i / LEVEL_RINGS, az = 2 * KG_PI * j / LEVEL_AZIMUTHS;
+                    double down[3] = {sin(t) * cos(az), sin(t) * sin(az), -cos(t)}, ds[3], v[3], vl[3], w[3];
+                    int hint = -1;
+                    kg_mat3_tvec(ds, Rs, down);
+                    kg_convex_support(c, ds, &hint, v);
+                    kg_mat3_vec(vl, c->rot, v);
+                    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+                    kg_mat3_vec(w, d->link_rot + 9 * l, vl);
+                    for (int a = 0; a < 3; a++) pts[np][a] = w[a] + d->link_pos[3 * l + a];
+                    np++;
+                }
+        }
+    }
+    return np;
+}
+
+/* The rectangle (in the plane across n) spanned by the points within
+ * LEVEL_BAND of the lowest along n: its area, 0 unless it spans LEVEL_SPAN
+ * both ways (an edge or a corner is no face); in[] marks them. */
+static double face_along(const double (*pts)[3], int np, const double n[3], unsigned char *in) {
+    double u[3], v[3], low = INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    double x[3] = {1, 0, 0};
+    kg_vec3_cross(u, n, fabs(n[0]) < 0.9 ? x : (double[3]){0, 1, 0});
+    rt_normalize(u);
+    kg_vec3_cross(v, n, u);
+    for (int i = 0; i < np; i++) low = fmin(low, -kg_vec3_dot(pts[i], n)); /* along n is down: heights are -p.n */
+    for (int i = 0; i < np; i++) {
+        in[i] = -kg_vec3_dot(pts[i], n) <= low + LEVEL_BAND;
+        if (!in[i]) continue;
+        double a = kg_vec3_dot(pts[i], u), b = kg_vec3_dot(pts[i], v);
+        lo[0] = fmin(lo[0], a), hi[0] = fmax(hi[0], a), lo[1] = fmin(lo[1], b), hi[1] = fmax(hi[1], b);
+    }
+    return hi[0] - lo[0] >= LEVEL_SPAN && hi[1] - lo[1] >= LEVEL_SPAN ? (hi[0] - lo[0]) * (hi[1] - lo[1]) : 0;
+}
+
+/* n (set) refitted: the plane through the points in[] marks (their
+ * covariance's least axis), turned as n; kept where they span no plane. */
+static void plane_fit(const double (*pts)[3], int np, const unsigned char *in, double n[3]) {
+    double mean[3] = {0, 0, 0}, C[9] = {0}, mom[3], axes[9];
+    int k = 0;
+    for (int i = 0; i < np; i++)
+        for (int a = 0; a < 3 && in[i]; a++) mean[a] += pts[i][a], k += a == 0;
+    for (int a = 0; a < 3 && k > 0; a++) mean[a] /= k;
+    for (int i = 0; i < np; i++)
+        for (int a = 0; a < 3 && in[i]; a++)
+            for (int b = 0; b < 3; b++) C[3 * a + b] += (pts[i][a] - mean[a]) * (pts[i][b] - mean[b]);
+    if (kg_inertia_principal(C, mom, axes) != 0 || !(mom[1] > 0)) return;
+    const double m[3] = {axes[0], axes[3], axes[6]}, sg = kg_vec3_dot(m, n) < 0 ? -1 : 1; /* the least axis */
+    for (int a = 0; a < 3; a++) n[a] = sg * m[a];
+}
+
+/* The sole's outward normal (world, pointing down) from the cloud: straight
+ * down when the face there lies within `flat` of it (a foot flat at rest: one
+ * look), else the grid's best direction (the nearest straight down of
+ * equals), refitted. 0, or -1 when no face spans a rectangle. */
+static int sole_normal(const double (*pts)[3], int np, unsigned char *in, double flat, double n[3]) {
+    n[0] = n[1] = 0, n[2] = -1;
+    if (face_along(pts, np, n, in) > 0) {
+        plane_fit(pts, np, in, n);
+        if (acos(fmin(1, -n[2])) < flat) return 0;
+    }
+    const int g = (int)(tan(LEVEL_MAX) / LEVEL_STEP);
+    double best = 0, tilt = INFINITY;
+    for (int i = -g; i <= g; i++)
+        for (int j = -g; j <= g; j++) {
+            double c[3] = {i * LEVEL_STEP, j * LEVEL_STEP, -1}, t = hypot(c[0], c[1]);
+            if (atan(t) > LEVEL_MAX) continue;
+            rt_normalize(c);
+            double area = face_along(pts, np, c, in);
+            if (area > best * (1 + 1e-9) || (area >= best * (1 - 1e-9) && area > 0 && t < tilt))
+                best = area, tilt = t, kg_vec3_copy(n, c);
+        }
+    if (!(best > 0)) return -1;
+    face_along(pts, np, n, in);
+    plane_fit(pts, np, in, n);
+    return 0;
+}
+
+/* The world x and y of the foot's sole normal nf (its link's frame): zero when
+ * it points straight down. */
+static void tilt_error(const kg_data *d, int foot, const double nf[3], double e[2]) {
+    double w[3];
+    kg_mat3_vec(w, d->link_rot + 9 * foot, nf);
+    e[0] = w[0], e[1] = w[1];
+}
+
+/* Turns the joints from the ankle's link down to the foot's, within their
+ * limits, until the sole's normal nf (the foot link's frame) points straight
+ * down: Gauss-Newton on its world x and y (the least change of the joints),
+ * the Jacobian by differences. The joints' values go into d (its kinematics
+ * updated) and the neutral pose; returns the tilt left (rad). */
+static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const double nf[3]) {
+    const kg_model *r = rr->model;
+    const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
+    int col[8], n = 0;
+    for (int l = foot; l >= 0 && n < 8; l = r->link[l].parent) {
+        const int j = r->link[l].joint;
+        if (j >= 0 && (r->joint[j].type == KG_JOINT_REVOLUTE || r->joint[j].type == KG_JOINT_CONTINUOUS) &&
+            r->joint[j].dofadr >= 0 && rr->qidx[r->joint[j].dofadr] >= 0)
+            col[n++] = r->joint[j].dofadr;
+        if (l == ankle) break;
+    }
+    double e[2], J[2][8];
+    for (int it = 0; it < LEVEL_ITERATIONS && n > 0; it++) {
+        tilt_error(d, foot, nf, e);
+        for (int k = 0; k < n; k++) {
+            double *q = &d->q[rr->qidx[col[k]]], q0 = *q, e1[2];
+            *q = q0 + LEVEL_DELTA;
+            kg_fk(r, d);
+            tilt_error(d, foot, nf, e1);
+            *q = q0;
+            J[0][k] = (e1[0] - e[0]) / LEVEL_DELTA, J[1][k] = (e1[1] - e[1]) / LEVEL_DELTA;
+        }
+        double A[3] = {1e-12, 0, 1e-12}, y[2]; /* J J^T, damped: a 2 x 2 solve */
+        for (int k = 0; k < n; k++) A[0] += J[0][k] * J[0][k], A[1] += J[0][k] * J[1][k], A[2] += J[1][k] * J[1][k];
+        double det = A[0] * A[2] - A[1] * A[1];
+        y[0] = (A[2] * e[0] - A[1] * e[1]) / det, y[1] = (A[0] * e[1] - A[1] * e[0]) / det;
+        for (int k = 0; k < n; k++) {
+            double *q = &d->q[rr->qidx[col[k]]];
+            *q = fmin(fmax(*q - (J[0][k] * y[0] + J[1][k] * y[1]), rr->lower[col[k]]), rr->upper[col[k]]);
+        }
+        kg_fk(r, d);
+    }
+    for (int k = 0; k < n; k++) rr->neutral[rr->qidx[col[k]]] = d->q[rr->qidx[col[k]]];
+    tilt_error(d, foot, nf, e);
+    return asin(fmin(1, hypot(e[0], e[1])));
+}
+
+/* Levels each foot whose sole faces the ground more than sole_level off flat
+ * at rest (above); 0, or -1 when memory runs out. */
+static int level_feet(kg_retarget_robot *rr, kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
+    double (*pts)[3] = malloc(LEVEL_POINTS * sizeof *pts);
+    unsigned char *in = malloc(LEVEL_POINTS);
+    if (!pts || !in) {
+        free(pts), free(in);
+        return -1;
+    }
+    for (int side = 0; side < 2 && t->sole_level > 0; side++) {
+        const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+        double n[3], nf[3];
+        int np = foot < 0 ? 0 : foot_cloud(rr, d, side, pts, LEVEL_POINTS);
+        if (np < 3 || sole_normal((const double(*)[3])pts, np, in, t->sole_level, n) != 0) continue;
+        const double tilt = acos(fmin(1, -n[2]));
+        if (!(tilt > t->sole_level)) continue;
+        kg_mat3_tvec(nf, d->link_rot + 9 * foot, n);
+        const double left = level_foot(rr, d, side, nf);
+        kg_diag_add(dg, KG_INFO, "retarget.foot_levelled", rr->model->source, 0, NULL,
+                    "the %s foot of '%s' faces the ground %.1f degrees off flat at the rest pose: its ankle's joints "
+                    "are turned to level it (%.1f degrees left)", side ? "right" : "left",
+                    rr->model->name ? rr->model->name : "", tilt * 180 / KG_PI, left * 180 / KG_PI);
+    }
+    free(pts), free(in);
+    return 0;
+}
+
 /* Each sole's rectangle (the lowest face of the foot's shapes), the feet's
  * heights and offsets; returns the sole plane's height at rest. The sole is
  * found in the foot's level frame (the world's axes, standing: x forward, z
@@ -754,6 +948,10 @@ int rt_robot_setup(const kg_model *r, const kg_retarget_options *o, kg_retarget_
     const int threads = prepare_threads(o);
     rr->have_cm = kg_collision_model_build_threads(r, mc, &rr->cm, threads, dg) == 0;
     if (rr->have_cm && o->nignore_pairs > 0) kg_collision_model_declare(&rr->cm, o->ignore_pairs, o->nignore_pairs);
+    if (level_feet(rr, d, &o->tune, dg) != 0) {
+        kg_mesh_cache_free(mc);
+        goto oom;
+    }
     double sole_z = soles(rr, d, mc, &o->tune, dg);
     int drawn = drawn_feet(rr, mc, d, sole_z);
     kg_mesh_cache_free(mc);

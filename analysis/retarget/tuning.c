@@ -33,7 +33,7 @@ void kg_retarget_defaults(kg_retarget_options *o) {
     t->w_slack[KG_SLACK_BALANCE] = 1e5, t->w_slack[KG_SLACK_LOOP] = 1e6;
     t->slack_least = 1e-4;
     t->joint_speed_default = 8, t->frame_rate_max = 2000, t->position_max = 1e6, t->root_speed = 4, t->root_turn_speed = 12, t->limit_margin = 1e-6;
-    t->sole_watch = 0.05, t->scuff_height = 0.006, t->scuff_release = 0.012, t->scuff_time = 0.002, t->sole_face = 0.02, t->sole_lean = 0.1,
+    t->sole_watch = 0.05, t->scuff_height = 0.006, t->scuff_release = 0.012, t->scuff_time = 0.002, t->sole_face = 0.02, t->sole_level = 0.05, t->sole_lean = 0.1,
     t->roll_depth = 0.001, t->sole_tilt = 0.1, t->w_sole_tilt = 100;
     t->default_sole_back = 0.08, t->default_sole_front = 0.12, t->default_sole_half_width = 0.05;
     t->collision_safe = 0.005, t->collision_influence = 0.06, t->collision_gain = 0.5;
@@ -63,7 +63,7 @@ static const kg_tuning_field fields[] = {
     D(w_damping, "1"), D(slack_least, "m, rad"), S(KG_SLACK_STANCE, "stance"), S(KG_SLACK_GROUND, "ground"),
     S(KG_SLACK_COLLISION, "collision"), S(KG_SLACK_BALANCE, "balance"), S(KG_SLACK_LOOP, "loop"),
     D(joint_speed_default, "rad/s, m/s"), D(position_max, "m"), D(frame_rate_max, "frames/s"), D(root_speed, "m/s"),
-    D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(sole_face, "m"), D(sole_lean, "1"),
+    D(root_turn_speed, "rad/s"), D(limit_margin, "rad, m"), D(sole_watch, "m"), D(sole_face, "m"), D(sole_level, "rad"), D(sole_lean, "1"),
     D(roll_depth, "m"), D(sole_tilt, "rad"), D(w_sole_tilt, "1"), D(default_sole_back, "m"), D(default_sole_front, "m"), D(default_sole_half_width, "m"),
     D(landing_time, "s"), D(scuff_height, "m"), D(scuff_release, "m"), D(scuff_time, "s"), D(pin_height, "m"),
     D(pin_speed, "m/s"), D(pin_height_max, "m"), D(shift_fade, "s"), D(sole_gap, "m"), D(collision_safe, "m"),
