@@ -47,6 +47,7 @@ static void mesh_release(kg_mesh *m) {
     free(m->tri);
     for (int g = 0; g < m->ngroup; g++) free((char *)m->group[g].material);
     free(m->group);
+    memset(m, 0, sizeof *m); /* released twice (a mesh refused, then its cache entry) is harmless */
 }
 
 /* A scene given back to assimp (in it, as for a read: kg_assimp_enter). */
@@ -353,6 +354,22 @@ static int add_dae_geometry(acc *a, const char *path, const char *part) {
  * or its meshes named part (a COLLADA geometry assbin left out, read from the
  * file). 0, 1 when it has no such part, -1 when memory runs out (m keeps what
  * it had). */
+/* A vertex farther than this (m, as read) from its mesh's origin, or not a
+ * number, is no part of a robot: the file is broken (a converter's COLLADA,
+ * its float_array's count short of its numbers, read as vertices 4.7e30 m
+ * out, and a retargeting's penetration of 5e36 mm). */
+#define MESH_EXTENT_MAX 1e6
+
+/* The farthest coordinate of m's vertices (INFINITY when one is not finite). */
+static double mesh_extent(const kg_mesh *m) {
+    double far = 0;
+    for (int i = 0; i < 3 * m->nvert; i++) far = isfinite(m->vert[i]) ? fmax(far, fabs(m->vert[i])) : INFINITY;
+    return far;
+}
+
+/* The mesh of a scene (part NULL: all of it): 0; 1 when it has no such part, 2
+ * when a vertex is out of range (MESH_EXTENT_MAX; m released), -1 when memory
+ * runs out. */
 static int mesh_of_scene(const struct aiScene *s, const char *path, const char *part, kg_mesh *m) {
     double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
     acc a = {m, 0, 0, 0, 0, NULL, 0, NULL, 0};
@@ -367,6 +384,10 @@ static int mesh_of_scene(const struct aiScene *s, const char *path, const char *
     }
     free(a.slot);
     free(a.map);
+    if (!missing && !a.failed && !(mesh_extent(m) <= MESH_EXTENT_MAX)) {
+        mesh_release(m);
+        return 2;
+    }
     return missing ? 1 : a.failed ? -1 : 0;
 }
 
@@ -397,6 +418,12 @@ const kg_mesh *kg_mesh_get(kg_mesh_cache *c, const char *path, const char *part,
         return NULL;
     }
     int rc = mesh_of_scene(se->scene, path, part, &e->mesh);
+    if (rc == 2) {
+        kg_diag_add(d, KG_WARNING, "mesh.out_of_range", ref_file, ref_line, path,
+                    "mesh '%s'%s%s has a vertex more than %g m from its origin, or not a number: a broken file; it is "
+                    "left out", path, part ? " part " : "", part ? part : "", MESH_EXTENT_MAX);
+        return NULL;
+    }
     if (rc > 0) {
         kg_diag_add(d, KG_WARNING, "mesh.no_part", ref_file, ref_line, part, "'%s' has no mesh named '%s'", path, part);
         return NULL;

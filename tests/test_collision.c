@@ -913,6 +913,50 @@ static void assert_same_diags(const kg_diags *a, const kg_diags *b) {
     }
 }
 
+/* A mesh with a vertex far out of range (a broken file: 1e30 m) is left out
+ * with a warning, on the threads' reading (STL) as on the child's (OBJ), and
+ * the robot's other shapes stay. */
+static void test_mesh_out_of_range(void **state) {
+    (void)state;
+    char dir[] = "/tmp/kg_far_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    kg_diags d, d1, d4;
+    kg_diags_init(&d), kg_diags_init(&d1), kg_diags_init(&d4);
+    write_u_and_cube(dir, &d);
+    const double far[1][6] = {{-0.015, -0.015, -0.015, 0.015, 0.015, 1e30}};
+    kg_mesh me;
+    boxes_mesh(&me, far, 1);
+    snprintf(path, sizeof path, "%s/far.stl", dir);
+    assert_int_equal(kg_mesh_write_stl(&me, path, &d), 0);
+    free(me.vert), free(me.tri);
+    snprintf(path, sizeof path, "%s/far.obj", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 4.7e30\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 3 1 4\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/r.urdf", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("<robot name='r'><link name='base'><collision><geometry><mesh filename='u.stl'/></geometry></collision>"
+          "<collision><geometry><mesh filename='far.stl'/></geometry></collision>"
+          "<collision><geometry><mesh filename='far.obj'/></geometry></collision></link></robot>",
+          f);
+    fclose(f);
+    kg_model *m = load(path, &d);
+    kg_collision_model one, four;
+    kg_mesh_cache *mc1 = kg_mesh_cache_new(), *mc4 = kg_mesh_cache_new();
+    assert_int_equal(kg_collision_model_build_threads(m, mc1, &one, 1, &d1), 0);
+    assert_int_equal(kg_collision_model_build_threads(m, mc4, &four, 4, &d4), 0);
+    assert_int_equal(one.nshape, 1), assert_int_equal(four.nshape, 1); /* the U */
+    assert_int_equal(kg_test_count(&d1, "mesh.out_of_range"), 2);
+    assert_same_diags(&d1, &d4);
+    kg_collision_model_free(&one), kg_collision_model_free(&four);
+    kg_mesh_cache_free(mc1), kg_mesh_cache_free(mc4);
+    kg_model_free(m);
+    kg_diags_clear(&d), kg_diags_clear(&d1), kg_diags_clear(&d4);
+    assert_int_equal(kg_test_remove_dir(dir), 0);
+}
+
 /* The shapes made on several threads are those made on one, in the same
  * order, with the same warnings in the same order: a robot of two STL meshes
  * (a U of three boxes, a cube), a sphere, a mesh that is not there and one
@@ -1206,6 +1250,6 @@ int main(void) {
                                        cmocka_unit_test(test_tree), cmocka_unit_test(test_distance_analytic),
                                        cmocka_unit_test(test_distance_clouds), cmocka_unit_test(test_pair_distance), cmocka_unit_test(test_pair_gap_along), cmocka_unit_test(test_coarse),
                                        cmocka_unit_test(test_distance_corpus),
-                                       cmocka_unit_test(test_build_threads)};
+                                       cmocka_unit_test(test_build_threads), cmocka_unit_test(test_mesh_out_of_range)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
