@@ -1022,7 +1022,8 @@ static void test_ankle_hinges_at_one_point(void **state) {
  * ground toe down. The feet are levelled (the ankles turned back by 0.26 rad
  * in the robot's rest and neutral pose, a note says so), and the walk stands
  * on flat soles; without levelling (sole_level 0) the planted feet keep their
- * rest tilt, on the edge of a sole found only partly. */
+ * rest tilt, on the edge of a sole found only partly. Ankles whose limits
+ * stop short of level leave the feet tilted, with a warning. */
 static void test_feet_levelled(void **state) {
     (void)state;
     char *text = kg_test_slurp(SAMPLE);
@@ -1048,6 +1049,19 @@ static void test_feet_levelled(void **state) {
         KG_ASSERT_NEAR(rr->neutral[robot->joint[j].qadr], -0.26, 1e-6);
     }
     kg_retarget_robot_free(rr);
+    { /* ankles that cannot turn that far back (their pitch down to -0.1 rad): a warning says the feet stay tilted */
+        char *stiff = kg_test_replace_sides(kg_test_slurp(path), "<joint name=\"%c_ankle_pitch\"",
+                                            "<limit lower=\"-1.2\"", "<limit lower=\"-0.1\"");
+        kg_diags ds;
+        kg_diags_init(&ds);
+        kg_model *ms = kg_load_buffer(path, stiff, strlen(stiff), NULL, &ds);
+        assert_non_null(ms);
+        kg_retarget_robot *rs = kg_retarget_robot_new(ms, &o, &ds);
+        assert_non_null(rs);
+        assert_int_equal(diag_count(&ds, "retarget.foot_tilted"), 2);
+        assert_int_equal(diag_count(&ds, "retarget.foot_levelled"), 0);
+        kg_retarget_robot_free(rs), kg_model_free(ms), kg_diags_clear(&ds), free(stiff);
+    }
     kg_retarget_report level, tilted;
     double tilt[2]; /* the left foot link's tilt at frame 0, both feet planted (its sole box is along its axes) */
     for (int k = 0; k < 2; k++) {

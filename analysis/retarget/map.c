@@ -453,9 +453,11 @@ static int middle(const body *b, const limb *L, int lo, int hi) {
         if (dd < bd && bends(b, L, k, hi)) bd = dd, best = k;
     }
     if (best < 0) return any;
+    int moving = -1;
+    double md = bd + tie; /* of those as near, the nearest that bends over the clip */
     for (int k = lo + 1; b->still && b->still[L->path[best]] && k < hi && k < L->n; k++)
-        if (!b->still[L->path[k]] && fabs(L->s[k] - want) <= bd + tie && bends(b, L, k, hi)) return k;
-    return best;
+        if (!b->still[L->path[k]] && fabs(L->s[k] - want) <= md && bends(b, L, k, hi)) md = fabs(L->s[k] - want), moving = k;
+    return moving >= 0 ? moving : best;
 }
 
 /* The hip (shoulder): the last bending link above the knee at least HIP_TOP of

@@ -208,20 +208,30 @@ static int foot_shapes(kg_retarget_robot *rr) {
  * down: the points of the shapes' supports along directions in that cone
  * (LEVEL_RINGS rings of LEVEL_AZIMUTHS), searched on a grid of LEVEL_STEP
  * (rad) for the direction whose points within LEVEL_BAND (m) of the lowest
- * span the largest rectangle (at least LEVEL_SPAN (m) both ways), then
- * fitted by a plane. Tilted more than the
- * tuning's sole_level, the foot is levelled (level_foot) before anything of
- * the robot is measured, and the robot starts so. */
+ * span the largest face (at least LEVEL_SPAN (m) both ways), then fitted by
+ * a plane. Tilted sole_level (tuning) or more, the foot is levelled
+ * (level_foot) before its soles, COM and rest frames are measured (its legs'
+ * lengths and axes, measured before, do not depend on it), and the robot
+ * starts so. */
 #define LEVEL_MAX 0.6
 #define LEVEL_RINGS 6
 #define LEVEL_AZIMUTHS 12
 #define LEVEL_STEP 0.01
 #define LEVEL_BAND 0.002
 #define LEVEL_SPAN 0.02
-#define LEVEL_POINTS 4096
-/* Gauss-Newton steps turning the ankle's joints, and the numeric Jacobian's step (rad). */
+/* Support directions per shape (the cone's rings and azimuths, and straight down). */
+#define LEVEL_SHAPE_POINTS (LEVEL_RINGS * LEVEL_AZIMUTHS + 1)
+/* Faces whose sizes differ by less than this share are equal (the nearest
+ * straight down is taken). */
+#define LEVEL_TIE 1e-9
+/* Joints an ankle may turn a foot by (two or three, a toe below them). */
+#define LEVEL_JOINTS 8
+/* Gauss-Newton steps turning the ankle's joints, the numeric Jacobian's step
+ * (rad), and the damping of its 2 x 2 solve (keeps an ankle that cannot turn
+ * the sole one way from dividing by zero). */
 #define LEVEL_ITERATIONS 20
 #define LEVEL_DELTA 1e-6
+#define LEVEL_DAMPING 1e-12
 
 /* The world points of the supports of side's foot shapes (those of the links
  * below the ankle) along the cone's directions; returns how many. */
@@ -252,23 +262,29 @@ static int foot_cloud(const kg_retarget_robot *rr, const kg_data *d, int side, d
     return np;
 }
 
-/* The rectangle (in the plane across n) spanned by the points within
- * LEVEL_BAND of the lowest along n: its area, 0 unless it spans LEVEL_SPAN
- * both ways (an edge or a corner is no face); in[] marks them. */
+/* The face of the points within LEVEL_BAND of the lowest along n (in[]
+ * marks them): its size, the product of its two spreads across n (the
+ * in-plane covariance's axes; a rectangle's corners give its sides), 0 unless
+ * the lesser spans LEVEL_SPAN (an edge or a corner, whichever way it lies,
+ * is no face). */
 static double face_along(const double (*pts)[3], int np, const double n[3], unsigned char *in) {
-    double u[3], v[3], low = INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    double x[3] = {1, 0, 0};
-    kg_vec3_cross(u, n, fabs(n[0]) < 0.9 ? x : (double[3]){0, 1, 0});
+    double u[3], v[3], low = INFINITY, m[2] = {0, 0}, c[3] = {0, 0, 0}, x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
+    kg_vec3_cross(u, n, fabs(n[0]) < 0.9 ? x : y);
     rt_normalize(u);
     kg_vec3_cross(v, n, u);
     for (int i = 0; i < np; i++) low = fmin(low, -kg_vec3_dot(pts[i], n)); /* along n is down: heights are -p.n */
+    int k = 0;
+    for (int i = 0; i < np; i++)
+        if ((in[i] = -kg_vec3_dot(pts[i], n) <= low + LEVEL_BAND)) k++, m[0] += kg_vec3_dot(pts[i], u), m[1] += kg_vec3_dot(pts[i], v);
+    m[0] /= k, m[1] /= k;
     for (int i = 0; i < np; i++) {
-        in[i] = -kg_vec3_dot(pts[i], n) <= low + LEVEL_BAND;
         if (!in[i]) continue;
-        double a = kg_vec3_dot(pts[i], u), b = kg_vec3_dot(pts[i], v);
-        lo[0] = fmin(lo[0], a), hi[0] = fmax(hi[0], a), lo[1] = fmin(lo[1], b), hi[1] = fmax(hi[1], b);
+        const double a = kg_vec3_dot(pts[i], u) - m[0], b = kg_vec3_dot(pts[i], v) - m[1];
+        c[0] += a * a / k, c[1] += a * b / k, c[2] += b * b / k;
     }
-    return hi[0] - lo[0] >= LEVEL_SPAN && hi[1] - lo[1] >= LEVEL_SPAN ? (hi[0] - lo[0]) * (hi[1] - lo[1]) : 0;
+    const double mid = 0.5 * (c[0] + c[2]), r = hypot(0.5 * (c[0] - c[2]), c[1]); /* eigenvalues mid -+ r */
+    const double lesser = 2 * sqrt(fmax(mid - r, 0)), greater = 2 * sqrt(mid + r); /* a side: twice its spread */
+    return lesser >= LEVEL_SPAN ? lesser * greater : 0;
 }
 
 /* n (set) refitted: the plane through the points in[] marks (their
@@ -305,7 +321,7 @@ static int sole_normal(const double (*pts)[3], int np, unsigned char *in, double
             if (atan(t) > LEVEL_MAX) continue;
             rt_normalize(c);
             double area = face_along(pts, np, c, in);
-            if (area > best * (1 + 1e-9) || (area >= best * (1 - 1e-9) && area > 0 && t < tilt))
+            if (area > best * (1 + LEVEL_TIE) || (area >= best * (1 - LEVEL_TIE) && area > 0 && t < tilt))
                 best = area, tilt = t, kg_vec3_copy(n, c);
         }
     if (!(best > 0)) return -1;
@@ -322,25 +338,38 @@ static void tilt_error(const kg_data *d, int foot, const double nf[3], double e[
     e[0] = w[0], e[1] = w[1];
 }
 
-/* Turns the joints from the ankle's link down to the foot's, within their
- * limits, until the sole's normal nf (the foot link's frame) points straight
- * down: Gauss-Newton on its world x and y (the least change of the joints),
- * the Jacobian by differences. The joints' values go into d (its kinematics
- * updated) and the neutral pose; returns the tilt left (rad). */
-static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const double nf[3]) {
+/* The joints from the foot's link up to the ankle's (Jacobian columns into
+ * col, at most LEVEL_JOINTS): one-axis, driven. Returns how many. */
+static int ankle_columns(const kg_retarget_robot *rr, int side, int col[LEVEL_JOINTS]) {
     const kg_model *r = rr->model;
     const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
-    int col[8], n = 0;
-    for (int l = foot; l >= 0 && n < 8; l = r->link[l].parent) {
+    int n = 0;
+    for (int l = foot; l >= 0 && n < LEVEL_JOINTS; l = r->link[l].parent) {
         const int j = r->link[l].joint;
         if (j >= 0 && (r->joint[j].type == KG_JOINT_REVOLUTE || r->joint[j].type == KG_JOINT_CONTINUOUS) &&
             r->joint[j].dofadr >= 0 && rr->qidx[r->joint[j].dofadr] >= 0)
             col[n++] = r->joint[j].dofadr;
         if (l == ankle) break;
     }
-    double e[2], J[2][8];
-    for (int it = 0; it < LEVEL_ITERATIONS && n > 0; it++) {
+    return n;
+}
+
+/* Turns the ankle's joints (ankle_columns), within their limits, until the
+ * sole's normal nf (the foot link's frame) points straight down: Gauss-Newton
+ * on its world x and y (the least change of the joints), the Jacobian by
+ * differences; the best iterate is kept. Its values go into d (kinematics
+ * updated) and the neutral pose; returns the tilt left (rad). */
+static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const double nf[3]) {
+    const kg_model *r = rr->model;
+    const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
+    int col[LEVEL_JOINTS];
+    const int n = ankle_columns(rr, side, col);
+    double e[2], J[2][LEVEL_JOINTS], best_q[LEVEL_JOINTS], best = INFINITY;
+    for (int it = 0; it <= LEVEL_ITERATIONS && n > 0; it++) {
         tilt_error(d, foot, nf, e);
+        if (hypot(e[0], e[1]) < best)
+            for (int k = (best = hypot(e[0], e[1]), 0); k < n; k++) best_q[k] = d->q[rr->qidx[col[k]]];
+        if (it == LEVEL_ITERATIONS) break;
         for (int k = 0; k < n; k++) {
             double *q = &d->q[rr->qidx[col[k]]], q0 = *q, e1[2];
             *q = q0 + LEVEL_DELTA;
@@ -349,7 +378,7 @@ static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const doub
             *q = q0;
             J[0][k] = (e1[0] - e[0]) / LEVEL_DELTA, J[1][k] = (e1[1] - e[1]) / LEVEL_DELTA;
         }
-        double A[3] = {1e-12, 0, 1e-12}, y[2]; /* J J^T, damped: a 2 x 2 solve */
+        double A[3] = {LEVEL_DAMPING, 0, LEVEL_DAMPING}, y[2]; /* J J^T, damped: a 2 x 2 solve */
         for (int k = 0; k < n; k++) A[0] += J[0][k] * J[0][k], A[1] += J[0][k] * J[1][k], A[2] += J[1][k] * J[1][k];
         double det = A[0] * A[2] - A[1] * A[1];
         y[0] = (A[2] * e[0] - A[1] * e[1]) / det, y[1] = (A[0] * e[1] - A[1] * e[0]) / det;
@@ -359,35 +388,49 @@ static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const doub
         }
         kg_fk(r, d);
     }
-    for (int k = 0; k < n; k++) rr->neutral[rr->qidx[col[k]]] = d->q[rr->qidx[col[k]]];
+    for (int k = 0; k < n; k++) d->q[rr->qidx[col[k]]] = rr->neutral[rr->qidx[col[k]]] = best_q[k];
+    kg_fk(r, d);
     tilt_error(d, foot, nf, e);
     return asin(fmin(1, hypot(e[0], e[1])));
 }
 
-/* Levels each foot whose sole faces the ground more than sole_level off flat
- * at rest (above); 0, or -1 when memory runs out. */
+/* Levels each foot whose sole faces the ground sole_level or more off flat
+ * at rest (above); a foot its ankle cannot level (no joints there, or at
+ * their limits) is said to stay tilted. 0, or -1 when memory runs out. */
 static int level_feet(kg_retarget_robot *rr, kg_data *d, const kg_retarget_tuning *t, kg_diags *dg) {
-    double (*pts)[3] = malloc(LEVEL_POINTS * sizeof *pts);
-    unsigned char *in = malloc(LEVEL_POINTS);
-    if (!pts || !in) {
+    const kg_model *r = rr->model;
+    for (int side = 0; side < 2 && t->sole_level > 0 && rr->have_cm; side++) {
+        const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L], ankle = rr->map.link[side ? KG_PART_ANKLE_R : KG_PART_ANKLE_L];
+        int shapes = 0;
+        for (int l = ankle; foot >= 0 && ankle >= 0 && l < r->nlink; l++)
+            if (is_below(r, l, ankle)) shapes += rr->cm.link_count[l];
+        if (shapes == 0) continue;
+        const int max = shapes * LEVEL_SHAPE_POINTS;
+        double (*pts)[3] = malloc((size_t)max * sizeof *pts), n[3], nf[3];
+        unsigned char *in = malloc((size_t)max);
+        if (!pts || !in) {
+            free(pts), free(in);
+            return -1;
+        }
+        const int np = foot_cloud(rr, d, side, pts, max);
+        const int found = np >= 3 && sole_normal((const double(*)[3])pts, np, in, t->sole_level, n) == 0;
         free(pts), free(in);
-        return -1;
-    }
-    for (int side = 0; side < 2 && t->sole_level > 0; side++) {
-        const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
-        double n[3], nf[3];
-        int np = foot < 0 ? 0 : foot_cloud(rr, d, side, pts, LEVEL_POINTS);
-        if (np < 3 || sole_normal((const double(*)[3])pts, np, in, t->sole_level, n) != 0) continue;
-        const double tilt = acos(fmin(1, -n[2]));
-        if (!(tilt > t->sole_level)) continue;
+        const double tilt = found ? acos(fmin(1, -n[2])) : 0;
+        if (!(tilt >= t->sole_level)) continue;
         kg_mat3_tvec(nf, d->link_rot + 9 * foot, n);
         const double left = level_foot(rr, d, side, nf);
-        kg_diag_add(dg, KG_INFO, "retarget.foot_levelled", rr->model->source, 0, NULL,
-                    "the %s foot of '%s' faces the ground %.1f degrees off flat at the rest pose: its ankle's joints "
-                    "are turned to level it (%.1f degrees left)", side ? "right" : "left",
-                    rr->model->name ? rr->model->name : "", tilt * 180 / KG_PI, left * 180 / KG_PI);
+        const char *who = r->name ? r->name : "", *which = side ? "right" : "left";
+        if (left < t->sole_level)
+            kg_diag_add(dg, KG_INFO, "retarget.foot_levelled", r->source, 0, NULL,
+                        "the %s foot of '%s' faces the ground %.1f degrees off flat at the rest pose: its ankle's joints "
+                        "are turned to level it (%.1f degrees left)", which, who, tilt * 180 / KG_PI, left * 180 / KG_PI);
+        else
+            kg_diag_add(dg, KG_WARNING, "retarget.foot_tilted", r->source, 0, NULL,
+                        "the %s foot of '%s' faces the ground %.1f degrees off flat at the rest pose, and its ankle's "
+                        "joints (%d one-axis joints below the ankle part) leave %.1f degrees (at their limits, or none "
+                        "turns it that way): it is planted tilted", which, who, tilt * 180 / KG_PI,
+                        ankle_columns(rr, side, (int[LEVEL_JOINTS]){0}), left * 180 / KG_PI);
     }
-    free(pts), free(in);
     return 0;
 }
 

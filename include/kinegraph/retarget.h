@@ -182,10 +182,6 @@ typedef struct kg_retarget_tuning {
     double limit_margin;        /* rad or m kept inside position limits (1e-6) */
     double sole_face;           /* m: a sole is the foot's shapes' lowest points within this of the lowest
                                  * (0.02) */
-    double sole_level;          /* rad: a foot whose sole (the largest face of its shapes facing down) is
-                                 * this far or more off flat at the robot's rest pose is levelled by its
-                                 * ankle's joints before the robot is measured, and starts so (0: never)
-                                 * (0.05) */
     double sole_lean;           /* a shape's lowest points are its supports along straight down and down
                                  * tilted this much (tan) towards the four horizontal diagonals: a box
                                  * gives its bottom corners, a sphere the point it stands on (its box's
@@ -296,6 +292,11 @@ typedef struct kg_retarget_tuning {
                                  * clip's frames, so a clip's memory and time grow with its rate;
                                  * resample one faster than this (motion capture records at up to 1-2
                                  * kHz). 0: no maximum (the windows, in frames, then grow with the rate) */
+    /* the robot's feet */
+    double sole_level;          /* rad: a foot whose sole (the largest face of its shapes facing down) is
+                                 * this far or more off flat at the robot's rest pose is levelled by its
+                                 * ankle's joints before its soles are measured, and starts so (0: never)
+                                 * (0.05) */
 } kg_retarget_tuning;
 
 typedef struct kg_retarget_options {
