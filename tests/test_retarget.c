@@ -1085,6 +1085,46 @@ static void test_feet_levelled(void **state) {
     kg_diags_clear(&d);
 }
 
+/* A sprint: the sample walk with its pelvis's path across the ground
+ * stretched so that it runs at 3.4 m/s. The root follows (its speed held
+ * within root_speed, 4 m/s, whichever way it goes): each axis bounded by a
+ * third of the square held a straight run to 2.31 m/s, and the robot fell
+ * behind, its feet ahead of its pelvis. */
+static void test_root_sprint(void **state) {
+    (void)state;
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report walk, sprint;
+    kg_motion_free(run(WALK, SAMPLE, &o, &walk));
+    const double k = 3.4 / walk.source_root_speed_max;
+    FILE *in = fopen(WALK, "r");
+    char path[] = "/tmp/kg_sprint_XXXXXX", line[8192];
+    FILE *out = temp_file(path);
+    assert_non_null(in);
+    int motion = 0;
+    double x0 = 0, z0 = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (motion && strlen(line) > 1) { /* X and Z (across the ground, Y up) stretched about frame 0's */
+            char *end;
+            double x = strtod(line, &end), y = strtod(end, &end), z = strtod(end, &end);
+            if (motion == 1) x0 = x, z0 = z, motion = 2;
+            fprintf(out, "%.6f %.6f %.6f%s", x0 + k * (x - x0), y, z0 + k * (z - z0), end);
+            continue;
+        }
+        if (strstr(line, "Frame Time")) motion = 1;
+        fputs(line, out);
+    }
+    fclose(in), fclose(out);
+    kg_motion_free(run(path, SAMPLE, &o, &sprint));
+    remove(path);
+    printf("  the walk stretched %.2fx: source pelvis %.2f m/s, robot root %.2f m/s (%d frames over 4), pose p95 %.1f, "
+           "ZMP outside %.1f %%\n", k, sprint.source_root_speed_max, sprint.root_speed_max, sprint.root_fast_frames,
+           sprint.pose_p95_deg, sprint.zmp_outside_percent);
+    assert_true(sprint.root_speed_max > 3.0);
+    assert_int_equal(sprint.root_fast_frames, 0);
+    assert_true(sprint.pose_p95_deg <= 35);
+}
+
 /* A foot with a toe joint is planted by its body (the link above the toe
  * joint, most of its sole), the toe held at its neutral pose: planted by its
  * toe link, the heel turned about the toe joint through the ground (17-41 mm
@@ -1924,7 +1964,7 @@ int main(void) {
         cmocka_unit_test(test_elbow_twist),
         cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
-        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled),
+        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled), cmocka_unit_test(test_root_sprint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
