@@ -355,6 +355,37 @@ static void test_no_hands(void **state) {
     kg_model_free(m);
 }
 
+
+/* A forearm with its hand longer than the upper arm (a servo robot's hand
+ * link, fixed at the elbow and drawn on past the upper arm's length): the
+ * arm without hands with each forearm's cylinder reaching 0.32 m below the
+ * elbow, 1.28 times its 0.25 m upper arm. The wrist is its far end, the
+ * elbow stays the elbow (capped at the upper arm's length, the forearm was
+ * cut short and the elbow mapped one joint up). */
+static void test_long_forearm(void **state) {
+    (void)state;
+    char *text = kg_test_slurp(NO_HANDS);
+    for (int side = 0; side < 2; side++) {
+        const char *at = side ? "<link name=\"r_forearm\">" : "<link name=\"l_forearm\">";
+        for (int k = 0; k < 3; k++) /* inertial, visual, collision */
+            text = kg_test_replace_after(text, at, "<origin xyz=\"0 0 -0.11\"", "<origin xyz=\"0 0 -0.16\"");
+        for (int k = 0; k < 2; k++)
+            text = kg_test_replace_after(text, at, "length=\"0.22\"", "length=\"0.32\"");
+    }
+    kg_diags d;
+    kg_diags_init(&d);
+    kg_model *m = kg_test_load_string("long_forearm.urdf", text, &d);
+    assert_non_null(m);
+    kg_body_map map;
+    map_at(m, NULL, &map, 1);
+    expect(m, &map, KG_PART_ELBOW_L, "l_forearm");
+    expect(m, &map, KG_PART_ELBOW_R, "r_forearm");
+    for (int s = 0; s < 2; s++) KG_ASSERT_NEAR(map.point[s ? KG_PART_WRIST_R : KG_PART_WRIST_L][2], -0.32, 1e-12);
+    kg_model_free(m);
+    kg_diags_clear(&d);
+    free(text);
+}
+
 static kg_model *corpus_robot(const char *data, const char *rel) {
     char path[4096];
     snprintf(path, sizeof path, "%s/urdf/%s", data, rel);
@@ -652,7 +683,7 @@ int main(void) {
         cmocka_unit_test(test_clips),          cmocka_unit_test(test_robots),
         cmocka_unit_test(test_poser),
         cmocka_unit_test(test_roll_bones),     cmocka_unit_test(test_segment_bones_uneven),
-        cmocka_unit_test(test_no_hands),
+        cmocka_unit_test(test_no_hands),       cmocka_unit_test(test_long_forearm),
         cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_not_humanoid),
         cmocka_unit_test(test_upper_body_refused),
         cmocka_unit_test(test_given),          cmocka_unit_test(test_odd_rest_pose),
