@@ -47,20 +47,27 @@ static int is_below(const kg_model *m, int l, int anc) {
 /* Convex c's lowest points (straight down and tilted by lean towards the
  * four horizontal diagonals) on link l, relative to pf in the world's axes
  * (standing: the foot's level frame, whatever its link's axes): five to pts. */
+/* Convex c's support (on link l at pose d) along the world direction dir, in
+ * the world. */
+static void support_world(const kg_convex *c, const kg_data *d, int l, const double dir[3], double out[3]) {
+    double Rs[9], ds[3], v[3], vl[3];
+    int hint = -1;
+    kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
+    kg_mat3_tvec(ds, Rs, dir);
+    kg_convex_support(c, ds, &hint, v);
+    kg_mat3_vec(vl, c->rot, v);
+    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
+    kg_mat3_vec(out, d->link_rot + 9 * l, vl);
+    for (int a = 0; a < 3; a++) out[a] += d->link_pos[3 * l + a];
+}
+
 static void lowest_points(const kg_convex *c, const kg_data *d, int l, const double *pf, double lean,
                           double (*pts)[3]) {
     static const double diag[5][2] = {{0, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-    double Rs[9];
-    kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
     for (int dir = 0; dir < 5; dir++) {
-        double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1}, ds[3], v[3], vl[3], w[3];
-        int hint = -1;
-        kg_mat3_tvec(ds, Rs, down);
-        kg_convex_support(c, ds, &hint, v);
-        kg_mat3_vec(vl, c->rot, v);
-        for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
-        kg_mat3_vec(w, d->link_rot + 9 * l, vl);
-        for (int a = 0; a < 3; a++) pts[dir][a] = w[a] + d->link_pos[3 * l + a] - pf[a];
+        const double down[3] = {lean * diag[dir][0], lean * diag[dir][1], -1};
+        support_world(c, d, l, down, pts[dir]);
+        for (int a = 0; a < 3; a++) pts[dir][a] -= pf[a];
     }
 }
 
@@ -242,20 +249,11 @@ static int foot_cloud(const kg_retarget_robot *rr, const kg_data *d, int side, d
         if (!is_below(r, l, ankle)) continue;
         for (int k = rr->cm.link_first[l]; k < rr->cm.link_first[l] + rr->cm.link_count[l]; k++) {
             const kg_convex *c = &rr->cm.shape[k];
-            double Rs[9];
-            kg_mat3_mul(Rs, d->link_rot + 9 * l, c->rot); /* the shape's axes in the world */
             for (int i = 0; i <= LEVEL_RINGS; i++)
                 for (int j = 0; j < (i ? LEVEL_AZIMUTHS : 1) && np < max; j++) {
-                    double t = LEVEL_MAX * i / LEVEL_RINGS, az = 2 * KG_PI * j / LEVEL_AZIMUTHS;
-                    double down[3] = {sin(t) * cos(az), sin(t) * sin(az), -cos(t)}, ds[3], v[3], vl[3], w[3];
-                    int hint = -1;
-                    kg_mat3_tvec(ds, Rs, down);
-                    kg_convex_support(c, ds, &hint, v);
-                    kg_mat3_vec(vl, c->rot, v);
-                    for (int a = 0; a < 3; a++) vl[a] += c->pos[a];
-                    kg_mat3_vec(w, d->link_rot + 9 * l, vl);
-                    for (int a = 0; a < 3; a++) pts[np][a] = w[a] + d->link_pos[3 * l + a];
-                    np++;
+                    const double t = LEVEL_MAX * i / LEVEL_RINGS, az = 2 * KG_PI * j / LEVEL_AZIMUTHS;
+                    const double down[3] = {sin(t) * cos(az), sin(t) * sin(az), -cos(t)};
+                    support_world(c, d, l, down, pts[np++]);
                 }
         }
     }
