@@ -1125,6 +1125,49 @@ static void test_root_sprint(void **state) {
     assert_true(sprint.pose_p95_deg <= 35);
 }
 
+/* A spin: the sample walk turned about its up axis at 10 rad/s for a second
+ * (its root's Y rotation channel). The body follows (its turn rate held
+ * within root_turn_speed, 12 rad/s, whichever way it turns): each axis
+ * bounded by a third of the square held a turn about one axis to 6.9. */
+static void test_root_spin(void **state) {
+    (void)state;
+    const double rate = 10; /* rad/s */
+    FILE *in = fopen(WALK, "r");
+    char path[] = "/tmp/kg_spin_XXXXXX", line[8192];
+    FILE *out = temp_file(path);
+    assert_non_null(in);
+    int motion = 0, f = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (motion && strlen(line) > 1) { /* the root's channels: X Y Z position, Z X Y rotation (degrees) */
+            char *p = line, *end;
+            double v[6];
+            for (int k = 0; k < 6; k++) v[k] = strtod(p, &end), p = end;
+            double t = (f < 30 ? 0 : f < 60 ? f - 30 : 30) / 30.0;
+            v[5] += rate * t * 180 / KG_PI;
+            fprintf(out, "%.6f %.6f %.6f %.6f %.6f %.6f%s", v[0], v[1], v[2], v[3], v[4], v[5], p);
+            f++;
+            continue;
+        }
+        if (strstr(line, "Frame Time")) motion = 1;
+        fputs(line, out);
+    }
+    fclose(in), fclose(out);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep;
+    kg_motion *m = run(path, SAMPLE, &o, &rep);
+    remove(path);
+    double most = 0, R0[9], R1[9], Rd[9];
+    for (int k = 1; k < m->nframes; k++) {
+        kg_rot_from_quat(R0, m->base + 7 * (size_t)(k - 1) + 3), kg_rot_from_quat(R1, m->base + 7 * (size_t)k + 3);
+        kg_mat3_mul_bt(Rd, R1, R0);
+        most = fmax(most, kg_rot_angle(Rd) / m->frame_time);
+    }
+    printf("  a 10 rad/s spin: the body turns at up to %.2f rad/s, pose p95 %.1f\n", most, rep.pose_p95_deg);
+    assert_true(most > 8 && most <= o.tune.root_turn_speed * 1.001);
+    kg_motion_free(m);
+}
+
 /* A walk up a ramp: the sample walk with its pelvis raised by a tenth of the
  * distance it has gone (a 5.7-degree slope). Its feet are down as often as on
  * level ground: the floor's low percentile, which lags a rising floor, is
@@ -2001,7 +2044,7 @@ int main(void) {
         cmocka_unit_test(test_elbow_twist),
         cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
-        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled), cmocka_unit_test(test_root_sprint), cmocka_unit_test(test_floor_ramp),
+        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled), cmocka_unit_test(test_root_sprint), cmocka_unit_test(test_root_spin), cmocka_unit_test(test_floor_ramp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

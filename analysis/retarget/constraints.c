@@ -714,27 +714,37 @@ static void root_rows(rt_step *w) {
     }
 }
 
-/* The pelvis's speed: its move since the frame before (the step's so far
- * included) kept within root_speed dt by 26 planes, n'(dp + x) <= v, n over
- * the cube's faces (the bounds on x[0..2], step.c), edges and corners (these
- * rows), v = root_speed dt / RT_ROOT_POLYTOPE: the polytope lies inside the
- * ball and holds a straight run in any direction to at least 1 / 1.13 of
- * the speed. Each axis bounded by a third of the square (a box inside the
- * ball) held a straight run to 2.31 m/s of the 4: a sprint's robot fell
+/* A polytope inside the ball of radius v about -d, on the three unknowns
+ * from x[first]: n'(d + x) <= v / RT_ROOT_POLYTOPE over the 20 edges' and
+ * corners' directions n of a cube (its faces' are the bounds on x, step.c):
+ * the polytope's farthest point is RT_ROOT_POLYTOPE of its planes'
+ * distance, and it holds a straight move in any direction to at least
+ * 1 / 1.13 of v. Each axis bounded by a third of the square (a box inside
+ * the ball) held a straight run to 2.31 m/s of the 4: a sprint's robot fell
  * 0.67 m behind its source in 19 frames. A row standing still meets. */
-static void hub_speed_rows(rt_step *w) {
-    if (w->eval || !w->have_prev) return;
-    const double v = w->t.root_speed * w->dt / RT_ROOT_POLYTOPE - w->t.limit_margin;
-    const double dp[3] = {w->hub[0] - w->hub_prev[0], w->hub[1] - w->hub_prev[1], w->hub[2] - w->hub_prev[2]};
+static void ball_rows(rt_step *w, int first, const double d[3], double v) {
+    const double lim = v / RT_ROOT_POLYTOPE - w->t.limit_margin;
     for (int i = -1; i <= 1; i++)
         for (int j = -1; j <= 1; j++)
             for (int k = -1; k <= 1; k++) {
                 if (abs(i) + abs(j) + abs(k) < 2) continue; /* the faces' are the bounds */
                 const double s = 1 / sqrt(abs(i) + abs(j) + abs(k)), n[3] = {i * s, j * s, k * s};
-                double *row = in_row(w, -fmax(v - kg_vec3_dot(n, dp), 0)); /* -n'x >= -(v - n'dp) */
+                double *row = in_row(w, -fmax(lim - kg_vec3_dot(n, d), 0)); /* -n'x >= -(lim - n'd) */
                 memset(row, 0, w->nx * sizeof *row);
-                for (int a = 0; a < 3; a++) row[a] = -n[a];
+                for (int a = 0; a < 3; a++) row[first + a] = -n[a];
             }
+}
+
+/* The pelvis's move and the body's turn since the frame before (the step's
+ * so far included) within root_speed dt and root_turn_speed dt (ball_rows). */
+static void hub_speed_rows(rt_step *w) {
+    if (w->eval || !w->have_prev) return;
+    const double dp[3] = {w->hub[0] - w->hub_prev[0], w->hub[1] - w->hub_prev[1], w->hub[2] - w->hub_prev[2]};
+    double Rd[9], phi[3];
+    kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
+    kg_rot_log(Rd, phi);
+    ball_rows(w, 0, dp, w->t.root_speed * w->dt);
+    ball_rows(w, 3, phi, w->t.root_turn_speed * w->dt);
 }
 
 void rt_constraints(rt_step *w, const rt_goal *g) {

@@ -123,16 +123,17 @@ static void clamp_bounds(double *lb, double *ub, double lo, double hi) {
     *lb = kg_fmax(*lb, kg_fmin(lo, 0)), *ub = kg_fmin(*ub, kg_fmax(hi, 0));
 }
 
-/* Joint limits and velocity limits over the frame, the root's speed (each
- * axis to root_speed / RT_ROOT_POLYTOPE: with the rows of the cube's edges
- * and corners, constraints.c, a polytope inside the ball) and turn rate
- * (each axis a third of the square: the norm stays within), and the trust
- * region of a step. */
+/* Joint limits and velocity limits over the frame, the root's speed and
+ * turn rate (each axis to root_speed / RT_ROOT_POLYTOPE, root_turn_speed /
+ * RT_ROOT_POLYTOPE: with the rows of the cube's edges and corners,
+ * constraints.c, a polytope inside each ball), and the trust region of a
+ * step. */
 static void bounds(rt_step *w) {
     const kg_retarget_robot *rr = w->rr;
     const kg_retarget_tuning *t = &w->t;
     /* limit_margin inside, as the joints' limits: at the bound itself, rounding passed it */
-    const double v = t->root_speed * w->dt / RT_ROOT_POLYTOPE - t->limit_margin, om = t->root_turn_speed * w->dt / sqrt(3);
+    const double v = t->root_speed * w->dt / RT_ROOT_POLYTOPE - t->limit_margin;
+    const double om = t->root_turn_speed * w->dt / RT_ROOT_POLYTOPE;
     double phi[3] = {0, 0, 0}, Rd[9];
     if (w->have_prev) {
         kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);

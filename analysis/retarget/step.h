@@ -6,8 +6,9 @@
 #include "analysis/qp.h"
 #include "analysis/retarget/internal.h"
 
-/* The pelvis's speed is held by the planes of a cube's 26 faces, edges and
- * corners, each at root_speed / RT_ROOT_POLYTOPE: the largest |v| / max_n n'v
+/* The pelvis's speed (and the body's turn rate) is held by the planes of a
+ * cube's 26 faces, edges and corners, each at root_speed (root_turn_speed) /
+ * RT_ROOT_POLYTOPE: the largest |v| / max_n n'v
  * over unit v (1.12802 by a fine grid, rounded up), so that the polytope lies inside
  * the ball of root_speed (constraints.c hub_speed_rows). */
 #define RT_ROOT_POLYTOPE 1.13
@@ -15,12 +16,13 @@
 /* Most rows a step can have, beyond the ones counted from the model. */
 #define RT_MAX_EQ 14        /* two planted feet held (6 rows each) and the COM on its reference (2),
                              * all met at once (the equalities approach() writes) */
-#define RT_MAX_IN (24 + 8 + 32 + 4 + 6 + 20)
+#define RT_MAX_IN (24 + 8 + 32 + 4 + 6 + 40)
                             /* feet approaching their pins (two rows a component), soles' corners,
                              * soles' corners near the ground kept from sliding (four rows each),
                              * the COM approaching its reference (two rows an axis), the root's
                              * speed where the root is not at the pelvis (two rows an axis), the
-                             * pelvis's speed (a row per edge and corner of a cube); plus a
+                             * pelvis's speed and the body's turn (a row per edge and corner of a
+                             * cube each); plus a
                              * row per foot shape (rr->nfoot_shape, nfoot_drawn) and one per shape of the body
                              * near the ground, two per closed loop's component
                              * and the tuning's collision_rows (rt_step_new) */
