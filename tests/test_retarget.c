@@ -1168,6 +1168,29 @@ static void test_root_spin(void **state) {
     kg_motion_free(m);
 }
 
+/* A landing foot the source has put down, moved aside off the other
+ * planted sole, goes through the air: GR1-T2 on the Bandai dance, whose
+ * right foot lands beside a left foot pivoting through a 2-rad spin, slid
+ * 62 mm along the ground while it was moved (the corpus). */
+static void test_landing_aside(void **state) {
+    (void)state;
+    const char *data = kg_test_data_dir();
+    if (!data) {
+        printf("SKIPPED: test_landing_aside needs the shared corpus (set KINEGRAPH_DATA)\n");
+        skip();
+    }
+    char clip[4096], robot[4096];
+    snprintf(clip, sizeof clip, "%s/bvh/bandai_namco/dataset-1_dance-short_normal_001.bvh", data);
+    snprintf(robot, sizeof robot, "%s/urdf/fourier_gr1t2/GRX/GR1/gr1t2/basic_urdf/gr1t2.urdf", data);
+    kg_retarget_options o;
+    kg_retarget_defaults(&o);
+    kg_retarget_report rep;
+    kg_motion_free(run(clip, robot, &o, &rep));
+    printf("  GR1-T2, Bandai dance: slip %.2f mm, pose p95 %.1f, ZMP outside %.1f %%\n", rep.slip_max_mm, rep.pose_p95_deg,
+           rep.zmp_outside_percent);
+    assert_true(rep.slip_max_mm <= 5);
+}
+
 /* A walk up a ramp: the sample walk with its pelvis raised by a tenth of the
  * distance it has gone (a 5.7-degree slope). Its feet are down as often as on
  * level ground: the floor's low percentile, which lags a rising floor, is
@@ -2044,7 +2067,7 @@ int main(void) {
         cmocka_unit_test(test_elbow_twist),
         cmocka_unit_test(test_no_ankle_roll), cmocka_unit_test(test_sole_tilt), cmocka_unit_test(test_sole_tilt_turns),
         cmocka_unit_test(test_body_above_ground), cmocka_unit_test(test_drawn_toe_push_off), cmocka_unit_test(test_all_targets_met),
-        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled), cmocka_unit_test(test_root_sprint), cmocka_unit_test(test_root_spin), cmocka_unit_test(test_floor_ramp),
+        cmocka_unit_test(test_pivot_weight), cmocka_unit_test(test_pivot_weight_turns), cmocka_unit_test(test_heading_continuous), cmocka_unit_test(test_feet_levelled), cmocka_unit_test(test_root_sprint), cmocka_unit_test(test_root_spin), cmocka_unit_test(test_landing_aside), cmocka_unit_test(test_floor_ramp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

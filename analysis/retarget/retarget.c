@@ -208,7 +208,10 @@ static void landing(run *R, int f, rt_goal *g) {
             g->landing[side] = 1;
             g->land_pos[side][0] = now[0], g->land_pos[side][1] = now[1], g->land_pos[side][2] = rr->foot_h[side];
             rt_yaw_rot(g->land_R[side], now[3], rr->rest_rot[side ? KG_PART_FOOT_R : KG_PART_FOOT_L]);
-            clear_of_other(R, side, g->land_pos[side], g->land_R[side], R->o->tune.sole_gap);
+            /* moved aside, through the air: aimed along the ground, a foot already touching it slid
+             * there (a landing beside a foot pivoting through a spin: 62 mm) */
+            if (clear_of_other(R, side, g->land_pos[side], g->land_R[side], R->o->tune.sole_gap))
+                g->land_pos[side][2] += R->o->tune.slide_clearance;
             continue;
         }
         for (int j = 1; j <= R->K; j++) {

@@ -76,7 +76,8 @@ typedef struct kg_retarget_tuning {
                                  * the ground at least (0: never, the default: at 0.05 the pose's bar
                                  * met on one run more and kneeling clips 10-20 degrees nearer, but
                                  * the extra steps left the ZMP outside on 8 runs more: BENCHMARKS) */
-    double slide_clearance;
+    double slide_clearance;     /* m: a stepped slide's foot (above), and a landing foot moved aside off
+                                 * the other planted sole, keep at least this above the ground (0.015) */
     double min_contact_time;    /* s: contacts and gaps shorter than this are dropped (0.05) */
     double pivot_turn;          /* rad: a contact in which the source's foot turns more than this is
                                  * a pivot: the robot's foot turns with it on the edge of its sole
