@@ -735,16 +735,12 @@ static void ball_rows(rt_step *w, int first, const double d[3], double v) {
             }
 }
 
-/* The pelvis's move and the body's turn since the frame before (the step's
- * so far included) within root_speed dt and root_turn_speed dt (ball_rows). */
+/* The pelvis's move and the body's turn since the frame before (w->moved,
+ * w->turned) within root_speed dt and root_turn_speed dt (ball_rows). */
 static void hub_speed_rows(rt_step *w) {
     if (w->eval || !w->have_prev) return;
-    const double dp[3] = {w->hub[0] - w->hub_prev[0], w->hub[1] - w->hub_prev[1], w->hub[2] - w->hub_prev[2]};
-    double Rd[9], phi[3];
-    kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
-    kg_rot_log(Rd, phi);
-    ball_rows(w, 0, dp, w->t.root_speed * w->dt);
-    ball_rows(w, 3, phi, w->t.root_turn_speed * w->dt);
+    ball_rows(w, 0, w->moved, w->t.root_speed * w->dt);
+    ball_rows(w, 3, w->turned, w->t.root_turn_speed * w->dt);
 }
 
 void rt_constraints(rt_step *w, const rt_goal *g) {

@@ -134,18 +134,12 @@ static void bounds(rt_step *w) {
     /* limit_margin inside, as the joints' limits: at the bound itself, rounding passed it */
     const double v = t->root_speed * w->dt / RT_ROOT_POLYTOPE - t->limit_margin;
     const double om = t->root_turn_speed * w->dt / RT_ROOT_POLYTOPE;
-    double phi[3] = {0, 0, 0}, Rd[9];
-    if (w->have_prev) {
-        kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
-        kg_rot_log(Rd, phi);
-    }
     for (int a = 0; a < 3; a++) {
         w->lb[a] = -w->trust[a] * t->trust_length, w->ub[a] = w->trust[a] * t->trust_length;
         w->lb[3 + a] = -w->trust[3 + a] * t->trust_angle, w->ub[3 + a] = w->trust[3 + a] * t->trust_angle;
         if (!w->have_prev) continue;
-        double dp = w->hub[a] - w->hub_prev[a];
-        clamp_bounds(&w->lb[a], &w->ub[a], -v - dp, v - dp);
-        clamp_bounds(&w->lb[3 + a], &w->ub[3 + a], -om - phi[a], om - phi[a]);
+        clamp_bounds(&w->lb[a], &w->ub[a], -v - w->moved[a], v - w->moved[a]);
+        clamp_bounds(&w->lb[3 + a], &w->ub[3 + a], -om - w->turned[a], om - w->turned[a]);
     }
     for (int c = 0; c < w->m->dof; c++) {
         int i = rr->xcol[c], qi = rr->qidx[c];
@@ -325,8 +319,20 @@ static void end_at_best(rt_step *w, const rt_goal *g, double end) {
 /* One step: the problem at the current pose, solved, the pose moved (the
  * pose kept as the best when it is, but the frame's first). Returns the
  * largest coordinate change. */
+/* The pelvis's move and the body's turn since the frame before (w->moved,
+ * w->turned), for the speed limits' rows and bounds. */
+static void since_prev(rt_step *w) {
+    double Rd[9];
+    memset(w->moved, 0, sizeof w->moved), memset(w->turned, 0, sizeof w->turned);
+    if (!w->have_prev) return;
+    for (int a = 0; a < 3; a++) w->moved[a] = w->hub[a] - w->hub_prev[a];
+    kg_mat3_mul_bt(Rd, w->d->base_rot, w->base_prev + 3);
+    kg_rot_log(Rd, w->turned);
+}
+
 static double one_step(rt_step *w, const rt_goal *g, int first, rt_step_result *res) {
     kinematics(w);
+    since_prev(w);
     memset(w->H, 0, (size_t)w->nx * w->nx * sizeof *w->H);
     memset(w->g, 0, (size_t)w->nx * sizeof *w->g);
     w->merit = 0;

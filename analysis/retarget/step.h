@@ -69,6 +69,9 @@ struct rt_step {
     double hub[3], hub_prev[3];  /* the pelvis now and at the previous frame: the root's twist is taken
                                  * there (x[0..2] moves it, x[3..5] turns the body about it), and the
                                  * root's speed limits bound its motion */
+    double moved[3], turned[3];  /* the pelvis's move and the body's turn (a rotation vector) since the
+                                 * previous frame, the frame's steps so far included (one_step; zero
+                                 * without a previous frame): the speed limits' bounds and rows */
     int have_prev;
     double sole_prev[2][4][3]; /* each sole's corners at the previous frame's end (rt_sole_at) ... */
     double heading_prev[2];    /* ... and its foot's heading then (rt_heading) */
