@@ -406,6 +406,10 @@ static const double *at(const body *b, const limb *L, int k) { return k < L->n ?
 
 static int same_point(const body *b, const limb *L, int i, int k) { return dist(at(b, L, i), at(b, L, k)) <= b->same; }
 
+/* Path link k of a skeleton stays in line with its parent over the clip: a
+ * roll or segment bone (find_still). */
+static int in_line(const body *b, const limb *L, int k) { return b->still && b->still[L->path[k]]; }
+
 /* Can the joint of path link k bend the limb on its way to path index `to`
  * (the knee for a hip, the tip for a knee)? A ball or compound joint can; a
  * one-axis joint can when its axis lies across that way, not along it as a
@@ -462,8 +466,8 @@ static int middle(const body *b, const limb *L, int lo, int hi) {
     if (best < 0) return any;
     int moving = -1;
     double md = bd + tie; /* of those as near, the nearest that bends over the clip */
-    for (int k = lo + 1; b->still && b->still[L->path[best]] && k < hi && k < L->n; k++)
-        if (!b->still[L->path[k]] && fabs(L->s[k] - want) <= md && bends(b, L, k, hi)) md = fabs(L->s[k] - want), moving = k;
+    for (int k = lo + 1; in_line(b, L, best) && k < hi && k < L->n; k++)
+        if (!in_line(b, L, k) && fabs(L->s[k] - want) <= md && bends(b, L, k, hi)) md = fabs(L->s[k] - want), moving = k;
     return moving >= 0 ? moving : best;
 }
 
@@ -479,7 +483,7 @@ static int top(const body *b, const limb *L, int knee, int ankle) {
         any = k;
         if (!bends(b, L, k, knee)) continue;
         best = k;
-        if (!(b->still && b->still[L->path[k]])) moving = k; /* not a segment bone partway down (middle) */
+        if (!in_line(b, L, k)) moving = k; /* not a segment bone partway down (middle) */
     }
     return settle(b, L, moving >= 0 ? moving : best >= 0 ? best : any, 0, knee);
 }
@@ -499,7 +503,7 @@ static int end_of(const body *b, const limb *L, int knee) {
     int best = -1, from = knee;
     double longest = b->same;
     for (int k = knee + 1; k <= stop; k++) {
-        if (b->still && b->still[L->path[k]] && k < stop) continue; /* a roll bone: the segment goes on */
+        if (in_line(b, L, k) && k < stop) continue; /* a roll bone: the segment goes on */
         if (L->s[k] - L->s[from] > longest) longest = L->s[k] - L->s[from], best = k;
         from = k;
     }
