@@ -352,16 +352,16 @@ static int ankle_columns(const kg_retarget_robot *rr, int side, int col[LEVEL_JO
     return n;
 }
 
-/* Turns the ankle's joints (ankle_columns), within their limits, until the
- * sole's normal nf (the foot link's frame) points straight down: Gauss-Newton
- * on its world x and y (the least change of the joints), the Jacobian by
- * differences; the best iterate is kept. Its values go into d (kinematics
- * updated) and the neutral pose; returns the tilt left (rad). */
-static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const double nf[3]) {
+/* Turns the ankle's joints (ankle_columns: *joints of them), within their
+ * limits, until the sole's normal nf (the foot link's frame) points straight
+ * down: Gauss-Newton on its world x and y (the least change of the joints),
+ * the Jacobian by differences; the best iterate is kept. Its values go into
+ * d (kinematics updated) and the neutral pose; returns the tilt left (rad). */
+static double level_foot(kg_retarget_robot *rr, kg_data *d, int side, const double nf[3], int *joints) {
     const kg_model *r = rr->model;
     const int foot = rr->map.link[side ? KG_PART_FOOT_R : KG_PART_FOOT_L];
     int col[LEVEL_JOINTS];
-    const int n = ankle_columns(rr, side, col);
+    const int n = *joints = ankle_columns(rr, side, col);
     double e[2], J[2][LEVEL_JOINTS], best_q[LEVEL_JOINTS], best = INFINITY;
     for (int it = 0; it <= LEVEL_ITERATIONS && n > 0; it++) {
         tilt_error(d, foot, nf, e);
@@ -416,7 +416,8 @@ static int level_feet(kg_retarget_robot *rr, kg_data *d, const kg_retarget_tunin
         const double tilt = found ? acos(fmin(1, -n[2])) : 0;
         if (!(tilt >= t->sole_level)) continue;
         kg_mat3_tvec(nf, d->link_rot + 9 * foot, n);
-        const double left = level_foot(rr, d, side, nf);
+        int joints;
+        const double left = level_foot(rr, d, side, nf, &joints);
         const char *who = r->name ? r->name : "", *which = side ? "right" : "left";
         if (left < t->sole_level)
             kg_diag_add(dg, KG_INFO, "retarget.foot_levelled", r->source, 0, NULL,
@@ -427,7 +428,7 @@ static int level_feet(kg_retarget_robot *rr, kg_data *d, const kg_retarget_tunin
                         "the %s foot of '%s' faces the ground %.1f degrees off flat at the rest pose, and its ankle's "
                         "joints (%d one-axis joints below the ankle part) leave %.1f degrees (at their limits, or none "
                         "turns it that way): it is planted tilted", which, who, tilt * 180 / KG_PI,
-                        ankle_columns(rr, side, (int[LEVEL_JOINTS]){0}), left * 180 / KG_PI);
+                        joints, left * 180 / KG_PI);
     }
     return 0;
 }
