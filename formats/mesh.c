@@ -350,10 +350,6 @@ static int add_dae_geometry(acc *a, const char *path, const char *part) {
     return 0;
 }
 
-/* The mesh of scene s (read from path) into m: the whole file's (part NULL),
- * or its meshes named part (a COLLADA geometry assbin left out, read from the
- * file). 0, 1 when it has no such part, -1 when memory runs out (m keeps what
- * it had). */
 /* A vertex farther than this (m, as read) from its mesh's origin, or not a
  * number, is no part of a robot: the file is broken (a converter's COLLADA,
  * its float_array's count short of its numbers, read as vertices 4.7e30 m
@@ -367,9 +363,11 @@ static double mesh_extent(const kg_mesh *m) {
     return far;
 }
 
-/* The mesh of a scene (part NULL: all of it): 0; 1 when it has no such part, 2
- * when a vertex is out of range (MESH_EXTENT_MAX; m released), -1 when memory
- * runs out. */
+/* The mesh of scene s (read from path) into m: the whole file's (part NULL),
+ * or its meshes named part (a COLLADA geometry assbin left out, read from the
+ * file). 0, 1 when it has no such part, 2 when a vertex is out of range
+ * (MESH_EXTENT_MAX; m released), -1 when memory runs out (m keeps what it
+ * had). */
 static int mesh_of_scene(const struct aiScene *s, const char *path, const char *part, kg_mesh *m) {
     double u = unit_scale(s), r[9] = {u, 0, 0, 0, u, 0, 0, 0, u}, p[3] = {0, 0, 0};
     acc a = {m, 0, 0, 0, 0, NULL, 0, NULL, 0};
