@@ -1085,6 +1085,37 @@ static void test_feet_levelled(void **state) {
     kg_diags_clear(&d);
 }
 
+/* The sample walk into a new file at path (a mkstemp template), each frame's
+ * root channels (X Y Z position, Z X Y rotation: the file's units, Y up)
+ * changed by edit(v, frame, ctx), the rest of its line kept. */
+static void walk_root_edited(char path[], void (*edit)(double v[6], int f, void *ctx), void *ctx) {
+    FILE *in = fopen(WALK, "r"), *out = temp_file(path);
+    char line[8192];
+    assert_non_null(in);
+    int motion = 0, f = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (motion && strlen(line) > 1) {
+            char *p = line, *end;
+            double v[6];
+            for (int k = 0; k < 6; k++) v[k] = strtod(p, &end), p = end;
+            edit(v, f++, ctx);
+            fprintf(out, "%.6f %.6f %.6f %.6f %.6f %.6f%s", v[0], v[1], v[2], v[3], v[4], v[5], p);
+            continue;
+        }
+        if (strstr(line, "Frame Time")) motion = 1;
+        fputs(line, out);
+    }
+    fclose(in), fclose(out);
+}
+
+/* The path across the ground (X, Z) stretched by k[0] about frame 0's
+ * (k[1], k[2]: frame 0's X and Z, set there). */
+static void stretch(double v[6], int f, void *ctx) {
+    double *k = ctx;
+    if (f == 0) k[1] = v[0], k[2] = v[2];
+    v[0] = k[1] + k[0] * (v[0] - k[1]), v[2] = k[2] + k[0] * (v[2] - k[2]);
+}
+
 /* A sprint: the sample walk with its pelvis's path across the ground
  * stretched so that it runs at 3.4 m/s. The root follows (its speed held
  * within root_speed, 4 m/s, whichever way it goes): each axis bounded by a
@@ -1097,24 +1128,9 @@ static void test_root_sprint(void **state) {
     kg_retarget_report walk, sprint;
     kg_motion_free(run(WALK, SAMPLE, &o, &walk));
     const double k = 3.4 / walk.source_root_speed_max;
-    FILE *in = fopen(WALK, "r");
-    char path[] = "/tmp/kg_sprint_XXXXXX", line[8192];
-    FILE *out = temp_file(path);
-    assert_non_null(in);
-    int motion = 0;
-    double x0 = 0, z0 = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (motion && strlen(line) > 1) { /* X and Z (across the ground, Y up) stretched about frame 0's */
-            char *end;
-            double x = strtod(line, &end), y = strtod(end, &end), z = strtod(end, &end);
-            if (motion == 1) x0 = x, z0 = z, motion = 2;
-            fprintf(out, "%.6f %.6f %.6f%s", x0 + k * (x - x0), y, z0 + k * (z - z0), end);
-            continue;
-        }
-        if (strstr(line, "Frame Time")) motion = 1;
-        fputs(line, out);
-    }
-    fclose(in), fclose(out);
+    double ctx[3] = {k, 0, 0};
+    char path[] = "/tmp/kg_sprint_XXXXXX";
+    walk_root_edited(path, stretch, ctx);
     kg_motion_free(run(path, SAMPLE, &o, &sprint));
     remove(path);
     printf("  the walk stretched %.2fx: source pelvis %.2f m/s, robot root %.2f m/s (%d frames over 4), pose p95 %.1f, "
@@ -1125,33 +1141,30 @@ static void test_root_sprint(void **state) {
     assert_true(sprint.pose_p95_deg <= 35);
 }
 
+/* The root's Y rotation (about up, degrees) turned at *rate rad/s from
+ * frame 30 to 60 of the 30 frames/s walk. */
+static void spin(double v[6], int f, void *ctx) {
+    const double t = (f < 30 ? 0 : f < 60 ? f - 30 : 30) / 30.0;
+    v[5] += *(double *)ctx * t * 180 / KG_PI;
+}
+
+/* The root raised by a tenth of the way across the ground from frame 0's
+ * (ctx: frame 0's X and Z, set there). */
+static void ramp_up(double v[6], int f, void *ctx) {
+    double *o = ctx;
+    if (f == 0) o[0] = v[0], o[1] = v[2];
+    v[1] += 0.1 * hypot(v[0] - o[0], v[2] - o[1]);
+}
+
 /* A spin: the sample walk turned about its up axis at 10 rad/s for a second
  * (its root's Y rotation channel). The body follows (its turn rate held
  * within root_turn_speed, 12 rad/s, whichever way it turns): each axis
  * bounded by a third of the square held a turn about one axis to 6.9. */
 static void test_root_spin(void **state) {
     (void)state;
-    const double rate = 10; /* rad/s */
-    FILE *in = fopen(WALK, "r");
-    char path[] = "/tmp/kg_spin_XXXXXX", line[8192];
-    FILE *out = temp_file(path);
-    assert_non_null(in);
-    int motion = 0, f = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (motion && strlen(line) > 1) { /* the root's channels: X Y Z position, Z X Y rotation (degrees) */
-            char *p = line, *end;
-            double v[6];
-            for (int k = 0; k < 6; k++) v[k] = strtod(p, &end), p = end;
-            double t = (f < 30 ? 0 : f < 60 ? f - 30 : 30) / 30.0;
-            v[5] += rate * t * 180 / KG_PI;
-            fprintf(out, "%.6f %.6f %.6f %.6f %.6f %.6f%s", v[0], v[1], v[2], v[3], v[4], v[5], p);
-            f++;
-            continue;
-        }
-        if (strstr(line, "Frame Time")) motion = 1;
-        fputs(line, out);
-    }
-    fclose(in), fclose(out);
+    double rate = 10; /* rad/s */
+    char path[] = "/tmp/kg_spin_XXXXXX";
+    walk_root_edited(path, spin, &rate);
     kg_retarget_options o;
     kg_retarget_defaults(&o);
     kg_retarget_report rep;
@@ -1202,24 +1215,9 @@ static void test_floor_ramp(void **state) {
     kg_retarget_defaults(&o);
     kg_retarget_report level, ramp;
     kg_motion_free(run(WALK, SAMPLE, &o, &level));
-    FILE *in = fopen(WALK, "r");
-    char path[] = "/tmp/kg_ramp_XXXXXX", line[8192];
-    FILE *out = temp_file(path);
-    assert_non_null(in);
-    int motion = 0;
-    double x0 = 0, z0 = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (motion && strlen(line) > 1) { /* Y (up) raised by a tenth of the way across the ground */
-            char *end;
-            double x = strtod(line, &end), y = strtod(end, &end), z = strtod(end, &end);
-            if (motion == 1) x0 = x, z0 = z, motion = 2;
-            fprintf(out, "%.6f %.6f %.6f%s", x, y + 0.1 * hypot(x - x0, z - z0), z, end);
-            continue;
-        }
-        if (strstr(line, "Frame Time")) motion = 1;
-        fputs(line, out);
-    }
-    fclose(in), fclose(out);
+    char path[] = "/tmp/kg_ramp_XXXXXX";
+    double origin[2];
+    walk_root_edited(path, ramp_up, origin);
     kg_motion_free(run(path, SAMPLE, &o, &ramp));
     remove(path);
     printf("  up a 5.7-degree ramp: %d contact frames (level: %d), pose p95 %.1f, hover %.1f %%\n", ramp.contact_frames,
